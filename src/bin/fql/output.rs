@@ -1,0 +1,49 @@
+//! Exit codes and writing to standard output.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Why `fql` stops with a non-zero status. The codes are documented in
+/// `docs/cli.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 1: a check found a difference (`fmt --check`).
+    Differs,
+    /// 2: a bad flag or argument, or a file that cannot be read.
+    Usage,
+    /// 3: the script does not parse or fails a static check.
+    Invalid,
+}
+
+impl Exit {
+    pub fn code(self) -> ExitCode {
+        ExitCode::from(match self {
+            Exit::Differs => 1,
+            Exit::Usage => 2,
+            Exit::Invalid => 3,
+        })
+    }
+}
+
+/// Writes to standard output. A closed pipe (`fql ... | head`) is not an
+/// error: the reader has all it wanted, so the command stops quietly.
+pub fn print(text: &str) -> Result<(), Exit> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => {
+            eprintln!("fql: cannot write to standard output: {e}");
+            Err(Exit::Usage)
+        }
+    }
+}
+
+/// The terminal width for diagnostics, or 80.
+pub fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|&w: &usize| w >= 40)
+        .unwrap_or(80)
+}

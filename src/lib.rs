@@ -1,0 +1,24 @@
+//! fql: an interpreter for FQL, the query language for FoundationDB.
+//!
+//! FQL queries look like the key-values they describe:
+//!
+//! ```text
+//! /app/users(42,"ann")=<str>     % read one value
+//! /app/users(42,"ann")="x"       % write it
+//! /app/users(...)=clear          % clear a range
+//! ```
+//!
+//! The crate is layered the way a query flows: [`syntax`] turns text into an
+//! AST with spans and prints ASTs back as canonical FQL. Later layers (planner,
+//! executor, key-value backends) stand on that AST; the `fql` binary and its
+//! REPL are thin shells over this library.
+//!
+//! ```
+//! let script = fql::syntax::parse(r#"/app/users(42,"ann")=<str>"#).unwrap();
+//! assert_eq!(script.to_string(), r#"/app/users(42,"ann")=<str>"#);
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod syntax;

@@ -1,0 +1,483 @@
+//! The FQL syntax tree.
+//!
+//! Every node carries the [`Span`] it was parsed from, so any later stage can
+//! point a diagnostic at the exact text. The tree only holds what parses;
+//! whether it makes sense (options in the right place, vstamps only in writes,
+//! ...) is decided by [`check`](super::check). Shapes that can never be valid
+//! are not representable: `...` is a flag at the end of a tuple or directory,
+//! not an element that could stand in the middle.
+
+use compact_str::CompactString;
+use num_bigint::BigInt;
+pub use uuid::Uuid;
+
+pub use super::keywords::{Agg, ArgKind, MetaKind, OptName, Type};
+pub use super::span::Span;
+
+/// A whole script: statements and meta statements in order, plus the comments
+/// and blank lines that the formatter keeps.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Script {
+    /// Statements and meta statements in source order.
+    pub items: Vec<Item>,
+    /// Comments and blank lines; the AST proper ignores them.
+    pub trivia: Trivia,
+}
+
+/// One line-level unit of a script.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// A query.
+    Statement(Statement),
+    /// `@commit`, `@read` or `@write`.
+    Meta(Meta),
+}
+
+impl Item {
+    /// Where the item was written.
+    pub fn span(&self) -> Span {
+        match self {
+            Item::Statement(s) => s.span,
+            Item::Meta(m) => m.span,
+        }
+    }
+}
+
+/// A meta statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Meta {
+    /// Which one.
+    pub kind: MetaKind,
+    /// `@` through the end of the word.
+    pub span: Span,
+}
+
+/// A query with its query options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Statement {
+    /// `[reverse,limit:5]` before the query; empty when there are none.
+    pub options: Options,
+    /// The query itself.
+    pub query: Query,
+    /// From the options (or the query) to the end of the query.
+    pub span: Span,
+}
+
+/// The shapes a query can take.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Query {
+    /// `/a/b`: list directories.
+    Directory(Directory),
+    /// `/a/b=remove`: remove directories and everything in them.
+    Remove {
+        /// The directories to remove.
+        dir: Directory,
+        /// The `remove` keyword.
+        keyword: Span,
+    },
+    /// `/a/b(1,2)`, `/a/b(1,2)=value` or `/a/b(1,2)=clear`.
+    KeyValue(KeyValue),
+}
+
+/// What a statement does, as far as its shape tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `/a/<>`: list directories.
+    List,
+    /// `/a=remove`
+    Remove,
+    /// `/a(1)=2`: no holes; writes one key-value.
+    Set,
+    /// `/a(1)=clear`: clears one key.
+    Clear,
+    /// `/a(<>)=clear`: clears every matching key.
+    ClearRange,
+    /// `/a(1)=<int>` or `/a(1)`: holes only in the value.
+    Read,
+    /// `/a(<>,...)`: holes in the key; reads a range and filters it.
+    ReadRange,
+}
+
+impl Kind {
+    /// How messages name the kind, after "a" or "an".
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::List => "directory listing",
+            Kind::Remove => "directory removal",
+            Kind::Set => "write",
+            Kind::Clear | Kind::ClearRange => "clear",
+            Kind::Read | Kind::ReadRange => "read",
+        }
+    }
+
+    /// Whether the statement changes the database.
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            Kind::Remove | Kind::Set | Kind::Clear | Kind::ClearRange
+        )
+    }
+}
+
+impl Query {
+    /// Classifies the statement by where its holes are. References are not
+    /// holes: each stands for one value.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Query::Directory(_) => Kind::List,
+            Query::Remove { .. } => Kind::Remove,
+            Query::KeyValue(kv) => {
+                let key_holes = kv.key.dir.has_holes() || kv.key.tuple.has_holes();
+                match &kv.value {
+                    Value::Clear(_) if key_holes => Kind::ClearRange,
+                    Value::Clear(_) => Kind::Clear,
+                    _ if key_holes => Kind::ReadRange,
+                    Value::Data(elem, _) if !elem.has_holes() => Kind::Set,
+                    _ => Kind::Read,
+                }
+            }
+        }
+    }
+}
+
+/// A key and what to do with its value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyValue {
+    /// Directory and tuple.
+    pub key: Key,
+    /// Right of the `=`.
+    pub value: Value,
+}
+
+/// A directory path and a tuple.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key {
+    /// Where the key lives.
+    pub dir: Directory,
+    /// The key's tuple.
+    pub tuple: Tuple,
+}
+
+/// The right-hand side of a key-value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// No `=` at all: read the value, as `<>` would.
+    Omitted,
+    /// `=clear`: clear the matching keys.
+    Clear(Span),
+    /// `=` and an element, with the element options that follow it
+    /// (`=37534[i64,be]`).
+    Data(Elem, Options),
+}
+
+/// A directory path: `/` elements, optionally ending in `/...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Directory {
+    /// The elements before any `...`; empty only in `/...`.
+    pub elems: Vec<DirElem>,
+    /// The span of a trailing `...` (this directory and every descendant).
+    pub rest: Option<Span>,
+    /// From the first `/` to the end of the path.
+    pub span: Span,
+}
+
+/// One element of a directory path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DirElem {
+    /// A literal name, written bare (`users`) or quoted (`"d!r"`).
+    Name {
+        /// The name, unquoted and unescaped.
+        name: CompactString,
+        /// Including any quotes.
+        span: Span,
+    },
+    /// `<>` or a named `<name:str>`: matches any one element.
+    Var(Box<Variable>),
+    /// `:name`: the element comes from a binding or a parameter.
+    Ref(Box<Reference>),
+}
+
+/// A parenthesized tuple, optionally ending in `...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuple {
+    /// The elements before any `...`.
+    pub elems: Vec<Elem>,
+    /// The span of a trailing `...` (any number of further elements).
+    pub rest: Option<Span>,
+    /// From `(` to `)`.
+    pub span: Span,
+}
+
+/// A data element or a hole.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Elem {
+    /// What it is.
+    pub kind: ElemKind,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// The data elements of the tuple layer, and the holes that stand for them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ElemKind {
+    /// `nil`
+    Nil,
+    /// `true`, `false`
+    Bool(bool),
+    /// Integers of any size.
+    Int(Int),
+    /// Floating point.
+    Num(Num),
+    /// `"text"`
+    Str(CompactString),
+    /// `0x0fa0`
+    Bytes(Vec<u8>),
+    /// `5a5ebefd-2193-47e2-8def-f464fc698e31`
+    Uuid(Uuid),
+    /// `#0102030405060708090a:0000` or the incomplete `#:0000`.
+    Vstamp(Vstamp),
+    /// A nested tuple.
+    Tuple(Tuple),
+    /// `<>`, `<int|str>`, `<name:type>`.
+    Var(Box<Variable>),
+    /// `:name` or `:name!type`.
+    Ref(Box<Reference>),
+}
+
+/// A hole that matches one element, optionally binding it to a name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable {
+    /// `name` in `<name:int>`; a named variable always has a type.
+    pub name: Option<Ident>,
+    /// The allowed types in order; empty means any element.
+    pub types: Vec<TypeSpec>,
+    /// From `<` to `>`.
+    pub span: Span,
+}
+
+/// One alternative of a variable's type list, such as `int[i64,be]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeSpec {
+    /// The type.
+    pub ty: Type,
+    /// Options that follow the type name.
+    pub options: Options,
+    /// The type name and its options.
+    pub span: Span,
+}
+
+/// A use of a named variable's value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    /// The name after `:`.
+    pub name: Ident,
+    /// `!type`: the type the value must have.
+    pub cast: Option<Cast>,
+    /// From `:` to the end.
+    pub span: Span,
+}
+
+/// The `!type` of a reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cast {
+    /// The type.
+    pub ty: Type,
+    /// The type name.
+    pub span: Span,
+}
+
+/// A name: of a variable, a reference, or an option argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    /// The text.
+    pub name: CompactString,
+    /// Where.
+    pub span: Span,
+}
+
+/// A bracketed option list such as `[reverse,limit:5]`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Options {
+    /// The options in the order written; empty when there is no list.
+    pub items: Vec<Opt>,
+    /// From `[` to `]`; empty when there is no list.
+    pub span: Span,
+}
+
+impl Options {
+    /// Whether there are no options.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The first option with this name.
+    pub fn get(&self, name: OptName) -> Option<&Opt> {
+        self.items.iter().find(|o| o.name == name)
+    }
+}
+
+/// One option: a name and maybe an argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opt {
+    /// The option.
+    pub name: OptName,
+    /// After the `:`.
+    pub arg: Option<OptArg>,
+    /// Name and argument.
+    pub span: Span,
+}
+
+/// An option's argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptArg {
+    /// The value.
+    pub kind: OptArgKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// The forms an option argument may take.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OptArgKind {
+    /// `mode:want_all`
+    Name(CompactString),
+    /// `limit:5`
+    Int(Int),
+    /// `sep:"\n"`
+    Str(CompactString),
+}
+
+/// An integer of any size.
+///
+/// Values that fit an `i64` are always `Small`, so equal integers are equal
+/// values and the common case never allocates.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Int {
+    /// Fits in 64 signed bits.
+    Small(i64),
+    /// Does not.
+    Big(Box<BigInt>),
+}
+
+impl Int {
+    /// The int equal to `n`, in its normal form.
+    pub fn from_big(n: BigInt) -> Int {
+        match i64::try_from(&n) {
+            Ok(small) => Int::Small(small),
+            Err(_) => Int::Big(Box::new(n)),
+        }
+    }
+
+    /// The value as a `BigInt`.
+    pub fn to_big(&self) -> BigInt {
+        match self {
+            Int::Small(n) => BigInt::from(*n),
+            Int::Big(n) => (**n).clone(),
+        }
+    }
+
+    /// The value if it fits an `i64`.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Int::Small(n) => Some(*n),
+            Int::Big(_) => None,
+        }
+    }
+}
+
+impl From<i64> for Int {
+    fn from(n: i64) -> Int {
+        Int::Small(n)
+    }
+}
+
+/// A floating-point number.
+///
+/// Equality is by bit pattern: `-0.0` and `0.0` are different tuple-layer
+/// values, and a NaN equals itself so that ASTs compare reflexively.
+#[derive(Clone, Copy, Debug)]
+pub struct Num(pub f64);
+
+impl PartialEq for Num {
+    fn eq(&self, other: &Num) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for Num {}
+
+/// A versionstamp: a 10-byte transaction version and a 2-byte user version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Vstamp {
+    /// The transaction version, or `None` for an incomplete stamp that the
+    /// database fills in at commit.
+    pub tx: Option<[u8; 10]>,
+    /// The user version, big-endian as the tuple layer stores it.
+    pub user: u16,
+}
+
+impl Tuple {
+    /// Whether anything in the tuple (nested tuples included) is a hole.
+    pub fn has_holes(&self) -> bool {
+        self.rest.is_some() || self.elems.iter().any(Elem::has_holes)
+    }
+}
+
+impl Elem {
+    /// Whether the element is, or contains, a variable or `...`.
+    pub fn has_holes(&self) -> bool {
+        match &self.kind {
+            ElemKind::Var(_) => true,
+            ElemKind::Tuple(t) => t.has_holes(),
+            _ => false,
+        }
+    }
+
+    /// Calls `f` on this element and every element nested in it, outer first.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Elem)) {
+        f(self);
+        if let ElemKind::Tuple(t) = &self.kind {
+            for e in &t.elems {
+                e.walk(f);
+            }
+        }
+    }
+}
+
+impl Directory {
+    /// Whether the path matches more than one directory.
+    pub fn has_holes(&self) -> bool {
+        self.rest.is_some() || self.elems.iter().any(|e| matches!(e, DirElem::Var(_)))
+    }
+}
+
+impl DirElem {
+    /// Where the element was written.
+    pub fn span(&self) -> Span {
+        match self {
+            DirElem::Name { span, .. } => *span,
+            DirElem::Var(v) => v.span,
+            DirElem::Ref(r) => r.span,
+        }
+    }
+}
+
+/// Comments and blank lines, kept beside the tree for `fql fmt`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trivia {
+    /// Every `%` comment in source order.
+    pub comments: Vec<Comment>,
+    /// The offsets of lines that hold nothing but whitespace, in order.
+    pub blank_lines: Vec<u32>,
+}
+
+/// A `%` comment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comment {
+    /// The text after `%`, without the line break.
+    pub text: CompactString,
+    /// Whether the comment has a line to itself, rather than trailing code.
+    pub own_line: bool,
+    /// From `%` to the end of the line.
+    pub span: Span,
+}

@@ -1,0 +1,521 @@
+//! What can be wrong with a script before it touches a database.
+//!
+//! Every variant's doc comment gives an input that triggers it; the same
+//! inputs are in `docs/errors.md`, whose examples the test suite runs.
+
+use miette::Diagnostic;
+use thiserror::Error;
+
+use super::keywords::OptName;
+use super::span::Span;
+
+/// A script that does not parse.
+#[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+pub enum ParseError {
+    /// A line that begins with something no statement begins with: `users(1)`.
+    #[error("expected a statement")]
+    #[diagnostic(
+        code(fql::expected_statement),
+        help(
+            "a statement starts with `/` (a directory), `[` (query options) or `@` (a meta statement)"
+        )
+    )]
+    ExpectedStatement {
+        /// The unexpected text.
+        #[label("a statement cannot start here")]
+        at: Span,
+    },
+
+    /// A bracket or quote that is never closed: `/a(1,2`.
+    #[error("unclosed `{open}`")]
+    #[diagnostic(code(fql::unclosed))]
+    Unclosed {
+        /// The opening character.
+        open: char,
+        /// The character that would close it.
+        close: char,
+        /// The opening character.
+        #[label("this `{open}` is never closed")]
+        at: Span,
+        /// Where the closing character was expected.
+        #[label("expected `{close}` here")]
+        end: Span,
+        /// A hint, for strings that run into a line break.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// One thing where another was needed: `/a(1 2)`.
+    #[error("expected {expected}, found {found}")]
+    #[diagnostic(code(fql::expected))]
+    Expected {
+        /// What would have been valid.
+        expected: String,
+        /// What was there.
+        found: String,
+        /// Where.
+        #[label("expected {expected}")]
+        at: Span,
+        /// A hint for the common mistakes.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// `...` followed by something: `/a(...,1)` or `/a/.../b`.
+    #[error("`...` must be the last element")]
+    #[diagnostic(
+        code(fql::rest_not_last),
+        help("`...` stands for any number of further elements, so nothing can follow it")
+    )]
+    RestNotLast {
+        /// The `...`.
+        #[label("`...` is here")]
+        rest: Span,
+        /// What follows it.
+        #[label("but this follows it")]
+        next: Span,
+    },
+
+    /// Bytes with an odd number of hex digits: `0xabc`.
+    #[error("`{text}` has an odd number of hex digits")]
+    #[diagnostic(
+        code(fql::odd_hex),
+        help("every byte takes two hex digits; add a leading 0 if one is missing")
+    )]
+    OddHex {
+        /// The bytes as written.
+        text: String,
+        /// The bytes.
+        #[label("{digits} hex digits")]
+        at: Span,
+        /// How many digits there are.
+        digits: usize,
+    },
+
+    /// A character that is not a hex digit in bytes, a uuid or a vstamp: `0x0g`.
+    #[error("`{found}` is not a hex digit")]
+    #[diagnostic(code(fql::bad_hex), help("hex digits are 0-9, a-f and A-F"))]
+    BadHex {
+        /// The offending character.
+        found: char,
+        /// Where.
+        #[label("not a hex digit")]
+        at: Span,
+    },
+
+    /// A type name that does not exist: `<string>`.
+    #[error("unknown type `{name}`")]
+    #[diagnostic(code(fql::unknown_type))]
+    UnknownType {
+        /// The word.
+        name: String,
+        /// Where.
+        #[label("not a type")]
+        at: Span,
+        /// The nearest type name, or how to name the variable.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// An option name that does not exist: `[revers]`.
+    #[error("unknown option `{name}`")]
+    #[diagnostic(code(fql::unknown_option))]
+    UnknownOption {
+        /// The word.
+        name: String,
+        /// Where.
+        #[label("not an option")]
+        at: Span,
+        /// The nearest option name.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// A meta statement that does not exist: `@comit`.
+    #[error("unknown meta statement `@{name}`")]
+    #[diagnostic(code(fql::unknown_meta))]
+    UnknownMeta {
+        /// The word after `@`.
+        name: String,
+        /// Where.
+        #[label("not a meta statement")]
+        at: Span,
+        /// The nearest meta statement.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// A backslash escape other than `\"`, `\\` and `\n`: `"a\tb"`.
+    #[error("`{escape}` is not an escape")]
+    #[diagnostic(
+        code(fql::bad_escape),
+        help(
+            "a string knows only the escapes `\\\"`, `\\\\` and `\\n`; write any other character as it is"
+        )
+    )]
+    BadEscape {
+        /// The backslash and what follows it.
+        escape: String,
+        /// Where.
+        #[label("unknown escape")]
+        at: Span,
+    },
+
+    /// A name that breaks the rules for names: `/1st` or `<1x:int>`.
+    #[error("`{text}` is not a valid name")]
+    #[diagnostic(code(fql::invalid_name))]
+    InvalidName {
+        /// The text.
+        text: String,
+        /// Where.
+        #[label("invalid name")]
+        at: Span,
+        /// How to write it instead.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// A named variable without a type: `<id:>`.
+    #[error("the variable `{name}` has no type")]
+    #[diagnostic(code(fql::untyped_name))]
+    UntypedName {
+        /// The variable's name.
+        name: String,
+        /// The variable.
+        #[label("a named variable needs at least one type")]
+        at: Span,
+        /// The fix.
+        #[help]
+        help: String,
+    },
+
+    /// A malformed uuid: `5a5ebefd-2193-47e2-8def-f464fc698e3`.
+    #[error("invalid uuid: {reason}")]
+    #[diagnostic(
+        code(fql::invalid_uuid),
+        help("a uuid is 32 hex digits in groups of 8-4-4-4-12")
+    )]
+    InvalidUuid {
+        /// What is wrong.
+        reason: String,
+        /// Where.
+        #[label("{reason}")]
+        at: Span,
+    },
+
+    /// A malformed versionstamp: `#0102:0000`.
+    #[error("invalid vstamp: {reason}")]
+    #[diagnostic(
+        code(fql::invalid_vstamp),
+        help(
+            "a vstamp is `#`, 20 hex digits (the transaction version), `:` and 4 hex digits (the user version); `#:0000` leaves the transaction version to the database"
+        )
+    )]
+    InvalidVstamp {
+        /// What is wrong.
+        reason: String,
+        /// Where.
+        #[label("{reason}")]
+        at: Span,
+    },
+
+    /// A number FQL does not read: `1.`, `.5`, `1E5`, `-nan`, `1e999`.
+    #[error("invalid number `{text}`")]
+    #[diagnostic(code(fql::invalid_number))]
+    InvalidNumber {
+        /// The text.
+        text: String,
+        /// Where.
+        #[label("not a number FQL can read")]
+        at: Span,
+        /// What to write instead.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// A tuple element left out between commas: `(1,,2)`.
+    #[error("empty tuple element")]
+    #[diagnostic(
+        code(fql::empty_element),
+        help("remove the extra `,`; only one trailing comma is allowed, after the last element")
+    )]
+    EmptyElement {
+        /// The comma with nothing before it.
+        #[label("nothing before this `,`")]
+        at: Span,
+    },
+
+    /// Query options with no query after them: `[reverse]` at the end of a
+    /// script, or before `@commit`.
+    #[error("query options without a query")]
+    #[diagnostic(
+        code(fql::dangling_options),
+        help("query options go before a query, on the same line or the line above it")
+    )]
+    DanglingOptions {
+        /// The options.
+        #[label("these options apply to nothing")]
+        at: Span,
+    },
+
+    /// Options on an element inside a tuple: `/a(1[i64])`.
+    #[error("options are not allowed inside a tuple")]
+    #[diagnostic(
+        code(fql::options_in_tuple),
+        help(
+            "keys and tuple values are always tuple-encoded; encoding options apply only to a whole value, as in `/a(1)=7[i64]`"
+        )
+    )]
+    OptionsInTuple {
+        /// The options.
+        #[label("options here")]
+        at: Span,
+    },
+
+    /// Options after a variable instead of after its type: `<int>[i64]`.
+    #[error("options must follow a type inside the variable")]
+    #[diagnostic(code(fql::options_on_variable))]
+    OptionsOnVariable {
+        /// The options.
+        #[label("these options")]
+        at: Span,
+        /// The variable written the right way.
+        #[help]
+        help: String,
+    },
+
+    /// A script of more than 4 GiB.
+    #[error("the script is {len} bytes; scripts are limited to 4 GiB")]
+    #[diagnostic(code(fql::too_large))]
+    TooLarge {
+        /// Its length.
+        len: usize,
+    },
+}
+
+/// A script that parses but cannot run, found without a database.
+#[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+pub enum CheckError {
+    /// An option where it has no meaning: `/a(1)=true[raw]` or `[raw] /a(<>)`.
+    #[error("`{option}` does not apply to {place}")]
+    #[diagnostic(code(fql::option_misplaced))]
+    OptionMisplaced {
+        /// The option.
+        option: OptName,
+        /// What it was applied to, such as "a `bool` value".
+        place: String,
+        /// The option.
+        #[label("not valid here")]
+        at: Span,
+        /// Where the option belongs.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// An option with a missing, extra or wrong argument: `[limit:x]`.
+    #[error("`{option}` {expected}")]
+    #[diagnostic(code(fql::option_argument))]
+    OptionArgument {
+        /// The option.
+        option: OptName,
+        /// What the argument must be, such as "takes a non-negative int".
+        expected: String,
+        /// The option.
+        #[label("{expected}")]
+        at: Span,
+    },
+
+    /// Two options that cannot both hold: `[i64,u8]` or `[limit:1,limit:2]`.
+    #[error("`{option}` conflicts with `{earlier}`")]
+    #[diagnostic(code(fql::option_conflict))]
+    OptionConflict {
+        /// The later option.
+        option: OptName,
+        /// The earlier one.
+        earlier: OptName,
+        /// The later option.
+        #[label("this conflicts")]
+        at: Span,
+        /// The earlier option.
+        #[label("with this")]
+        first: Span,
+    },
+
+    /// A value that does not fit the width its options give: `3548[u8]`.
+    #[error("`{value}` does not fit {encoding}")]
+    #[diagnostic(code(fql::out_of_range))]
+    OutOfRange {
+        /// The value as written.
+        value: String,
+        /// The encoding, such as "an unsigned 8-bit int".
+        encoding: String,
+        /// The value.
+        #[label("out of range")]
+        at: Span,
+        /// The range that fits.
+        #[help]
+        help: String,
+    },
+
+    /// An aggregate beside other types: `<int|sum>`.
+    #[error("an aggregate cannot be combined with other types")]
+    #[diagnostic(
+        code(fql::aggregate_mixed),
+        help(
+            "an aggregate folds every row into one result, so it stands alone in its variable, as in `<sum>`"
+        )
+    )]
+    AggregateMixed {
+        /// The variable.
+        #[label("mixes an aggregate with other types")]
+        at: Span,
+    },
+
+    /// An aggregate where no rows are folded: `/a(<sum>)=clear`.
+    #[error("an aggregate is not allowed {place}")]
+    #[diagnostic(
+        code(fql::aggregate_misplaced),
+        help(
+            "aggregates stand in a read, as an element of the key tuple or as the whole value: `/deltas(\"a\",<sum>)`"
+        )
+    )]
+    AggregateMisplaced {
+        /// Where it was, such as "in a clear".
+        place: String,
+        /// The aggregate.
+        #[label("aggregate")]
+        at: Span,
+    },
+
+    /// An incomplete versionstamp in a statement that does not write:
+    /// `/a(#:0001,<int>)`.
+    #[error("an incomplete vstamp can only be written")]
+    #[diagnostic(
+        code(fql::vstamp_not_written),
+        help(
+            "the database fills in `#:...` when a write commits; reads and clears need complete stamps or a `<vstamp>` variable"
+        )
+    )]
+    VstampNotWritten {
+        /// The stamp.
+        #[label("incomplete vstamp in a {kind}")]
+        at: Span,
+        /// "read" or "clear".
+        kind: &'static str,
+    },
+
+    /// More than one incomplete versionstamp in one write:
+    /// `/a(#:0001,#:0002)=1`.
+    #[error("a write can hold only one incomplete vstamp")]
+    #[diagnostic(
+        code(fql::too_many_vstamps),
+        help(
+            "FoundationDB fills in one stamp per write, in the key or in the value; write the others in separate statements"
+        )
+    )]
+    TooManyVstamps {
+        /// The second stamp.
+        #[label("second incomplete vstamp")]
+        at: Span,
+        /// The first one.
+        #[label("first one here")]
+        first: Span,
+    },
+
+    /// A directory variable with a type other than `str` or `any`: `/<int>/a`.
+    #[error("directory elements are strings")]
+    #[diagnostic(
+        code(fql::directory_type),
+        help("match a directory element with `<>`, `<str>` or a named `<name:str>`")
+    )]
+    DirectoryType {
+        /// The type.
+        #[label("not a string type")]
+        at: Span,
+    },
+
+    /// A cast to a type no value can have: `:total!sum`.
+    #[error("cannot cast a reference to `{ty}`")]
+    #[diagnostic(
+        code(fql::bad_cast),
+        help(
+            "a cast names an element type: nil, bool, int, num, str, bytes, uuid, vstamp or tuple"
+        )
+    )]
+    BadCast {
+        /// The type.
+        ty: String,
+        /// Where.
+        #[label("not an element type")]
+        at: Span,
+    },
+
+    /// `@read` or `@write` after a statement of the same transaction:
+    /// `/a(1)` then `@read`.
+    #[error("`{meta}` must open a transaction")]
+    #[diagnostic(
+        code(fql::meta_misplaced),
+        help("put it at the top of the script or right after `@commit`")
+    )]
+    MetaMisplaced {
+        /// The meta statement.
+        meta: String,
+        /// Where.
+        #[label("the transaction already has statements")]
+        at: Span,
+        /// The earlier statement.
+        #[label("the transaction began here")]
+        first: Span,
+    },
+
+    /// A write in a transaction opened with `@read`: `@read` then `/a(1)=2`.
+    #[error("a write in a read-only transaction")]
+    #[diagnostic(
+        code(fql::write_in_read),
+        help("open the transaction with `@write`, or `@commit` before writing")
+    )]
+    WriteInRead {
+        /// The write.
+        #[label("this writes")]
+        at: Span,
+        /// The `@read`.
+        #[label("the transaction is read-only from here")]
+        read: Span,
+    },
+}
+
+/// Any error a script can have before it runs.
+#[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+pub enum Error {
+    /// It does not parse.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Parse(#[from] ParseError),
+    /// It parses but cannot run.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Check(#[from] CheckError),
+}
+
+impl Error {
+    /// The stable code, such as `fql::unclosed`, that the docs explain.
+    pub fn code(&self) -> String {
+        Diagnostic::code(self)
+            .map(|c| c.to_string())
+            .unwrap_or_default()
+    }
+
+    /// The offset of the first labelled byte, for ordering errors as they
+    /// appear in the script.
+    pub fn offset(&self) -> usize {
+        offset(self)
+    }
+}
+
+/// The offset of a diagnostic's first label.
+pub(crate) fn offset(d: &dyn Diagnostic) -> usize {
+    d.labels()
+        .and_then(|mut labels| labels.next())
+        .map(|l| l.offset())
+        .unwrap_or(0)
+}

@@ -1,0 +1,377 @@
+//! The closed sets of words FQL gives meaning to: types, options and meta
+//! statements, with the spelling suggestions offered when a word is unknown.
+
+use std::fmt;
+
+/// What a variable may match, or an aggregate it computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    /// `any`: every element.
+    Any,
+    /// `nil`
+    Nil,
+    /// `bool`
+    Bool,
+    /// `int`: integers of any size.
+    Int,
+    /// `num`: IEEE 754 floating point.
+    Num,
+    /// `str`: Unicode strings.
+    Str,
+    /// `bytes`: byte strings.
+    Bytes,
+    /// `uuid`
+    Uuid,
+    /// `vstamp`: versionstamps.
+    Vstamp,
+    /// `tuple`, also spelled `tup`.
+    Tuple,
+    /// A pseudo type that folds every matching row into one result.
+    Agg(Agg),
+}
+
+/// Aggregates: pseudo types that combine the rows of a read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Agg {
+    /// `count`: the number of rows.
+    Count,
+    /// `sum` of ints and nums.
+    Sum,
+    /// `min` of ints and nums.
+    Min,
+    /// `max` of ints and nums.
+    Max,
+    /// `avg` of ints and nums, always a num.
+    Avg,
+    /// `append`: strs or bytes concatenated, with an optional `sep`.
+    Append,
+}
+
+impl Type {
+    /// Every type, in the order the docs list them.
+    pub const ALL: [Type; 16] = [
+        Type::Any,
+        Type::Nil,
+        Type::Bool,
+        Type::Int,
+        Type::Num,
+        Type::Str,
+        Type::Bytes,
+        Type::Uuid,
+        Type::Vstamp,
+        Type::Tuple,
+        Type::Agg(Agg::Count),
+        Type::Agg(Agg::Sum),
+        Type::Agg(Agg::Min),
+        Type::Agg(Agg::Max),
+        Type::Agg(Agg::Avg),
+        Type::Agg(Agg::Append),
+    ];
+
+    /// The canonical name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::Any => "any",
+            Type::Nil => "nil",
+            Type::Bool => "bool",
+            Type::Int => "int",
+            Type::Num => "num",
+            Type::Str => "str",
+            Type::Bytes => "bytes",
+            Type::Uuid => "uuid",
+            Type::Vstamp => "vstamp",
+            Type::Tuple => "tuple",
+            Type::Agg(Agg::Count) => "count",
+            Type::Agg(Agg::Sum) => "sum",
+            Type::Agg(Agg::Min) => "min",
+            Type::Agg(Agg::Max) => "max",
+            Type::Agg(Agg::Avg) => "avg",
+            Type::Agg(Agg::Append) => "append",
+        }
+    }
+
+    /// The type a word names, accepting the alias `tup`.
+    pub fn from_name(word: &str) -> Option<Type> {
+        Some(match word {
+            "any" => Type::Any,
+            "nil" => Type::Nil,
+            "bool" => Type::Bool,
+            "int" => Type::Int,
+            "num" => Type::Num,
+            "str" => Type::Str,
+            "bytes" => Type::Bytes,
+            "uuid" => Type::Uuid,
+            "vstamp" => Type::Vstamp,
+            "tuple" | "tup" => Type::Tuple,
+            "count" => Type::Agg(Agg::Count),
+            "sum" => Type::Agg(Agg::Sum),
+            "min" => Type::Agg(Agg::Min),
+            "max" => Type::Agg(Agg::Max),
+            "avg" => Type::Agg(Agg::Avg),
+            "append" => Type::Agg(Agg::Append),
+            _ => return None,
+        })
+    }
+
+    /// Whether this is an aggregate rather than an element type.
+    pub fn is_agg(self) -> bool {
+        matches!(self, Type::Agg(_))
+    }
+
+    /// A hint for a word that names no type: names from other FQL dialects
+    /// map to ours, anything else gets the nearest spelling.
+    pub fn suggest(word: &str) -> Option<String> {
+        let known = match word {
+            "string" | "text" => Some("str"),
+            "float" | "double" | "float64" | "real" | "number" => Some("num"),
+            "integer" | "long" | "int64" => Some("int"),
+            "uint" => {
+                return Some(
+                    "use `int`; an unsigned encoding is a value option, as in `<int[u64]>`".into(),
+                );
+            }
+            "boolean" => Some("bool"),
+            "blob" | "binary" => Some("bytes"),
+            "versionstamp" | "version" => Some("vstamp"),
+            _ => None,
+        };
+        let name = known.or_else(|| nearest(word, Type::ALL.iter().map(|t| t.name())))?;
+        Some(format!("did you mean `{name}`?"))
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The argument an option takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// A bare option such as `reverse`.
+    None,
+    /// An int, as in `limit:5`.
+    Int,
+    /// A name, as in `mode:want_all`.
+    Name,
+    /// A string, as in `sep:"\n"`.
+    Str,
+}
+
+/// Option names. Which of them may stand where is checked by
+/// [`check`](crate::syntax::check); the parser only knows their names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum OptName {
+    Reverse,
+    Limit,
+    Mode,
+    Snapshot,
+    Strict,
+    Width,
+    Bigendian,
+    Unsigned,
+    Be,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+    F80,
+    Raw,
+    Sep,
+}
+
+impl OptName {
+    /// Every option.
+    pub const ALL: [OptName; 22] = [
+        OptName::Reverse,
+        OptName::Limit,
+        OptName::Mode,
+        OptName::Snapshot,
+        OptName::Strict,
+        OptName::Width,
+        OptName::Bigendian,
+        OptName::Unsigned,
+        OptName::Be,
+        OptName::I8,
+        OptName::I16,
+        OptName::I32,
+        OptName::I64,
+        OptName::U8,
+        OptName::U16,
+        OptName::U32,
+        OptName::U64,
+        OptName::F32,
+        OptName::F64,
+        OptName::F80,
+        OptName::Raw,
+        OptName::Sep,
+    ];
+
+    /// The name as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            OptName::Reverse => "reverse",
+            OptName::Limit => "limit",
+            OptName::Mode => "mode",
+            OptName::Snapshot => "snapshot",
+            OptName::Strict => "strict",
+            OptName::Width => "width",
+            OptName::Bigendian => "bigendian",
+            OptName::Unsigned => "unsigned",
+            OptName::Be => "be",
+            OptName::I8 => "i8",
+            OptName::I16 => "i16",
+            OptName::I32 => "i32",
+            OptName::I64 => "i64",
+            OptName::U8 => "u8",
+            OptName::U16 => "u16",
+            OptName::U32 => "u32",
+            OptName::U64 => "u64",
+            OptName::F32 => "f32",
+            OptName::F64 => "f64",
+            OptName::F80 => "f80",
+            OptName::Raw => "raw",
+            OptName::Sep => "sep",
+        }
+    }
+
+    /// The option a word names.
+    pub fn from_name(word: &str) -> Option<OptName> {
+        OptName::ALL.into_iter().find(|o| o.name() == word)
+    }
+
+    /// The argument the option requires.
+    pub fn arg(self) -> ArgKind {
+        match self {
+            OptName::Limit | OptName::Width => ArgKind::Int,
+            OptName::Mode => ArgKind::Name,
+            OptName::Sep => ArgKind::Str,
+            _ => ArgKind::None,
+        }
+    }
+
+    /// A hint for a word that names no option.
+    pub fn suggest(word: &str) -> Option<String> {
+        let known = match word {
+            "rev" | "desc" | "backward" => Some("reverse"),
+            "le" | "little" | "littleendian" => {
+                return Some(
+                    "little-endian is the default once a width is given, as in `[i64]`".into(),
+                );
+            }
+            "big" | "bigEndian" | "big_endian" => Some("bigendian"),
+            "separator" => Some("sep"),
+            _ => None,
+        };
+        let name = known.or_else(|| nearest(word, OptName::ALL.iter().map(|o| o.name())))?;
+        Some(format!("did you mean `{name}`?"))
+    }
+}
+
+impl fmt::Display for OptName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Meta statements: `@` words that shape transactions rather than touch data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MetaKind {
+    /// `@commit`: commit the transaction; later statements run in a new one.
+    Commit,
+    /// `@read`: the transaction this opens only reads.
+    Read,
+    /// `@write`: the transaction this opens may write.
+    Write,
+}
+
+impl MetaKind {
+    /// Every meta statement.
+    pub const ALL: [MetaKind; 3] = [MetaKind::Commit, MetaKind::Read, MetaKind::Write];
+
+    /// The word after `@`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MetaKind::Commit => "commit",
+            MetaKind::Read => "read",
+            MetaKind::Write => "write",
+        }
+    }
+
+    /// The meta statement a word names.
+    pub fn from_name(word: &str) -> Option<MetaKind> {
+        MetaKind::ALL.into_iter().find(|m| m.name() == word)
+    }
+
+    /// A hint for a word that names no meta statement.
+    pub fn suggest(word: &str) -> Option<String> {
+        let known = match word {
+            "tx" | "end" | "go" => Some("commit"),
+            _ => None,
+        };
+        let name = known.or_else(|| nearest(word, MetaKind::ALL.iter().map(|m| m.name())))?;
+        Some(format!("did you mean `@{name}`?"))
+    }
+}
+
+impl fmt::Display for MetaKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "@{}", self.name())
+    }
+}
+
+/// The closest candidate to a misspelt word, if any is close enough to be a
+/// plausible typo rather than a different word.
+fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase();
+    candidates
+        .map(|c| (strsim::damerau_levenshtein(&lower, c), c))
+        .filter(|&(d, c)| d <= if c.len() <= 3 { 1 } else { 2 } && d < c.len())
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for t in Type::ALL {
+            assert_eq!(Type::from_name(t.name()), Some(t));
+        }
+        for o in OptName::ALL {
+            assert_eq!(OptName::from_name(o.name()), Some(o));
+        }
+        for m in MetaKind::ALL {
+            assert_eq!(MetaKind::from_name(m.name()), Some(m));
+        }
+        assert_eq!(Type::from_name("tup"), Some(Type::Tuple));
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(Type::suggest("string").unwrap(), "did you mean `str`?");
+        assert_eq!(Type::suggest("float").unwrap(), "did you mean `num`?");
+        assert!(Type::suggest("uint").unwrap().contains("u64"));
+        assert_eq!(Type::suggest("itn").unwrap(), "did you mean `int`?");
+        assert_eq!(Type::suggest("zzzzzz"), None);
+        assert_eq!(
+            OptName::suggest("revers").unwrap(),
+            "did you mean `reverse`?"
+        );
+        assert_eq!(OptName::suggest("limt").unwrap(), "did you mean `limit`?");
+        assert_eq!(
+            MetaKind::suggest("comit").unwrap(),
+            "did you mean `@commit`?"
+        );
+    }
+}

@@ -1,0 +1,317 @@
+//! Elements and what they are built from: tuples, variables, references and
+//! option lists.
+
+use super::lex::{
+    backtrack, fail, hspace, is_name, is_name_start, peek, starts_statement, take_bytes, word,
+};
+use super::{PResult, Parser};
+use crate::syntax::ast::{
+    Cast, Elem, ElemKind, Ident, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span, Tuple,
+    Type, TypeSpec, Variable,
+};
+use crate::syntax::error::ParseError;
+
+impl<'a> Parser<'a> {
+    /// A data element or a hole, or a backtrack when nothing here starts one.
+    pub(super) fn element(&mut self, i: &'a str) -> PResult<'a, Elem> {
+        let start = self.pos(i);
+        let (rest, kind) = match peek(i) {
+            Some(b'(') => {
+                let (rest, t) = self.tuple(i)?;
+                (rest, ElemKind::Tuple(t))
+            }
+            Some(b'"') => {
+                let (rest, s) = self.string(i)?;
+                (rest, ElemKind::Str(s))
+            }
+            Some(b'<') => {
+                let (rest, v) = self.variable(i)?;
+                (rest, ElemKind::Var(Box::new(v)))
+            }
+            Some(b':') => {
+                let (rest, r) = self.reference(i)?;
+                (rest, ElemKind::Ref(Box::new(r)))
+            }
+            Some(b'#') => self.vstamp(i)?,
+            Some(b'0'..=b'9' | b'-') => self.numeric(i)?,
+            Some(b'.') if !i.starts_with("...") => self.number(i)?,
+            Some(b) if b.is_ascii_alphabetic() => self.word(i)?,
+            _ => return backtrack(),
+        };
+        let span = self.span_from(start, rest);
+        Ok((rest, Elem { kind, span }))
+    }
+
+    fn unclosed(&self, open: usize, c: char, close: char, i: &str) -> ParseError {
+        ParseError::Unclosed {
+            open: c,
+            close,
+            at: Span::new(open, open + 1),
+            end: Span::at(self.pos(i)),
+            help: None,
+        }
+    }
+
+    /// `(` elements `)`, with any whitespace, line breaks and comments
+    /// between elements, a trailing comma, and `...` last. The caller has
+    /// seen the `(`.
+    pub(super) fn tuple(&mut self, i: &'a str) -> PResult<'a, Tuple> {
+        let open = self.pos(i);
+        let (mut i, mut crossed) = self.gap(&i[1..]);
+        let mut elems = Vec::with_capacity(4);
+        let mut rest = None;
+        loop {
+            match peek(i) {
+                Some(b')') => break,
+                None => return fail(self.unclosed(open, '(', ')', i)),
+                _ if crossed && starts_statement(i) => {
+                    return fail(self.unclosed(open, '(', ')', i));
+                }
+                Some(b',') => {
+                    self.report(ParseError::EmptyElement {
+                        at: self.span_of(&i[..1]),
+                    });
+                    (i, crossed) = self.gap(&i[1..]);
+                    continue;
+                }
+                Some(b'.') if i.starts_with("...") => {
+                    let at = self.span_of(&i[..3]);
+                    rest = Some(at);
+                    (i, crossed) = self.gap(&i[3..]);
+                    if peek(i) == Some(b',') {
+                        (i, crossed) = self.gap(&i[1..]);
+                    }
+                    match peek(i) {
+                        Some(b')') => break,
+                        None => return fail(self.unclosed(open, '(', ')', i)),
+                        _ if crossed && starts_statement(i) => {
+                            return fail(self.unclosed(open, '(', ')', i));
+                        }
+                        _ => {}
+                    }
+                    return match self.element(i) {
+                        Ok((after, _)) => {
+                            let next = self.span_from(self.pos(i), after);
+                            fail(ParseError::RestNotLast { rest: at, next })
+                        }
+                        Err(nom::Err::Error(_)) => fail(self.expected(i, "`)`", None)),
+                        Err(e) => Err(e),
+                    };
+                }
+                _ => {}
+            }
+            let (after, elem) = match self.element(i) {
+                Ok(ok) => ok,
+                Err(nom::Err::Error(_)) => {
+                    return fail(self.expected(i, "an element or `)`", None));
+                }
+                Err(e) => return Err(e),
+            };
+            elems.push(elem);
+            i = after;
+            if peek(i) == Some(b'[') {
+                let (after, opts) = self.options(i)?;
+                self.report(ParseError::OptionsInTuple { at: opts.span });
+                i = after;
+            }
+            (i, crossed) = self.gap(i);
+            match peek(i) {
+                Some(b',') => (i, crossed) = self.gap(&i[1..]),
+                Some(b')') => break,
+                None => return fail(self.unclosed(open, '(', ')', i)),
+                _ if crossed && starts_statement(i) => {
+                    return fail(self.unclosed(open, '(', ')', i));
+                }
+                _ => return fail(self.expected(i, "`,` or `)`", None)),
+            }
+        }
+        let i = &i[1..];
+        let span = self.span_from(open, i);
+        Ok((i, Tuple { elems, rest, span }))
+    }
+
+    /// `<>`, `<type|type>`, `<name:type|...>`, each type with its options.
+    /// The caller has seen the `<`.
+    pub(super) fn variable(&mut self, i: &'a str) -> PResult<'a, Variable> {
+        let open = self.pos(i);
+        let mut i = &i[1..];
+        let mut var_name = None;
+        let mut types = Vec::new();
+        if peek(i) != Some(b'>') {
+            let (after, first) = word(i);
+            if peek(after) == Some(b':') {
+                let (after_name, text) = match self.name(i, "names") {
+                    Ok(ok) => ok,
+                    Err(_) => return fail(self.expected(i, "a name", None)),
+                };
+                var_name = Some(Ident {
+                    name: text.into(),
+                    span: self.span_of(text),
+                });
+                i = &after_name[1..];
+                if !peek(i).is_some_and(is_name_start) {
+                    if peek(i) != Some(b'>') {
+                        return fail(self.expected(i, "a type", None));
+                    }
+                    self.report(ParseError::UntypedName {
+                        name: text.into(),
+                        at: Span::new(open, self.pos(i) + 1),
+                        help: format!("write `<{text}:any>` to match any element"),
+                    });
+                }
+            } else if first.is_empty() {
+                return fail(self.expected(i, "a type or `>`", None));
+            }
+            while peek(i) != Some(b'>') {
+                let (after, spec) = self.type_spec(i, var_name.is_none() && types.is_empty())?;
+                types.extend(spec);
+                i = after;
+                match peek(i) {
+                    Some(b'|') => i = &i[1..],
+                    Some(b'>') => {}
+                    None | Some(b'\n' | b'\r') => return fail(self.unclosed(open, '<', '>', i)),
+                    _ => return fail(self.expected(i, "`|` or `>`", None)),
+                }
+            }
+        }
+        let i = &i[1..];
+        let span = self.span_from(open, i);
+        Ok((
+            i,
+            Variable {
+                name: var_name,
+                types,
+                span,
+            },
+        ))
+    }
+
+    /// A type name and its options. Unknown names are reported and dropped.
+    fn type_spec(&mut self, i: &'a str, may_be_name: bool) -> PResult<'a, Option<TypeSpec>> {
+        let start = self.pos(i);
+        let (after, text) = word(i);
+        if text.is_empty() {
+            return fail(self.expected(i, "a type", None));
+        }
+        let ty = Type::from_name(text);
+        if ty.is_none() {
+            let help = Type::suggest(text).or_else(|| {
+                (may_be_name && is_name(text))
+                    .then(|| format!("to name a variable, give it a type: `<{text}:any>`"))
+            });
+            self.report(ParseError::UnknownType {
+                name: text.into(),
+                at: self.span_of(text),
+                help,
+            });
+        }
+        let (after, options) = if peek(after) == Some(b'[') {
+            self.options(after)?
+        } else {
+            (after, Options::default())
+        };
+        let span = self.span_from(start, after);
+        Ok((after, ty.map(|ty| TypeSpec { ty, options, span })))
+    }
+
+    /// `:name` or `:name!type`. The caller has seen the `:`.
+    pub(super) fn reference(&mut self, i: &'a str) -> PResult<'a, Reference> {
+        let start = self.pos(i);
+        let (mut i, text) = match self.name(&i[1..], "names") {
+            Ok(ok) => ok,
+            Err(_) => return fail(self.expected(&i[1..], "a name after `:`", None)),
+        };
+        let name = Ident {
+            name: text.into(),
+            span: self.span_of(text),
+        };
+        let mut cast = None;
+        if let Some(after_bang) = i.strip_prefix('!') {
+            let (after, text) = word(after_bang);
+            if text.is_empty() {
+                return fail(self.expected(after_bang, "a type after `!`", None));
+            }
+            let span = self.span_of(text);
+            match Type::from_name(text) {
+                Some(ty) => cast = Some(Cast { ty, span }),
+                None => {
+                    let help = Type::suggest(text);
+                    self.report(ParseError::UnknownType {
+                        name: text.into(),
+                        at: span,
+                        help,
+                    });
+                }
+            }
+            i = after;
+        }
+        let span = self.span_from(start, i);
+        Ok((i, Reference { name, cast, span }))
+    }
+
+    /// `[name, name:arg, ...]`. Unknown option names are reported and
+    /// dropped. The caller has seen the `[`.
+    pub(super) fn options(&mut self, i: &'a str) -> PResult<'a, Options> {
+        let open = self.pos(i);
+        let mut i = &i[1..];
+        let mut items = Vec::new();
+        loop {
+            let (after, opt) = self.option(hspace(i))?;
+            items.extend(opt);
+            i = hspace(after);
+            match peek(i) {
+                Some(b',') => i = &i[1..],
+                Some(b']') => break,
+                None | Some(b'\n' | b'\r') => return fail(self.unclosed(open, '[', ']', i)),
+                _ => return fail(self.expected(i, "`,` or `]`", None)),
+            }
+        }
+        let i = &i[1..];
+        let span = self.span_from(open, i);
+        Ok((i, Options { items, span }))
+    }
+
+    /// One option: a name and, after `:`, a name, int or string.
+    fn option(&mut self, i: &'a str) -> PResult<'a, Option<Opt>> {
+        let start = self.pos(i);
+        let (after, text) = match self.name(i, "option names") {
+            Ok(ok) => ok,
+            Err(_) => return fail(self.expected(i, "an option", None)),
+        };
+        let name = OptName::from_name(text);
+        if name.is_none() {
+            self.report(ParseError::UnknownOption {
+                name: text.into(),
+                at: self.span_of(text),
+                help: OptName::suggest(text),
+            });
+        }
+        let (after, arg) = match after.strip_prefix(':') {
+            Some(at) => {
+                let (rest, kind) = match peek(at) {
+                    Some(b'"') => {
+                        let (rest, s) = self.string(at)?;
+                        (rest, OptArgKind::Str(s))
+                    }
+                    Some(b'-' | b'0'..=b'9') => match self.int(at) {
+                        Ok((rest, n)) => (rest, OptArgKind::Int(n)),
+                        Err(nom::Err::Error(_)) => {
+                            return fail(self.expected(at, "a name, int or string", None));
+                        }
+                        Err(e) => return Err(e),
+                    },
+                    Some(b) if is_name_start(b) => {
+                        let (rest, w) = take_bytes(at, super::lex::is_name_byte);
+                        (rest, OptArgKind::Name(w.into()))
+                    }
+                    _ => return fail(self.expected(at, "a name, int or string", None)),
+                };
+                let span = self.span_from(self.pos(at), rest);
+                (rest, Some(OptArg { kind, span }))
+            }
+            None => (after, None),
+        };
+        let span = self.span_from(start, after);
+        Ok((after, name.map(|name| Opt { name, arg, span })))
+    }
+}

@@ -1,0 +1,317 @@
+//! The smallest pieces: positions, whitespace, comments, names, and the
+//! descriptions of unexpected text that error messages quote.
+
+use super::{Fail, PResult, Parser};
+use crate::syntax::ast::{Comment, Span};
+use crate::syntax::error::ParseError;
+
+/// The next byte, if any.
+#[inline]
+pub(super) fn peek(i: &str) -> Option<u8> {
+    i.as_bytes().first().copied()
+}
+
+/// Splits off the longest prefix whose bytes satisfy `f`: returns the rest
+/// and the prefix.
+#[inline]
+pub(super) fn take_bytes(i: &str, f: impl Fn(u8) -> bool) -> (&str, &str) {
+    let n = i.bytes().position(|b| !f(b)).unwrap_or(i.len());
+    (&i[n..], &i[..n])
+}
+
+/// Spaces and tabs.
+pub(super) fn hspace(i: &str) -> &str {
+    i.trim_start_matches([' ', '\t'])
+}
+
+/// Byte classes, looked up rather than computed: the lexer asks these
+/// questions of every byte.
+const NAME: u8 = 1;
+const NAME_START: u8 = 2;
+static CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphabetic() || c == b'_' {
+            table[b] = NAME | NAME_START;
+        } else if c.is_ascii_digit() || c == b'-' || c == b'.' {
+            table[b] = NAME;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// Whether `b` may appear in a name after its first character.
+#[inline]
+pub(super) fn is_name_byte(b: u8) -> bool {
+    CLASS[usize::from(b)] & NAME != 0
+}
+
+/// Whether `b` may start a name.
+#[inline]
+pub(super) fn is_name_start(b: u8) -> bool {
+    CLASS[usize::from(b)] & NAME_START != 0
+}
+
+/// Whether `text` is a valid name: `[A-Za-z_][A-Za-z0-9_.-]*`.
+pub fn is_name(text: &str) -> bool {
+    let b = text.as_bytes();
+    !b.is_empty() && is_name_start(b[0]) && b[1..].iter().all(|&c| is_name_byte(c))
+}
+
+/// A run of name characters, which may not be a valid name (it may start
+/// with a digit); callers check.
+pub(super) fn word(i: &str) -> (&str, &str) {
+    take_bytes(i, is_name_byte)
+}
+
+/// Whether a line starting here starts a statement, so the statement being
+/// parsed must have ended before it.
+pub(super) fn starts_statement(i: &str) -> bool {
+    matches!(peek(i), Some(b'/' | b'[' | b'@'))
+}
+
+/// Characters that end a run of unexpected text quoted in a message.
+fn is_delimiter(c: char) -> bool {
+    c.is_whitespace() || "/()<>[],=%\":|!".contains(c)
+}
+
+/// The run of text at `i` up to the next delimiter, at least one character.
+pub(super) fn junk(i: &str) -> &str {
+    let end = i.find(is_delimiter).unwrap_or(i.len());
+    let end = if end == 0 {
+        i.chars().next().map_or(0, char::len_utf8)
+    } else {
+        end
+    };
+    &i[..end]
+}
+
+/// How an error message names what is at `i`.
+fn describe(i: &str) -> String {
+    match i.chars().next() {
+        None => "the end of the input".into(),
+        Some('\n' | '\r') => "the end of the line".into(),
+        Some(' ' | '\t') => "a space".into(),
+        Some(_) => format!("`{}`", junk(i)),
+    }
+}
+
+/// A failure that stops the statement.
+pub(super) fn fail<'a, T>(error: ParseError) -> PResult<'a, T> {
+    Err(nom::Err::Failure(Fail {
+        error: Some(Box::new(error)),
+    }))
+}
+
+/// "Not this construct": the caller decides what to report.
+pub(super) fn backtrack<'a, T>() -> PResult<'a, T> {
+    Err(nom::Err::Error(Fail { error: None }))
+}
+
+/// After an error in the statement that starts at `i`, the text where the
+/// next statement starts: the first line after one that closes every
+/// bracket the statement opened, or that starts a statement itself (a
+/// statement never continues on a line starting with `/`, `[` or `@`).
+pub(super) fn recover(i: &str) -> &str {
+    let bytes = i.as_bytes();
+    let mut depth = 0i32;
+    let mut n = 0;
+    while n < bytes.len() {
+        match bytes[n] {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'"' => {
+                n += 1;
+                while n < bytes.len() && !matches!(bytes[n], b'"' | b'\n') {
+                    let escaped = bytes[n] == b'\\' && bytes.get(n + 1) != Some(&b'\n');
+                    n += if escaped { 2 } else { 1 };
+                }
+                if bytes.get(n) == Some(&b'"') {
+                    n += 1;
+                }
+                continue;
+            }
+            b'%' => {
+                while n + 1 < bytes.len() && bytes[n + 1] != b'\n' {
+                    n += 1;
+                }
+            }
+            b'\n' => {
+                let next = &i[n + 1..];
+                if depth <= 0 || starts_statement(hspace(next)) {
+                    return next;
+                }
+            }
+            _ => {}
+        }
+        n += 1;
+    }
+    &i[i.len()..]
+}
+
+impl<'a> Parser<'a> {
+    /// The offset of `i` in the script.
+    #[inline]
+    pub(super) fn pos(&self, i: &str) -> usize {
+        i.as_ptr() as usize - self.src.as_ptr() as usize
+    }
+
+    /// The span from `start` to where `i` begins.
+    #[inline]
+    pub(super) fn span_from(&self, start: usize, i: &str) -> Span {
+        Span::new(start, self.pos(i))
+    }
+
+    /// The span of `text`, a slice of the script.
+    #[inline]
+    pub(super) fn span_of(&self, text: &str) -> Span {
+        let start = self.pos(text);
+        Span::new(start, start + text.len())
+    }
+
+    /// Records an error that does not stop parsing.
+    pub(super) fn report(&mut self, error: ParseError) {
+        self.errors.push(error);
+    }
+
+    /// The error for something unexpected at `i`.
+    pub(super) fn expected(&self, i: &str, what: &str, help: Option<String>) -> ParseError {
+        let text = junk(i);
+        let at = if matches!(peek(i), None | Some(b'\n' | b'\r')) {
+            Span::at(self.pos(i))
+        } else {
+            self.span_of(text)
+        };
+        let help = help.or_else(|| match text.chars().next() {
+            Some(c) if c.is_ascii_alphabetic() => {
+                Some(format!("strings are written in double quotes: \"{text}\""))
+            }
+            Some('\'') => Some("strings are written in double quotes".into()),
+            _ => None,
+        });
+        ParseError::Expected {
+            expected: what.into(),
+            found: describe(i),
+            at,
+            help,
+        }
+    }
+
+    /// A name, or a backtrack if there is none. An invalid start (`1x`) is
+    /// reported and parsing goes on with it as the name.
+    pub(super) fn name(&mut self, i: &'a str, what: &str) -> PResult<'a, &'a str> {
+        let (rest, text) = word(i);
+        if text.is_empty() {
+            return backtrack();
+        }
+        if !is_name_start(text.as_bytes()[0]) {
+            self.report(ParseError::InvalidName {
+                text: text.into(),
+                at: self.span_of(text),
+                help: Some(format!("{what} start with a letter or `_`")),
+            });
+        }
+        Ok((rest, text))
+    }
+
+    /// A `%` comment up to (not including) the line break, recorded for the
+    /// formatter.
+    pub(super) fn comment(&mut self, i: &'a str) -> &'a str {
+        let start = self.pos(i);
+        let end = i.find('\n').unwrap_or(i.len());
+        let text = i[1..end].trim_end_matches('\r');
+        let line_start = self.src[..start].rfind('\n').map_or(0, |n| n + 1);
+        let own_line = self.src[line_start..start].trim().is_empty();
+        if self
+            .comments
+            .last()
+            .is_none_or(|c| (c.span.start as usize) < start)
+        {
+            self.comments.push(Comment {
+                text: text.into(),
+                own_line,
+                span: Span::new(start, start + 1 + text.len()),
+            });
+        }
+        &i[end..]
+    }
+
+    /// Whitespace, line breaks and comments, as allowed between tuple
+    /// elements. Also says whether a line break was crossed.
+    #[inline]
+    pub(super) fn gap(&mut self, i: &'a str) -> (&'a str, bool) {
+        match peek(i) {
+            Some(b' ' | b'\t' | b'\r' | b'\n' | b'%') => self.gap_slow(i),
+            _ => (i, false),
+        }
+    }
+
+    fn gap_slow(&mut self, mut i: &'a str) -> (&'a str, bool) {
+        let mut crossed = false;
+        loop {
+            match peek(i) {
+                Some(b' ' | b'\t' | b'\r') => i = &i[1..],
+                Some(b'\n') => {
+                    crossed = true;
+                    i = &i[1..];
+                }
+                Some(b'%') => i = self.comment(i),
+                _ => return (i, crossed),
+            }
+        }
+    }
+
+    /// Consumes the end of a statement: spaces, an optional comment, and a
+    /// line break or the end of the input.
+    pub(super) fn end_of_line(&mut self, i: &'a str, what: &str) -> PResult<'a, ()> {
+        let mut i = hspace(i);
+        if peek(i) == Some(b'%') {
+            i = self.comment(i);
+        }
+        if let Some(rest) = i.strip_prefix("\r\n").or_else(|| i.strip_prefix('\n')) {
+            return Ok((rest, ()));
+        }
+        if i.is_empty() {
+            return Ok((i, ()));
+        }
+        let after_space =
+            self.pos(i) > 0 && matches!(self.src.as_bytes()[self.pos(i) - 1], b' ' | b'\t');
+        let help = match peek(i) {
+            Some(b'=' | b'(') if after_space => {
+                Some("FQL allows no spaces inside a key or around `=`".into())
+            }
+            Some(b'/') => Some("write one statement per line".into()),
+            _ => None,
+        };
+        fail(self.expected(i, what, help))
+    }
+
+    /// Skips whitespace-only lines and comment lines before a statement,
+    /// recording blank lines for the formatter.
+    pub(super) fn skip_lines(&mut self, mut i: &'a str) -> &'a str {
+        loop {
+            let line = i;
+            i = hspace(i);
+            let blank = !matches!(peek(i), Some(b'%'));
+            if !blank {
+                i = self.comment(i);
+            }
+            i = i
+                .strip_prefix('\r')
+                .filter(|r| r.starts_with('\n'))
+                .unwrap_or(i);
+            match i.strip_prefix('\n') {
+                Some(rest) => {
+                    if blank {
+                        self.blank_lines.push(self.pos(line) as u32);
+                    }
+                    i = rest;
+                }
+                None => return i,
+            }
+        }
+    }
+}

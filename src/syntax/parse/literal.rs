@@ -1,0 +1,332 @@
+//! Literal data: numbers, strings, bytes, uuids and versionstamps.
+//!
+//! Malformed literals are reported without stopping the parse (a placeholder
+//! value stands in), so a script with several bad literals shows them all.
+
+use compact_str::CompactString;
+use nom::Parser as _;
+use nom::bytes::complete::{tag, take_while_m_n};
+use nom::character::complete::digit1;
+use num_bigint::BigInt;
+
+use super::lex::{backtrack, fail, is_name_byte, peek, take_bytes};
+use super::{Fail, PResult, Parser};
+use crate::syntax::ast::{ElemKind, Int, Num, Span, Uuid, Vstamp};
+use crate::syntax::error::ParseError;
+
+fn is_hex(b: u8) -> bool {
+    b.is_ascii_hexdigit()
+}
+
+/// Whether the text starts with 8 hex digits and a `-`, the way only a uuid
+/// does.
+fn looks_like_uuid(i: &str) -> bool {
+    let b = i.as_bytes();
+    b.len() > 8 && b[..8].iter().all(|&c| is_hex(c)) && b[8] == b'-'
+}
+
+impl<'a> Parser<'a> {
+    /// A double-quoted string with the escapes `\"`, `\\` and `\n`. The
+    /// caller has seen the `"`.
+    pub(super) fn string(&mut self, i: &'a str) -> PResult<'a, CompactString> {
+        let open = self.pos(i);
+        let mut i = &i[1..];
+        // Most strings have no escape: find the end and copy once.
+        if let Some(n) = memchr::memchr3(b'"', b'\\', b'\n', i.as_bytes()) {
+            if i.as_bytes()[n] == b'"' {
+                return Ok((&i[n + 1..], CompactString::new(&i[..n])));
+            }
+        }
+        let mut text = CompactString::default();
+        loop {
+            let n = memchr::memchr3(b'"', b'\\', b'\n', i.as_bytes()).unwrap_or(i.len());
+            text.push_str(&i[..n]);
+            i = &i[n..];
+            match peek(i) {
+                Some(b'"') => return Ok((&i[1..], text)),
+                Some(b'\\') => {
+                    let esc = i[1..].chars().next();
+                    let len = 1 + esc.map_or(0, char::len_utf8);
+                    match esc {
+                        Some('"') => text.push('"'),
+                        Some('\\') => text.push('\\'),
+                        Some('n') => text.push('\n'),
+                        // The string is unclosed; let the line break say so.
+                        Some('\n') | None => {
+                            i = &i[1..];
+                            continue;
+                        }
+                        Some(_) => self.report(ParseError::BadEscape {
+                            escape: i[..len].into(),
+                            at: self.span_of(&i[..len]),
+                        }),
+                    }
+                    i = &i[len..];
+                }
+                _ => {
+                    let help = (peek(i) == Some(b'\n')).then(|| {
+                        "a string cannot span lines; write `\\n` for a line break".to_string()
+                    });
+                    return fail(ParseError::Unclosed {
+                        open: '"',
+                        close: '"',
+                        at: Span::new(open, open + 1),
+                        end: Span::at(self.pos(i)),
+                        help,
+                    });
+                }
+            }
+        }
+    }
+
+    /// An element that starts with a digit or `-`: an int, a num, bytes
+    /// (`0x..`) or a uuid.
+    pub(super) fn numeric(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+        if i.starts_with("0x") {
+            self.bytes(i)
+        } else if looks_like_uuid(i) {
+            self.uuid(i)
+        } else {
+            self.number(i)
+        }
+    }
+
+    /// An element that starts with a letter: `nil`, `true`, `false`, `inf`,
+    /// `nan`, or a uuid such as `ca03676e-...`. Anything else backtracks.
+    pub(super) fn word(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+        if looks_like_uuid(i) {
+            return self.uuid(i);
+        }
+        let (rest, w) = take_bytes(i, is_name_byte);
+        let kind = match w {
+            "nil" => ElemKind::Nil,
+            "true" => ElemKind::Bool(true),
+            "false" => ElemKind::Bool(false),
+            "inf" => ElemKind::Num(Num(f64::INFINITY)),
+            "nan" => ElemKind::Num(Num(f64::NAN)),
+            _ => return backtrack(),
+        };
+        Ok((rest, kind))
+    }
+
+    /// `0x` and an even number of hex digits.
+    fn bytes(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+        let (rest, digits) = take_bytes(&i[2..], |b| b.is_ascii_alphanumeric());
+        if let Some(n) = digits.bytes().position(|b| !is_hex(b)) {
+            let bad = &digits[n..n + digits[n..].chars().next().map_or(1, char::len_utf8)];
+            let found = bad.chars().next().unwrap_or('?');
+            self.report(ParseError::BadHex {
+                found,
+                at: self.span_of(bad),
+            });
+            return Ok((rest, ElemKind::Bytes(Vec::new())));
+        }
+        if digits.len() % 2 == 1 {
+            self.report(ParseError::OddHex {
+                text: format!("0x{digits}"),
+                at: self.span_from(self.pos(i), rest),
+                digits: digits.len(),
+            });
+            return Ok((rest, ElemKind::Bytes(Vec::new())));
+        }
+        let mut out = vec![0; digits.len() / 2];
+        hex::decode_to_slice(digits, &mut out).expect("checked hex digits");
+        Ok((rest, ElemKind::Bytes(out)))
+    }
+
+    /// `8-4-4-4-12` hex digits.
+    fn uuid(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+        let (rest, text) = take_bytes(i, |b| b.is_ascii_alphanumeric() || b == b'-');
+        let span = self.span_of(text);
+        let nil = Ok((rest, ElemKind::Uuid(Uuid::nil())));
+        if let Some(n) = text.bytes().position(|b| b != b'-' && !is_hex(b)) {
+            let bad = &text[n..n + 1];
+            self.report(ParseError::BadHex {
+                found: bad.chars().next().unwrap_or('?'),
+                at: self.span_of(bad),
+            });
+            return nil;
+        }
+        let mut out = [0u8; 16];
+        let mut group = text;
+        let mut filled = 0;
+        for (n, len) in [8, 4, 4, 4, 12].into_iter().enumerate() {
+            if n > 0 {
+                match tag::<_, _, Fail>("-").parse(group) {
+                    Ok((after, _)) => group = after,
+                    Err(_) => {
+                        let reason = format!("expected 5 groups, found {n}");
+                        self.report(ParseError::InvalidUuid { reason, at: span });
+                        return nil;
+                    }
+                }
+            }
+            let digits = take_while_m_n::<_, _, Fail>(len, len, |c: char| c.is_ascii_hexdigit())
+                .parse(group);
+            match digits {
+                Ok((after, digits)) if !after.starts_with(|c: char| c.is_ascii_hexdigit()) => {
+                    hex::decode_to_slice(digits, &mut out[filled..filled + len / 2])
+                        .expect("checked hex digits");
+                    filled += len / 2;
+                    group = after;
+                }
+                _ => {
+                    let found = group.bytes().take_while(u8::is_ascii_hexdigit).count();
+                    let reason = format!("group {} has {found} hex digits, not {len}", n + 1);
+                    self.report(ParseError::InvalidUuid { reason, at: span });
+                    return nil;
+                }
+            }
+        }
+        if !group.is_empty() {
+            let reason = "more than 5 groups".to_string();
+            self.report(ParseError::InvalidUuid { reason, at: span });
+            return nil;
+        }
+        Ok((rest, ElemKind::Uuid(Uuid::from_bytes(out))))
+    }
+
+    /// `#` 20 hex digits `:` 4 hex digits, or the incomplete `#:` 4 hex
+    /// digits.
+    pub(super) fn vstamp(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+        let (rest, text) = take_bytes(&i[1..], |b| b.is_ascii_alphanumeric() || b == b':');
+        let span = self.span_from(self.pos(i), rest);
+        let placeholder = Ok((rest, ElemKind::Vstamp(Vstamp { tx: None, user: 0 })));
+        if let Some(k) = text.bytes().position(|b| b != b':' && !is_hex(b)) {
+            let bad = &text[k..k + text[k..].chars().next().map_or(1, char::len_utf8)];
+            self.report(ParseError::BadHex {
+                found: bad.chars().next().unwrap_or('?'),
+                at: self.span_of(bad),
+            });
+            return placeholder;
+        }
+        let reason = match text.split_once(':') {
+            None => Some("missing `:` and the user version".to_string()),
+            Some((tx, _)) if !tx.is_empty() && tx.len() != 20 => Some(format!(
+                "the transaction version has {} hex digits, not 20",
+                tx.len()
+            )),
+            Some((_, user)) if user.len() != 4 => Some(format!(
+                "the user version has {} hex digits, not 4",
+                user.len()
+            )),
+            Some(_) => None,
+        };
+        if let Some(reason) = reason {
+            self.report(ParseError::InvalidVstamp { reason, at: span });
+            return placeholder;
+        }
+        let (tx, user) = text.split_once(':').expect("checked above");
+        let tx = (!tx.is_empty()).then(|| {
+            let mut out = [0u8; 10];
+            hex::decode_to_slice(tx, &mut out).expect("checked hex digits");
+            out
+        });
+        let user = u16::from_str_radix(user, 16).expect("checked hex digits");
+        Ok((rest, ElemKind::Vstamp(Vstamp { tx, user })))
+    }
+
+    /// An int or a num: `-12`, `3.5`, `-2e10`, `1.5e-3`, `-inf`.
+    pub(super) fn number(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+        let neg = peek(i) == Some(b'-');
+        let unsigned = &i[usize::from(neg)..];
+        if peek(unsigned).is_some_and(|b| b.is_ascii_alphabetic()) {
+            let (rest, w) = take_bytes(unsigned, is_name_byte);
+            if w == "inf" && neg {
+                return Ok((rest, ElemKind::Num(Num(f64::NEG_INFINITY))));
+            }
+            let help = (w == "nan").then(|| "NaN has no sign; write `nan`".to_string());
+            return self.bad_number(i, help);
+        }
+        // Accumulate the digits as they are scanned: most ints fit an i64
+        // and need no second pass. The magnitude is kept negative so that
+        // i64::MIN fits too.
+        let b = unsigned.as_bytes();
+        let mut n = 0;
+        let mut acc: Option<i64> = Some(0);
+        while let Some(&d) = b.get(n).filter(|d| d.is_ascii_digit()) {
+            acc = acc
+                .and_then(|a| a.checked_mul(10))
+                .and_then(|a| a.checked_sub(i64::from(d - b'0')));
+            n += 1;
+        }
+        if n == 0 {
+            return self.bad_number(i, None);
+        }
+        let mut rest = &unsigned[n..];
+        let mut is_num = false;
+        if let Some(frac) = rest.strip_prefix('.') {
+            let Ok((after, _)) = digit1::<_, Fail>(frac) else {
+                let help = format!("write `{}.0`", &i[..i.len() - rest.len()]);
+                return self.bad_number(i, Some(help));
+            };
+            rest = after;
+            is_num = true;
+        }
+        if let Some(exp) = rest.strip_prefix('e') {
+            let exp = exp.strip_prefix('-').unwrap_or(exp);
+            let Ok((after, _)) = digit1::<_, Fail>(exp) else {
+                let help = "an exponent needs digits, as in `1e6` or `1e-6`".to_string();
+                return self.bad_number(i, Some(help));
+            };
+            rest = after;
+            is_num = true;
+        }
+        if peek(rest).is_some_and(|b| is_name_byte(b) || b == b'+') {
+            let help = match peek(rest) {
+                Some(b'E') => Some("write the exponent with a lowercase `e`".into()),
+                Some(b'+') => Some("an exponent takes no `+`: write `1e6`".into()),
+                _ => None,
+            };
+            return self.bad_number(i, help);
+        }
+        let text = &i[..i.len() - rest.len()];
+        if !is_num {
+            let small = acc.and_then(|a| if neg { Some(a) } else { a.checked_neg() });
+            let int = match small {
+                Some(v) => Int::Small(v),
+                None => Int::from_big(text.parse::<BigInt>().expect("checked digits")),
+            };
+            return Ok((rest, ElemKind::Int(int)));
+        }
+        let value: f64 = text.parse().expect("checked number syntax");
+        let mantissa = text.split('e').next().unwrap_or(text);
+        let nonzero = mantissa.bytes().any(|b| matches!(b, b'1'..=b'9'));
+        if value.is_infinite() || (value == 0.0 && nonzero) {
+            let what = if value.is_infinite() {
+                "large"
+            } else {
+                "small"
+            };
+            self.report(ParseError::InvalidNumber {
+                text: text.into(),
+                at: self.span_of(text),
+                help: Some(format!("the number is too {what} for a 64-bit num")),
+            });
+        }
+        Ok((rest, ElemKind::Num(Num(value))))
+    }
+
+    /// Reports the run of number-like text at `i` as an invalid number and
+    /// consumes it.
+    fn bad_number(&mut self, i: &'a str, help: Option<String>) -> PResult<'a, ElemKind> {
+        let sign = usize::from(peek(i) == Some(b'-'));
+        let (rest, _) = take_bytes(&i[sign..], |b| is_name_byte(b) || b == b'+');
+        let text = &i[..i.len() - rest.len()];
+        let help = help.or_else(|| text.starts_with('.').then(|| format!("write `0{text}`")));
+        self.report(ParseError::InvalidNumber {
+            text: text.into(),
+            at: self.span_of(text),
+            help,
+        });
+        Ok((rest, ElemKind::Int(Int::Small(0))))
+    }
+
+    /// An int, for option arguments; anything else backtracks.
+    pub(super) fn int(&mut self, i: &'a str) -> PResult<'a, Int> {
+        match self.number(i)? {
+            (rest, ElemKind::Int(n)) => Ok((rest, n)),
+            _ => backtrack(),
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! Statements and scripts: directories, keys, values, query options, meta
+//! statements, and recovery after an error.
+
+use super::lex::{
+    fail, hspace, is_name_byte, is_name_start, junk, peek, recover, take_bytes, word,
+};
+use super::{PResult, Parser};
+use crate::syntax::ast::{
+    DirElem, Directory, Elem, ElemKind, Item, Key, KeyValue, Meta, MetaKind, Options, Query, Span,
+    Statement, Value,
+};
+use crate::syntax::error::ParseError;
+
+impl<'a> Parser<'a> {
+    /// Every item of the script; errors are collected on the way.
+    pub(super) fn script(&mut self, mut i: &'a str) -> Vec<Item> {
+        let mut items = Vec::new();
+        loop {
+            i = self.skip_lines(i);
+            if i.is_empty() {
+                return items;
+            }
+            let errors_before = self.errors.len();
+            let parsed = self.item(i).and_then(|(rest, item)| {
+                let what = match item {
+                    Item::Meta(_) => "the end of the line",
+                    Item::Statement(_) => "the end of the statement",
+                };
+                let (rest, ()) = self.end_of_line(rest, what)?;
+                Ok((rest, item))
+            });
+            match parsed {
+                Ok((rest, item)) => {
+                    // A statement with an error is left out, so the checker
+                    // does not report what follows from it; an unknown meta
+                    // statement stays, as the boundary it was meant to be.
+                    if matches!(item, Item::Meta(_)) || self.errors.len() == errors_before {
+                        items.push(item);
+                    }
+                    i = rest;
+                }
+                Err(nom::Err::Error(f) | nom::Err::Failure(f)) => {
+                    let error = match f.error {
+                        Some(e) => *e,
+                        None => self.expected(i, "a statement", None),
+                    };
+                    self.report(error);
+                    i = recover(i);
+                }
+                Err(nom::Err::Incomplete(_)) => unreachable!("complete parsers only"),
+            }
+        }
+    }
+
+    /// A statement (with its query options) or a meta statement.
+    fn item(&mut self, i: &'a str) -> PResult<'a, Item> {
+        match peek(i) {
+            Some(b'@') => self.meta(i).map(|(rest, m)| (rest, Item::Meta(m))),
+            Some(b'/') => self
+                .statement(i)
+                .map(|(rest, s)| (rest, Item::Statement(s))),
+            Some(b'[') => {
+                let start = self.pos(i);
+                let (after, opts) = self.options(i)?;
+                let mut j = hspace(after);
+                if peek(j) == Some(b'%') {
+                    j = self.comment(j);
+                }
+                if let Some(next) = j.strip_prefix("\r\n").or_else(|| j.strip_prefix('\n')) {
+                    j = hspace(next);
+                }
+                if peek(j) != Some(b'/') {
+                    return fail(ParseError::DanglingOptions { at: opts.span });
+                }
+                let (rest, mut stmt) = self.statement(j)?;
+                stmt.options = opts;
+                stmt.span = self.span_from(start, rest);
+                Ok((rest, Item::Statement(stmt)))
+            }
+            _ => fail(ParseError::ExpectedStatement {
+                at: self.span_of(junk(i)),
+            }),
+        }
+    }
+
+    /// `@` and a word.
+    fn meta(&mut self, i: &'a str) -> PResult<'a, Meta> {
+        let (after, w) = word(&i[1..]);
+        let span = self.span_from(self.pos(i), after);
+        match MetaKind::from_name(w) {
+            Some(kind) => Ok((after, Meta { kind, span })),
+            None if w.is_empty() => {
+                fail(self.expected(after, "a meta statement such as `@commit`", None))
+            }
+            None => {
+                self.report(ParseError::UnknownMeta {
+                    name: w.into(),
+                    at: span,
+                    help: MetaKind::suggest(w),
+                });
+                Ok((
+                    after,
+                    Meta {
+                        kind: MetaKind::Commit,
+                        span,
+                    },
+                ))
+            }
+        }
+    }
+
+    /// A query without options: a directory, `dir=remove`, or a key-value.
+    fn statement(&mut self, i: &'a str) -> PResult<'a, Statement> {
+        let start = self.pos(i);
+        let (i, dir) = self.directory(i)?;
+        let (i, query) = match peek(i) {
+            Some(b'(') => {
+                let (i, tuple) = self.tuple(i)?;
+                let key = Key { dir, tuple };
+                let (i, value) = match i.strip_prefix('=') {
+                    Some(v) => self.value(v)?,
+                    None => (i, Value::Omitted),
+                };
+                (i, Query::KeyValue(KeyValue { key, value }))
+            }
+            Some(b'=') => {
+                let at = &i[1..];
+                let (after, w) = word(at);
+                if w != "remove" || peek(after).is_some_and(is_name_byte) {
+                    let help = match w {
+                        "clear" => "to clear every key in the directory, write `/dir(...)=clear`",
+                        _ => {
+                            "a value needs a key: write a tuple after the directory, as in `/dir(1)=2`"
+                        }
+                    };
+                    return fail(self.expected(at, "`remove`", Some(help.into())));
+                }
+                let keyword = self.span_of(w);
+                (after, Query::Remove { dir, keyword })
+            }
+            _ => (i, Query::Directory(dir)),
+        };
+        let span = self.span_from(start, i);
+        Ok((
+            i,
+            Statement {
+                options: Options::default(),
+                query,
+                span,
+            },
+        ))
+    }
+
+    /// What follows `=` after a key: `clear`, or an element and its options.
+    fn value(&mut self, i: &'a str) -> PResult<'a, Value> {
+        let (after, w) = word(i);
+        if !peek(after).is_some_and(|b| is_name_byte(b) || b == b'-') {
+            match w {
+                "clear" => return Ok((after, Value::Clear(self.span_of(w)))),
+                "remove" => {
+                    let help = "`remove` removes a directory: write the directory alone, as in `/dir=remove`";
+                    return fail(self.expected(i, "a value or `clear`", Some(help.into())));
+                }
+                _ => {}
+            }
+        }
+        if i.starts_with("...") {
+            let help = "`...` may stand only last in a tuple or a directory path; a value matching anything is `<>`";
+            return fail(self.expected(i, "a value or `clear`", Some(help.into())));
+        }
+        let (i, elem) = match self.element(i) {
+            Ok(ok) => ok,
+            Err(nom::Err::Error(_)) => {
+                let help = matches!(peek(i), Some(b' ' | b'\t'))
+                    .then(|| "FQL allows no spaces around `=`".to_string());
+                return fail(self.expected(i, "a value or `clear`", help));
+            }
+            Err(e) => return Err(e),
+        };
+        if peek(i) != Some(b'[') {
+            return Ok((i, Value::Data(elem, Options::default())));
+        }
+        let (i, opts) = self.options(i)?;
+        if let ElemKind::Var(var) = &elem.kind {
+            let help = self.options_inside(&elem, !var.types.is_empty(), &opts);
+            self.report(ParseError::OptionsOnVariable {
+                at: opts.span,
+                help,
+            });
+        }
+        Ok((i, Value::Data(elem, opts)))
+    }
+
+    /// The fix for `<int>[i64]`: `<int[i64]>`.
+    fn options_inside(&self, elem: &Elem, typed: bool, opts: &Options) -> String {
+        let var_text = &self.src[elem.span.range()];
+        let opts_text = &self.src[opts.span.range()];
+        if typed {
+            format!("write `{}{opts_text}>`", &var_text[..var_text.len() - 1])
+        } else {
+            format!("give the variable a type and put them after it, as in `<int{opts_text}>`")
+        }
+    }
+
+    /// `/` elements: names, quoted strings, variables, references, and a
+    /// final `...`.
+    fn directory(&mut self, i: &'a str) -> PResult<'a, Directory> {
+        let start = self.pos(i);
+        let mut i = i;
+        let mut elems = Vec::with_capacity(4);
+        let mut rest = None;
+        while let Some(at) = i.strip_prefix('/') {
+            let (after, elem) = match peek(at) {
+                Some(b'"') => {
+                    let (after, name) = self.string(at)?;
+                    (
+                        after,
+                        DirElem::Name {
+                            name,
+                            span: self.span_from(self.pos(at), after),
+                        },
+                    )
+                }
+                Some(b'<') => {
+                    let (after, v) = self.variable(at)?;
+                    (after, DirElem::Var(Box::new(v)))
+                }
+                Some(b':') => {
+                    let (after, r) = self.reference(at)?;
+                    (after, DirElem::Ref(Box::new(r)))
+                }
+                Some(b'.') if at.starts_with("...") => {
+                    let span = self.span_of(&at[..3]);
+                    let after = &at[3..];
+                    if let Some(next) = after.strip_prefix('/') {
+                        let next = Span::new(self.pos(after), self.pos(next) + junk(next).len());
+                        return fail(ParseError::RestNotLast { rest: span, next });
+                    }
+                    rest = Some(span);
+                    i = after;
+                    break;
+                }
+                Some(b) if is_name_start(b) => {
+                    let (after, name) = take_bytes(at, is_name_byte);
+                    (
+                        after,
+                        DirElem::Name {
+                            name: name.into(),
+                            span: self.span_of(name),
+                        },
+                    )
+                }
+                None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'(' | b'=' | b'/' | b'%') => {
+                    let help = "`/` must be followed by a directory name; to list the root directories, write `/<>`";
+                    return fail(self.expected(at, "a directory name", Some(help.into())));
+                }
+                Some(_) => return fail(self.invalid_dir_name(junk(at))),
+            };
+            if !matches!(
+                peek(after),
+                None | Some(b'/' | b'(' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'%')
+            ) {
+                if matches!(elem, DirElem::Name { .. }) && peek(after) != Some(b'[') {
+                    let end = self.pos(after) + junk(after).len();
+                    return fail(self.invalid_dir_name(&self.src[self.pos(at)..end]));
+                }
+                return fail(self.expected(after, "`/`, `(` or the end of the statement", None));
+            }
+            elems.push(elem);
+            i = after;
+        }
+        let span = self.span_from(start, i);
+        Ok((i, Directory { elems, rest, span }))
+    }
+
+    /// The error for a directory name that must be quoted.
+    fn invalid_dir_name(&self, text: &str) -> ParseError {
+        let quoted = crate::syntax::print::quote(text);
+        ParseError::InvalidName {
+            text: text.into(),
+            at: self.span_of(text),
+            help: Some(format!(
+                "a bare directory name is letters, digits, `_`, `-` and `.`, starting with a letter or `_`; quote any other: /{quoted}"
+            )),
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! The canonical printer: any AST back to FQL text.
+//!
+//! These rules are also how query results print, so that every result line
+//! can be pasted back as a write. `docs/printing.md` states them for users:
+//!
+//! - a directory element is bare when it is a valid name, else quoted;
+//! - tuple elements are joined by `,` with no spaces;
+//! - ints in base 10; nums as the shortest text that reads back as the same
+//!   f64, always with a `.` or an exponent, and `inf`, `-inf`, `nan`;
+//! - strings escape only `"`, `\` and the line feed;
+//! - bytes as `0x` and lowercase hex; uuids and vstamps in lowercase;
+//! - options as written, aliases kept.
+
+use std::fmt::{self, Display, Formatter, Write};
+
+use super::ast::*;
+use super::parse::is_name;
+
+impl Display for Script {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for (n, item) in self.items.iter().enumerate() {
+            if n > 0 {
+                f.write_char('\n')?;
+            }
+            match item {
+                Item::Statement(s) => s.fmt(f)?,
+                Item::Meta(m) => m.fmt(f)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Display for Meta {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
+impl Display for Statement {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if !self.options.is_empty() {
+            writeln!(f, "{}", self.options)?;
+        }
+        self.query.fmt(f)
+    }
+}
+
+impl Display for Query {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Query::Directory(dir) => dir.fmt(f),
+            Query::Remove { dir, .. } => write!(f, "{dir}=remove"),
+            Query::KeyValue(kv) => kv.fmt(f),
+        }
+    }
+}
+
+impl Display for KeyValue {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.key, self.value)
+    }
+}
+
+impl Display for Key {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.dir, self.tuple)
+    }
+}
+
+/// Prints the `=` too, or nothing for an omitted value.
+impl Display for Value {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Omitted => Ok(()),
+            Value::Clear(_) => f.write_str("=clear"),
+            Value::Data(elem, opts) => write!(f, "={elem}{opts}"),
+        }
+    }
+}
+
+impl Display for Directory {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for elem in &self.elems {
+            f.write_char('/')?;
+            elem.fmt(f)?;
+        }
+        if self.rest.is_some() {
+            f.write_str("/...")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for DirElem {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            DirElem::Name { name, .. } if is_name(name) => f.write_str(name),
+            DirElem::Name { name, .. } => write_str(f, name),
+            DirElem::Var(v) => v.fmt(f),
+            DirElem::Ref(r) => r.fmt(f),
+        }
+    }
+}
+
+impl Display for Tuple {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_char('(')?;
+        for (n, elem) in self.elems.iter().enumerate() {
+            if n > 0 {
+                f.write_char(',')?;
+            }
+            elem.fmt(f)?;
+        }
+        if self.rest.is_some() {
+            if !self.elems.is_empty() {
+                f.write_char(',')?;
+            }
+            f.write_str("...")?;
+        }
+        f.write_char(')')
+    }
+}
+
+impl Display for Elem {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
+impl Display for ElemKind {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            ElemKind::Nil => f.write_str("nil"),
+            ElemKind::Bool(b) => write!(f, "{b}"),
+            ElemKind::Int(n) => n.fmt(f),
+            ElemKind::Num(n) => n.fmt(f),
+            ElemKind::Str(s) => write_str(f, s),
+            ElemKind::Bytes(b) => write_bytes(f, b),
+            ElemKind::Uuid(u) => write!(f, "{}", u.hyphenated()),
+            ElemKind::Vstamp(v) => v.fmt(f),
+            ElemKind::Tuple(t) => t.fmt(f),
+            ElemKind::Var(v) => v.fmt(f),
+            ElemKind::Ref(r) => r.fmt(f),
+        }
+    }
+}
+
+impl Display for Int {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Int::Small(n) => write!(f, "{n}"),
+            Int::Big(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl Display for Num {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let x = self.0;
+        if x.is_nan() {
+            f.write_str("nan")
+        } else if x.is_infinite() {
+            f.write_str(if x > 0.0 { "inf" } else { "-inf" })
+        } else {
+            f.write_str(ryu::Buffer::new().format_finite(x))
+        }
+    }
+}
+
+impl Display for Vstamp {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_char('#')?;
+        if let Some(tx) = &self.tx {
+            write_hex(f, tx)?;
+        }
+        write!(f, ":{:04x}", self.user)
+    }
+}
+
+impl Display for Variable {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_char('<')?;
+        if let Some(name) = &self.name {
+            write!(f, "{}:", name.name)?;
+        }
+        for (n, spec) in self.types.iter().enumerate() {
+            if n > 0 {
+                f.write_char('|')?;
+            }
+            write!(f, "{}{}", spec.ty, spec.options)?;
+        }
+        f.write_char('>')
+    }
+}
+
+impl Display for Reference {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, ":{}", self.name.name)?;
+        if let Some(cast) = &self.cast {
+            write!(f, "!{}", cast.ty)?;
+        }
+        Ok(())
+    }
+}
+
+/// Prints nothing for an empty list.
+impl Display for Options {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if self.items.is_empty() {
+            return Ok(());
+        }
+        f.write_char('[')?;
+        for (n, opt) in self.items.iter().enumerate() {
+            if n > 0 {
+                f.write_char(',')?;
+            }
+            opt.fmt(f)?;
+        }
+        f.write_char(']')
+    }
+}
+
+impl Display for Opt {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.name.fmt(f)?;
+        if let Some(arg) = &self.arg {
+            f.write_char(':')?;
+            match &arg.kind {
+                OptArgKind::Name(n) => f.write_str(n)?,
+                OptArgKind::Int(n) => n.fmt(f)?,
+                OptArgKind::Str(s) => write_str(f, s)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes a string literal: quoted, with `"`, `\` and line feeds escaped.
+pub fn write_str(f: &mut impl Write, s: &str) -> fmt::Result {
+    f.write_char('"')?;
+    let mut rest = s;
+    while let Some(n) = rest.find(['"', '\\', '\n']) {
+        f.write_str(&rest[..n])?;
+        f.write_str(match rest.as_bytes()[n] {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            _ => "\\n",
+        })?;
+        rest = &rest[n + 1..];
+    }
+    f.write_str(rest)?;
+    f.write_char('"')
+}
+
+/// A string literal for `s`.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    write_str(&mut out, s).expect("writing to a String");
+    out
+}
+
+/// Writes bytes as `0x` and lowercase hex.
+pub fn write_bytes(f: &mut impl Write, b: &[u8]) -> fmt::Result {
+    f.write_str("0x")?;
+    write_hex(f, b)
+}
+
+fn write_hex(f: &mut impl Write, b: &[u8]) -> fmt::Result {
+    let mut buf = [0u8; 128];
+    for chunk in b.chunks(64) {
+        let out = &mut buf[..chunk.len() * 2];
+        hex::encode_to_slice(chunk, out).expect("the buffer holds two digits per byte");
+        f.write_str(std::str::from_utf8(out).expect("hex digits are ASCII"))?;
+    }
+    Ok(())
+}
