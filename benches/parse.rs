@@ -7,6 +7,10 @@
 
 use std::hint::black_box;
 
+/// The allocator of the `fql` binary, so the figures are the binary's.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 /// Every `.fql` file under `examples/`, in a fixed order.

@@ -6,9 +6,13 @@
 //! ...) is decided by [`check`](super::check). Shapes that can never be valid
 //! are not representable: `...` is a flag at the end of a tuple or directory,
 //! not an element that could stand in the middle.
+//!
+//! Lists inside statements are [`ThinVec`]s, as in rustc's AST: an empty one
+//! takes one word and no allocation, which keeps nodes small to move.
 
 use compact_str::CompactString;
 use num_bigint::BigInt;
+pub use thin_vec::ThinVec;
 pub use uuid::Uuid;
 
 pub use super::keywords::{Agg, ArgKind, MetaKind, OptName, Type};
@@ -174,7 +178,7 @@ pub enum Value {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Directory {
     /// The elements before any `...`; empty only in `/...`.
-    pub elems: Vec<DirElem>,
+    pub elems: ThinVec<DirElem>,
     /// The span of a trailing `...` (this directory and every descendant).
     pub rest: Option<Span>,
     /// From the first `/` to the end of the path.
@@ -201,7 +205,7 @@ pub enum DirElem {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tuple {
     /// The elements before any `...`.
-    pub elems: Vec<Elem>,
+    pub elems: ThinVec<Elem>,
     /// The span of a trailing `...` (any number of further elements).
     pub rest: Option<Span>,
     /// From `(` to `)`.
@@ -218,7 +222,13 @@ pub struct Elem {
 }
 
 /// The data elements of the tuple layer, and the holes that stand for them.
+///
+/// `repr(u8)` puts the tag in front of aligned fields; left to itself, rustc
+/// hides the tag in a spare byte of the string and shifts the other
+/// variants' fields off alignment, and every move of an element then stalls
+/// on misaligned stores.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(u8)]
 pub enum ElemKind {
     /// `nil`
     Nil,
@@ -250,7 +260,7 @@ pub struct Variable {
     /// `name` in `<name:int>`; a named variable always has a type.
     pub name: Option<Ident>,
     /// The allowed types in order; empty means any element.
-    pub types: Vec<TypeSpec>,
+    pub types: ThinVec<TypeSpec>,
     /// From `<` to `>`.
     pub span: Span,
 }
@@ -299,7 +309,7 @@ pub struct Ident {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Options {
     /// The options in the order written; empty when there is no list.
-    pub items: Vec<Opt>,
+    pub items: ThinVec<Opt>,
     /// From `[` to `]`; empty when there is no list.
     pub span: Span,
 }

@@ -247,13 +247,13 @@ fn variable(var: &Variable, agg_place: Option<&str>, errors: &mut Vec<CheckError
 }
 
 fn reference(r: &Reference, errors: &mut Vec<CheckError>) {
-    if let Some(cast) = &r.cast {
-        if cast.ty.is_agg() || cast.ty == Type::Any {
-            errors.push(CheckError::BadCast {
-                ty: cast.ty.to_string(),
-                at: cast.span,
-            });
-        }
+    if let Some(cast) = &r.cast
+        && (cast.ty.is_agg() || cast.ty == Type::Any)
+    {
+        errors.push(CheckError::BadCast {
+            ty: cast.ty.to_string(),
+            at: cast.span,
+        });
     }
 }
 
@@ -345,15 +345,16 @@ fn value_options(elem: &Elem, opts: &Options, errors: &mut Vec<CheckError>) {
     if let (Some((width, _)), ElemKind::Int(n)) = (enc.width, &elem.kind) {
         int_range(n, width, enc.unsigned.is_some(), elem.span, errors);
     }
-    if let (Some((32, _)), ElemKind::Num(Num(x))) = (enc.width, &elem.kind) {
-        if x.is_finite() && (*x as f32).is_infinite() {
-            errors.push(CheckError::OutOfRange {
-                value: Num(*x).to_string(),
-                encoding: "a 32-bit num".into(),
-                at: elem.span,
-                help: format!("a 32-bit num holds magnitudes up to {:e}", f32::MAX),
-            });
-        }
+    if let (Some((32, _)), ElemKind::Num(Num(x))) = (enc.width, &elem.kind)
+        && x.is_finite()
+        && (*x as f32).is_infinite()
+    {
+        errors.push(CheckError::OutOfRange {
+            value: Num(*x).to_string(),
+            encoding: "a 32-bit num".into(),
+            at: elem.span,
+            help: format!("a 32-bit num holds magnitudes up to {:e}", f32::MAX),
+        });
     }
 }
 

@@ -83,13 +83,12 @@ pub(super) fn parse_partial(src: &str) -> (Script, Vec<ParseError>) {
     };
     let items = p.script(src);
     let mut errors = p.errors;
-    errors.sort_by_key(|e| super::error::offset(e));
-    let script = Script {
-        items,
-        trivia: Trivia {
-            comments: p.comments,
-            blank_lines: p.blank_lines,
-        },
+    if !errors.is_empty() {
+        errors.sort_by_key(|e| super::error::offset(e));
+    }
+    let trivia = Trivia {
+        comments: p.comments,
+        blank_lines: p.blank_lines,
     };
-    (script, errors)
+    (Script { items, trivia }, errors)
 }

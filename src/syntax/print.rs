@@ -270,7 +270,7 @@ fn write_hex(f: &mut impl Write, b: &[u8]) -> fmt::Result {
     let mut buf = [0u8; 128];
     for chunk in b.chunks(64) {
         let out = &mut buf[..chunk.len() * 2];
-        hex::encode_to_slice(chunk, out).expect("the buffer holds two digits per byte");
+        const_hex::encode_to_slice(chunk, out).expect("the buffer holds two digits per byte");
         f.write_str(std::str::from_utf8(out).expect("hex digits are ASCII"))?;
     }
     Ok(())

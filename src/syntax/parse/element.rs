@@ -4,10 +4,12 @@
 use super::lex::{
     backtrack, fail, hspace, is_name, is_name_start, peek, starts_statement, take_bytes, word,
 };
+use compact_str::CompactString;
+
 use super::{PResult, Parser};
 use crate::syntax::ast::{
-    Cast, Elem, ElemKind, Ident, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span, Tuple,
-    Type, TypeSpec, Variable,
+    Cast, Elem, ElemKind, Ident, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span,
+    ThinVec, Tuple, Type, TypeSpec, Variable,
 };
 use crate::syntax::error::ParseError;
 
@@ -15,14 +17,37 @@ impl<'a> Parser<'a> {
     /// A data element or a hole, or a backtrack when nothing here starts one.
     pub(super) fn element(&mut self, i: &'a str) -> PResult<'a, Elem> {
         let start = self.pos(i);
-        let (rest, kind) = match peek(i) {
+        let (rest, kind) = self.element_kind(i)?;
+        let span = self.span_from(start, rest);
+        Ok((rest, Elem { kind, span }))
+    }
+
+    /// Like [`Parser::element`], but pushes the element onto `out`: the
+    /// element is written once, where it stays, rather than returned and
+    /// copied (tuple elements are the most frequent node).
+    fn push_element(
+        &mut self,
+        i: &'a str,
+        out: &mut ThinVec<Elem>,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
+        let start = self.pos(i);
+        let (rest, kind) = self.element_kind(i)?;
+        let span = self.span_from(start, rest);
+        out.push(Elem { kind, span });
+        Ok(rest)
+    }
+
+    #[inline(always)]
+    fn element_kind(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+        Ok(match peek(i) {
             Some(b'(') => {
                 let (rest, t) = self.tuple(i)?;
                 (rest, ElemKind::Tuple(t))
             }
             Some(b'"') => {
-                let (rest, s) = self.string(i)?;
-                (rest, ElemKind::Str(s))
+                let mut text = CompactString::const_new("");
+                let rest = self.string_into(i, &mut text)?;
+                (rest, ElemKind::Str(text))
             }
             Some(b'<') => {
                 let (rest, v) = self.variable(i)?;
@@ -32,14 +57,15 @@ impl<'a> Parser<'a> {
                 let (rest, r) = self.reference(i)?;
                 (rest, ElemKind::Ref(Box::new(r)))
             }
-            Some(b'#') => self.vstamp(i)?,
-            Some(b'0'..=b'9' | b'-') => self.numeric(i)?,
-            Some(b'.') if !i.starts_with("...") => self.number(i)?,
-            Some(b) if b.is_ascii_alphabetic() => self.word(i)?,
+            Some(b'#') => self.vstamp(i),
+            Some(b'0'..=b'9' | b'-') => self.numeric(i),
+            Some(b'.') if !i.starts_with("...") => self.number(i),
+            Some(b) if b.is_ascii_alphabetic() => match self.word(i) {
+                Some(ok) => ok,
+                None => return backtrack(),
+            },
             _ => return backtrack(),
-        };
-        let span = self.span_from(start, rest);
-        Ok((rest, Elem { kind, span }))
+        })
     }
 
     fn unclosed(&self, open: usize, c: char, close: char, i: &str) -> ParseError {
@@ -57,8 +83,23 @@ impl<'a> Parser<'a> {
     /// seen the `(`.
     pub(super) fn tuple(&mut self, i: &'a str) -> PResult<'a, Tuple> {
         let open = self.pos(i);
-        let (mut i, mut crossed) = self.gap(&i[1..]);
-        let mut elems = Vec::with_capacity(4);
+        let mut elems = ThinVec::with_capacity(4);
+        let (i, rest) = self.tuple_elems(open, &i[1..], &mut elems)?;
+        let i = &i[1..];
+        let span = self.span_from(open, i);
+        Ok((i, Tuple { elems, rest, span }))
+    }
+
+    /// The elements of a tuple after its `(`, up to its `)`, and the span of
+    /// a final `...`.
+    fn tuple_elems(
+        &mut self,
+        open: usize,
+        mut i: &'a str,
+        elems: &mut ThinVec<Elem>,
+    ) -> PResult<'a, Option<Span>> {
+        let mut crossed;
+        (i, crossed) = self.gap(i);
         let mut rest = None;
         loop {
             match peek(i) {
@@ -100,15 +141,13 @@ impl<'a> Parser<'a> {
                 }
                 _ => {}
             }
-            let (after, elem) = match self.element(i) {
-                Ok(ok) => ok,
+            i = match self.push_element(i, elems) {
+                Ok(after) => after,
                 Err(nom::Err::Error(_)) => {
                     return fail(self.expected(i, "an element or `)`", None));
                 }
                 Err(e) => return Err(e),
             };
-            elems.push(elem);
-            i = after;
             if peek(i) == Some(b'[') {
                 let (after, opts) = self.options(i)?;
                 self.report(ParseError::OptionsInTuple { at: opts.span });
@@ -125,9 +164,7 @@ impl<'a> Parser<'a> {
                 _ => return fail(self.expected(i, "`,` or `)`", None)),
             }
         }
-        let i = &i[1..];
-        let span = self.span_from(open, i);
-        Ok((i, Tuple { elems, rest, span }))
+        Ok((i, rest))
     }
 
     /// `<>`, `<type|type>`, `<name:type|...>`, each type with its options.
@@ -136,7 +173,7 @@ impl<'a> Parser<'a> {
         let open = self.pos(i);
         let mut i = &i[1..];
         let mut var_name = None;
-        let mut types = Vec::new();
+        let mut types = ThinVec::new();
         if peek(i) != Some(b'>') {
             let (after, first) = word(i);
             if peek(after) == Some(b':') {
@@ -254,7 +291,7 @@ impl<'a> Parser<'a> {
     pub(super) fn options(&mut self, i: &'a str) -> PResult<'a, Options> {
         let open = self.pos(i);
         let mut i = &i[1..];
-        let mut items = Vec::new();
+        let mut items = ThinVec::new();
         loop {
             let (after, opt) = self.option(hspace(i))?;
             items.extend(opt);
@@ -294,11 +331,8 @@ impl<'a> Parser<'a> {
                         (rest, OptArgKind::Str(s))
                     }
                     Some(b'-' | b'0'..=b'9') => match self.int(at) {
-                        Ok((rest, n)) => (rest, OptArgKind::Int(n)),
-                        Err(nom::Err::Error(_)) => {
-                            return fail(self.expected(at, "a name, int or string", None));
-                        }
-                        Err(e) => return Err(e),
+                        Some((rest, n)) => (rest, OptArgKind::Int(n)),
+                        None => return fail(self.expected(at, "a name, int or string", None)),
                     },
                     Some(b) if is_name_start(b) => {
                         let (rest, w) = take_bytes(at, super::lex::is_name_byte);

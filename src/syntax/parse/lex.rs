@@ -99,11 +99,16 @@ fn describe(i: &str) -> String {
     }
 }
 
-/// A failure that stops the statement.
-pub(super) fn fail<'a, T>(error: ParseError) -> PResult<'a, T> {
-    Err(nom::Err::Failure(Fail {
+/// The failure that stops the statement.
+pub(super) fn failure(error: ParseError) -> nom::Err<Fail> {
+    nom::Err::Failure(Fail {
         error: Some(Box::new(error)),
-    }))
+    })
+}
+
+/// A failure that stops the statement, as a result.
+pub(super) fn fail<'a, T>(error: ParseError) -> PResult<'a, T> {
+    Err(failure(error))
 }
 
 /// "Not this construct": the caller decides what to report.

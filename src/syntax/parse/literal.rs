@@ -9,7 +9,7 @@ use nom::bytes::complete::{tag, take_while_m_n};
 use nom::character::complete::digit1;
 use num_bigint::BigInt;
 
-use super::lex::{backtrack, fail, is_name_byte, peek, take_bytes};
+use super::lex::{is_name_byte, peek, take_bytes};
 use super::{Fail, PResult, Parser};
 use crate::syntax::ast::{ElemKind, Int, Num, Span, Uuid, Vstamp};
 use crate::syntax::error::ParseError;
@@ -22,28 +22,44 @@ fn is_hex(b: u8) -> bool {
 /// does.
 fn looks_like_uuid(i: &str) -> bool {
     let b = i.as_bytes();
-    b.len() > 8 && b[..8].iter().all(|&c| is_hex(c)) && b[8] == b'-'
+    b.get(8) == Some(&b'-') && b[..8].iter().all(|&c| is_hex(c))
 }
 
 impl<'a> Parser<'a> {
     /// A double-quoted string with the escapes `\"`, `\\` and `\n`. The
     /// caller has seen the `"`.
     pub(super) fn string(&mut self, i: &'a str) -> PResult<'a, CompactString> {
+        let mut text = CompactString::const_new("");
+        let rest = self.string_into(i, &mut text)?;
+        Ok((rest, text))
+    }
+
+    /// [`Parser::string`] into `text`, which the caller owns: a string
+    /// returned inside a result is moved in odd-sized pieces (the result's
+    /// tag lives in the string's last byte), which stalls the loads after.
+    pub(super) fn string_into(
+        &mut self,
+        i: &'a str,
+        text: &mut CompactString,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
         let open = self.pos(i);
         let mut i = &i[1..];
-        // Most strings have no escape: find the end and copy once.
-        if let Some(n) = memchr::memchr3(b'"', b'\\', b'\n', i.as_bytes()) {
-            if i.as_bytes()[n] == b'"' {
-                return Ok((&i[n + 1..], CompactString::new(&i[..n])));
-            }
+        // Most strings are short and have no escape: find the end and copy
+        // once.
+        let n = i
+            .bytes()
+            .position(|b| matches!(b, b'"' | b'\\' | b'\n'))
+            .unwrap_or(i.len());
+        if i.as_bytes().get(n) == Some(&b'"') {
+            text.push_str(&i[..n]);
+            return Ok(&i[n + 1..]);
         }
-        let mut text = CompactString::default();
         loop {
             let n = memchr::memchr3(b'"', b'\\', b'\n', i.as_bytes()).unwrap_or(i.len());
             text.push_str(&i[..n]);
             i = &i[n..];
             match peek(i) {
-                Some(b'"') => return Ok((&i[1..], text)),
+                Some(b'"') => return Ok(&i[1..]),
                 Some(b'\\') => {
                     let esc = i[1..].chars().next();
                     let len = 1 + esc.map_or(0, char::len_utf8);
@@ -67,13 +83,13 @@ impl<'a> Parser<'a> {
                     let help = (peek(i) == Some(b'\n')).then(|| {
                         "a string cannot span lines; write `\\n` for a line break".to_string()
                     });
-                    return fail(ParseError::Unclosed {
+                    return Err(super::lex::failure(ParseError::Unclosed {
                         open: '"',
                         close: '"',
                         at: Span::new(open, open + 1),
                         end: Span::at(self.pos(i)),
                         help,
-                    });
+                    }));
                 }
             }
         }
@@ -81,7 +97,7 @@ impl<'a> Parser<'a> {
 
     /// An element that starts with a digit or `-`: an int, a num, bytes
     /// (`0x..`) or a uuid.
-    pub(super) fn numeric(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+    pub(super) fn numeric(&mut self, i: &'a str) -> (&'a str, ElemKind) {
         if i.starts_with("0x") {
             self.bytes(i)
         } else if looks_like_uuid(i) {
@@ -93,9 +109,9 @@ impl<'a> Parser<'a> {
 
     /// An element that starts with a letter: `nil`, `true`, `false`, `inf`,
     /// `nan`, or a uuid such as `ca03676e-...`. Anything else backtracks.
-    pub(super) fn word(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+    pub(super) fn word(&mut self, i: &'a str) -> Option<(&'a str, ElemKind)> {
         if looks_like_uuid(i) {
-            return self.uuid(i);
+            return Some(self.uuid(i));
         }
         let (rest, w) = take_bytes(i, is_name_byte);
         let kind = match w {
@@ -104,22 +120,22 @@ impl<'a> Parser<'a> {
             "false" => ElemKind::Bool(false),
             "inf" => ElemKind::Num(Num(f64::INFINITY)),
             "nan" => ElemKind::Num(Num(f64::NAN)),
-            _ => return backtrack(),
+            _ => return None,
         };
-        Ok((rest, kind))
+        Some((rest, kind))
     }
 
     /// `0x` and an even number of hex digits.
-    fn bytes(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+    fn bytes(&mut self, i: &'a str) -> (&'a str, ElemKind) {
         let (rest, digits) = take_bytes(&i[2..], |b| b.is_ascii_alphanumeric());
         if let Some(n) = digits.bytes().position(|b| !is_hex(b)) {
-            let bad = &digits[n..n + digits[n..].chars().next().map_or(1, char::len_utf8)];
+            let bad = &digits[n..n + 1];
             let found = bad.chars().next().unwrap_or('?');
             self.report(ParseError::BadHex {
                 found,
                 at: self.span_of(bad),
             });
-            return Ok((rest, ElemKind::Bytes(Vec::new())));
+            return (rest, ElemKind::Bytes(Vec::new()));
         }
         if digits.len() % 2 == 1 {
             self.report(ParseError::OddHex {
@@ -127,18 +143,17 @@ impl<'a> Parser<'a> {
                 at: self.span_from(self.pos(i), rest),
                 digits: digits.len(),
             });
-            return Ok((rest, ElemKind::Bytes(Vec::new())));
+            return (rest, ElemKind::Bytes(Vec::new()));
         }
-        let mut out = vec![0; digits.len() / 2];
-        hex::decode_to_slice(digits, &mut out).expect("checked hex digits");
-        Ok((rest, ElemKind::Bytes(out)))
+        let bytes = const_hex::decode(digits).expect("checked hex digits");
+        (rest, ElemKind::Bytes(bytes))
     }
 
     /// `8-4-4-4-12` hex digits.
-    fn uuid(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+    fn uuid(&mut self, i: &'a str) -> (&'a str, ElemKind) {
         let (rest, text) = take_bytes(i, |b| b.is_ascii_alphanumeric() || b == b'-');
         let span = self.span_of(text);
-        let nil = Ok((rest, ElemKind::Uuid(Uuid::nil())));
+        let nil = (rest, ElemKind::Uuid(Uuid::nil()));
         if let Some(n) = text.bytes().position(|b| b != b'-' && !is_hex(b)) {
             let bad = &text[n..n + 1];
             self.report(ParseError::BadHex {
@@ -165,7 +180,7 @@ impl<'a> Parser<'a> {
                 .parse(group);
             match digits {
                 Ok((after, digits)) if !after.starts_with(|c: char| c.is_ascii_hexdigit()) => {
-                    hex::decode_to_slice(digits, &mut out[filled..filled + len / 2])
+                    const_hex::decode_to_slice(digits, &mut out[filled..filled + len / 2])
                         .expect("checked hex digits");
                     filled += len / 2;
                     group = after;
@@ -183,15 +198,15 @@ impl<'a> Parser<'a> {
             self.report(ParseError::InvalidUuid { reason, at: span });
             return nil;
         }
-        Ok((rest, ElemKind::Uuid(Uuid::from_bytes(out))))
+        (rest, ElemKind::Uuid(Uuid::from_bytes(out)))
     }
 
     /// `#` 20 hex digits `:` 4 hex digits, or the incomplete `#:` 4 hex
     /// digits.
-    pub(super) fn vstamp(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+    pub(super) fn vstamp(&mut self, i: &'a str) -> (&'a str, ElemKind) {
         let (rest, text) = take_bytes(&i[1..], |b| b.is_ascii_alphanumeric() || b == b':');
         let span = self.span_from(self.pos(i), rest);
-        let placeholder = Ok((rest, ElemKind::Vstamp(Vstamp { tx: None, user: 0 })));
+        let placeholder = (rest, ElemKind::Vstamp(Vstamp { tx: None, user: 0 }));
         if let Some(k) = text.bytes().position(|b| b != b':' && !is_hex(b)) {
             let bad = &text[k..k + text[k..].chars().next().map_or(1, char::len_utf8)];
             self.report(ParseError::BadHex {
@@ -219,21 +234,21 @@ impl<'a> Parser<'a> {
         let (tx, user) = text.split_once(':').expect("checked above");
         let tx = (!tx.is_empty()).then(|| {
             let mut out = [0u8; 10];
-            hex::decode_to_slice(tx, &mut out).expect("checked hex digits");
+            const_hex::decode_to_slice(tx, &mut out).expect("checked hex digits");
             out
         });
         let user = u16::from_str_radix(user, 16).expect("checked hex digits");
-        Ok((rest, ElemKind::Vstamp(Vstamp { tx, user })))
+        (rest, ElemKind::Vstamp(Vstamp { tx, user }))
     }
 
     /// An int or a num: `-12`, `3.5`, `-2e10`, `1.5e-3`, `-inf`.
-    pub(super) fn number(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
+    pub(super) fn number(&mut self, i: &'a str) -> (&'a str, ElemKind) {
         let neg = peek(i) == Some(b'-');
         let unsigned = &i[usize::from(neg)..];
         if peek(unsigned).is_some_and(|b| b.is_ascii_alphabetic()) {
             let (rest, w) = take_bytes(unsigned, is_name_byte);
             if w == "inf" && neg {
-                return Ok((rest, ElemKind::Num(Num(f64::NEG_INFINITY))));
+                return (rest, ElemKind::Num(Num(f64::NEG_INFINITY)));
             }
             let help = (w == "nan").then(|| "NaN has no sign; write `nan`".to_string());
             return self.bad_number(i, help);
@@ -287,12 +302,14 @@ impl<'a> Parser<'a> {
                 Some(v) => Int::Small(v),
                 None => Int::from_big(text.parse::<BigInt>().expect("checked digits")),
             };
-            return Ok((rest, ElemKind::Int(int)));
+            return (rest, ElemKind::Int(int));
         }
         let value: f64 = text.parse().expect("checked number syntax");
-        let mantissa = text.split('e').next().unwrap_or(text);
-        let nonzero = mantissa.bytes().any(|b| matches!(b, b'1'..=b'9'));
-        if value.is_infinite() || (value == 0.0 && nonzero) {
+        let underflow = || {
+            let mantissa = text.split('e').next().unwrap_or(text);
+            mantissa.bytes().any(|b| matches!(b, b'1'..=b'9'))
+        };
+        if value.is_infinite() || (value == 0.0 && underflow()) {
             let what = if value.is_infinite() {
                 "large"
             } else {
@@ -304,12 +321,12 @@ impl<'a> Parser<'a> {
                 help: Some(format!("the number is too {what} for a 64-bit num")),
             });
         }
-        Ok((rest, ElemKind::Num(Num(value))))
+        (rest, ElemKind::Num(Num(value)))
     }
 
     /// Reports the run of number-like text at `i` as an invalid number and
     /// consumes it.
-    fn bad_number(&mut self, i: &'a str, help: Option<String>) -> PResult<'a, ElemKind> {
+    fn bad_number(&mut self, i: &'a str, help: Option<String>) -> (&'a str, ElemKind) {
         let sign = usize::from(peek(i) == Some(b'-'));
         let (rest, _) = take_bytes(&i[sign..], |b| is_name_byte(b) || b == b'+');
         let text = &i[..i.len() - rest.len()];
@@ -319,14 +336,14 @@ impl<'a> Parser<'a> {
             at: self.span_of(text),
             help,
         });
-        Ok((rest, ElemKind::Int(Int::Small(0))))
+        (rest, ElemKind::Int(Int::Small(0)))
     }
 
     /// An int, for option arguments; anything else backtracks.
-    pub(super) fn int(&mut self, i: &'a str) -> PResult<'a, Int> {
-        match self.number(i)? {
-            (rest, ElemKind::Int(n)) => Ok((rest, n)),
-            _ => backtrack(),
+    pub(super) fn int(&mut self, i: &'a str) -> Option<(&'a str, Int)> {
+        match self.number(i) {
+            (rest, ElemKind::Int(n)) => Some((rest, n)),
+            _ => None,
         }
     }
 }

@@ -2,12 +2,12 @@
 //! statements, and recovery after an error.
 
 use super::lex::{
-    fail, hspace, is_name_byte, is_name_start, junk, peek, recover, take_bytes, word,
+    fail, failure, hspace, is_name_byte, is_name_start, junk, peek, recover, take_bytes, word,
 };
 use super::{PResult, Parser};
 use crate::syntax::ast::{
     DirElem, Directory, Elem, ElemKind, Item, Key, KeyValue, Meta, MetaKind, Options, Query, Span,
-    Statement, Value,
+    Statement, ThinVec, Value,
 };
 use crate::syntax::error::ParseError;
 
@@ -21,21 +21,15 @@ impl<'a> Parser<'a> {
                 return items;
             }
             let errors_before = self.errors.len();
-            let parsed = self.item(i).and_then(|(rest, item)| {
-                let what = match item {
-                    Item::Meta(_) => "the end of the line",
-                    Item::Statement(_) => "the end of the statement",
-                };
-                let (rest, ()) = self.end_of_line(rest, what)?;
-                Ok((rest, item))
-            });
-            match parsed {
-                Ok((rest, item)) => {
+            match self.item(i, &mut items) {
+                Ok(rest) => {
                     // A statement with an error is left out, so the checker
                     // does not report what follows from it; an unknown meta
                     // statement stays, as the boundary it was meant to be.
-                    if matches!(item, Item::Meta(_)) || self.errors.len() == errors_before {
-                        items.push(item);
+                    if self.errors.len() != errors_before
+                        && matches!(items.last(), Some(Item::Statement(_)))
+                    {
+                        items.pop();
                     }
                     i = rest;
                 }
@@ -52,13 +46,25 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A statement (with its query options) or a meta statement.
-    fn item(&mut self, i: &'a str) -> PResult<'a, Item> {
+    /// A statement (with its query options) or a meta statement, through
+    /// the end of its line, pushed onto `items`.
+    fn item(
+        &mut self,
+        i: &'a str,
+        items: &mut Vec<Item>,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
         match peek(i) {
-            Some(b'@') => self.meta(i).map(|(rest, m)| (rest, Item::Meta(m))),
-            Some(b'/') => self
-                .statement(i)
-                .map(|(rest, s)| (rest, Item::Statement(s))),
+            Some(b'@') => {
+                let (rest, meta) = self.meta(i)?;
+                let (rest, ()) = self.end_of_line(rest, "the end of the line")?;
+                items.push(Item::Meta(meta));
+                Ok(rest)
+            }
+            Some(b'/') => {
+                let rest = self.statement(i, self.pos(i), Options::default(), items)?;
+                let (rest, ()) = self.end_of_line(rest, "the end of the statement")?;
+                Ok(rest)
+            }
             Some(b'[') => {
                 let start = self.pos(i);
                 let (after, opts) = self.options(i)?;
@@ -70,16 +76,15 @@ impl<'a> Parser<'a> {
                     j = hspace(next);
                 }
                 if peek(j) != Some(b'/') {
-                    return fail(ParseError::DanglingOptions { at: opts.span });
+                    return Err(failure(ParseError::DanglingOptions { at: opts.span }));
                 }
-                let (rest, mut stmt) = self.statement(j)?;
-                stmt.options = opts;
-                stmt.span = self.span_from(start, rest);
-                Ok((rest, Item::Statement(stmt)))
+                let rest = self.statement(j, start, opts, items)?;
+                let (rest, ()) = self.end_of_line(rest, "the end of the statement")?;
+                Ok(rest)
             }
-            _ => fail(ParseError::ExpectedStatement {
+            _ => Err(failure(ParseError::ExpectedStatement {
                 at: self.span_of(junk(i)),
-            }),
+            })),
         }
     }
 
@@ -109,9 +114,18 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A query without options: a directory, `dir=remove`, or a key-value.
-    fn statement(&mut self, i: &'a str) -> PResult<'a, Statement> {
-        let start = self.pos(i);
+    /// A query: a directory, `dir=remove`, or a key-value. `start` is
+    /// where its options began, if it has any.
+    ///
+    /// The statement is pushed onto `items` rather than returned: built in
+    /// place, it is not copied through the results of the callers.
+    fn statement(
+        &mut self,
+        i: &'a str,
+        start: usize,
+        options: Options,
+        items: &mut Vec<Item>,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
         let (i, dir) = self.directory(i)?;
         let (i, query) = match peek(i) {
             Some(b'(') => {
@@ -133,7 +147,7 @@ impl<'a> Parser<'a> {
                             "a value needs a key: write a tuple after the directory, as in `/dir(1)=2`"
                         }
                     };
-                    return fail(self.expected(at, "`remove`", Some(help.into())));
+                    return Err(failure(self.expected(at, "`remove`", Some(help.into()))));
                 }
                 let keyword = self.span_of(w);
                 (after, Query::Remove { dir, keyword })
@@ -141,14 +155,12 @@ impl<'a> Parser<'a> {
             _ => (i, Query::Directory(dir)),
         };
         let span = self.span_from(start, i);
-        Ok((
-            i,
-            Statement {
-                options: Options::default(),
-                query,
-                span,
-            },
-        ))
+        items.push(Item::Statement(Statement {
+            options,
+            query,
+            span,
+        }));
+        Ok(i)
     }
 
     /// What follows `=` after a key: `clear`, or an element and its options.
@@ -207,7 +219,7 @@ impl<'a> Parser<'a> {
     fn directory(&mut self, i: &'a str) -> PResult<'a, Directory> {
         let start = self.pos(i);
         let mut i = i;
-        let mut elems = Vec::with_capacity(4);
+        let mut elems = ThinVec::with_capacity(4);
         let mut rest = None;
         while let Some(at) = i.strip_prefix('/') {
             let (after, elem) = match peek(at) {
