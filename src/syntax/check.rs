@@ -327,7 +327,8 @@ fn value_options(elem: &Elem, opts: &Options, errors: &mut Vec<CheckError>) {
         let opt = &opts.items[0];
         let help = match opt.name {
             OptName::Raw if ty == "bytes" => Some("bytes are always written raw".into()),
-            OptName::Raw | OptName::Sep => None,
+            OptName::Raw => Some("`raw` applies to str, uuid and vstamp values".into()),
+            OptName::Sep => Some("`sep` applies to the aggregate `append`, as in `<append[sep:\",\"]>`".into()),
             _ => Some(
                 "encoding options apply to int and num values, `raw` to str, uuid and vstamp"
                     .into(),

@@ -190,7 +190,7 @@ pub enum ParseError {
     },
 
     /// A malformed uuid: `5a5ebefd-2193-47e2-8def-f464fc698e3`.
-    #[error("invalid uuid: {reason}")]
+    #[error("invalid uuid")]
     #[diagnostic(
         code(fql::invalid_uuid),
         help("a uuid is 32 hex digits in groups of 8-4-4-4-12")
@@ -204,7 +204,7 @@ pub enum ParseError {
     },
 
     /// A malformed versionstamp: `#0102:0000`.
-    #[error("invalid vstamp: {reason}")]
+    #[error("invalid vstamp")]
     #[diagnostic(
         code(fql::invalid_vstamp),
         help(
