@@ -116,9 +116,15 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
                 };
                 format!("`{}` applies to {kinds}", opt.name)
             } else {
+                let example = match opt.name {
+                    OptName::Raw => "=\"text\"[raw]".to_string(),
+                    OptName::Sep => "=<append[sep:\",\"]>".to_string(),
+                    OptName::F32 | OptName::F64 | OptName::F80 => format!("=1.5[{}]", opt.name),
+                    _ => format!("=7[{}]", opt.name),
+                };
                 format!(
-                    "`{}` is an encoding option; it goes after a value or a type, as in `=7[{}]`",
-                    opt.name, opt.name
+                    "`{}` is an encoding option; it goes after a value or a type, as in `{example}`",
+                    opt.name
                 )
             };
             let place = if query_option(opt.name) {
@@ -322,7 +328,8 @@ fn value_options(elem: &Elem, opts: &Options, errors: &mut Vec<CheckError>) {
         ElemKind::Bytes(_) => (Target::Append, "bytes"),
         ElemKind::Tuple(_) => (Target::Append, "tuple"),
     };
-    let place = format!("a `{ty}` value");
+    let article = if matches!(ty, "int" | "uuid") { "an" } else { "a" };
+    let place = format!("{article} `{ty}` value");
     if target == Target::Append {
         let opt = &opts.items[0];
         let help = match opt.name {

@@ -326,7 +326,7 @@ pub enum CheckError {
     },
 
     /// Two options that cannot both hold: `[i64,u8]` or `[limit:1,limit:2]`.
-    #[error("`{option}` conflicts with `{earlier}`")]
+    #[error("{}", if option == earlier { format!("`{option}` is given twice") } else { format!("`{option}` conflicts with `{earlier}`") })]
     #[diagnostic(code(fql::option_conflict))]
     OptionConflict {
         /// The later option.

@@ -135,7 +135,17 @@ impl Type {
             "versionstamp" | "version" => Some("vstamp"),
             _ => None,
         };
-        let name = known.or_else(|| nearest(word, Type::ALL.iter().map(|t| t.name())))?;
+        let name = known
+            .or_else(|| nearest(word, Type::ALL.iter().map(|t| t.name())))
+            .or_else(|| {
+                let alias = nearest(word, ["string", "float", "integer", "boolean"].into_iter())?;
+                Type::suggest(alias).map(|_| match alias {
+                    "string" => "str",
+                    "float" => "num",
+                    "integer" => "int",
+                    _ => "bool",
+                })
+            })?;
         Some(format!("did you mean `{name}`?"))
     }
 }

@@ -46,7 +46,10 @@ impl Diagnostics {
         };
         let handler = GraphicalReportHandler::new_themed(theme).with_width(width);
         let mut out = String::new();
-        for error in &self.errors {
+        for (n, error) in self.errors.iter().enumerate() {
+            if n > 0 {
+                out.push('\n');
+            }
             let report = miette::Report::new(error.clone())
                 .with_source_code(NamedSource::new(&self.name, Arc::clone(&self.source)));
             handler

@@ -279,6 +279,10 @@ impl<'a> Parser<'a> {
             is_num = true;
         }
         if let Some(exp) = rest.strip_prefix('e') {
+            if exp.starts_with('+') {
+                let help = "an exponent takes no `+`: write `1e6`".to_string();
+                return self.bad_number(i, Some(help));
+            }
             let exp = exp.strip_prefix('-').unwrap_or(exp);
             let Ok((after, _)) = digit1::<_, Fail>(exp) else {
                 let help = "an exponent needs digits, as in `1e6` or `1e-6`".to_string();

@@ -266,15 +266,14 @@ impl<'a> Parser<'a> {
                     let help = "`/` must be followed by a directory name; to list the root directories, write `/<>`";
                     return fail(self.expected(at, "a directory name", Some(help.into())));
                 }
-                Some(_) => return fail(self.invalid_dir_name(junk(at))),
+                Some(_) => return fail(self.invalid_dir_name(dir_junk(at))),
             };
             if !matches!(
                 peek(after),
                 None | Some(b'/' | b'(' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'%')
             ) {
                 if matches!(elem, DirElem::Name { .. }) && peek(after) != Some(b'[') {
-                    let end = self.pos(after) + junk(after).len();
-                    return fail(self.invalid_dir_name(&self.src[self.pos(at)..end]));
+                    return fail(self.invalid_dir_name(dir_junk(at)));
                 }
                 return fail(self.expected(after, "`/`, `(` or the end of the statement", None));
             }
@@ -296,4 +295,13 @@ impl<'a> Parser<'a> {
             )),
         }
     }
+}
+
+/// The run of text at `i` that was meant as one directory element: up to
+/// the next `/`, `(`, `=`, whitespace or comment.
+fn dir_junk(i: &str) -> &str {
+    let end = i
+        .find(|c: char| c.is_whitespace() || matches!(c, '/' | '(' | '=' | '%'))
+        .unwrap_or(i.len());
+    &i[..end.max(i.chars().next().map_or(0, char::len_utf8))]
 }

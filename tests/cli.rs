@@ -1,0 +1,128 @@
+//! The `fql` binary, run as users run it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use assert_cmd::cargo::cargo_bin;
+
+fn fql() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(cargo_bin("fql"));
+    cmd.env_remove("NO_COLOR").env("COLUMNS", "100");
+    cmd
+}
+
+fn temp_file(name: &str, contents: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("fql-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("a writable temporary file");
+    path
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
+}
+
+#[test]
+fn fmt_prints_a_file_in_canonical_form() {
+    let path = temp_file("messy.fql", b"/a( 1 ,\n  \"x\" )  % trailing\n\n\n/b(<int>)\n");
+    let out = fql().arg("fmt").arg(&path).assert().success().get_output().clone();
+    assert_eq!(text(&out.stdout), "/a(1,\"x\") % trailing\n\n/b(<int>)\n");
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn fmt_reads_standard_input_with_no_file_or_dash() {
+    for args in [&["fmt"][..], &["fmt", "-"][..]] {
+        let out = fql().args(args).write_stdin("/a(1)=2\n").assert().success().get_output().clone();
+        assert_eq!(text(&out.stdout), "/a(1)=2\n");
+    }
+}
+
+#[test]
+fn fmt_reports_every_error_and_exits_3() {
+    let out = fql()
+        .args(["fmt", "--color", "never"])
+        .write_stdin("/a(1,2\n/b(<string>)\n/c(1)=3548[u8]\n")
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    assert!(out.stdout.is_empty(), "nothing half-way on stdout");
+    insta::assert_snapshot!(text(&out.stderr));
+}
+
+#[test]
+fn fmt_check_exits_1_when_not_canonical() {
+    let canonical = temp_file("canonical.fql", b"/a(1)=2\n");
+    fql().args(["fmt", "--check"]).arg(&canonical).assert().success().stdout("");
+    let messy = temp_file("messy-check.fql", b"/a( 1 )=2\n");
+    let out = fql().args(["fmt", "--check"]).arg(&messy).assert().code(1).get_output().clone();
+    assert!(out.stdout.is_empty());
+    assert!(text(&out.stderr).contains("not in canonical form"));
+}
+
+#[test]
+fn unreadable_input_exits_2() {
+    let missing = std::env::temp_dir().join("fql-no-such-file.fql");
+    let out = fql().arg("fmt").arg(&missing).assert().code(2).get_output().clone();
+    assert_eq!(
+        text(&out.stderr),
+        format!("fql: cannot read {}: No such file or directory\n", missing.display())
+    );
+    let binary = temp_file("binary.fql", b"/a(\"\xff\")\n");
+    let out = fql().arg("fmt").arg(&binary).assert().code(2).get_output().clone();
+    assert!(text(&out.stderr).contains("is not UTF-8: invalid byte at offset 4 (line 1)"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    fql().args(["fmt", "--bogus"]).assert().code(2);
+    fql().args(["bogus"]).assert().code(2);
+    let out = fql().assert().code(2).get_output().clone();
+    assert!(text(&out.stderr).contains("fql --help"));
+}
+
+#[test]
+fn help_and_version() {
+    let out = fql().arg("--help").assert().success().get_output().clone();
+    assert!(text(&out.stdout).contains("fmt"));
+    let out = fql().arg("--version").assert().success().get_output().clone();
+    assert_eq!(text(&out.stdout), format!("fql {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn color_follows_the_flag_and_no_color() {
+    let bad = "/a(<string>)\n";
+    let colored = fql().args(["--color", "always", "fmt"]).write_stdin(bad).assert().code(3).get_output().clone();
+    assert!(text(&colored.stderr).contains("\x1b["));
+    let plain = fql().args(["--color", "never", "fmt"]).write_stdin(bad).assert().code(3).get_output().clone();
+    assert!(!text(&plain.stderr).contains("\x1b["));
+    // Not a terminal, so `auto` has no color either, NO_COLOR or not.
+    let auto = fql().args(["fmt"]).env("NO_COLOR", "1").write_stdin(bad).assert().code(3).get_output().clone();
+    assert!(!text(&auto.stderr).contains("\x1b["));
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let mut script = Vec::new();
+    for n in 0..20_000 {
+        writeln!(script, "/big({n},\"some text to fill the pipe\")=nil").expect("writing to a Vec");
+    }
+    let path = temp_file("big.fql", &script);
+    let mut child = Command::new(cargo_bin("fql"))
+        .arg("fmt")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("fql starts");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("a stdout pipe"))
+        .read_line(&mut first)
+        .expect("one line");
+    assert_eq!(first, "/big(0,\"some text to fill the pipe\")=nil\n");
+    let out = child.wait_with_output().expect("fql ends");
+    assert!(out.status.success(), "status {:?}", out.status);
+    assert!(out.stderr.is_empty(), "stderr: {}", text(&out.stderr));
+}
