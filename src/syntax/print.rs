@@ -275,3 +275,59 @@ fn write_hex(f: &mut impl Write, b: &[u8]) -> fmt::Result {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num(x: f64) -> String {
+        Num(x).to_string()
+    }
+
+    #[test]
+    fn nums_print_shortest_with_a_point_or_an_exponent() {
+        assert_eq!(num(2.0), "2.0");
+        assert_eq!(num(-320000.0), "-320000.0");
+        assert_eq!(num(1e16), "1e16");
+        assert_eq!(num(3.47e-8), "3.47e-8");
+        assert_eq!(num(0.1), "0.1");
+        assert_eq!(num(-0.0), "-0.0");
+        assert_eq!(num(f64::INFINITY), "inf");
+        assert_eq!(num(f64::NEG_INFINITY), "-inf");
+        assert_eq!(num(f64::NAN), "nan");
+        assert_eq!(num(f64::MAX), "1.7976931348623157e308");
+        assert_eq!(num(5e-324), "5e-324");
+    }
+
+    #[test]
+    fn strings_escape_only_quote_backslash_and_line_feed() {
+        assert_eq!(quote("plain"), "\"plain\"");
+        assert_eq!(quote("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
+        assert_eq!(quote("tab\there\r😁"), "\"tab\there\r😁\"");
+    }
+
+    #[test]
+    fn bytes_are_lowercase_hex() {
+        let mut out = String::new();
+        write_bytes(&mut out, &[0x00, 0xAB, 0xff]).unwrap();
+        assert_eq!(out, "0x00abff");
+        let mut long = String::new();
+        write_bytes(&mut long, &[0x5a; 200]).unwrap();
+        assert_eq!(long.len(), 2 + 400);
+    }
+
+    #[test]
+    fn vstamps_and_ints() {
+        let v = Vstamp {
+            tx: Some([0xAB; 10]),
+            user: 0x01ff,
+        };
+        assert_eq!(v.to_string(), "#abababababababababab:01ff");
+        assert_eq!(Vstamp { tx: None, user: 7 }.to_string(), "#:0007");
+        assert_eq!(Int::Small(-5).to_string(), "-5");
+        assert_eq!(
+            Int::from_big(num_bigint::BigInt::from(u64::MAX)).to_string(),
+            "18446744073709551615"
+        );
+    }
+}
