@@ -25,8 +25,17 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn fmt_prints_a_file_in_canonical_form() {
-    let path = temp_file("messy.fql", b"/a( 1 ,\n  \"x\" )  % trailing\n\n\n/b(<int>)\n");
-    let out = fql().arg("fmt").arg(&path).assert().success().get_output().clone();
+    let path = temp_file(
+        "messy.fql",
+        b"/a( 1 ,\n  \"x\" )  % trailing\n\n\n/b(<int>)\n",
+    );
+    let out = fql()
+        .arg("fmt")
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
     assert_eq!(text(&out.stdout), "/a(1,\"x\") % trailing\n\n/b(<int>)\n");
     assert!(out.stderr.is_empty());
 }
@@ -34,7 +43,13 @@ fn fmt_prints_a_file_in_canonical_form() {
 #[test]
 fn fmt_reads_standard_input_with_no_file_or_dash() {
     for args in [&["fmt"][..], &["fmt", "-"][..]] {
-        let out = fql().args(args).write_stdin("/a(1)=2\n").assert().success().get_output().clone();
+        let out = fql()
+            .args(args)
+            .write_stdin("/a(1)=2\n")
+            .assert()
+            .success()
+            .get_output()
+            .clone();
         assert_eq!(text(&out.stdout), "/a(1)=2\n");
     }
 }
@@ -55,9 +70,20 @@ fn fmt_reports_every_error_and_exits_3() {
 #[test]
 fn fmt_check_exits_1_when_not_canonical() {
     let canonical = temp_file("canonical.fql", b"/a(1)=2\n");
-    fql().args(["fmt", "--check"]).arg(&canonical).assert().success().stdout("");
+    fql()
+        .args(["fmt", "--check"])
+        .arg(&canonical)
+        .assert()
+        .success()
+        .stdout("");
     let messy = temp_file("messy-check.fql", b"/a( 1 )=2\n");
-    let out = fql().args(["fmt", "--check"]).arg(&messy).assert().code(1).get_output().clone();
+    let out = fql()
+        .args(["fmt", "--check"])
+        .arg(&messy)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
     assert!(out.stdout.is_empty());
     assert!(text(&out.stderr).contains("not in canonical form"));
 }
@@ -65,13 +91,28 @@ fn fmt_check_exits_1_when_not_canonical() {
 #[test]
 fn unreadable_input_exits_2() {
     let missing = std::env::temp_dir().join("fql-no-such-file.fql");
-    let out = fql().arg("fmt").arg(&missing).assert().code(2).get_output().clone();
+    let out = fql()
+        .arg("fmt")
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
     assert_eq!(
         text(&out.stderr),
-        format!("fql: cannot read {}: No such file or directory\n", missing.display())
+        format!(
+            "fql: cannot read {}: No such file or directory\n",
+            missing.display()
+        )
     );
     let binary = temp_file("binary.fql", b"/a(\"\xff\")\n");
-    let out = fql().arg("fmt").arg(&binary).assert().code(2).get_output().clone();
+    let out = fql()
+        .arg("fmt")
+        .arg(&binary)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
     assert!(text(&out.stderr).contains("is not UTF-8: invalid byte at offset 4 (line 1)"));
 }
 
@@ -87,19 +128,46 @@ fn usage_errors_exit_2() {
 fn help_and_version() {
     let out = fql().arg("--help").assert().success().get_output().clone();
     assert!(text(&out.stdout).contains("fmt"));
-    let out = fql().arg("--version").assert().success().get_output().clone();
-    assert_eq!(text(&out.stdout), format!("fql {}\n", env!("CARGO_PKG_VERSION")));
+    let out = fql()
+        .arg("--version")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert_eq!(
+        text(&out.stdout),
+        format!("fql {}\n", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 #[test]
 fn color_follows_the_flag_and_no_color() {
     let bad = "/a(<string>)\n";
-    let colored = fql().args(["--color", "always", "fmt"]).write_stdin(bad).assert().code(3).get_output().clone();
+    let colored = fql()
+        .args(["--color", "always", "fmt"])
+        .write_stdin(bad)
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
     assert!(text(&colored.stderr).contains("\x1b["));
-    let plain = fql().args(["--color", "never", "fmt"]).write_stdin(bad).assert().code(3).get_output().clone();
+    let plain = fql()
+        .args(["--color", "never", "fmt"])
+        .write_stdin(bad)
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
     assert!(!text(&plain.stderr).contains("\x1b["));
     // Not a terminal, so `auto` has no color either, NO_COLOR or not.
-    let auto = fql().args(["fmt"]).env("NO_COLOR", "1").write_stdin(bad).assert().code(3).get_output().clone();
+    let auto = fql()
+        .args(["fmt"])
+        .env("NO_COLOR", "1")
+        .write_stdin(bad)
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
     assert!(!text(&auto.stderr).contains("\x1b["));
 }
 

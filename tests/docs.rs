@@ -27,12 +27,17 @@ fn files(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut dirs = vec![dir.to_path_buf()];
     while let Some(d) = dirs.pop() {
-        let Ok(entries) = fs::read_dir(&d) else { continue };
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
         for entry in entries {
             let path = entry.expect("a directory entry").path();
             if path.is_dir() {
                 dirs.push(path);
-            } else if path.extension().is_some_and(|e| exts.iter().any(|x| e == *x)) {
+            } else if path
+                .extension()
+                .is_some_and(|e| exts.iter().any(|x| e == *x))
+            {
                 out.push(path);
             }
         }
@@ -49,7 +54,9 @@ fn blocks(path: &Path) -> Vec<Block> {
     for (n, line) in src.split_inclusive('\n').enumerate() {
         let fence = line.trim_end().strip_prefix("```");
         match (&open, fence) {
-            (None, Some(info)) => open = Some((n + 1, info.trim().to_string(), offset + line.len())),
+            (None, Some(info)) => {
+                open = Some((n + 1, info.trim().to_string(), offset + line.len()))
+            }
             (Some((line_no, info, start)), Some("")) => {
                 out.push(Block {
                     path: path.to_path_buf(),
@@ -105,7 +112,11 @@ fn example_scripts_are_valid() {
     for path in scripts {
         let src = fs::read_to_string(&path).expect("a readable script");
         if let Err(errors) = syntax::load(&src) {
-            panic!("{} does not load:\n{}", path.display(), render(&src, errors));
+            panic!(
+                "{} does not load:\n{}",
+                path.display(),
+                render(&src, errors)
+            );
         }
     }
 }
@@ -118,7 +129,11 @@ fn error_sections() -> Vec<(String, Vec<Block>)> {
     let mut sections: Vec<(String, usize)> = Vec::new();
     let mut offset = 0;
     for line in src.split_inclusive('\n') {
-        if let Some(code) = line.trim().strip_prefix("### `").and_then(|l| l.strip_suffix('`')) {
+        if let Some(code) = line
+            .trim()
+            .strip_prefix("### `")
+            .and_then(|l| l.strip_suffix('`'))
+        {
             sections.push((code.to_string(), offset));
         }
         offset += line.len();
@@ -126,7 +141,9 @@ fn error_sections() -> Vec<(String, Vec<Block>)> {
     let mut out = Vec::new();
     for (n, (code, start)) in sections.iter().enumerate() {
         let end = sections.get(n + 1).map_or(usize::MAX, |s| s.1);
-        let inside = all.iter().filter(|b| b.range.start > *start && b.range.start < end);
+        let inside = all
+            .iter()
+            .filter(|b| b.range.start > *start && b.range.start < end);
         out.push((code.clone(), inside.map(clone_block).collect()));
     }
     out
@@ -155,7 +172,11 @@ fn every_error_example_triggers_its_error_and_prints_as_shown() {
             continue;
         };
         let errors = match syntax::load(&example.text) {
-            Ok(_) => panic!("{}:{}: the example for {code} loads", example.path.display(), example.line),
+            Ok(_) => panic!(
+                "{}:{}: the example for {code} loads",
+                example.path.display(),
+                example.line
+            ),
             Err(errors) => errors,
         };
         let codes: Vec<String> = errors.iter().map(|e| e.code()).collect();
@@ -174,7 +195,10 @@ fn every_error_example_triggers_its_error_and_prints_as_shown() {
             if bless {
                 rewrites.push((shown.range.clone(), printed));
             } else {
-                failures.push(format!("{code}: docs show\n{}\nbut fql prints\n{printed}", shown.text));
+                failures.push(format!(
+                    "{code}: docs show\n{}\nbut fql prints\n{printed}",
+                    shown.text
+                ));
             }
         }
     }
@@ -194,7 +218,8 @@ fn every_error_example_triggers_its_error_and_prints_as_shown() {
 
 #[test]
 fn every_error_code_is_documented() {
-    let source = fs::read_to_string(root().join("src/syntax/error.rs")).expect("src/syntax/error.rs");
+    let source =
+        fs::read_to_string(root().join("src/syntax/error.rs")).expect("src/syntax/error.rs");
     let mut in_source: Vec<String> = source
         .match_indices("code(fql::")
         .map(|(n, _)| {

@@ -15,7 +15,9 @@ fn syntax() {
                 insta::assert_snapshot!(format!("{canonical}\n{script:#?}"));
             }
             Err(errors) => {
-                insta::assert_snapshot!(Diagnostics::new(name, src.as_str(), errors).render(false, 100));
+                insta::assert_snapshot!(
+                    Diagnostics::new(name, src.as_str(), errors).render(false, 100)
+                );
             }
         }
     });

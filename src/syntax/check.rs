@@ -328,14 +328,20 @@ fn value_options(elem: &Elem, opts: &Options, errors: &mut Vec<CheckError>) {
         ElemKind::Bytes(_) => (Target::Append, "bytes"),
         ElemKind::Tuple(_) => (Target::Append, "tuple"),
     };
-    let article = if matches!(ty, "int" | "uuid") { "an" } else { "a" };
+    let article = if matches!(ty, "int" | "uuid") {
+        "an"
+    } else {
+        "a"
+    };
     let place = format!("{article} `{ty}` value");
     if target == Target::Append {
         let opt = &opts.items[0];
         let help = match opt.name {
             OptName::Raw if ty == "bytes" => Some("bytes are always written raw".into()),
             OptName::Raw => Some("`raw` applies to str, uuid and vstamp values".into()),
-            OptName::Sep => Some("`sep` applies to the aggregate `append`, as in `<append[sep:\",\"]>`".into()),
+            OptName::Sep => {
+                Some("`sep` applies to the aggregate `append`, as in `<append[sep:\",\"]>`".into())
+            }
             _ => Some(
                 "encoding options apply to int and num values, `raw` to str, uuid and vstamp"
                     .into(),
