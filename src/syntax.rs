@@ -19,7 +19,7 @@ mod span;
 pub use check::check;
 pub use error::{CheckError, Error, ParseError};
 pub use format::format;
-pub use parse::parse;
+pub use parse::{MAX_DEPTH, parse};
 pub use print::{quote, write_bytes, write_str};
 pub use report::Diagnostics;
 

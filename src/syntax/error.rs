@@ -284,6 +284,18 @@ pub enum ParseError {
         help: String,
     },
 
+    /// Tuples nested more than [`MAX_DEPTH`](crate::syntax::MAX_DEPTH)
+    /// levels deep: `/a(((...)))` with 101 `(`.
+    #[error("tuples nested more than {limit} deep")]
+    #[diagnostic(code(fql::too_deep), help("nest tuples at most {limit} levels deep"))]
+    TooDeep {
+        /// The `(` that goes one level too deep.
+        #[label("level {}", limit + 1)]
+        at: Span,
+        /// The limit.
+        limit: usize,
+    },
+
     /// A script of more than 4 GiB.
     #[error("the script is {len} bytes; scripts are limited to 4 GiB")]
     #[diagnostic(code(fql::too_large))]

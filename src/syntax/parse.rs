@@ -22,6 +22,11 @@ pub use lex::is_name;
 use super::ast::{Comment, Script, Trivia};
 use super::error::ParseError;
 
+/// How deep tuples may nest. Parsing, checking, printing and dropping an
+/// AST all recurse into nested tuples; the bound keeps that within any
+/// thread's stack.
+pub const MAX_DEPTH: usize = 100;
+
 /// nom's result over the rest of the text.
 type PResult<'a, T> = nom::IResult<&'a str, T, Fail>;
 
@@ -49,6 +54,9 @@ impl nom::error::ParseError<&str> for Fail {
 /// parsers collect besides the tree.
 struct Parser<'a> {
     src: &'a str,
+    /// How many tuples enclose the current position: parsing recurses into
+    /// nested tuples, so the depth is bounded to bound the stack.
+    depth: usize,
     errors: Vec<ParseError>,
     comments: Vec<Comment>,
     blank_lines: Vec<u32>,
@@ -77,6 +85,7 @@ pub(super) fn parse_partial(src: &str) -> (Script, Vec<ParseError>) {
     }
     let mut p = Parser {
         src,
+        depth: 0,
         errors: Vec::new(),
         comments: Vec::new(),
         blank_lines: Vec::new(),

@@ -83,6 +83,19 @@ impl<'a> Parser<'a> {
     /// seen the `(`.
     pub(super) fn tuple(&mut self, i: &'a str) -> PResult<'a, Tuple> {
         let open = self.pos(i);
+        if self.depth == super::MAX_DEPTH {
+            return fail(ParseError::TooDeep {
+                at: Span::new(open, open + 1),
+                limit: super::MAX_DEPTH,
+            });
+        }
+        self.depth += 1;
+        let tuple = self.tuple_inside(open, i);
+        self.depth -= 1;
+        tuple
+    }
+
+    fn tuple_inside(&mut self, open: usize, i: &'a str) -> PResult<'a, Tuple> {
         let mut elems = ThinVec::with_capacity(4);
         let (i, rest) = self.tuple_elems(open, &i[1..], &mut elems)?;
         let i = &i[1..];
@@ -204,6 +217,9 @@ impl<'a> Parser<'a> {
                 types.extend(spec);
                 i = after;
                 match peek(i) {
+                    Some(b'|') if i[1..].starts_with('>') => {
+                        return fail(self.expected(&i[1..], "a type after `|`", None));
+                    }
                     Some(b'|') => i = &i[1..],
                     Some(b'>') => {}
                     None | Some(b'\n' | b'\r') => return fail(self.unclosed(open, '<', '>', i)),

@@ -93,7 +93,9 @@ pub(super) fn junk(i: &str) -> &str {
 fn describe(i: &str) -> String {
     match i.chars().next() {
         None => "the end of the input".into(),
-        Some('\n' | '\r') => "the end of the line".into(),
+        Some('\n') => "the end of the line".into(),
+        Some('\r') if i.starts_with("\r\n") => "the end of the line".into(),
+        Some('\r') => "a carriage return without a line feed".into(),
         Some(' ' | '\t') => "a space".into(),
         Some(_) => format!("`{}`", junk(i)),
     }
@@ -258,7 +260,8 @@ impl<'a> Parser<'a> {
         let mut crossed = false;
         loop {
             match peek(i) {
-                Some(b' ' | b'\t' | b'\r') => i = &i[1..],
+                Some(b' ' | b'\t') => i = &i[1..],
+                Some(b'\r') if i[1..].starts_with('\n') => i = &i[1..],
                 Some(b'\n') => {
                     crossed = true;
                     i = &i[1..];

@@ -217,6 +217,7 @@ impl<'a> Parser<'a> {
         }
         let reason = match text.split_once(':') {
             None => Some("missing `:` and the user version".to_string()),
+            Some((_, user)) if user.contains(':') => Some("more than one `:`".to_string()),
             Some((tx, _)) if !tx.is_empty() && tx.len() != 20 => Some(format!(
                 "the transaction version has {} hex digits, not 20",
                 tx.len()
@@ -294,7 +295,6 @@ impl<'a> Parser<'a> {
         if peek(rest).is_some_and(|b| is_name_byte(b) || b == b'+') {
             let help = match peek(rest) {
                 Some(b'E') => Some("write the exponent with a lowercase `e`".into()),
-                Some(b'+') => Some("an exponent takes no `+`: write `1e6`".into()),
                 _ => None,
             };
             return self.bad_number(i, help);

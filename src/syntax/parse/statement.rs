@@ -272,10 +272,16 @@ impl<'a> Parser<'a> {
                 peek(after),
                 None | Some(b'/' | b'(' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'%')
             ) {
-                if matches!(elem, DirElem::Name { .. }) && peek(after) != Some(b'[') {
+                let bare = !at.starts_with('"');
+                if bare && matches!(elem, DirElem::Name { .. }) && peek(after) != Some(b'[') {
                     return fail(self.invalid_dir_name(dir_junk(at)));
                 }
-                return fail(self.expected(after, "`/`, `(` or the end of the statement", None));
+                let help = "a directory element ends at `/`, `(`, `=` or the end of the statement; quote all of it if it is one name";
+                return fail(self.expected(
+                    after,
+                    "`/`, `(` or the end of the statement",
+                    Some(help.into()),
+                ));
             }
             elems.push(elem);
             i = after;
