@@ -194,3 +194,21 @@ fn a_closed_pipe_ends_quietly() {
     assert!(out.status.success(), "status {:?}", out.status);
     assert!(out.stderr.is_empty(), "stderr: {}", text(&out.stderr));
 }
+
+#[test]
+fn only_the_first_errors_are_shown_in_full() {
+    let script = "x\n".repeat(60);
+    let out = fql()
+        .args(["fmt", "--color", "never"])
+        .write_stdin(script)
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.matches("fql::expected_statement").count(), 50);
+    assert!(
+        stderr.ends_with("\n... and 10 more\n60 errors in <stdin>\n"),
+        "{stderr}"
+    );
+}

@@ -20,6 +20,7 @@ pub fn format(script: &Script) -> String {
         next: 0,
         blanks: &script.trivia.blank_lines,
         prev_end: None,
+        comment_end: None,
     };
     for item in &script.items {
         let span = item.span();
@@ -46,6 +47,9 @@ struct Fmt<'a> {
     blanks: &'a [u32],
     /// The end of the last item printed.
     prev_end: Option<u32>,
+    /// Where the last comment printed ends in `out`: nothing can follow it
+    /// on its line.
+    comment_end: Option<usize>,
 }
 
 impl Fmt<'_> {
@@ -70,9 +74,9 @@ impl Fmt<'_> {
         {
             if c.own_line || self.prev_end.is_none() {
                 self.separate(c.span.start);
-                write!(self.out, "%{}", c.text.trim_end()).expect("writing to a String");
+                self.comment(c, None, "");
             } else {
-                write!(self.out, " %{}", c.text.trim_end()).expect("writing to a String");
+                self.comment(c, Some(false), "");
             }
             self.prev_end = Some(c.span.end);
             self.next += 1;
@@ -123,11 +127,7 @@ impl Fmt<'_> {
             .get(self.next)
             .filter(|c| c.span.start < offset)
         {
-            if first && !c.own_line {
-                write!(self.out, " %{}", c.text.trim_end()).expect("writing to a String");
-            } else {
-                write!(self.out, "\n%{}", c.text.trim_end()).expect("writing to a String");
-            }
+            self.comment(c, Some(!first || c.own_line), "");
             first = false;
             self.next += 1;
         }
@@ -170,12 +170,25 @@ impl Fmt<'_> {
             .get(self.next)
             .filter(|c| c.span.start < offset)
         {
-            if c.own_line {
-                write!(self.out, "\n{indent}%{}", c.text.trim_end()).expect("writing to a String");
-            } else {
-                write!(self.out, " %{}", c.text.trim_end()).expect("writing to a String");
-            }
+            self.comment(c, Some(c.own_line), indent);
             self.next += 1;
         }
+    }
+
+    /// Writes a comment: at the current position (`None`, a fresh line), on
+    /// a new line at `indent` (`Some(true)`), or after the code of the
+    /// current line (`Some(false)`), unless that line already ends in a
+    /// comment, which would swallow this one.
+    fn comment(&mut self, c: &Comment, own_line: Option<bool>, indent: &str) {
+        let line_commented = self
+            .comment_end
+            .is_some_and(|end| !self.out[end..].contains('\n'));
+        match own_line {
+            None => {}
+            Some(false) if !line_commented => self.out.push(' '),
+            Some(_) => write!(self.out, "\n{indent}").expect("writing to a String"),
+        }
+        write!(self.out, "%{}", c.text.trim_end()).expect("writing to a String");
+        self.comment_end = Some(self.out.len());
     }
 }

@@ -8,6 +8,11 @@ use miette::{GraphicalReportHandler, GraphicalTheme, NamedSource};
 
 use super::error::Error;
 
+/// How many errors are rendered in full. Each report locates its lines from
+/// the start of the source, so rendering all of a huge broken file would
+/// take time quadratic in its size; past this many the rest are counted.
+pub const SHOWN: usize = 50;
+
 /// The errors of one source text, ready to render.
 #[derive(Clone, Debug)]
 pub struct Diagnostics {
@@ -46,7 +51,7 @@ impl Diagnostics {
         };
         let handler = GraphicalReportHandler::new_themed(theme).with_width(width);
         let mut out = String::new();
-        for (n, error) in self.errors.iter().enumerate() {
+        for (n, error) in self.errors.iter().take(SHOWN).enumerate() {
             if n > 0 {
                 out.push('\n');
             }
@@ -57,6 +62,9 @@ impl Diagnostics {
                 .expect("writing to a String");
         }
         let n = self.errors.len();
+        if n > SHOWN {
+            out.push_str(&format!("\n... and {} more\n", n - SHOWN));
+        }
         let plural = if n == 1 { "" } else { "s" };
         out.push_str(&format!("{n} error{plural} in {}\n", self.name));
         out
