@@ -3,82 +3,17 @@
 //! `docs/errors.md` must be triggered by its example and print as shown.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use fql::syntax::{self, Diagnostics};
 
-/// A fenced code block of a Markdown file.
-struct Block {
-    path: PathBuf,
-    /// 1-based line of the opening fence.
-    line: usize,
-    info: String,
-    text: String,
-    /// Byte range of the text inside the fences, for rewriting it.
-    range: std::ops::Range<usize>,
-}
+#[path = "support/repo.rs"]
+mod repo;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use repo::{Block, blocks, files, markdown_files, root};
 
-/// Files with one of `exts` under `dir`, recursively, sorted.
-fn files(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        let Ok(entries) = fs::read_dir(&d) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.expect("a directory entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| exts.iter().any(|x| e == *x))
-            {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn blocks(path: &Path) -> Vec<Block> {
-    let src = fs::read_to_string(path).expect("a readable Markdown file");
-    let mut out = Vec::new();
-    let mut open: Option<(usize, String, usize)> = None;
-    let mut offset = 0;
-    for (n, line) in src.split_inclusive('\n').enumerate() {
-        let fence = line.trim_end().strip_prefix("```");
-        match (&open, fence) {
-            (None, Some(info)) => {
-                open = Some((n + 1, info.trim().to_string(), offset + line.len()))
-            }
-            (Some((line_no, info, start)), Some("")) => {
-                out.push(Block {
-                    path: path.to_path_buf(),
-                    line: *line_no,
-                    info: info.clone(),
-                    text: src[*start..offset].to_string(),
-                    range: *start..offset,
-                });
-                open = None;
-            }
-            _ => {}
-        }
-        offset += line.len();
-    }
-    out
-}
-
-fn markdown_files() -> Vec<PathBuf> {
-    let mut md = files(&root().join("docs"), &["md"]);
-    md.extend(files(&root().join("grammar"), &["md"]));
-    md.push(root().join("README.md"));
-    md
+/// The blocks of a Markdown file.
+fn blocks_of(path: &std::path::Path) -> Vec<Block> {
+    blocks(&fs::read_to_string(path).expect("a readable Markdown file"))
 }
 
 fn render(src: &str, errors: Vec<syntax::Error>) -> String {
@@ -89,11 +24,11 @@ fn render(src: &str, errors: Vec<syntax::Error>) -> String {
 fn fql_blocks_in_markdown_are_valid() {
     let mut checked = 0;
     for path in markdown_files() {
-        for block in blocks(&path).into_iter().filter(|b| b.info == "fql") {
+        for block in blocks_of(&path).into_iter().filter(|b| b.info == "fql") {
             if let Err(errors) = syntax::load(&block.text) {
                 panic!(
                     "{}:{}: example does not load:\n{}",
-                    block.path.display(),
+                    path.display(),
                     block.line,
                     render(&block.text, errors)
                 );
@@ -123,10 +58,8 @@ fn example_scripts_are_valid() {
 
 /// The `### \`fql::code\`` sections of `docs/errors.md` and their blocks.
 fn error_sections() -> Vec<(String, Vec<Block>)> {
-    let path = root().join("docs/errors.md");
-    let src = fs::read_to_string(&path).expect("docs/errors.md");
-    let all = blocks(&path);
-    let mut sections: Vec<(String, usize)> = Vec::new();
+    let src = fs::read_to_string(root().join("docs/errors.md")).expect("docs/errors.md");
+    let mut sections: Vec<(String, usize, Vec<Block>)> = Vec::new();
     let mut offset = 0;
     for line in src.split_inclusive('\n') {
         if let Some(code) = line
@@ -134,29 +67,19 @@ fn error_sections() -> Vec<(String, Vec<Block>)> {
             .strip_prefix("### `")
             .and_then(|l| l.strip_suffix('`'))
         {
-            sections.push((code.to_string(), offset));
+            sections.push((code.to_string(), offset, Vec::new()));
         }
         offset += line.len();
     }
-    let mut out = Vec::new();
-    for (n, (code, start)) in sections.iter().enumerate() {
-        let end = sections.get(n + 1).map_or(usize::MAX, |s| s.1);
-        let inside = all
-            .iter()
-            .filter(|b| b.range.start > *start && b.range.start < end);
-        out.push((code.clone(), inside.map(clone_block).collect()));
+    for block in blocks(&src) {
+        if let Some(section) = sections.iter_mut().rev().find(|s| s.1 < block.range.start) {
+            section.2.push(block);
+        }
     }
-    out
-}
-
-fn clone_block(b: &Block) -> Block {
-    Block {
-        path: b.path.clone(),
-        line: b.line,
-        info: b.info.clone(),
-        text: b.text.clone(),
-        range: b.range.clone(),
-    }
+    sections
+        .into_iter()
+        .map(|(code, _, blocks)| (code, blocks))
+        .collect()
 }
 
 #[test]
@@ -173,8 +96,7 @@ fn every_error_example_triggers_its_error_and_prints_as_shown() {
         };
         let errors = match syntax::load(&example.text) {
             Ok(_) => panic!(
-                "{}:{}: the example for {code} loads",
-                example.path.display(),
+                "docs/errors.md:{}: the example for {code} loads",
                 example.line
             ),
             Err(errors) => errors,
@@ -182,8 +104,7 @@ fn every_error_example_triggers_its_error_and_prints_as_shown() {
         let codes: Vec<String> = errors.iter().map(|e| e.code()).collect();
         assert!(
             codes.iter().all(|c| *c == code),
-            "{}:{}: the example for {code} gives {codes:?}",
-            example.path.display(),
+            "docs/errors.md:{}: the example for {code} gives {codes:?}",
             example.line
         );
         let printed = render(&example.text, errors);
