@@ -2,7 +2,7 @@
 //!
 //! A hand-structured recursive descent on nom's result and error types.
 //! Input is a plain `&str`; spans are the input's offset into the script,
-//! recovered from the slice's address (as jaq does). `nom_locate` would
+//! recovered from the slice's address. `nom_locate` would
 //! give the same offsets, but it counts line breaks on every slice, which
 //! cost a tenth of the parse time on short queries; line and column are
 //! only needed when a diagnostic is rendered, and miette computes them then.
