@@ -153,3 +153,47 @@ fn every_error_code_is_documented() {
     documented.sort();
     assert_eq!(in_source, documented);
 }
+
+/// The Markdown reader the other tests rely on.
+#[test]
+fn finds_blocks() {
+    let md = "\
+# Title
+
+```fql
+/a(1)
+```
+
+```text
+/not(fql)
+```
+
+  ````fql-error
+  /b(
+  ```
+  )
+  ````
+
+~~~ fql
+/c
+~~~
+```fql
+/unclosed
+";
+    let all = repo::blocks(md);
+    let found: Vec<(usize, &str, &str)> = all
+        .iter()
+        .map(|b| (b.line, b.info.as_str(), b.text.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (3, "fql", "/a(1)\n"),
+            (7, "text", "/not(fql)\n"),
+            (11, "fql-error", "/b(\n```\n)\n"),
+            (17, "fql", "/c\n"),
+            (20, "fql", "/unclosed\n"),
+        ]
+    );
+    assert_eq!(&md[all[0].range.clone()], "/a(1)\n");
+}

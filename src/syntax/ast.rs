@@ -319,11 +319,6 @@ impl Options {
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
-
-    /// The first option with this name.
-    pub fn get(&self, name: OptName) -> Option<&Opt> {
-        self.items.iter().find(|o| o.name == name)
-    }
 }
 
 /// One option: a name and maybe an argument.
@@ -383,14 +378,6 @@ impl Int {
         match self {
             Int::Small(n) => BigInt::from(*n),
             Int::Big(n) => (**n).clone(),
-        }
-    }
-
-    /// The value if it fits an `i64`.
-    pub fn as_i64(&self) -> Option<i64> {
-        match self {
-            Int::Small(n) => Some(*n),
-            Int::Big(_) => None,
         }
     }
 }

@@ -96,19 +96,13 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
         Kind::Clear | Kind::ClearRange => &[OptName::Strict],
         Kind::List | Kind::Remove | Kind::Set => &[],
     };
-    let query_option = |o: OptName| {
-        matches!(
-            o,
-            OptName::Reverse | OptName::Limit | OptName::Mode | OptName::Snapshot | OptName::Strict
-        )
-    };
     for (n, opt) in opts.items.iter().enumerate() {
         if let Some(earlier) = opts.items[..n].iter().find(|e| e.name == opt.name) {
             errors.push(conflict(opt, earlier));
             continue;
         }
         if !supported.contains(&opt.name) {
-            let help = if query_option(opt.name) {
+            let help = if opt.name.is_query() {
                 let kinds = match opt.name {
                     OptName::Strict => "reads and clears",
                     OptName::Snapshot => "reads",
@@ -127,7 +121,7 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
                     opt.name
                 )
             };
-            let place = if query_option(opt.name) {
+            let place = if opt.name.is_query() {
                 format!(
                     "a {}",
                     if kind == Kind::Read {
@@ -188,7 +182,7 @@ fn conflict(opt: &Opt, earlier: &Opt) -> CheckError {
 
 /// Reports an argument on an option that takes none.
 fn bare(opt: &Opt, errors: &mut Vec<CheckError>) {
-    if opt.arg.is_some() {
+    if opt.name.arg() == ArgKind::None && opt.arg.is_some() {
         errors.push(argument(opt, "takes no argument"));
     }
 }
@@ -392,31 +386,10 @@ fn encoding<'a>(
             at: opt.span,
             help,
         };
-        let width = match opt.name {
-            OptName::I8 => Some(8),
-            OptName::I16 | OptName::U16 => Some(16),
-            OptName::I32 | OptName::U32 | OptName::F32 => Some(32),
-            OptName::I64 | OptName::U64 | OptName::F64 => Some(64),
-            OptName::U8 => Some(8),
-            OptName::F80 => Some(80),
-            _ => None,
-        };
-        let is_int_alias = matches!(
-            opt.name,
-            OptName::I8
-                | OptName::I16
-                | OptName::I32
-                | OptName::I64
-                | OptName::U8
-                | OptName::U16
-                | OptName::U32
-                | OptName::U64
-        );
-        let is_num_alias = matches!(opt.name, OptName::F32 | OptName::F64 | OptName::F80);
-        let unsigned = matches!(
-            opt.name,
-            OptName::Unsigned | OptName::U8 | OptName::U16 | OptName::U32 | OptName::U64
-        );
+        let width = opt.name.alias_width();
+        let is_num_alias = opt.name.is_num_alias();
+        let is_int_alias = width.is_some() && !is_num_alias;
+        let unsigned = opt.name.is_unsigned();
         match opt.name {
             _ if is_int_alias && !int_ok => {
                 let help = (target == Target::Num)
@@ -452,11 +425,7 @@ fn encoding<'a>(
                 )));
                 continue;
             }
-            OptName::Reverse
-            | OptName::Limit
-            | OptName::Mode
-            | OptName::Snapshot
-            | OptName::Strict => {
+            _ if opt.name.is_query() => {
                 errors.push(misplaced(Some(format!(
                     "`{}` is a query option; it goes before the query, as in `[{}] /dir(...)`",
                     opt.name, opt.name
@@ -496,7 +465,6 @@ fn encoding<'a>(
             {
                 errors.push(argument(opt, "takes a string, as in `sep:\", \"`"));
             }
-            OptName::Sep | OptName::Width => {}
             _ => bare(opt, errors),
         }
         let slot: Option<&mut Option<&'a Opt>> = match opt.name {

@@ -121,31 +121,20 @@ impl Type {
     /// A hint for a word that names no type: names from other FQL dialects
     /// map to ours, anything else gets the nearest spelling.
     pub fn suggest(word: &str) -> Option<String> {
-        let known = match word {
-            "string" | "text" => Some("str"),
-            "float" | "double" | "float64" | "real" | "number" => Some("num"),
-            "integer" | "long" | "int64" => Some("int"),
-            "uint" => {
-                return Some(
-                    "use `int`; an unsigned encoding is a value option, as in `<int[u64]>`".into(),
-                );
-            }
-            "boolean" => Some("bool"),
-            "blob" | "binary" => Some("bytes"),
-            "versionstamp" | "version" => Some("vstamp"),
-            _ => None,
+        if word == "uint" {
+            return Some(
+                "use `int`; an unsigned encoding is a value option, as in `<int[u64]>`".into(),
+            );
+        }
+        let alias = |w: &str| {
+            TYPE_ALIASES
+                .iter()
+                .find(|(alias, _)| *alias == w)
+                .map(|(_, name)| *name)
         };
-        let name = known
+        let name = alias(word)
             .or_else(|| nearest(word, Type::ALL.iter().map(|t| t.name())))
-            .or_else(|| {
-                let alias = nearest(word, ["string", "float", "integer", "boolean"].into_iter())?;
-                Type::suggest(alias).map(|_| match alias {
-                    "string" => "str",
-                    "float" => "num",
-                    "integer" => "int",
-                    _ => "bool",
-                })
-            })?;
+            .or_else(|| alias(nearest(word, TYPE_ALIASES.iter().map(|(a, _)| *a))?))?;
         Some(format!("did you mean `{name}`?"))
     }
 }
@@ -155,6 +144,25 @@ impl fmt::Display for Type {
         f.write_str(self.name())
     }
 }
+
+/// Type names of other dialects and languages, and the FQL type each means.
+const TYPE_ALIASES: [(&str, &str); 15] = [
+    ("string", "str"),
+    ("text", "str"),
+    ("float", "num"),
+    ("double", "num"),
+    ("float64", "num"),
+    ("real", "num"),
+    ("number", "num"),
+    ("integer", "int"),
+    ("long", "int"),
+    ("int64", "int"),
+    ("boolean", "bool"),
+    ("blob", "bytes"),
+    ("binary", "bytes"),
+    ("versionstamp", "vstamp"),
+    ("version", "vstamp"),
+];
 
 /// The argument an option takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -266,6 +274,40 @@ impl OptName {
             OptName::Sep => ArgKind::Str,
             _ => ArgKind::None,
         }
+    }
+
+    /// Whether the option shapes a query (`[reverse] /a(...)`) rather than
+    /// an encoding (`=7[i64]`).
+    pub fn is_query(self) -> bool {
+        matches!(
+            self,
+            OptName::Reverse | OptName::Limit | OptName::Mode | OptName::Snapshot | OptName::Strict
+        )
+    }
+
+    /// The width an alias such as `i64` or `f32` stands for.
+    pub fn alias_width(self) -> Option<u32> {
+        match self {
+            OptName::I8 | OptName::U8 => Some(8),
+            OptName::I16 | OptName::U16 => Some(16),
+            OptName::I32 | OptName::U32 | OptName::F32 => Some(32),
+            OptName::I64 | OptName::U64 | OptName::F64 => Some(64),
+            OptName::F80 => Some(80),
+            _ => None,
+        }
+    }
+
+    /// Whether the option is a num width alias: `f32`, `f64`, `f80`.
+    pub fn is_num_alias(self) -> bool {
+        matches!(self, OptName::F32 | OptName::F64 | OptName::F80)
+    }
+
+    /// Whether the option makes an int unsigned: `unsigned` and `u8` ...
+    pub fn is_unsigned(self) -> bool {
+        matches!(
+            self,
+            OptName::Unsigned | OptName::U8 | OptName::U16 | OptName::U32 | OptName::U64
+        )
     }
 
     /// A hint for a word that names no option.

@@ -37,14 +37,6 @@ impl Span {
         self.start as usize..self.end as usize
     }
 
-    /// The span from the start of `self` to the end of `other`.
-    pub fn to(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
-    }
-
     /// Length in bytes.
     pub fn len(self) -> usize {
         (self.end - self.start) as usize

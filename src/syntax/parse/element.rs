@@ -4,8 +4,6 @@
 use super::lex::{
     backtrack, fail, hspace, is_name, is_name_start, peek, starts_statement, take_bytes, word,
 };
-use compact_str::CompactString;
-
 use super::{PResult, Parser};
 use crate::syntax::ast::{
     Cast, Elem, ElemKind, Ident, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span,
@@ -45,8 +43,7 @@ impl<'a> Parser<'a> {
                 (rest, ElemKind::Tuple(t))
             }
             Some(b'"') => {
-                let mut text = CompactString::const_new("");
-                let rest = self.string_into(i, &mut text)?;
+                let (rest, text) = self.string(i)?;
                 (rest, ElemKind::Str(text))
             }
             Some(b'<') => {
@@ -117,10 +114,7 @@ impl<'a> Parser<'a> {
         loop {
             match peek(i) {
                 Some(b')') => break,
-                None => return fail(self.unclosed(open, '(', ')', i)),
-                _ if crossed && starts_statement(i) => {
-                    return fail(self.unclosed(open, '(', ')', i));
-                }
+                _ if tuple_ended(i, crossed) => return fail(self.unclosed(open, '(', ')', i)),
                 Some(b',') => {
                     self.report(ParseError::EmptyElement {
                         at: self.span_of(&i[..1]),
@@ -137,8 +131,7 @@ impl<'a> Parser<'a> {
                     }
                     match peek(i) {
                         Some(b')') => break,
-                        None => return fail(self.unclosed(open, '(', ')', i)),
-                        _ if crossed && starts_statement(i) => {
+                        _ if tuple_ended(i, crossed) => {
                             return fail(self.unclosed(open, '(', ')', i));
                         }
                         _ => {}
@@ -170,10 +163,7 @@ impl<'a> Parser<'a> {
             match peek(i) {
                 Some(b',') => (i, crossed) = self.gap(&i[1..]),
                 Some(b')') => break,
-                None => return fail(self.unclosed(open, '(', ')', i)),
-                _ if crossed && starts_statement(i) => {
-                    return fail(self.unclosed(open, '(', ')', i));
-                }
+                _ if tuple_ended(i, crossed) => return fail(self.unclosed(open, '(', ')', i)),
                 _ => return fail(self.expected(i, "`,` or `)`", None)),
             }
         }
@@ -364,4 +354,10 @@ impl<'a> Parser<'a> {
         let span = self.span_from(start, after);
         Ok((after, name.map(|name| Opt { name, arg, span })))
     }
+}
+
+/// Whether the text of a tuple has run out: the input ended, or a line break
+/// led to a line that starts the next statement.
+fn tuple_ended(i: &str, crossed: bool) -> bool {
+    i.is_empty() || (crossed && starts_statement(i))
 }

@@ -19,6 +19,11 @@ pub(super) fn take_bytes(i: &str, f: impl Fn(u8) -> bool) -> (&str, &str) {
     (&i[n..], &i[..n])
 }
 
+/// The text after a line break (LF or CRLF) at `i`, if there is one.
+pub(super) fn line_break(i: &str) -> Option<&str> {
+    i.strip_prefix('\n').or_else(|| i.strip_prefix("\r\n"))
+}
+
 /// Spaces and tabs.
 pub(super) fn hspace(i: &str) -> &str {
     i.trim_start_matches([' ', '\t'])
@@ -279,7 +284,7 @@ impl<'a> Parser<'a> {
         if peek(i) == Some(b'%') {
             i = self.comment(i);
         }
-        if let Some(rest) = i.strip_prefix("\r\n").or_else(|| i.strip_prefix('\n')) {
+        if let Some(rest) = line_break(i) {
             return Ok((rest, ()));
         }
         if i.is_empty() {
@@ -303,15 +308,11 @@ impl<'a> Parser<'a> {
         loop {
             let line = i;
             i = hspace(i);
-            let blank = !matches!(peek(i), Some(b'%'));
+            let blank = peek(i) != Some(b'%');
             if !blank {
                 i = self.comment(i);
             }
-            i = i
-                .strip_prefix('\r')
-                .filter(|r| r.starts_with('\n'))
-                .unwrap_or(i);
-            match i.strip_prefix('\n') {
+            match line_break(i) {
                 Some(rest) => {
                     if blank {
                         self.blank_lines.push(self.pos(line) as u32);

@@ -9,7 +9,7 @@ use nom::bytes::complete::{tag, take_while_m_n};
 use nom::character::complete::digit1;
 use num_bigint::BigInt;
 
-use super::lex::{is_name_byte, peek, take_bytes};
+use super::lex::{fail, is_name_byte, peek, take_bytes};
 use super::{Fail, PResult, Parser};
 use crate::syntax::ast::{ElemKind, Int, Num, Span, Uuid, Vstamp};
 use crate::syntax::error::ParseError;
@@ -29,37 +29,19 @@ impl<'a> Parser<'a> {
     /// A double-quoted string with the escapes `\"`, `\\` and `\n`. The
     /// caller has seen the `"`.
     pub(super) fn string(&mut self, i: &'a str) -> PResult<'a, CompactString> {
-        let mut text = CompactString::const_new("");
-        let rest = self.string_into(i, &mut text)?;
-        Ok((rest, text))
-    }
-
-    /// [`Parser::string`] into `text`, which the caller owns: a string
-    /// returned inside a result is moved in odd-sized pieces (the result's
-    /// tag lives in the string's last byte), which stalls the loads after.
-    pub(super) fn string_into(
-        &mut self,
-        i: &'a str,
-        text: &mut CompactString,
-    ) -> Result<&'a str, nom::Err<super::Fail>> {
         let open = self.pos(i);
         let mut i = &i[1..];
-        // Most strings are short and have no escape: find the end and copy
-        // once.
-        let n = i
-            .bytes()
-            .position(|b| matches!(b, b'"' | b'\\' | b'\n'))
-            .unwrap_or(i.len());
-        if i.as_bytes().get(n) == Some(&b'"') {
-            text.push_str(&i[..n]);
-            return Ok(&i[n + 1..]);
-        }
+        let mut text = CompactString::const_new("");
         loop {
-            let n = memchr::memchr3(b'"', b'\\', b'\n', i.as_bytes()).unwrap_or(i.len());
+            // Strings are mostly short: a plain scan beats a call to memchr.
+            let n = i
+                .bytes()
+                .position(|b| matches!(b, b'"' | b'\\' | b'\n'))
+                .unwrap_or(i.len());
             text.push_str(&i[..n]);
             i = &i[n..];
             match peek(i) {
-                Some(b'"') => return Ok(&i[1..]),
+                Some(b'"') => return Ok((&i[1..], text)),
                 Some(b'\\') => {
                     let esc = i[1..].chars().next();
                     let len = 1 + esc.map_or(0, char::len_utf8);
@@ -83,13 +65,13 @@ impl<'a> Parser<'a> {
                     let help = (peek(i) == Some(b'\n')).then(|| {
                         "a string cannot span lines; write `\\n` for a line break".to_string()
                     });
-                    return Err(super::lex::failure(ParseError::Unclosed {
+                    return fail(ParseError::Unclosed {
                         open: '"',
                         close: '"',
                         at: Span::new(open, open + 1),
                         end: Span::at(self.pos(i)),
                         help,
-                    }));
+                    });
                 }
             }
         }

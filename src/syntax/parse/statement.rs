@@ -2,7 +2,8 @@
 //! statements, and recovery after an error.
 
 use super::lex::{
-    fail, failure, hspace, is_name_byte, is_name_start, junk, peek, recover, take_bytes, word,
+    fail, failure, hspace, is_name_byte, is_name_start, junk, line_break, peek, recover,
+    take_bytes, word,
 };
 use super::{PResult, Parser};
 use crate::syntax::ast::{
@@ -20,19 +21,18 @@ impl<'a> Parser<'a> {
             if i.is_empty() {
                 return items;
             }
-            let errors_before = self.errors.len();
-            match self.item(i, &mut items) {
-                Ok(rest) => {
-                    // A statement with an error is left out, so the checker
-                    // does not report what follows from it; an unknown meta
-                    // statement stays, as the boundary it was meant to be.
-                    if self.errors.len() != errors_before
-                        && matches!(items.last(), Some(Item::Statement(_)))
-                    {
-                        items.pop();
-                    }
-                    i = rest;
-                }
+            let (errors_before, items_before) = (self.errors.len(), items.len());
+            let result = self.item(i, &mut items);
+            // A statement with an error is left out, so the checker does not
+            // report what follows from it; an unknown meta statement stays,
+            // as the boundary it was meant to be.
+            let flawed = self.errors.len() != errors_before
+                && matches!(items.last(), Some(Item::Statement(_)));
+            if result.is_err() || flawed {
+                items.truncate(items_before);
+            }
+            match result {
+                Ok(rest) => i = rest,
                 Err(nom::Err::Error(f) | nom::Err::Failure(f)) => {
                     let error = match f.error {
                         Some(e) => *e,
@@ -72,7 +72,7 @@ impl<'a> Parser<'a> {
                 if peek(j) == Some(b'%') {
                     j = self.comment(j);
                 }
-                if let Some(next) = j.strip_prefix("\r\n").or_else(|| j.strip_prefix('\n')) {
+                if let Some(next) = line_break(j) {
                     j = hspace(next);
                 }
                 if peek(j) != Some(b'/') {
