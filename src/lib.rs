@@ -21,4 +21,5 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod kv;
 pub mod syntax;

@@ -1,0 +1,42 @@
+//! Key-value storage: one transaction interface, several backends.
+//!
+//! Everything above this module (directories, planner, executor, mutex,
+//! schema checks) talks to a [`Database`] and its [`Transaction`]s and cannot
+//! tell which backend it runs on. The interface is shaped after FoundationDB's
+//! client API, so the FoundationDB backend is a thin adapter and the embedded
+//! backend has to earn FDB's semantics: serializable optimistic transactions
+//! with read-your-writes, byte-ordered keys, versionstamps, watches, FDB's size
+//! limits and FDB's error codes.
+//!
+//! ```
+//! use fql::kv::{self, Database, RangeOption};
+//!
+//! let db = kv::embedded::Embedded::memory();
+//! db.run(|tx, _| {
+//!     tx.set(b"a", b"1")?;
+//!     tx.set(b"b", b"2")
+//! })
+//! .unwrap();
+//! let rows = db
+//!     .run(|tx, _| kv::collect_range(tx, &RangeOption::new(b"a", b"z"), false))
+//!     .unwrap();
+//! assert_eq!(rows.len(), 2);
+//! ```
+
+// pub mod embedded;
+mod error;
+mod range;
+mod retry;
+mod transaction;
+mod watch;
+
+pub use error::{Error, Result};
+pub use range::{
+    KeyValue, RangeCursor, RangeOption, RangeResult, StreamingMode, collect_range, key_after,
+    strinc,
+};
+pub use retry::{MaybeCommitted, RetryOptions, run, run_with};
+pub use transaction::{
+    Committed, ConflictRangeType, Database, Limits, MutationType, Transaction, TransactionOption,
+};
+pub use watch::{Watch, WatchFuture};

@@ -1,0 +1,187 @@
+//! Errors of the transaction interface.
+//!
+//! Where FoundationDB has an error for a situation, the variant carries its
+//! name and code, so a message reads the same on every backend and the retry
+//! loop can decide what to retry from the code alone.
+
+use std::fmt;
+
+/// Shorthand for results of the transaction interface.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error from a backend or from the transaction interface.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// 1007: the transaction read or committed more than five seconds after
+    /// its read version was taken. Retryable.
+    #[error("transaction_too_old (1007): the transaction is older than the 5 second limit")]
+    TransactionTooOld,
+    /// 1020: another transaction wrote a key this one read. Retryable.
+    #[error(
+        "not_committed (1020): the transaction conflicted with another transaction and was not committed"
+    )]
+    NotCommitted,
+    /// 1021: the commit may or may not have been applied. Retryable, but
+    /// only by code that is idempotent or checks what happened.
+    #[error("commit_unknown_result (1021): the transaction may or may not have committed")]
+    CommitUnknownResult,
+    /// 1025: the transaction was cancelled, or a watch outlived a
+    /// transaction that never committed.
+    #[error("transaction_cancelled (1025): the transaction was cancelled")]
+    TransactionCancelled,
+    /// 1031: the transaction ran past its timeout.
+    #[error("transaction_timed_out (1031): the operation timed out")]
+    TransactionTimedOut,
+    /// 1032: more watches than the database allows are outstanding.
+    #[error("too_many_watches (1032): more than {limit} watches are outstanding")]
+    TooManyWatches {
+        /// The database's watch limit.
+        limit: usize,
+    },
+    /// 1036: a read touched a key whose value is only known at commit (a
+    /// versionstamped value written by this transaction).
+    #[error(
+        "accessed_unreadable (1036): this transaction wrote the key with a versionstamp, so its value is unknown until commit"
+    )]
+    AccessedUnreadable,
+    /// 2000: an operation was used in a way FDB rejects.
+    #[error("client_invalid_operation (2000): {0}")]
+    InvalidOperation(String),
+    /// 2004: keys starting with `0xff` belong to the system.
+    #[error("key_outside_legal_range (2004): keys starting with 0xff are reserved for the system")]
+    KeyOutsideLegalRange,
+    /// 2005: a range whose begin sorts after its end.
+    #[error("inverted_range (2005): the range begins after it ends")]
+    InvertedRange,
+    /// 2101: the transaction's mutations and conflict ranges exceed the limit.
+    #[error(
+        "transaction_too_large (2101): the transaction writes {size} bytes; the limit is {limit}"
+    )]
+    TransactionTooLarge {
+        /// Bytes the transaction would write.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// 2102: a key is longer than the limit.
+    #[error("key_too_large (2102): a key of {size} bytes is over the limit of {limit}")]
+    KeyTooLarge {
+        /// The key's length.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// 2103: a value is longer than the limit.
+    #[error("value_too_large (2103): a value of {size} bytes is over the limit of {limit}")]
+    ValueTooLarge {
+        /// The value's length.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// 2210: `exact` streaming mode needs a limit.
+    #[error("exact_mode_without_limits (2210): the exact streaming mode needs a limit")]
+    ExactModeWithoutLimits,
+    /// Any other FDB error, by code, as the FoundationDB client reported it.
+    #[error("{message} ({code})")]
+    Fdb {
+        /// FDB's error code.
+        code: i32,
+        /// FDB's description.
+        message: String,
+    },
+    /// The storage under a backend failed: an unreadable file, a full disk,
+    /// a file that is not an fql database.
+    #[error("storage error: {0}")]
+    Storage(String),
+}
+
+impl Error {
+    /// FDB's numeric code; 4000 (`unknown_error`) for storage failures.
+    pub fn code(&self) -> i32 {
+        match self {
+            Error::TransactionTooOld => 1007,
+            Error::NotCommitted => 1020,
+            Error::CommitUnknownResult => 1021,
+            Error::TransactionCancelled => 1025,
+            Error::TransactionTimedOut => 1031,
+            Error::TooManyWatches { .. } => 1032,
+            Error::AccessedUnreadable => 1036,
+            Error::InvalidOperation(_) => 2000,
+            Error::KeyOutsideLegalRange => 2004,
+            Error::InvertedRange => 2005,
+            Error::TransactionTooLarge { .. } => 2101,
+            Error::KeyTooLarge { .. } => 2102,
+            Error::ValueTooLarge { .. } => 2103,
+            Error::ExactModeWithoutLimits => 2210,
+            Error::Fdb { code, .. } => *code,
+            Error::Storage(_) => 4000,
+        }
+    }
+
+    /// FDB's name for the error.
+    pub fn name(&self) -> &'static str {
+        match self.code() {
+            1007 => "transaction_too_old",
+            1009 => "future_version",
+            1020 => "not_committed",
+            1021 => "commit_unknown_result",
+            1025 => "transaction_cancelled",
+            1031 => "transaction_timed_out",
+            1032 => "too_many_watches",
+            1036 => "accessed_unreadable",
+            1037 => "process_behind",
+            1038 => "database_locked",
+            1039 => "cluster_version_changed",
+            1042 => "proxy_memory_limit_exceeded",
+            1051 => "batch_transaction_throttled",
+            1213 => "tag_throttled",
+            2000 => "client_invalid_operation",
+            2004 => "key_outside_legal_range",
+            2005 => "inverted_range",
+            2101 => "transaction_too_large",
+            2102 => "key_too_large",
+            2103 => "value_too_large",
+            2210 => "exact_mode_without_limits",
+            _ => "unknown_error",
+        }
+    }
+
+    /// Whether running the transaction again may succeed: FDB's
+    /// `retryable` predicate.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self.code(),
+            1007 | 1009 | 1020 | 1021 | 1037 | 1038 | 1039 | 1042 | 1051 | 1213
+        )
+    }
+
+    /// Whether the transaction may have committed although it reported an
+    /// error: FDB's `maybe_committed` predicate.
+    pub fn is_maybe_committed(&self) -> bool {
+        matches!(self.code(), 1021 | 1039)
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Error::Storage(e.to_string())
+    }
+}
+
+/// Displays a byte string the way FDB tools do: printable ASCII as is,
+/// everything else as `\xNN`.
+pub(crate) struct Printable<'a>(pub &'a [u8]);
+
+impl fmt::Display for Printable<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for &b in self.0 {
+            if (0x20..0x7f).contains(&b) && b != b'\\' {
+                write!(f, "{}", b as char)?;
+            } else {
+                write!(f, "\\x{b:02x}")?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,181 @@
+//! The transaction interface every backend implements.
+
+use super::{RangeOption, RangeResult, Result, Watch};
+
+/// A database: a factory of transactions.
+///
+/// The trait is object safe, so the CLI can pick a backend at run time and
+/// everything above holds an `Arc<dyn Database>`. The retry loop is
+/// [`Database::run`], available on every database.
+pub trait Database: Send + Sync {
+    /// A new transaction. Its read version is taken at its first read.
+    fn create_trx(&self) -> Result<Box<dyn Transaction>>;
+
+    /// A short description for messages: the file, or the cluster.
+    fn describe(&self) -> String;
+}
+
+impl dyn Database + '_ {
+    /// Runs `f` in a transaction and commits, retrying retryable errors with
+    /// backoff: see [`run`](super::run).
+    pub fn run<T, E>(
+        &self,
+        f: impl FnMut(&mut dyn Transaction, super::MaybeCommitted) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<super::Error> + super::retry::AsKvError,
+    {
+        super::run(self, f)
+    }
+}
+
+/// One transaction: reads see a consistent snapshot plus the transaction's
+/// own writes; writes are buffered and applied atomically at commit, which
+/// fails with `not_committed` if a key this transaction read (without
+/// `snapshot`) was written by a transaction that committed after this one's
+/// read version.
+///
+/// Keys must not start with `0xff`; writes check FDB's size limits when they
+/// are made, so an over-size write fails at the statement that made it and
+/// nothing is written.
+pub trait Transaction: Send {
+    /// The version this transaction reads at; taken at the first read.
+    fn read_version(&mut self) -> Result<u64>;
+
+    /// The value of `key`, or `None`.
+    fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>>;
+
+    /// One batch of a range read; `iteration` (from 1) sizes the batch in
+    /// the `Iterator` streaming mode. See [`RangeCursor`](super::RangeCursor).
+    fn get_range(
+        &mut self,
+        range: &RangeOption,
+        iteration: usize,
+        snapshot: bool,
+    ) -> Result<RangeResult>;
+
+    /// Writes `value` at `key`.
+    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
+
+    /// Removes `key`.
+    fn clear(&mut self, key: &[u8]) -> Result<()>;
+
+    /// Removes every key in `begin <= key < end`.
+    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()>;
+
+    /// An atomic read-modify-write applied at commit, with no read conflict.
+    ///
+    /// For [`MutationType::SetVersionstampedKey`] the last four bytes of
+    /// `key` are a little-endian offset at which the commit writes the
+    /// 10-byte versionstamp (the four bytes are dropped); for
+    /// [`MutationType::SetVersionstampedValue`] the same holds for `param`.
+    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()>;
+
+    /// Adds a conflict range by hand, as the directory layer's allocator does.
+    fn add_conflict_range(&mut self, begin: &[u8], end: &[u8], ty: ConflictRangeType)
+    -> Result<()>;
+
+    /// Sets a transaction option.
+    fn set_option(&mut self, option: TransactionOption) -> Result<()>;
+
+    /// A watch on `key`: resolves once a commit after this transaction's
+    /// changes the key's value. Registered when this transaction commits; if
+    /// it never does, the watch fails with `transaction_cancelled`.
+    fn watch(&mut self, key: &[u8]) -> Result<Watch>;
+
+    /// Applies the buffered writes atomically. After a successful commit
+    /// the transaction is spent; reset it to use it again.
+    fn commit(&mut self) -> Result<Committed>;
+
+    /// FDB's `on_error`: for a retryable error, waits a backoff and resets
+    /// the transaction so the caller can run it again; for any other error,
+    /// returns it.
+    fn on_error(&mut self, error: Error) -> Result<()>;
+
+    /// Drops every read and write and starts afresh.
+    fn reset(&mut self);
+}
+
+use super::Error;
+
+/// The outcome of a commit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Committed {
+    /// The commit version; `None` for a transaction that wrote nothing.
+    pub version: Option<u64>,
+    /// The 10-byte transaction part of every versionstamp written by the
+    /// commit: the version, 8 bytes big-endian, then a 2-byte batch order.
+    pub versionstamp: Option<[u8; 10]>,
+}
+
+/// Atomic operations, as FDB's mutation types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MutationType {
+    /// Little-endian integer addition, wrapping, at the parameter's width.
+    Add,
+    /// Bitwise and.
+    BitAnd,
+    /// Bitwise or.
+    BitOr,
+    /// Bitwise xor.
+    BitXor,
+    /// Appends the parameter if the result stays within the value limit.
+    AppendIfFits,
+    /// The larger as little-endian unsigned integers.
+    Max,
+    /// The smaller as little-endian unsigned integers.
+    Min,
+    /// The byte-wise smaller.
+    ByteMin,
+    /// The byte-wise larger.
+    ByteMax,
+    /// Writes the key with a versionstamp inside it.
+    SetVersionstampedKey,
+    /// Writes a value with a versionstamp inside it.
+    SetVersionstampedValue,
+    /// Clears the key if its value equals the parameter.
+    CompareAndClear,
+}
+
+/// Which side of the conflict check a manual conflict range belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConflictRangeType {
+    /// Fail this transaction's commit if another commit wrote the range.
+    Read,
+    /// Fail other transactions that read the range.
+    Write,
+}
+
+/// Transaction options, as FDB's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransactionOption {
+    /// The next write adds no write conflict range.
+    NextWriteNoWriteConflictRange,
+    /// Fail with `transaction_timed_out` after this many milliseconds; 0
+    /// means no timeout.
+    Timeout(u64),
+    /// Retry at most this many times in `on_error`; -1 means no limit.
+    RetryLimit(i64),
+}
+
+/// FDB's size limits, which the embedded backend enforces by default so
+/// that what works there works on a cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest key, in bytes.
+    pub key: usize,
+    /// Longest value, in bytes.
+    pub value: usize,
+    /// Most bytes of mutations and write conflict ranges in one commit.
+    pub transaction: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            key: 10_000,
+            value: 100_000,
+            transaction: 10_000_000,
+        }
+    }
+}
