@@ -9,7 +9,7 @@
 //! limits and FDB's error codes.
 //!
 //! ```
-//! use fql::kv::{self, Database, RangeOption};
+//! use fql::kv::{self, DatabaseExt, RangeOption};
 //!
 //! let db = kv::embedded::Embedded::memory();
 //! db.run(|tx, _| {
@@ -23,7 +23,7 @@
 //! assert_eq!(rows.len(), 2);
 //! ```
 
-// pub mod embedded;
+pub mod embedded;
 mod error;
 mod range;
 mod retry;
@@ -37,6 +37,7 @@ pub use range::{
 };
 pub use retry::{MaybeCommitted, RetryOptions, run, run_with};
 pub use transaction::{
-    Committed, ConflictRangeType, Database, Limits, MutationType, Transaction, TransactionOption,
+    Committed, ConflictRangeType, Database, DatabaseExt, Limits, MutationType, Transaction,
+    TransactionOption,
 };
 pub use watch::{Watch, WatchFuture};

@@ -4,8 +4,6 @@
 //! name and code, so a message reads the same on every backend and the retry
 //! loop can decide what to retry from the code alone.
 
-use std::fmt;
-
 /// Shorthand for results of the transaction interface.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -166,22 +164,5 @@ impl Error {
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
         Error::Storage(e.to_string())
-    }
-}
-
-/// Displays a byte string the way FDB tools do: printable ASCII as is,
-/// everything else as `\xNN`.
-pub(crate) struct Printable<'a>(pub &'a [u8]);
-
-impl fmt::Display for Printable<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for &b in self.0 {
-            if (0x20..0x7f).contains(&b) && b != b'\\' {
-                write!(f, "{}", b as char)?;
-            } else {
-                write!(f, "\\x{b:02x}")?;
-            }
-        }
-        Ok(())
     }
 }

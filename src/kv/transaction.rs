@@ -6,7 +6,7 @@ use super::{RangeOption, RangeResult, Result, Watch};
 ///
 /// The trait is object safe, so the CLI can pick a backend at run time and
 /// everything above holds an `Arc<dyn Database>`. The retry loop is
-/// [`Database::run`], available on every database.
+/// [`DatabaseExt::run`], available on every database.
 pub trait Database: Send + Sync {
     /// A new transaction. Its read version is taken at its first read.
     fn create_trx(&self) -> Result<Box<dyn Transaction>>;
@@ -15,17 +15,45 @@ pub trait Database: Send + Sync {
     fn describe(&self) -> String;
 }
 
-impl dyn Database + '_ {
-    /// Runs `f` in a transaction and commits, retrying retryable errors with
-    /// backoff: see [`run`](super::run).
-    pub fn run<T, E>(
+/// The retry loop on every database, `dyn` or not: see [`run`](super::run).
+pub trait DatabaseExt: Database {
+    /// Runs `f` in a transaction and commits, retrying retryable errors
+    /// with backoff.
+    fn run<T, E>(
         &self,
         f: impl FnMut(&mut dyn Transaction, super::MaybeCommitted) -> Result<T, E>,
     ) -> Result<T, E>
     where
         E: From<super::Error> + super::retry::AsKvError,
     {
-        super::run(self, f)
+        super::run(self.as_dyn(), f)
+    }
+
+    /// [`DatabaseExt::run`] with bounds, returning the commit's outcome too.
+    fn run_with<T, E>(
+        &self,
+        options: super::RetryOptions,
+        f: impl FnMut(&mut dyn Transaction, super::MaybeCommitted) -> Result<T, E>,
+    ) -> Result<(T, Committed), E>
+    where
+        E: From<super::Error> + super::retry::AsKvError,
+    {
+        super::run_with(self.as_dyn(), options, f)
+    }
+
+    #[doc(hidden)]
+    fn as_dyn(&self) -> &dyn Database;
+}
+
+impl<D: Database> DatabaseExt for D {
+    fn as_dyn(&self) -> &dyn Database {
+        self
+    }
+}
+
+impl DatabaseExt for dyn Database + '_ {
+    fn as_dyn(&self) -> &dyn Database {
+        self
     }
 }
 

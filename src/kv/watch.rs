@@ -7,7 +7,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
-use super::{Error, Result};
+use super::Result;
 
 /// A future that resolves when the watched key changes, or with an error
 /// when the watch can no longer fire (its transaction never committed, the
@@ -134,10 +134,4 @@ impl Future for WatchFuture {
             }
         }
     }
-}
-
-/// The error a watch resolves with when its transaction is dropped or reset
-/// before it commits.
-pub(crate) fn cancelled() -> Error {
-    Error::TransactionCancelled
 }

@@ -1,0 +1,150 @@
+//! The embedded backend: FDB's semantics with no server.
+//!
+//! A database is a SQLite file that any number of processes may open at
+//! once, or a private in-memory store. Both give serializable transactions
+//! with FDB's optimistic concurrency: reads see one snapshot and the
+//! transaction's own writes; a commit fails with `not_committed` if a
+//! transaction that committed after the read version wrote a key this one
+//! read. Versionstamps come from a commit version kept in the store, so they
+//! increase for the life of a file, across restarts and processes.
+
+mod atomic;
+mod buffer;
+mod commit;
+mod memory;
+mod ranges;
+mod read;
+mod sqlite;
+mod store;
+mod tx;
+mod watches;
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::kv::{Database, Error, Limits, Result, Transaction};
+
+pub use watches::{MAX_WATCHES, POLL_INTERVAL};
+
+/// A failure to inject into the next commits, to exercise retry paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The commit fails with `not_committed` and writes nothing.
+    NotCommitted,
+    /// The commit fails with `commit_unknown_result`; `applied` says
+    /// whether its writes were in fact applied.
+    UnknownResult {
+        /// Whether the writes landed.
+        applied: bool,
+    },
+}
+
+impl Fault {
+    fn error(self) -> Error {
+        match self {
+            Fault::NotCommitted => Error::NotCommitted,
+            Fault::UnknownResult { .. } => Error::CommitUnknownResult,
+        }
+    }
+}
+
+/// An embedded database. Cheap to clone; clones share the store.
+#[derive(Clone)]
+pub struct Embedded {
+    shared: Arc<Shared>,
+}
+
+pub(crate) struct Shared {
+    store: Box<dyn store::Store>,
+    limits: Limits,
+    faults: Mutex<VecDeque<Fault>>,
+    watches: watches::Watches,
+}
+
+impl Shared {
+    fn take_fault(&self) -> Option<Fault> {
+        self.faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front()
+    }
+}
+
+impl Embedded {
+    /// A new, empty database that lives in this process's memory.
+    pub fn memory() -> Embedded {
+        Embedded::with_store(Box::<memory::MemoryStore>::default(), Limits::default())
+    }
+
+    /// Opens the database file at `path`, creating it if it does not exist.
+    /// Its directory must exist.
+    pub fn open(path: impl AsRef<Path>) -> Result<Embedded> {
+        Embedded::open_with_limits(path, Limits::default())
+    }
+
+    /// [`Embedded::open`] with other size limits.
+    pub fn open_with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Embedded> {
+        let store = sqlite::SqliteStore::open(path.as_ref())?;
+        Ok(Embedded::with_store(Box::new(store), limits))
+    }
+
+    /// [`Embedded::memory`] with other size limits.
+    pub fn memory_with_limits(limits: Limits) -> Embedded {
+        Embedded::with_store(Box::<memory::MemoryStore>::default(), limits)
+    }
+
+    fn with_store(store: Box<dyn store::Store>, limits: Limits) -> Embedded {
+        Embedded {
+            shared: Arc::new(Shared {
+                store,
+                limits,
+                faults: Mutex::default(),
+                watches: watches::Watches::default(),
+            }),
+        }
+    }
+
+    /// Makes the next `n` commits that write something fail with `fault`.
+    pub fn inject_faults(&self, n: usize, fault: Fault) {
+        let mut faults = self.shared.faults.lock().unwrap_or_else(|e| e.into_inner());
+        faults.extend(std::iter::repeat_n(fault, n));
+    }
+
+    /// The database file used when none is given: `fql.db` in the user's
+    /// data directory (`$XDG_DATA_HOME/fql`, else `~/.local/share/fql`),
+    /// or in the current directory when there is no home.
+    pub fn default_path() -> PathBuf {
+        let base = std::env::var_os("XDG_DATA_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(|h| PathBuf::from(h).join(".local/share"))
+            });
+        match base {
+            Some(dir) => dir.join("fql").join("fql.db"),
+            None => PathBuf::from("fql.db"),
+        }
+    }
+}
+
+impl Database for Embedded {
+    fn create_trx(&self) -> Result<Box<dyn Transaction>> {
+        Ok(Box::new(tx::EmbeddedTx::new(self.shared.clone())))
+    }
+
+    fn describe(&self) -> String {
+        match self.shared.store.describe().as_str() {
+            "memory" => "embedded in-memory database".into(),
+            path => format!("embedded database {path}"),
+        }
+    }
+}
+
+impl std::fmt::Debug for Embedded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Embedded({})", self.shared.store.describe())
+    }
+}

@@ -1,0 +1,167 @@
+//! The arithmetic of FDB's atomic operations, applied at commit.
+
+use crate::kv::{Error, MutationType, Result};
+
+/// The new value after `op` with `param` on the current value; `None`
+/// clears the key.
+///
+/// As in FDB, a missing value takes the parameter as is (except
+/// `CompareAndClear`, which leaves it missing), and the integer and bitwise
+/// operations work at the parameter's width: the current value is
+/// zero-padded or truncated to it.
+pub(crate) fn apply(
+    op: MutationType,
+    current: Option<&[u8]>,
+    param: &[u8],
+    value_limit: usize,
+) -> Option<Vec<u8>> {
+    use MutationType::*;
+    let Some(cur) = current else {
+        return match op {
+            CompareAndClear => None,
+            _ => Some(param.to_vec()),
+        };
+    };
+    let at_width = |cur: &[u8]| {
+        let mut v = cur[..cur.len().min(param.len())].to_vec();
+        v.resize(param.len(), 0);
+        v
+    };
+    Some(match op {
+        Add => {
+            let mut out = at_width(cur);
+            let mut carry = 0u16;
+            for (o, p) in out.iter_mut().zip(param) {
+                let sum = u16::from(*o) + u16::from(*p) + carry;
+                *o = sum as u8;
+                carry = sum >> 8;
+            }
+            out
+        }
+        BitAnd => bitwise(at_width(cur), param, |a, b| a & b),
+        BitOr => bitwise(at_width(cur), param, |a, b| a | b),
+        BitXor => bitwise(at_width(cur), param, |a, b| a ^ b),
+        AppendIfFits => {
+            if cur.len() + param.len() <= value_limit {
+                [cur, param].concat()
+            } else {
+                cur.to_vec()
+            }
+        }
+        Max | Min => {
+            let cur = at_width(cur);
+            let cur_larger = le_cmp(&cur, param) == std::cmp::Ordering::Greater;
+            if cur_larger == (op == Max) {
+                cur
+            } else {
+                param.to_vec()
+            }
+        }
+        ByteMin => cur.min(param).to_vec(),
+        ByteMax => cur.max(param).to_vec(),
+        CompareAndClear => {
+            if cur == param {
+                return None;
+            }
+            cur.to_vec()
+        }
+        SetVersionstampedKey | SetVersionstampedValue => param.to_vec(),
+    })
+}
+
+fn bitwise(mut a: Vec<u8>, b: &[u8], f: impl Fn(u8, u8) -> u8) -> Vec<u8> {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = f(*x, *y);
+    }
+    a
+}
+
+/// Compares equal-length little-endian unsigned integers.
+fn le_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    a.iter().rev().cmp(b.iter().rev())
+}
+
+/// Splits a versionstamped key or value into the bytes without their
+/// 4-byte little-endian offset suffix and the offset, checking that the
+/// 10-byte stamp fits.
+pub(crate) fn stamp_offset(bytes: &[u8]) -> Result<(Vec<u8>, usize)> {
+    let Some(split) = bytes.len().checked_sub(4) else {
+        return Err(Error::InvalidOperation(
+            "a versionstamped key or value needs a 4-byte offset at its end".into(),
+        ));
+    };
+    let (body, suffix) = bytes.split_at(split);
+    let offset = u32::from_le_bytes(suffix.try_into().expect("4 bytes")) as usize;
+    if offset + 10 > body.len() {
+        return Err(Error::InvalidOperation(format!(
+            "versionstamp offset {offset} leaves no room for 10 bytes in {} bytes",
+            body.len()
+        )));
+    }
+    Ok((body.to_vec(), offset))
+}
+
+/// Writes the stamp at `offset`.
+pub(crate) fn fill_stamp(mut body: Vec<u8>, offset: usize, stamp: &[u8; 10]) -> Vec<u8> {
+    body[offset..offset + 10].copy_from_slice(stamp);
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use MutationType::*;
+
+    fn ap(op: MutationType, cur: Option<&[u8]>, p: &[u8]) -> Option<Vec<u8>> {
+        apply(op, cur, p, 100_000)
+    }
+
+    #[test]
+    fn add_is_little_endian_at_the_parameter_width() {
+        assert_eq!(ap(Add, None, &[5, 0]), Some(vec![5, 0]));
+        assert_eq!(ap(Add, Some(&[0xff, 0]), &[1, 0]), Some(vec![0, 1]));
+        assert_eq!(ap(Add, Some(&[0xff, 0xff]), &[1, 0]), Some(vec![0, 0]));
+        assert_eq!(ap(Add, Some(&[1]), &[1, 0, 0, 0]), Some(vec![2, 0, 0, 0]));
+        assert_eq!(ap(Add, Some(&[1, 2, 3]), &[1]), Some(vec![2]));
+        let minus_one = (-1i64).to_le_bytes();
+        let r = ap(Add, Some(&10i64.to_le_bytes()), &minus_one).unwrap();
+        assert_eq!(i64::from_le_bytes(r.try_into().unwrap()), 9);
+    }
+
+    #[test]
+    fn min_max_compare_little_endian() {
+        assert_eq!(ap(Max, Some(&[0, 1]), &[0xff, 0]), Some(vec![0, 1]));
+        assert_eq!(ap(Min, Some(&[0, 1]), &[0xff, 0]), Some(vec![0xff, 0]));
+        assert_eq!(ap(ByteMax, Some(b"b"), b"ab"), Some(b"b".to_vec()));
+        assert_eq!(ap(ByteMin, Some(b"b"), b"ab"), Some(b"ab".to_vec()));
+    }
+
+    #[test]
+    fn bitwise_append_and_compare_and_clear() {
+        assert_eq!(ap(BitAnd, Some(&[0b1100]), &[0b1010]), Some(vec![0b1000]));
+        assert_eq!(ap(BitOr, Some(&[0b1100]), &[0b1010]), Some(vec![0b1110]));
+        assert_eq!(ap(BitXor, Some(&[0b1100]), &[0b1010]), Some(vec![0b0110]));
+        assert_eq!(ap(AppendIfFits, Some(b"ab"), b"c"), Some(b"abc".to_vec()));
+        assert_eq!(
+            apply(AppendIfFits, Some(b"ab"), b"c", 2),
+            Some(b"ab".to_vec())
+        );
+        assert_eq!(ap(CompareAndClear, Some(b"x"), b"x"), None);
+        assert_eq!(ap(CompareAndClear, Some(b"y"), b"x"), Some(b"y".to_vec()));
+        assert_eq!(ap(CompareAndClear, None, b"x"), None);
+    }
+
+    #[test]
+    fn stamp_offsets_are_checked() {
+        let mut key = b"k\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff".to_vec();
+        key.extend(1u32.to_le_bytes());
+        let (body, off) = stamp_offset(&key).unwrap();
+        assert_eq!((body.len(), off), (11, 1));
+        let stamped = fill_stamp(body, off, &[7; 10]);
+        assert_eq!(&stamped[1..], &[7; 10]);
+        assert!(stamp_offset(b"abc").is_err());
+        let mut short = b"k".to_vec();
+        short.extend(0u32.to_le_bytes());
+        assert!(stamp_offset(&short).is_err());
+    }
+}

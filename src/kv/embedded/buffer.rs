@@ -1,0 +1,163 @@
+//! A transaction's own writes: the mutations to apply at commit, and the
+//! view of them that later reads in the same transaction must see.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use super::atomic;
+use super::ranges::RangeSet;
+use crate::kv::MutationType;
+
+/// One write, kept in order for the commit.
+#[derive(Clone, Debug)]
+pub(crate) enum Mutation {
+    Set(Vec<u8>, Vec<u8>),
+    Clear(Vec<u8>),
+    ClearRange(Vec<u8>, Vec<u8>),
+    Atomic(MutationType, Vec<u8>, Vec<u8>),
+}
+
+/// What the transaction's writes say about one key.
+#[derive(Clone, Debug)]
+pub(crate) enum Entry {
+    /// The value is known without reading: set, cleared (`None`), or an
+    /// atomic operation on a value that was itself known.
+    Known(Option<Vec<u8>>),
+    /// Atomic operations on a value that must still be read.
+    Atomic(Vec<(MutationType, Vec<u8>)>),
+    /// A versionstamped value: unknown until commit.
+    Unreadable,
+}
+
+impl Entry {
+    /// The entry's value given the stored one; `Err` if unreadable.
+    pub fn resolve(
+        &self,
+        stored: Option<&[u8]>,
+        value_limit: usize,
+    ) -> Result<Option<Vec<u8>>, ()> {
+        match self {
+            Entry::Known(v) => Ok(v.clone()),
+            Entry::Atomic(ops) => {
+                let mut cur = stored.map(<[u8]>::to_vec);
+                for (op, param) in ops {
+                    cur = atomic::apply(*op, cur.as_deref(), param, value_limit);
+                }
+                Ok(cur)
+            }
+            Entry::Unreadable => Err(()),
+        }
+    }
+
+    /// Whether reading the entry needs the stored value.
+    pub fn needs_stored(&self) -> bool {
+        matches!(self, Entry::Atomic(_))
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct WriteBuffer {
+    pub mutations: Vec<Mutation>,
+    entries: BTreeMap<Vec<u8>, Entry>,
+    cleared: RangeSet,
+    value_limit: usize,
+}
+
+impl WriteBuffer {
+    pub fn new(value_limit: usize) -> Self {
+        WriteBuffer {
+            value_limit,
+            ..WriteBuffer::default()
+        }
+    }
+
+    pub fn set(&mut self, key: &[u8], value: &[u8]) {
+        self.entries
+            .insert(key.to_vec(), Entry::Known(Some(value.to_vec())));
+        self.mutations
+            .push(Mutation::Set(key.to_vec(), value.to_vec()));
+    }
+
+    pub fn clear(&mut self, key: &[u8]) {
+        self.entries.insert(key.to_vec(), Entry::Known(None));
+        self.mutations.push(Mutation::Clear(key.to_vec()));
+    }
+
+    pub fn clear_range(&mut self, begin: &[u8], end: &[u8]) {
+        let inside: Vec<Vec<u8>> = self
+            .entries
+            .range::<[u8], _>((Bound::Included(begin), Bound::Excluded(end)))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in inside {
+            self.entries.remove(&k);
+        }
+        self.cleared.insert(begin, end);
+        self.mutations
+            .push(Mutation::ClearRange(begin.to_vec(), end.to_vec()));
+    }
+
+    pub fn atomic(&mut self, op: MutationType, key: &[u8], param: &[u8]) {
+        self.mutations
+            .push(Mutation::Atomic(op, key.to_vec(), param.to_vec()));
+        match op {
+            // The final key is only known at commit; reads never see it.
+            MutationType::SetVersionstampedKey => return,
+            MutationType::SetVersionstampedValue => {
+                self.entries.insert(key.to_vec(), Entry::Unreadable);
+                return;
+            }
+            _ => {}
+        }
+        let known = match self.entries.get(key) {
+            Some(Entry::Known(v)) => Some(v.clone()),
+            None if self.cleared.contains(key) => Some(None),
+            _ => None,
+        };
+        let entry = match (known, self.entries.remove(key)) {
+            (Some(v), _) => Entry::Known(atomic::apply(op, v.as_deref(), param, self.value_limit)),
+            (None, Some(Entry::Unreadable)) => Entry::Unreadable,
+            (None, Some(Entry::Atomic(mut ops))) => {
+                ops.push((op, param.to_vec()));
+                Entry::Atomic(ops)
+            }
+            (None, _) => Entry::Atomic(vec![(op, param.to_vec())]),
+        };
+        self.entries.insert(key.to_vec(), entry);
+    }
+
+    /// The entry for `key`, or `Known(None)` when a range clear covers it,
+    /// or `None` when only the store knows.
+    pub fn lookup(&self, key: &[u8]) -> Option<Entry> {
+        match self.entries.get(key) {
+            Some(e) => Some(e.clone()),
+            None if self.cleared.contains(key) => Some(Entry::Known(None)),
+            None => None,
+        }
+    }
+
+    pub fn cleared(&self) -> &RangeSet {
+        &self.cleared
+    }
+
+    /// Entries in `[begin, end)`, in the read's direction.
+    pub fn entries_in<'a>(
+        &'a self,
+        begin: &'a [u8],
+        end: &'a [u8],
+        reverse: bool,
+    ) -> Box<dyn Iterator<Item = (&'a Vec<u8>, &'a Entry)> + 'a> {
+        let range = self
+            .entries
+            .range::<[u8], _>((Bound::Included(begin), Bound::Excluded(end)));
+        if reverse {
+            Box::new(range.rev())
+        } else {
+            Box::new(range)
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.mutations.is_empty()
+    }
+}

@@ -1,0 +1,134 @@
+//! The commit: check conflicts, apply the writes under one version, log
+//! what was written, register watches.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::atomic::{apply, fill_stamp, stamp_offset};
+use super::buffer::Mutation;
+use super::tx::{EmbeddedTx, MAX_AGE};
+use super::{Fault, Shared};
+use crate::kv::{Committed, Error, MutationType, Result, Transaction, key_after};
+
+/// How long the commit log remembers a commit's write ranges: longer than
+/// any transaction may live, so every live transaction can be checked.
+const LOG_WINDOW_MS: u64 = 2 * MAX_AGE.as_millis() as u64;
+
+/// The 10-byte versionstamp of a commit: the version, big-endian, then a
+/// batch order that is always 0 here (one commit per version).
+pub(crate) fn stamp_of(version: u64) -> [u8; 10] {
+    let mut stamp = [0u8; 10];
+    stamp[..8].copy_from_slice(&version.to_be_bytes());
+    stamp
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Committed> {
+    if let Some(e) = tx.take_poison() {
+        return Err(e);
+    }
+    let read = tx.read_state();
+    if read.is_some_and(|(_, at)| at.elapsed() > MAX_AGE) {
+        return Err(Error::TransactionTooOld);
+    }
+    if tx.buffer.is_empty() && tx.writes.is_empty() {
+        return commit_read_only(shared, tx);
+    }
+    let fault = shared.take_fault();
+    if let Some(f @ (Fault::NotCommitted | Fault::UnknownResult { applied: false })) = fault {
+        return Err(f.error());
+    }
+
+    let mut outcome = None;
+    shared.store.write(&mut |w| {
+        if let Some((rv, _)) = read {
+            if rv < w.log_floor()? {
+                return Err(Error::TransactionTooOld);
+            }
+            if !tx.reads.is_empty() && w.any_write_since(rv, &mut |b, e| tx.reads.overlaps(b, e))? {
+                return Err(Error::NotCommitted);
+            }
+        }
+        let version = w.version()? + 1;
+        let stamp = stamp_of(version);
+        let mut writes = tx.writes.clone();
+        for m in &tx.buffer.mutations {
+            match m {
+                Mutation::Set(k, v) => w.set(k, v)?,
+                Mutation::Clear(k) => w.clear(k)?,
+                Mutation::ClearRange(b, e) => w.clear_range(b, e)?,
+                Mutation::Atomic(MutationType::SetVersionstampedKey, k, v) => {
+                    let (body, offset) = stamp_offset(k)?;
+                    let key = fill_stamp(body, offset, &stamp);
+                    writes.insert(&key, &key_after(&key));
+                    w.set(&key, v)?;
+                }
+                Mutation::Atomic(MutationType::SetVersionstampedValue, k, p) => {
+                    let (body, offset) = stamp_offset(p)?;
+                    w.set(k, &fill_stamp(body, offset, &stamp))?;
+                }
+                Mutation::Atomic(op, k, p) => {
+                    let current = w.get(k)?;
+                    match apply(*op, current.as_deref(), p, shared.limits.value) {
+                        Some(v) => w.set(k, &v)?,
+                        None => w.clear(k)?,
+                    }
+                }
+            }
+        }
+        let now = now_ms();
+        w.log(
+            version,
+            now,
+            &mut writes.iter(),
+            now.saturating_sub(LOG_WINDOW_MS),
+        )?;
+        w.set_version(version)?;
+        let mut watched = Vec::with_capacity(tx.watches.len());
+        for (key, _) in &tx.watches {
+            watched.push(w.get(key)?);
+        }
+        outcome = Some((version, stamp, watched));
+        Ok(())
+    })?;
+    let (version, stamp, watched) = outcome.expect("set by a successful write");
+    tx.spend();
+    let watches = std::mem::take(&mut tx.watches);
+    if let Some(f @ Fault::UnknownResult { applied: true }) = fault {
+        for (_, w) in watches {
+            w.resolve(Err(Error::TransactionCancelled));
+        }
+        shared.watches.notify();
+        return Err(f.error());
+    }
+    shared.register_watches(
+        watches
+            .into_iter()
+            .zip(watched)
+            .map(|((k, f), v)| (k, v, f)),
+    );
+    shared.watches.notify();
+    Ok(Committed {
+        version: Some(version),
+        versionstamp: Some(stamp),
+    })
+}
+
+/// A transaction that wrote nothing commits without touching the store;
+/// its watches start from the values it saw.
+fn commit_read_only(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Committed> {
+    let watches = std::mem::take(&mut tx.watches);
+    let mut seen = Vec::with_capacity(watches.len());
+    for (key, _) in &watches {
+        seen.push(tx.get(key, true)?);
+    }
+    tx.spend();
+    shared.register_watches(watches.into_iter().zip(seen).map(|((k, f), v)| (k, v, f)));
+    Ok(Committed::default())
+}

@@ -1,0 +1,187 @@
+//! The in-memory store: a persistent ordered map, so a snapshot is a clone
+//! of its root and costs nothing.
+
+use std::collections::VecDeque;
+use std::ops::Bound;
+use std::sync::Mutex;
+
+use imbl::OrdMap;
+
+use super::store::{Snapshot, Store, Writer};
+use crate::kv::{KeyValue, Result};
+
+type Map = OrdMap<Vec<u8>, Vec<u8>>;
+
+#[derive(Default)]
+pub(crate) struct MemoryStore {
+    state: Mutex<State>,
+}
+
+#[derive(Clone, Default)]
+struct State {
+    map: Map,
+    version: u64,
+    floor: u64,
+    log: VecDeque<LoggedCommit>,
+}
+
+#[derive(Clone)]
+struct LoggedCommit {
+    version: u64,
+    at_ms: u64,
+    ranges: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl MemoryStore {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Store for MemoryStore {
+    fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
+        let state = self.lock();
+        Ok(Box::new(MemorySnapshot {
+            map: state.map.clone(),
+            version: state.version,
+        }))
+    }
+
+    fn write(&self, f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>) -> Result<()> {
+        let mut state = self.lock();
+        // Work on a copy (cheap: structure is shared) so a failed commit
+        // leaves nothing behind.
+        let mut work = state.clone();
+        f(&mut work)?;
+        *state = work;
+        Ok(())
+    }
+
+    fn change_token(&self) -> Result<u64> {
+        Ok(self.lock().version)
+    }
+
+    fn describe(&self) -> String {
+        "memory".into()
+    }
+}
+
+struct MemorySnapshot {
+    map: Map,
+    version: u64,
+}
+
+fn scan(map: &Map, begin: &[u8], end: &[u8], reverse: bool, limit: usize) -> Vec<KeyValue> {
+    if begin >= end {
+        return Vec::new();
+    }
+    let range = map.range::<_, [u8]>((Bound::Included(begin), Bound::Excluded(end)));
+    let row = |(k, v): (&Vec<u8>, &Vec<u8>)| KeyValue {
+        key: k.clone(),
+        value: v.clone(),
+    };
+    if reverse {
+        range.rev().take(limit).map(row).collect()
+    } else {
+        range.take(limit).map(row).collect()
+    }
+}
+
+impl Snapshot for MemorySnapshot {
+    fn version(&self) -> u64 {
+        self.version
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.map.get(key).cloned())
+    }
+
+    fn scan(
+        &mut self,
+        begin: &[u8],
+        end: &[u8],
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<KeyValue>> {
+        Ok(scan(&self.map, begin, end, reverse, limit))
+    }
+}
+
+impl Writer for State {
+    fn version(&mut self) -> Result<u64> {
+        Ok(self.version)
+    }
+
+    fn set_version(&mut self, version: u64) -> Result<()> {
+        self.version = version;
+        Ok(())
+    }
+
+    fn log_floor(&mut self) -> Result<u64> {
+        Ok(self.floor)
+    }
+
+    fn any_write_since(
+        &mut self,
+        version: u64,
+        f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<bool> {
+        Ok(self
+            .log
+            .iter()
+            .filter(|c| c.version > version)
+            .flat_map(|c| &c.ranges)
+            .any(|(b, e)| f(b, e)))
+    }
+
+    fn log(
+        &mut self,
+        version: u64,
+        now_ms: u64,
+        ranges: &mut dyn Iterator<Item = (&[u8], &[u8])>,
+        forget_before_ms: u64,
+    ) -> Result<()> {
+        while let Some(old) = self.log.front() {
+            if old.at_ms >= forget_before_ms {
+                break;
+            }
+            self.floor = self.floor.max(old.version);
+            self.log.pop_front();
+        }
+        self.log.push_back(LoggedCommit {
+            version,
+            at_ms: now_ms,
+            ranges: ranges.map(|(b, e)| (b.to_vec(), e.to_vec())).collect(),
+        });
+        Ok(())
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.map.get(key).cloned())
+    }
+
+    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.map.insert(key.to_vec(), value.to_vec());
+        Ok(())
+    }
+
+    fn clear(&mut self, key: &[u8]) -> Result<()> {
+        self.map.remove(key);
+        Ok(())
+    }
+
+    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
+        if begin >= end {
+            return Ok(());
+        }
+        let keys: Vec<Vec<u8>> = self
+            .map
+            .range::<_, [u8]>((Bound::Included(begin), Bound::Excluded(end)))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in keys {
+            self.map.remove(&k);
+        }
+        Ok(())
+    }
+}

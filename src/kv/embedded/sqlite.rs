@@ -1,0 +1,338 @@
+//! The file store: one SQLite database in WAL mode, shared by every process
+//! that opens the file.
+//!
+//! Each transaction's snapshot is an open SQLite read transaction on a
+//! connection of its own (WAL readers see a fixed state and block no one);
+//! each commit is a short `BEGIN IMMEDIATE` transaction, which serializes
+//! commits across processes. `synchronous=FULL` makes every commit durable,
+//! so commit versions, and with them versionstamps, never repeat even after
+//! a crash.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
+
+use super::store::{Snapshot, Store, Writer};
+use crate::kv::{Error, KeyValue, Result};
+
+/// `PRAGMA application_id` of fql databases ("FQL1"), so fql refuses to
+/// use some other program's SQLite file as its keyspace.
+const APPLICATION_ID: i32 = 0x4651_4c31;
+
+/// How long a commit waits for another process's commit to finish.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+const SCHEMA: &str = "
+    CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS commits (version INTEGER NOT NULL, at_ms INTEGER NOT NULL,
+                                        begin BLOB NOT NULL, end BLOB NOT NULL);
+    CREATE INDEX IF NOT EXISTS commits_by_version ON commits (version);
+    INSERT OR IGNORE INTO meta VALUES ('version', 0), ('floor', 0);
+";
+
+pub(crate) struct SqliteStore {
+    path: PathBuf,
+    pool: Arc<Pool>,
+    watcher: Mutex<Connection>,
+}
+
+struct Pool {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+fn storage(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Storage(format!("{}: {e}", path.display()))
+}
+
+impl Pool {
+    fn take(&self) -> Result<Connection> {
+        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        match idle {
+            Some(c) => Ok(c),
+            None => connect(&self.path).map_err(|e| storage(&self.path, e)),
+        }
+    }
+
+    fn give(&self, conn: Connection) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < 16 {
+            idle.push(conn);
+        }
+    }
+}
+
+fn connect(path: &Path) -> rusqlite::Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    Ok(conn)
+}
+
+impl SqliteStore {
+    /// Opens the database at `path`, creating it (and nothing else: its
+    /// directory must exist) if missing.
+    pub fn open(path: &Path) -> Result<SqliteStore> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| storage(path, e))?;
+        init(&conn).map_err(|e| match e {
+            InitError::Foreign(id) => Error::Storage(format!(
+                "{} is a SQLite database of another application (application_id {id:#x}), not an fql database",
+                path.display()
+            )),
+            InitError::Sqlite(e) => storage(path, e),
+        })?;
+        Ok(SqliteStore {
+            path: path.to_owned(),
+            pool: Arc::new(Pool {
+                path: path.to_owned(),
+                idle: Mutex::new(vec![conn]),
+            }),
+            watcher: Mutex::new(connect(path).map_err(|e| storage(path, e))?),
+        })
+    }
+}
+
+enum InitError {
+    Foreign(i32),
+    Sqlite(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for InitError {
+    fn from(e: rusqlite::Error) -> Self {
+        InitError::Sqlite(e)
+    }
+}
+
+fn init(conn: &Connection) -> Result<(), InitError> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Reading the schema fails with "file is not a database" for any other
+    // kind of file, before anything is written to it.
+    let id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+    if id != APPLICATION_ID && (id != 0 || tables > 0) {
+        return Err(InitError::Foreign(id));
+    }
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    if id == 0 {
+        conn.execute_batch(&format!(
+            "BEGIN IMMEDIATE; PRAGMA application_id = {APPLICATION_ID}; {SCHEMA} COMMIT;"
+        ))?;
+    }
+    Ok(())
+}
+
+impl Store for SqliteStore {
+    fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
+        let conn = self.pool.take()?;
+        conn.execute_batch("BEGIN DEFERRED")?;
+        // The first read fixes the WAL snapshot this transaction sees.
+        let version = read_meta(&conn, "version");
+        let version = match version {
+            Ok(v) => v,
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        };
+        Ok(Box::new(SqliteSnapshot {
+            conn: Some(conn),
+            pool: self.pool.clone(),
+            version,
+        }))
+    }
+
+    fn write(&self, f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>) -> Result<()> {
+        let mut conn = self.pool.take()?;
+        let result = (|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            f(&mut SqliteWriter { conn: &tx })?;
+            tx.commit()?;
+            Ok(())
+        })();
+        self.pool.give(conn);
+        result.map_err(|e| match e {
+            Error::Storage(msg) => storage(&self.path, msg),
+            e => e,
+        })
+    }
+
+    fn change_token(&self) -> Result<u64> {
+        let conn = self.watcher.lock().unwrap_or_else(|e| e.into_inner());
+        let v: i64 = conn.pragma_query_value(None, "data_version", |r| r.get(0))?;
+        Ok(v as u64)
+    }
+
+    fn describe(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+fn read_meta(conn: &Connection, name: &str) -> Result<u64> {
+    let v: i64 = conn
+        .prepare_cached("SELECT value FROM meta WHERE name = ?1")?
+        .query_row([name], |r| r.get(0))?;
+    Ok(v as u64)
+}
+
+struct SqliteSnapshot {
+    conn: Option<Connection>,
+    pool: Arc<Pool>,
+    version: u64,
+}
+
+impl SqliteSnapshot {
+    fn conn(&self) -> &Connection {
+        self.conn.as_ref().expect("connection is held until drop")
+    }
+}
+
+impl Drop for SqliteSnapshot {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take()
+            && conn.execute_batch("ROLLBACK").is_ok()
+        {
+            self.pool.give(conn);
+        }
+    }
+}
+
+fn get(conn: &Connection, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    Ok(conn
+        .prepare_cached("SELECT value FROM kv WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
+        .optional()?)
+}
+
+impl Snapshot for SqliteSnapshot {
+    fn version(&self) -> u64 {
+        self.version
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        get(self.conn(), key)
+    }
+
+    fn scan(
+        &mut self,
+        begin: &[u8],
+        end: &[u8],
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<KeyValue>> {
+        let sql = if reverse {
+            "SELECT key, value FROM kv WHERE key >= ?1 AND key < ?2 ORDER BY key DESC LIMIT ?3"
+        } else {
+            "SELECT key, value FROM kv WHERE key >= ?1 AND key < ?2 ORDER BY key LIMIT ?3"
+        };
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut stmt = self.conn().prepare_cached(sql)?;
+        let rows = stmt.query_map(params![begin, end, limit], |r| {
+            Ok(KeyValue {
+                key: r.get(0)?,
+                value: r.get(1)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+struct SqliteWriter<'a> {
+    conn: &'a Connection,
+}
+
+impl Writer for SqliteWriter<'_> {
+    fn version(&mut self) -> Result<u64> {
+        read_meta(self.conn, "version")
+    }
+
+    fn set_version(&mut self, version: u64) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE meta SET value = ?1 WHERE name = 'version'")?
+            .execute([version as i64])?;
+        Ok(())
+    }
+
+    fn log_floor(&mut self) -> Result<u64> {
+        read_meta(self.conn, "floor")
+    }
+
+    fn any_write_since(
+        &mut self,
+        version: u64,
+        f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<bool> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT begin, end FROM commits WHERE version > ?1")?;
+        let mut rows = stmt.query([version as i64])?;
+        while let Some(row) = rows.next()? {
+            let b: &[u8] = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
+            let e: &[u8] = row.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+            if f(b, e) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn log(
+        &mut self,
+        version: u64,
+        now_ms: u64,
+        ranges: &mut dyn Iterator<Item = (&[u8], &[u8])>,
+        forget_before_ms: u64,
+    ) -> Result<()> {
+        let forgotten: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT max(version) FROM commits WHERE at_ms < ?1")?
+            .query_row([forget_before_ms as i64], |r| r.get(0))?;
+        if let Some(v) = forgotten {
+            self.conn
+                .prepare_cached("DELETE FROM commits WHERE version <= ?1")?
+                .execute([v])?;
+            self.conn
+                .prepare_cached("UPDATE meta SET value = max(value, ?1) WHERE name = 'floor'")?
+                .execute([v])?;
+        }
+        let mut insert = self
+            .conn
+            .prepare_cached("INSERT INTO commits VALUES (?1, ?2, ?3, ?4)")?;
+        for (b, e) in ranges {
+            insert.execute(params![version as i64, now_ms as i64, b, e])?;
+        }
+        Ok(())
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        get(self.conn, key)
+    }
+
+    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR REPLACE INTO kv VALUES (?1, ?2)")?
+            .execute([key, value])?;
+        Ok(())
+    }
+
+    fn clear(&mut self, key: &[u8]) -> Result<()> {
+        self.conn
+            .prepare_cached("DELETE FROM kv WHERE key = ?1")?
+            .execute([key])?;
+        Ok(())
+    }
+
+    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
+        self.conn
+            .prepare_cached("DELETE FROM kv WHERE key >= ?1 AND key < ?2")?
+            .execute([begin, end])?;
+        Ok(())
+    }
+}

@@ -1,0 +1,81 @@
+//! What an embedded store must provide: consistent snapshots to read from,
+//! and exclusive write transactions to commit in.
+//!
+//! Everything that makes FDB's semantics (read-your-writes, conflict
+//! checks, atomic operations, versionstamps, limits) is written once above
+//! this, in [`tx`](super::tx) and [`commit`](super::commit); a store only
+//! keeps bytes, a commit version and a short log of recent commits' write
+//! ranges.
+
+use crate::kv::{KeyValue, Result};
+
+/// A store under the embedded backend.
+pub(crate) trait Store: Send + Sync {
+    /// A consistent view of the latest committed state.
+    fn snapshot(&self) -> Result<Box<dyn Snapshot>>;
+
+    /// Runs `f` in an exclusive write transaction that sees the latest
+    /// state; applies its writes if `f` succeeds, discards them otherwise.
+    fn write(&self, f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>) -> Result<()>;
+
+    /// A number that changes whenever any commit lands, from this process
+    /// or another: what watches poll.
+    fn change_token(&self) -> Result<u64>;
+
+    /// The file, or `memory`.
+    fn describe(&self) -> String;
+}
+
+/// A read-only view at one version.
+pub(crate) trait Snapshot: Send {
+    /// The commit version this view shows.
+    fn version(&self) -> u64;
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>>;
+
+    /// At most `limit` rows of `[begin, end)` in key order, or reverse.
+    fn scan(
+        &mut self,
+        begin: &[u8],
+        end: &[u8],
+        reverse: bool,
+        limit: usize,
+    ) -> Result<Vec<KeyValue>>;
+}
+
+/// An exclusive write transaction on the latest state.
+pub(crate) trait Writer {
+    /// The latest commit version.
+    fn version(&mut self) -> Result<u64>;
+
+    /// Records a new commit version.
+    fn set_version(&mut self, version: u64) -> Result<()>;
+
+    /// Commits at or below this version are no longer in the log, so a
+    /// transaction that read at an older version cannot be checked.
+    fn log_floor(&mut self) -> Result<u64>;
+
+    /// Calls `f` with the write ranges of every logged commit after
+    /// `version`, stopping early when `f` returns true; returns whether it
+    /// did.
+    fn any_write_since(
+        &mut self,
+        version: u64,
+        f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<bool>;
+
+    /// Logs a commit's write ranges, and forgets commits older than
+    /// `forget_before_ms` (raising the floor past them).
+    fn log(
+        &mut self,
+        version: u64,
+        now_ms: u64,
+        ranges: &mut dyn Iterator<Item = (&[u8], &[u8])>,
+        forget_before_ms: u64,
+    ) -> Result<()>;
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>>;
+    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
+    fn clear(&mut self, key: &[u8]) -> Result<()>;
+    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()>;
+}

@@ -1,0 +1,384 @@
+//! The embedded transaction: a snapshot to read from, a buffer of writes,
+//! and the conflict ranges the commit is checked against.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::Shared;
+use super::buffer::WriteBuffer;
+use super::ranges::RangeSet;
+use super::read::read_batch;
+use super::store::Snapshot;
+use crate::kv::retry::Backoff;
+use crate::kv::watch::WatchFuture;
+use crate::kv::{
+    Committed, ConflictRangeType, Error, KeyValue, MutationType, RangeOption, RangeResult, Result,
+    StreamingMode, Transaction, TransactionOption, Watch, key_after,
+};
+
+/// FDB's MVCC window: a transaction may read and commit for this long after
+/// taking its read version.
+pub(crate) const MAX_AGE: Duration = Duration::from_secs(5);
+
+pub(crate) struct EmbeddedTx {
+    shared: Arc<Shared>,
+    snapshot: Option<(Box<dyn Snapshot>, Instant)>,
+    pub(super) buffer: WriteBuffer,
+    pub(super) reads: RangeSet,
+    pub(super) writes: RangeSet,
+    /// Bytes of mutations so far, as FDB counts them against its limit.
+    size: usize,
+    no_conflict_next: bool,
+    pub(super) watches: Vec<(Vec<u8>, WatchFuture)>,
+    /// An error that dooms the commit (an over-size write).
+    poisoned: Option<Error>,
+    spent: bool,
+    created: Instant,
+    timeout: Option<Duration>,
+    retry_limit: Option<i64>,
+    retries: i64,
+    backoff: Backoff,
+}
+
+impl EmbeddedTx {
+    pub(super) fn new(shared: Arc<Shared>) -> Self {
+        let value_limit = shared.limits.value;
+        EmbeddedTx {
+            shared,
+            snapshot: None,
+            buffer: WriteBuffer::new(value_limit),
+            reads: RangeSet::default(),
+            writes: RangeSet::default(),
+            size: 0,
+            no_conflict_next: false,
+            watches: Vec::new(),
+            poisoned: None,
+            spent: false,
+            created: Instant::now(),
+            timeout: None,
+            retry_limit: None,
+            retries: 0,
+            backoff: Backoff::default(),
+        }
+    }
+
+    /// Fails if the transaction can no longer be used.
+    fn usable(&self) -> Result<()> {
+        if let Some(t) = self.timeout
+            && self.created.elapsed() > t
+        {
+            return Err(Error::TransactionTimedOut);
+        }
+        if self.spent {
+            return Err(Error::InvalidOperation(
+                "the transaction has committed; reset it to use it again".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The snapshot, taken at the first read; too old after five seconds.
+    fn snap(&mut self) -> Result<&mut dyn Snapshot> {
+        self.usable()?;
+        if self.snapshot.is_none() {
+            self.snapshot = Some((self.shared.store.snapshot()?, Instant::now()));
+        }
+        let (snap, at) = self.snapshot.as_mut().expect("just set");
+        if at.elapsed() > MAX_AGE {
+            return Err(Error::TransactionTooOld);
+        }
+        Ok(snap.as_mut())
+    }
+
+    /// The read version and when it was taken, if any read happened.
+    pub(super) fn read_state(&self) -> Option<(u64, Instant)> {
+        self.snapshot.as_ref().map(|(s, at)| (s.version(), *at))
+    }
+
+    fn check_key(&self, key: &[u8]) -> Result<()> {
+        if key.first() == Some(&0xff) {
+            return Err(Error::KeyOutsideLegalRange);
+        }
+        Ok(())
+    }
+
+    fn check_range(&self, begin: &[u8], end: &[u8]) -> Result<()> {
+        if begin > end {
+            return Err(Error::InvertedRange);
+        }
+        if begin.first() == Some(&0xff) || end > &b"\xff"[..] {
+            return Err(Error::KeyOutsideLegalRange);
+        }
+        Ok(())
+    }
+
+    /// Checks a write against the limits before it is buffered, so an
+    /// over-size write fails where it is made and the commit fails too.
+    fn admit(&mut self, key: &[u8], value_len: usize, bytes: usize) -> Result<()> {
+        self.usable()?;
+        if let Some(e) = &self.poisoned {
+            return Err(e.clone());
+        }
+        let limits = self.shared.limits;
+        let err = if key.len() > limits.key {
+            Some(Error::KeyTooLarge {
+                size: key.len(),
+                limit: limits.key,
+            })
+        } else if value_len > limits.value {
+            Some(Error::ValueTooLarge {
+                size: value_len,
+                limit: limits.value,
+            })
+        } else if self.size + bytes > limits.transaction {
+            Some(Error::TransactionTooLarge {
+                size: self.size + bytes,
+                limit: limits.transaction,
+            })
+        } else {
+            None
+        };
+        if let Some(e) = err {
+            self.poisoned = Some(e.clone());
+            return Err(e);
+        }
+        self.size += bytes;
+        Ok(())
+    }
+
+    fn write_conflict(&mut self, begin: &[u8], end: &[u8]) {
+        if std::mem::take(&mut self.no_conflict_next) {
+            return;
+        }
+        self.size += begin.len() + end.len();
+        self.writes.insert(begin, end);
+    }
+
+    pub(super) fn take_poison(&self) -> Option<Error> {
+        self.poisoned.clone()
+    }
+
+    pub(super) fn spend(&mut self) {
+        self.spent = true;
+        self.snapshot = None;
+    }
+
+    fn cancel_watches(&mut self) {
+        for (_, w) in self.watches.drain(..) {
+            w.resolve(Err(Error::TransactionCancelled));
+        }
+    }
+
+    fn clear_state(&mut self) {
+        self.cancel_watches();
+        self.snapshot = None;
+        self.buffer = WriteBuffer::new(self.shared.limits.value);
+        self.reads.clear();
+        self.writes.clear();
+        self.size = 0;
+        self.no_conflict_next = false;
+        self.poisoned = None;
+        self.spent = false;
+    }
+}
+
+impl Drop for EmbeddedTx {
+    fn drop(&mut self) {
+        self.cancel_watches();
+    }
+}
+
+impl Transaction for EmbeddedTx {
+    fn read_version(&mut self) -> Result<u64> {
+        Ok(self.snap()?.version())
+    }
+
+    fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
+        self.check_key(key)?;
+        let entry = self.buffer.lookup(key);
+        let stored = match &entry {
+            Some(e) if !e.needs_stored() => None,
+            _ => {
+                let v = self.snap()?.get(key)?;
+                if !snapshot {
+                    self.reads.insert(key, &key_after(key));
+                }
+                v
+            }
+        };
+        match entry {
+            None => Ok(stored),
+            Some(e) => {
+                self.usable()?;
+                e.resolve(stored.as_deref(), self.shared.limits.value)
+                    .map_err(|()| Error::AccessedUnreadable)
+            }
+        }
+    }
+
+    fn get_range(
+        &mut self,
+        range: &RangeOption,
+        iteration: usize,
+        snapshot: bool,
+    ) -> Result<RangeResult> {
+        self.check_range(&range.begin, &range.end)?;
+        let want = match (range.mode, range.limit) {
+            (StreamingMode::Exact, None) => return Err(Error::ExactModeWithoutLimits),
+            (mode, Some(limit)) => limit.min(mode.batch_rows(iteration)),
+            (mode, None) => mode.batch_rows(iteration),
+        };
+        let value_limit = self.shared.limits.value;
+        // Borrow the snapshot and the buffer side by side.
+        self.snap()?;
+        let snap = self.snapshot.as_mut().expect("taken").0.as_mut();
+        let batch = if want == 0 || range.begin >= range.end {
+            super::read::Batch {
+                rows: Vec::new(),
+                more: false,
+            }
+        } else {
+            read_batch(
+                snap,
+                &self.buffer,
+                &range.begin,
+                &range.end,
+                range.reverse,
+                want,
+                value_limit,
+            )?
+        };
+        if !snapshot {
+            // Conflict on exactly the part of the range this batch covered.
+            let (b, e) = match (batch.more, batch.rows.last(), range.reverse) {
+                (true, Some(KeyValue { key, .. }), false) => (range.begin.clone(), key_after(key)),
+                (true, Some(KeyValue { key, .. }), true) => (key.clone(), range.end.clone()),
+                _ => (range.begin.clone(), range.end.clone()),
+            };
+            self.reads.insert(&b, &e);
+        }
+        Ok(RangeResult {
+            kvs: batch.rows,
+            more: batch.more,
+        })
+    }
+
+    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.check_key(key)?;
+        self.admit(key, value.len(), key.len() + value.len())?;
+        self.write_conflict(key, &key_after(key));
+        self.buffer.set(key, value);
+        Ok(())
+    }
+
+    fn clear(&mut self, key: &[u8]) -> Result<()> {
+        self.check_key(key)?;
+        self.admit(key, 0, key.len())?;
+        self.write_conflict(key, &key_after(key));
+        self.buffer.clear(key);
+        Ok(())
+    }
+
+    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
+        self.check_range(begin, end)?;
+        self.admit(begin, 0, begin.len() + end.len())?;
+        if begin < end {
+            self.write_conflict(begin, end);
+            self.buffer.clear_range(begin, end);
+        }
+        Ok(())
+    }
+
+    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
+        match op {
+            MutationType::SetVersionstampedKey => {
+                let (body, _) = super::atomic::stamp_offset(key)?;
+                self.check_key(&body)?;
+                self.admit(&body, param.len(), body.len() + param.len())?;
+                // The key is known at commit, which adds its conflict range.
+            }
+            MutationType::SetVersionstampedValue => {
+                self.check_key(key)?;
+                let (body, _) = super::atomic::stamp_offset(param)?;
+                self.admit(key, body.len(), key.len() + body.len())?;
+                self.write_conflict(key, &key_after(key));
+            }
+            _ => {
+                self.check_key(key)?;
+                self.admit(key, param.len(), key.len() + param.len())?;
+                self.write_conflict(key, &key_after(key));
+            }
+        }
+        self.buffer.atomic(op, key, param);
+        Ok(())
+    }
+
+    fn add_conflict_range(
+        &mut self,
+        begin: &[u8],
+        end: &[u8],
+        ty: ConflictRangeType,
+    ) -> Result<()> {
+        self.usable()?;
+        self.check_range(begin, end)?;
+        match ty {
+            ConflictRangeType::Read => self.reads.insert(begin, end),
+            ConflictRangeType::Write => {
+                self.size += begin.len() + end.len();
+                self.writes.insert(begin, end);
+            }
+        }
+        Ok(())
+    }
+
+    fn set_option(&mut self, option: TransactionOption) -> Result<()> {
+        match option {
+            TransactionOption::NextWriteNoWriteConflictRange => self.no_conflict_next = true,
+            TransactionOption::Timeout(0) => self.timeout = None,
+            TransactionOption::Timeout(ms) => self.timeout = Some(Duration::from_millis(ms)),
+            TransactionOption::RetryLimit(n) => self.retry_limit = (n >= 0).then_some(n),
+        }
+        Ok(())
+    }
+
+    fn watch(&mut self, key: &[u8]) -> Result<Watch> {
+        self.usable()?;
+        self.check_key(key)?;
+        let future = WatchFuture::default();
+        let watch = future.watch();
+        self.watches.push((key.to_vec(), future));
+        Ok(watch)
+    }
+
+    fn commit(&mut self) -> Result<Committed> {
+        self.usable()?;
+        super::commit::commit(&self.shared.clone(), self)
+    }
+
+    fn on_error(&mut self, error: Error) -> Result<()> {
+        if !error.is_retryable() {
+            return Err(error);
+        }
+        if self.retry_limit.is_some_and(|n| self.retries >= n) {
+            return Err(error);
+        }
+        if let Some(t) = self.timeout
+            && self.created.elapsed() > t
+        {
+            return Err(Error::TransactionTimedOut);
+        }
+        self.retries += 1;
+        std::thread::sleep(self.backoff.delay());
+        self.clear_state();
+        Ok(())
+    }
+
+    fn reset(&mut self) {
+        self.clear_state();
+        self.created = Instant::now();
+        self.timeout = None;
+        self.retry_limit = None;
+        self.retries = 0;
+        self.backoff = Backoff::default();
+    }
+}
