@@ -35,7 +35,7 @@ pub use range::{
     KeyValue, RangeCursor, RangeOption, RangeResult, StreamingMode, collect_range, key_after,
     strinc,
 };
-pub use retry::{MaybeCommitted, RetryOptions, run, run_with};
+pub use retry::{AsKvError, MaybeCommitted, RetryOptions, run, run_with};
 pub use transaction::{
     Committed, ConflictRangeType, Database, DatabaseExt, Limits, MutationType, Transaction,
     TransactionOption,

@@ -24,7 +24,7 @@ pub trait DatabaseExt: Database {
         f: impl FnMut(&mut dyn Transaction, super::MaybeCommitted) -> Result<T, E>,
     ) -> Result<T, E>
     where
-        E: From<super::Error> + super::retry::AsKvError,
+        E: From<super::Error> + super::AsKvError,
     {
         super::run(self.as_dyn(), f)
     }
@@ -36,7 +36,7 @@ pub trait DatabaseExt: Database {
         f: impl FnMut(&mut dyn Transaction, super::MaybeCommitted) -> Result<T, E>,
     ) -> Result<(T, Committed), E>
     where
-        E: From<super::Error> + super::retry::AsKvError,
+        E: From<super::Error> + super::AsKvError,
     {
         super::run_with(self.as_dyn(), options, f)
     }

@@ -114,7 +114,10 @@ impl EmbeddedTx {
 
     /// Checks a write against the limits before it is buffered, so an
     /// over-size write fails where it is made and the commit fails too.
+    /// `bytes` is the mutation's size; its conflict range (key and key
+    /// after it) counts too, as in FDB.
     fn admit(&mut self, key: &[u8], value_len: usize, bytes: usize) -> Result<()> {
+        let bytes = bytes + 2 * key.len() + 1;
         self.usable()?;
         if let Some(e) = &self.poisoned {
             return Err(e.clone());
@@ -146,12 +149,11 @@ impl EmbeddedTx {
         Ok(())
     }
 
+    /// Adds the write conflict range of a write that `admit` counted.
     fn write_conflict(&mut self, begin: &[u8], end: &[u8]) {
-        if std::mem::take(&mut self.no_conflict_next) {
-            return;
+        if !std::mem::take(&mut self.no_conflict_next) {
+            self.writes.insert(begin, end);
         }
-        self.size += begin.len() + end.len();
-        self.writes.insert(begin, end);
     }
 
     pub(super) fn take_poison(&self) -> Option<Error> {

@@ -1,0 +1,584 @@
+//! The conformance cases. Each takes a fresh, empty database.
+
+use std::time::{Duration, Instant};
+
+use fql::kv::{
+    self, ConflictRangeType, Database, DatabaseExt, Error, MutationType, RangeCursor, RangeOption,
+    RetryOptions, StreamingMode, Transaction, TransactionOption,
+};
+
+use crate::support::{Backend, get, keys, read_all, set_all};
+
+type R<T = ()> = Result<T, Error>;
+
+pub fn keys_sort_as_unsigned_bytes(db: &Backend) {
+    let mut want: Vec<&[u8]> = vec![
+        b"",
+        b"\x00",
+        b"\x00\x00",
+        b"\x01",
+        b"a",
+        b"a\x00",
+        b"ab",
+        b"b",
+        b"\x7f",
+        b"\x80",
+        b"\xfe",
+        b"\xfe\xff",
+    ];
+    // Written in a scrambled order.
+    let scrambled: Vec<(&[u8], &[u8])> = want
+        .iter()
+        .rev()
+        .step_by(1)
+        .map(|k| (*k, &b"v"[..]))
+        .collect();
+    set_all(db, &scrambled);
+    let got = keys(&read_all(db, RangeOption::new(b"", b"\xff")));
+    want.sort();
+    assert_eq!(got, want.iter().map(|k| k.to_vec()).collect::<Vec<_>>());
+}
+
+fn letters(db: &dyn Database) {
+    let kvs: Vec<(Vec<u8>, Vec<u8>)> = (b'a'..=b'j').map(|c| (vec![c], vec![c, c])).collect();
+    let refs: Vec<(&[u8], &[u8])> = kvs.iter().map(|(k, v)| (&k[..], &v[..])).collect();
+    set_all(db, &refs);
+}
+
+fn string(rows: &[kv::KeyValue]) -> String {
+    rows.iter().map(|r| r.key[0] as char).collect()
+}
+
+pub fn range_edges_limits_and_reverse(db: &Backend) {
+    letters(db);
+    let r = |b: &[u8], e: &[u8]| RangeOption::new(b, e);
+    assert_eq!(
+        string(&read_all(db, r(b"c", b"f"))),
+        "cde",
+        "begin inclusive, end exclusive"
+    );
+    assert_eq!(string(&read_all(db, r(b"c\0", b"f\0"))), "def");
+    assert_eq!(string(&read_all(db, r(b"c", b"f").rev())), "edc");
+    assert_eq!(string(&read_all(db, r(b"a", b"z").limit(3))), "abc");
+    assert_eq!(string(&read_all(db, r(b"a", b"z").rev().limit(3))), "jih");
+    assert_eq!(string(&read_all(db, r(b"a", b"z").limit(0))), "");
+    assert_eq!(string(&read_all(db, r(b"f", b"f"))), "", "empty range");
+    assert_eq!(string(&read_all(db, RangeOption::prefix(b"d"))), "d");
+    assert_eq!(string(&read_all(db, r(b"", b"\xff"))), "abcdefghij");
+    let exact = r(b"a", b"z").mode(StreamingMode::Exact).limit(4);
+    assert_eq!(string(&read_all(db, exact)), "abcd");
+}
+
+pub fn range_reads_stream_in_batches(db: &Backend) {
+    let n = 5000u32;
+    db.run(|tx, _| {
+        for i in 0..n {
+            tx.set(&i.to_be_bytes(), &[1; 20])?;
+        }
+        R::Ok(())
+    })
+    .unwrap();
+    for (mode, reverse) in [
+        (StreamingMode::Iterator, false),
+        (StreamingMode::Iterator, true),
+        (StreamingMode::WantAll, false),
+        (StreamingMode::Small, true),
+    ] {
+        let mut range = RangeOption::new(vec![0], vec![0xfe]).mode(mode);
+        range.reverse = reverse;
+        let mut cursor = RangeCursor::new(range, false);
+        let mut tx = db.create_trx().unwrap();
+        let (mut rows, mut batches, mut largest) = (Vec::new(), 0, 0);
+        while let Some(batch) = cursor.next_batch(&mut *tx).unwrap() {
+            batches += 1;
+            largest = largest.max(batch.len());
+            rows.extend(
+                batch
+                    .into_iter()
+                    .map(|kv| u32::from_be_bytes(kv.key.try_into().unwrap())),
+            );
+        }
+        let mut want: Vec<u32> = (0..n).collect();
+        if reverse {
+            want.reverse();
+        }
+        assert_eq!(rows, want, "{mode:?} reverse={reverse}");
+        assert!(batches > 1, "{mode:?} read {n} rows in one batch");
+        assert!(largest <= 4096, "{mode:?} batch of {largest} rows");
+    }
+}
+
+pub fn range_errors(db: &Backend) {
+    let mut tx = db.create_trx().unwrap();
+    let inverted = tx.get_range(&RangeOption::new(b"b", b"a"), 1, false);
+    assert_eq!(inverted.unwrap_err(), Error::InvertedRange);
+    let system = tx.get_range(&RangeOption::new(b"a", b"\xff\x01"), 1, false);
+    assert_eq!(system.unwrap_err(), Error::KeyOutsideLegalRange);
+    assert_eq!(
+        tx.get(b"\xffx", false).unwrap_err(),
+        Error::KeyOutsideLegalRange
+    );
+    assert_eq!(
+        tx.set(b"\xff", b"").unwrap_err(),
+        Error::KeyOutsideLegalRange
+    );
+    let exact = RangeOption::new(b"a", b"b").mode(StreamingMode::Exact);
+    assert_eq!(
+        tx.get_range(&exact, 1, false).unwrap_err(),
+        Error::ExactModeWithoutLimits
+    );
+}
+
+pub fn clears_and_range_clears(db: &Backend) {
+    letters(db);
+    db.run(|tx, _| {
+        tx.clear(b"a")?;
+        tx.clear(b"zz")?; // missing: no-op
+        tx.clear_range(b"c", b"f")?;
+        tx.clear_range(b"h\0", b"i")?; // empty of keys
+        R::Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        string(&read_all(db, RangeOption::new(b"", b"\xff"))),
+        "bfghij"
+    );
+}
+
+pub fn reads_see_own_writes(db: &Backend) {
+    letters(db);
+    let mut tx = db.create_trx().unwrap();
+    tx.set(b"b", b"new").unwrap();
+    tx.clear_range(b"d", b"g").unwrap();
+    tx.set(b"e", b"back").unwrap();
+    tx.set(b"k", b"added").unwrap();
+    tx.clear(b"i").unwrap();
+    assert_eq!(tx.get(b"b", false).unwrap().as_deref(), Some(&b"new"[..]));
+    assert_eq!(tx.get(b"d", false).unwrap(), None);
+    assert_eq!(tx.get(b"e", false).unwrap().as_deref(), Some(&b"back"[..]));
+    assert_eq!(tx.get(b"i", false).unwrap(), None);
+    let all = kv::collect_range(&mut *tx, &RangeOption::new(b"", b"\xff"), false).unwrap();
+    assert_eq!(string(&all), "abceghjk");
+    let rev = kv::collect_range(
+        &mut *tx,
+        &RangeOption::new(b"", b"\xff").rev().limit(5),
+        false,
+    );
+    assert_eq!(string(&rev.unwrap()), "kjhge");
+    // Nothing is visible outside before commit.
+    assert_eq!(get(&db.reopen(), b"k"), None);
+    tx.commit().unwrap();
+    assert_eq!(
+        string(&read_all(&db.reopen(), RangeOption::new(b"", b"\xff"))),
+        "abceghjk"
+    );
+}
+
+fn le(n: i64) -> Vec<u8> {
+    n.to_le_bytes().to_vec()
+}
+
+pub fn atomic_operations(db: &Backend) {
+    db.run(|tx, _| {
+        tx.atomic_op(b"n", &le(5), MutationType::Add)?;
+        tx.atomic_op(b"n", &le(-2), MutationType::Add)?;
+        tx.set(b"m", &le(10))?;
+        tx.atomic_op(b"m", &le(1), MutationType::Add)?;
+        assert_eq!(
+            tx.get(b"m", false)?,
+            Some(le(11)),
+            "atomic over a known value"
+        );
+        tx.set(b"x", b"same")?;
+        R::Ok(())
+    })
+    .unwrap();
+    assert_eq!(get(db, b"n"), Some(le(3)));
+    // Concurrent adds from transactions that both started before either
+    // committed do not conflict: add reads nothing.
+    let mut a = db.create_trx().unwrap();
+    let mut b = db.create_trx().unwrap();
+    a.read_version().unwrap();
+    b.read_version().unwrap();
+    a.atomic_op(b"n", &le(100), MutationType::Add).unwrap();
+    b.atomic_op(b"n", &le(1000), MutationType::Add).unwrap();
+    // Reading an added key inside the transaction sees stored + delta.
+    assert_eq!(b.get(b"n", true).unwrap(), Some(le(1003)));
+    a.commit().unwrap();
+    b.commit().unwrap();
+    assert_eq!(get(db, b"n"), Some(le(1103)));
+    db.run(|tx, _| {
+        tx.atomic_op(b"x", b"same", MutationType::CompareAndClear)?;
+        tx.atomic_op(b"mx", &le(7), MutationType::Max)?;
+        tx.atomic_op(b"mx", &le(3), MutationType::Max)?;
+        tx.atomic_op(b"s", b"ab", MutationType::AppendIfFits)?;
+        tx.atomic_op(b"s", b"cd", MutationType::AppendIfFits)?;
+        R::Ok(())
+    })
+    .unwrap();
+    assert_eq!(get(db, b"x"), None);
+    assert_eq!(get(db, b"mx"), Some(le(7)));
+    assert_eq!(get(db, b"s"), Some(b"abcd".to_vec()));
+}
+
+/// `body` with a 10-byte placeholder at `at` and the 4-byte offset suffix.
+fn stamped(body: &[u8], at: usize) -> Vec<u8> {
+    let mut v = body.to_vec();
+    v.splice(at..at, [0xff; 10]);
+    v.extend((at as u32).to_le_bytes());
+    v
+}
+
+pub fn versionstamps_are_shared_within_a_commit_and_increase(db: &Backend) {
+    let (_, first) = db
+        .run_with(RetryOptions::default(), |tx, _| {
+            tx.atomic_op(
+                &stamped(b"log\x01\x00", 3),
+                b"one",
+                MutationType::SetVersionstampedKey,
+            )?;
+            tx.atomic_op(
+                &stamped(b"log\x02\x00", 3),
+                b"two",
+                MutationType::SetVersionstampedKey,
+            )?;
+            tx.atomic_op(
+                b"beat",
+                &stamped(b"", 0),
+                MutationType::SetVersionstampedValue,
+            )?;
+            R::Ok(())
+        })
+        .unwrap();
+    let stamp = first.versionstamp.expect("a writing commit has a stamp");
+    let rows = read_all(db, RangeOption::prefix(b"log"));
+    assert_eq!(rows.len(), 2);
+    for (row, user) in rows.iter().zip([1u8, 2]) {
+        assert_eq!(
+            &row.key[3..13],
+            &stamp,
+            "every stamp of a commit is the same"
+        );
+        assert_eq!(
+            &row.key[13..],
+            &[user, 0],
+            "the bytes after the stamp are kept"
+        );
+    }
+    assert_eq!(
+        get(db, b"beat"),
+        Some(stamp.to_vec()),
+        "a 10-byte stamp at offset 0"
+    );
+    assert_eq!(
+        u64::from_be_bytes(stamp[..8].try_into().unwrap()),
+        first.version.unwrap()
+    );
+
+    let mut last = stamp;
+    for _ in 0..3 {
+        let (_, c) = db
+            .run_with(RetryOptions::default(), |tx, _| {
+                tx.atomic_op(
+                    b"beat",
+                    &stamped(b"", 0),
+                    MutationType::SetVersionstampedValue,
+                )
+            })
+            .unwrap();
+        let s = c.versionstamp.unwrap();
+        assert!(s > last, "stamps increase: {s:02x?} after {last:02x?}");
+        last = s;
+    }
+    // A reopened file keeps counting.
+    let (_, c) = db
+        .reopen()
+        .run_with(RetryOptions::default(), |tx, _| tx.set(b"k", b"v"))
+        .unwrap();
+    assert!(c.versionstamp.unwrap() > last);
+}
+
+pub fn versionstamped_value_is_unreadable_before_commit(db: &Backend) {
+    let mut tx = db.create_trx().unwrap();
+    tx.atomic_op(
+        b"v",
+        &stamped(b"ab", 1),
+        MutationType::SetVersionstampedValue,
+    )
+    .unwrap();
+    assert_eq!(tx.get(b"v", false).unwrap_err(), Error::AccessedUnreadable);
+    let all = kv::collect_range(&mut *tx, &RangeOption::new(b"", b"\xff"), false);
+    assert_eq!(all.unwrap_err(), Error::AccessedUnreadable);
+    let bad = tx.atomic_op(
+        b"v",
+        &stamped(b"", 0)[..10],
+        MutationType::SetVersionstampedValue,
+    );
+    assert!(matches!(bad, Err(Error::InvalidOperation(_))), "{bad:?}");
+}
+
+fn watch_on(db: &dyn Database, key: &[u8]) -> kv::Watch {
+    let mut tx = db.create_trx().unwrap();
+    tx.get(key, false).unwrap();
+    let w = tx.watch(key).unwrap();
+    tx.commit().unwrap();
+    w
+}
+
+pub fn watches_fire_on_change(db: &Backend) {
+    set_all(db, &[(b"w", b"1")]);
+    let mut w = watch_on(db, b"w");
+    assert!(
+        !w.wait(Some(Duration::from_millis(100))).unwrap(),
+        "no change, no fire"
+    );
+    // Writing the same value is no change.
+    set_all(db, &[(b"w", b"1")]);
+    assert!(!w.wait(Some(Duration::from_millis(100))).unwrap());
+    let other = db.reopen();
+    let start = Instant::now();
+    set_all(&other, &[(b"w", b"2")]);
+    assert!(
+        w.wait(Some(Duration::from_secs(5))).unwrap(),
+        "fires on change"
+    );
+    assert!(start.elapsed() < Duration::from_secs(1));
+    // A watch on a missing key fires when it appears, and one set up by
+    // a transaction that wrote the key starts from the written value.
+    let mut missing = watch_on(db, b"new");
+    let mut tx = db.create_trx().unwrap();
+    tx.set(b"mine", b"x").unwrap();
+    let mut mine = tx.watch(b"mine").unwrap();
+    tx.commit().unwrap();
+    assert!(!mine.wait(Some(Duration::from_millis(50))).unwrap());
+    set_all(db, &[(b"new", b"!"), (b"mine", b"y")]);
+    assert!(missing.wait(Some(Duration::from_secs(5))).unwrap());
+    assert!(mine.wait(Some(Duration::from_secs(5))).unwrap());
+    // Clearing is a change too.
+    let mut cleared = watch_on(db, b"new");
+    db.run(|tx, _| tx.clear(b"new")).unwrap();
+    assert!(cleared.wait(Some(Duration::from_secs(5))).unwrap());
+}
+
+pub fn watch_of_uncommitted_transaction_is_cancelled(db: &Backend) {
+    let mut tx = db.create_trx().unwrap();
+    let mut w = tx.watch(b"k").unwrap();
+    drop(tx);
+    assert_eq!(
+        w.wait(Some(Duration::from_secs(1))),
+        Err(Error::TransactionCancelled)
+    );
+    let mut tx = db.create_trx().unwrap();
+    let mut w = tx.watch(b"k").unwrap();
+    tx.reset();
+    assert_eq!(
+        w.wait(Some(Duration::from_secs(1))),
+        Err(Error::TransactionCancelled)
+    );
+}
+
+pub fn limits_fail_and_write_nothing(db: &Backend) {
+    let key = vec![b'k'; 10_001];
+    let r = db.run(|tx, _| {
+        tx.set(b"before", b"x")?;
+        tx.set(&key, b"")
+    });
+    assert_eq!(
+        r,
+        Err(Error::KeyTooLarge {
+            size: 10_001,
+            limit: 10_000
+        })
+    );
+    let value = vec![0; 100_001];
+    let r = db.run(|tx, _| tx.set(b"k", &value));
+    assert_eq!(
+        r,
+        Err(Error::ValueTooLarge {
+            size: 100_001,
+            limit: 100_000
+        })
+    );
+    // Exactly at the limits is fine.
+    db.run(|tx, _| tx.set(&key[..10_000], &value[..100_000]))
+        .unwrap();
+    db.run(|tx, _| tx.clear(&key[..10_000])).unwrap();
+    // 120 values of 90 kB: over 10 MB in one transaction.
+    let big = vec![7; 90_000];
+    let r = db.run(|tx, _| {
+        for i in 0..120u32 {
+            tx.set(&i.to_be_bytes(), &big)?;
+        }
+        R::Ok(())
+    });
+    assert!(
+        matches!(
+            r,
+            Err(Error::TransactionTooLarge {
+                limit: 10_000_000,
+                ..
+            })
+        ),
+        "{r:?}"
+    );
+    // A caller that ignores the error still cannot commit the rest.
+    let mut tx = db.create_trx().unwrap();
+    tx.set(b"partial", b"x").unwrap();
+    assert!(tx.set(&key, b"").is_err());
+    assert!(matches!(tx.commit(), Err(Error::KeyTooLarge { .. })));
+    assert_eq!(
+        read_all(db, RangeOption::new(b"", b"\xff")),
+        vec![],
+        "nothing was written"
+    );
+}
+
+pub fn conflicting_commits_fail_and_retry(db: &Backend) {
+    set_all(db, &[(b"counter", b"0")]);
+    let mut a = db.create_trx().unwrap();
+    let mut b = db.create_trx().unwrap();
+    let va = a.get(b"counter", false).unwrap();
+    let vb = b.get(b"counter", false).unwrap();
+    assert_eq!(va, vb);
+    a.set(b"counter", b"a").unwrap();
+    b.set(b"counter", b"b").unwrap();
+    a.commit().unwrap();
+    assert_eq!(b.commit(), Err(Error::NotCommitted));
+    assert_eq!(get(db, b"counter"), Some(b"a".to_vec()));
+    // A blind write after the other's read does not conflict the writer.
+    let mut reader = db.create_trx().unwrap();
+    reader.get(b"other", false).unwrap();
+    set_all(db, &[(b"counter", b"c")]);
+    reader.set(b"other", b"1").unwrap();
+    reader.commit().unwrap();
+    // The retry loop runs the body again after a conflict.
+    let mut attempts = 0;
+    let mut intruder = Some(db.reopen());
+    db.run(|tx, _| {
+        attempts += 1;
+        let v = tx.get(b"counter", false)?;
+        if let Some(other) = intruder.take() {
+            set_all(&other, &[(b"counter", b"intruder")]);
+        }
+        let mut v = v.unwrap_or_default();
+        v.push(b'+');
+        tx.set(b"counter", &v)
+    })
+    .unwrap();
+    assert_eq!(attempts, 2);
+    assert_eq!(get(db, b"counter"), Some(b"intruder+".to_vec()));
+}
+
+pub fn snapshot_reads_do_not_conflict(db: &Backend) {
+    set_all(db, &[(b"a", b"1"), (b"b", b"1")]);
+    let mut tx = db.create_trx().unwrap();
+    assert_eq!(tx.get(b"a", true).unwrap(), Some(b"1".to_vec()));
+    kv::collect_range(&mut *tx, &RangeOption::new(b"a", b"c"), true).unwrap();
+    set_all(db, &[(b"a", b"2"), (b"b", b"2")]);
+    // Still the snapshot's values.
+    assert_eq!(tx.get(b"a", true).unwrap(), Some(b"1".to_vec()));
+    tx.set(b"c", b"x").unwrap();
+    tx.commit().unwrap();
+    // A non-snapshot read of a range another commit wrote conflicts.
+    let mut tx = db.create_trx().unwrap();
+    kv::collect_range(&mut *tx, &RangeOption::new(b"a", b"c"), false).unwrap();
+    set_all(db, &[(b"b", b"3")]);
+    tx.set(b"c", b"y").unwrap();
+    assert_eq!(tx.commit(), Err(Error::NotCommitted));
+}
+
+pub fn manual_conflict_ranges(db: &Backend) {
+    let mut a = db.create_trx().unwrap();
+    a.read_version().unwrap();
+    a.add_conflict_range(b"m", b"n", ConflictRangeType::Read)
+        .unwrap();
+    a.set(b"z", b"1").unwrap();
+    let mut b = db.create_trx().unwrap();
+    b.set_option(TransactionOption::NextWriteNoWriteConflictRange)
+        .unwrap();
+    b.set(b"m1", b"silent").unwrap();
+    b.commit().unwrap();
+    a.commit()
+        .expect("a write without a conflict range conflicts with no one");
+    let mut a = db.create_trx().unwrap();
+    a.read_version().unwrap();
+    a.add_conflict_range(b"m", b"n", ConflictRangeType::Read)
+        .unwrap();
+    a.set(b"z", b"2").unwrap();
+    let mut b = db.create_trx().unwrap();
+    b.add_conflict_range(b"m5", b"m6", ConflictRangeType::Write)
+        .unwrap();
+    b.set(b"elsewhere", b"").unwrap();
+    b.commit().unwrap();
+    assert_eq!(a.commit(), Err(Error::NotCommitted));
+}
+
+pub fn read_only_commit_writes_nothing(db: &Backend) {
+    let mut tx = db.create_trx().unwrap();
+    assert_eq!(tx.get(b"x", false).unwrap(), None);
+    let c = tx.commit().unwrap();
+    assert_eq!(c.version, None);
+    assert_eq!(c.versionstamp, None);
+    // A committed transaction is spent until reset.
+    assert!(matches!(tx.set(b"x", b""), Err(Error::InvalidOperation(_))));
+    tx.reset();
+    tx.set(b"x", b"1").unwrap();
+    assert!(tx.commit().unwrap().version.is_some());
+}
+
+#[derive(Debug, PartialEq)]
+enum AppError {
+    Kv(Error),
+    Refused,
+}
+
+impl From<Error> for AppError {
+    fn from(e: Error) -> Self {
+        AppError::Kv(e)
+    }
+}
+
+impl kv::AsKvError for AppError {
+    fn as_kv(&self) -> Option<&Error> {
+        match self {
+            AppError::Kv(e) => Some(e),
+            AppError::Refused => None,
+        }
+    }
+}
+
+pub fn retry_loop_stops_on_caller_errors(db: &Backend) {
+    let mut attempts = 0;
+    let r: Result<(), AppError> = db.run(|tx, _| {
+        attempts += 1;
+        tx.set(b"k", b"v")?;
+        Err(AppError::Refused)
+    });
+    assert_eq!((r, attempts), (Err(AppError::Refused), 1));
+    assert_eq!(get(db, b"k"), None, "a failed body commits nothing");
+}
+
+pub fn retry_limit_and_timeout(db: &Backend) {
+    let conflict = |tx: &mut dyn Transaction, _| -> R {
+        tx.get(b"hot", false)?;
+        Err(Error::NotCommitted)
+    };
+    let mut attempts = 0;
+    let opts = RetryOptions {
+        retry_limit: Some(2),
+        timeout: None,
+    };
+    let r = db.run_with(opts, |tx, m| {
+        attempts += 1;
+        conflict(tx, m)
+    });
+    assert_eq!((r.map(|_| ()), attempts), (Err(Error::NotCommitted), 3));
+    let opts = RetryOptions {
+        retry_limit: None,
+        timeout: Some(Duration::from_millis(200)),
+    };
+    let start = Instant::now();
+    let r = db.run_with(opts, conflict);
+    assert_eq!(r.map(|_| ()), Err(Error::TransactionTimedOut));
+    assert!(start.elapsed() < Duration::from_secs(3));
+}

@@ -1,0 +1,163 @@
+//! What only the embedded backend has: fault injection, the file's life
+//! across opens, refusing files that are not fql databases, the MVCC window.
+
+use std::time::Duration;
+
+use fql::kv::embedded::{Embedded, Fault};
+use fql::kv::{Database, DatabaseExt, Error, Limits, MutationType};
+
+use crate::support::{Backend, get, set_all};
+
+#[test]
+fn injected_faults_exercise_the_retry_loop() {
+    for backend in [Backend::memory(), Backend::file()] {
+        backend.db.inject_faults(3, Fault::NotCommitted);
+        let mut attempts = 0;
+        backend
+            .run(|tx, _| {
+                attempts += 1;
+                tx.set(b"k", b"v")
+            })
+            .unwrap();
+        assert_eq!(attempts, 4);
+        assert_eq!(get(&backend, b"k"), Some(b"v".to_vec()));
+
+        // An unknown result that did commit: the retry is told so, and a
+        // non-idempotent body can check before writing again.
+        backend
+            .db
+            .inject_faults(1, Fault::UnknownResult { applied: true });
+        let mut seen = Vec::new();
+        backend
+            .run(|tx, maybe| {
+                seen.push(maybe.0);
+                if maybe.0 && tx.get(b"once", false)?.is_some() {
+                    return Ok(());
+                }
+                tx.atomic_op(b"once", &1i64.to_le_bytes(), MutationType::Add)
+            })
+            .unwrap();
+        assert_eq!(seen, vec![false, true]);
+        assert_eq!(get(&backend, b"once"), Some(1i64.to_le_bytes().to_vec()));
+
+        backend
+            .db
+            .inject_faults(1, Fault::UnknownResult { applied: false });
+        let r = backend.run_with(
+            fql::kv::RetryOptions {
+                retry_limit: Some(0),
+                timeout: None,
+            },
+            |tx, _| tx.set(b"lost", b"x"),
+        );
+        assert_eq!(r.map(|_| ()), Err(Error::CommitUnknownResult));
+        assert_eq!(get(&backend, b"lost"), None);
+    }
+}
+
+#[test]
+fn a_file_keeps_its_data_across_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kept.db");
+    {
+        let db = Embedded::open(&path).unwrap();
+        set_all(&db, &[(b"a", b"1")]);
+    }
+    let db = Embedded::open(&path).unwrap();
+    assert_eq!(get(&db, b"a"), Some(b"1".to_vec()));
+    assert!(db.describe().contains("kept.db"));
+}
+
+#[test]
+fn files_that_are_not_fql_databases_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.txt");
+    let content = "hello, this is not a database at all, just some text\n".repeat(50);
+    std::fs::write(&text, &content).unwrap();
+    let err = Embedded::open(&text).unwrap_err().to_string();
+    assert!(
+        err.contains("notes.txt") && err.contains("not a database"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&text).unwrap(),
+        content,
+        "left untouched"
+    );
+
+    let other = dir.path().join("other.sqlite");
+    make_foreign(&other);
+    let err = Embedded::open(&other).unwrap_err().to_string();
+    assert!(err.contains("another application"), "{err}");
+
+    let missing = dir.path().join("no/such/dir/x.db");
+    let err = Embedded::open(&missing).unwrap_err().to_string();
+    assert!(err.contains("no/such/dir"), "{err}");
+}
+
+/// Turns `path` into a SQLite file of some other program: an fql database
+/// whose application id is then changed.
+fn make_foreign(path: &std::path::Path) {
+    drop(Embedded::open(path).unwrap());
+    let mut bytes = std::fs::read(path).unwrap();
+    // The application id lives at offset 68 of the SQLite header.
+    bytes[68..72].copy_from_slice(&0x1234_5678u32.to_be_bytes());
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn limits_can_be_lowered() {
+    let limits = Limits {
+        key: 4,
+        value: 4,
+        transaction: 30,
+    };
+    let db = Embedded::memory_with_limits(limits);
+    assert_eq!(
+        db.run(|tx, _| tx.set(b"12345", b"")),
+        Err(Error::KeyTooLarge { size: 5, limit: 4 })
+    );
+    let r = db.run(|tx, _| {
+        for k in [b"a", b"b", b"c", b"d"] {
+            tx.set(k, b"1234")?;
+        }
+        Ok::<_, Error>(())
+    });
+    assert!(
+        matches!(r, Err(Error::TransactionTooLarge { limit: 30, .. })),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn transactions_expire_after_five_seconds() {
+    for backend in [Backend::memory(), Backend::file()] {
+        let mut tx = backend.create_trx().unwrap();
+        tx.get(b"k", false).unwrap();
+        tx.set(b"k", b"late").unwrap();
+        std::thread::sleep(Duration::from_millis(5100));
+        assert_eq!(tx.get(b"j", false), Err(Error::TransactionTooOld));
+        assert_eq!(tx.commit(), Err(Error::TransactionTooOld));
+        assert!(Error::TransactionTooOld.is_retryable());
+        tx.on_error(Error::TransactionTooOld).unwrap();
+        tx.set(b"k", b"retried").unwrap();
+        tx.commit().unwrap();
+        assert_eq!(get(&backend, b"k"), Some(b"retried".to_vec()));
+    }
+}
+
+#[test]
+fn watch_fires_for_a_commit_in_another_handle_of_the_file() {
+    let backend = Backend::file();
+    set_all(&backend, &[(b"k", b"0")]);
+    let mut tx = backend.create_trx().unwrap();
+    let mut w = tx.watch(b"k").unwrap();
+    tx.commit().unwrap();
+    let other = backend.reopen();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        set_all(&other, &[(b"k", b"1")]);
+    });
+    assert!(w.wait(Some(Duration::from_secs(5))).unwrap());
+    t.join().unwrap();
+}
