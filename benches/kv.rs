@@ -1,1 +1,119 @@
-fn main() {}
+//! Baselines of the raw embedded backend, through the transaction
+//! interface: what the executor's overhead is later judged against.
+//!
+//! `cargo bench --bench kv`. Inserts commit 10,000 keys per transaction
+//! (well inside FDB's 10 MB limit), durable on the file backend.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fql::kv::embedded::Embedded;
+use fql::kv::{Database, DatabaseExt, Error, RangeCursor, RangeOption, StreamingMode};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const ROWS: u32 = 1_000_000;
+const PER_TX: u32 = 10_000;
+const GETS: u32 = 100_000;
+
+fn key(i: u32) -> [u8; 8] {
+    let mut k = *b"k\0\0\0\0\0\0\0";
+    k[4..].copy_from_slice(&i.to_be_bytes());
+    k
+}
+
+fn insert(db: &dyn Database, rows: u32) {
+    for start in (0..rows).step_by(PER_TX as usize) {
+        db.run(|tx, _| {
+            for i in start..(start + PER_TX).min(rows) {
+                tx.set(&key(i), b"value-of-16-byte")?;
+            }
+            Ok::<_, Error>(())
+        })
+        .unwrap();
+    }
+}
+
+fn scan(db: &dyn Database) -> usize {
+    let mut tx = db.create_trx().unwrap();
+    let range = RangeOption::new(&b"k"[..], &b"l"[..]).mode(StreamingMode::WantAll);
+    let mut cursor = RangeCursor::new(range, true);
+    let mut n = 0;
+    while let Some(batch) = cursor.next_batch(&mut *tx).unwrap() {
+        n += black_box(batch).len();
+    }
+    n
+}
+
+fn gets(db: &dyn Database) {
+    let mut tx = db.create_trx().unwrap();
+    let mut x = 12345u32;
+    for _ in 0..GETS {
+        // A cheap pseudo-random walk over the keys.
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        black_box(tx.get(&key(x % ROWS), true).unwrap());
+    }
+}
+
+fn backends() -> (tempfile::TempDir, Vec<(&'static str, Embedded)>) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = Embedded::open(dir.path().join("bench.db")).unwrap();
+    (dir, vec![("file", file), ("memory", Embedded::memory())])
+}
+
+fn bench(c: &mut Criterion) {
+    let (dir, dbs) = backends();
+    let mut g = c.benchmark_group("kv");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    for (name, db) in &dbs {
+        g.throughput(Throughput::Elements(u64::from(ROWS)));
+        g.bench_function(format!("{name}/insert_1m_sequential"), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    db.run(|tx, _| tx.clear_range(b"k", b"l")).unwrap();
+                    let start = Instant::now();
+                    insert(db, ROWS);
+                    total += start.elapsed();
+                }
+                total
+            })
+        });
+        assert_eq!(scan(db), ROWS as usize);
+        g.bench_function(format!("{name}/scan_1m"), |b| b.iter(|| scan(db)));
+        g.throughput(Throughput::Elements(u64::from(GETS)));
+        g.bench_function(format!("{name}/get_100k"), |b| b.iter(|| gets(db)));
+    }
+    g.finish();
+
+    // Watch latency: from a commit by another handle of the file to the
+    // watcher waking.
+    let path = dir.path().join("bench.db");
+    let writer = Embedded::open(&path).unwrap();
+    let watcher = &dbs[0].1;
+    let mut g = c.benchmark_group("watch");
+    g.sample_size(20);
+    g.bench_function("file/latency", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for i in 0..iters {
+                let mut tx = watcher.create_trx().unwrap();
+                let mut w = tx.watch(b"w").unwrap();
+                tx.commit().unwrap();
+                // Let the watch settle so only the commit is timed.
+                std::thread::sleep(Duration::from_millis(30));
+                let start = Instant::now();
+                writer.run(|tx, _| tx.set(b"w", &i.to_be_bytes())).unwrap();
+                assert!(w.wait(Some(Duration::from_secs(5))).unwrap());
+                total += start.elapsed();
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -14,6 +14,10 @@ use crate::kv::{Committed, Error, MutationType, Result, Transaction, key_after};
 /// any transaction may live, so every live transaction can be checked.
 const LOG_WINDOW_MS: u64 = 2 * MAX_AGE.as_millis() as u64;
 
+/// At most this many write ranges of one commit are logged; more are
+/// joined into this many wider ones.
+const LOGGED_RANGES: usize = 64;
+
 /// The 10-byte versionstamp of a commit: the version, big-endian, then a
 /// batch order that is always 0 here (one commit per version).
 pub(crate) fn stamp_of(version: u64) -> [u8; 10] {
@@ -83,12 +87,8 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
             }
         }
         let now = now_ms();
-        w.log(
-            version,
-            now,
-            &mut writes.iter(),
-            now.saturating_sub(LOG_WINDOW_MS),
-        )?;
+        let logged = writes.coarsened(LOGGED_RANGES);
+        w.log(version, now, &logged, now.saturating_sub(LOG_WINDOW_MS))?;
         w.set_version(version)?;
         let mut watched = Vec::with_capacity(tx.watches.len());
         for (key, _) in &tx.watches {

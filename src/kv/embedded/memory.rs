@@ -138,7 +138,7 @@ impl Writer for State {
         &mut self,
         version: u64,
         now_ms: u64,
-        ranges: &mut dyn Iterator<Item = (&[u8], &[u8])>,
+        ranges: &[(Vec<u8>, Vec<u8>)],
         forget_before_ms: u64,
     ) -> Result<()> {
         while let Some(old) = self.log.front() {
@@ -151,7 +151,7 @@ impl Writer for State {
         self.log.push_back(LoggedCommit {
             version,
             at_ms: now_ms,
-            ranges: ranges.map(|(b, e)| (b.to_vec(), e.to_vec())).collect(),
+            ranges: ranges.to_vec(),
         });
         Ok(())
     }

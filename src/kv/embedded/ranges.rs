@@ -18,6 +18,7 @@ impl RangeSet {
         self.ranges.clear();
     }
 
+    #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
         self.ranges
             .iter()
@@ -48,6 +49,20 @@ impl RangeSet {
         let i = self.ranges.partition_point(|(b, _)| b.as_slice() <= key);
         let (b, e) = self.ranges.get(i.checked_sub(1)?)?;
         (key < e.as_slice()).then_some((b.as_slice(), e.as_slice()))
+    }
+
+    /// At most `max` ranges covering every range of the set: consecutive
+    /// ranges are joined into one. Joining only widens conflict ranges,
+    /// which can add conflicts but never miss one; it keeps the commit log
+    /// small for commits that write many keys.
+    pub fn coarsened(&self, max: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
+        if self.ranges.len() <= max {
+            return self.ranges.clone();
+        }
+        self.ranges
+            .chunks(self.ranges.len().div_ceil(max))
+            .map(|group| (group[0].0.clone(), group[group.len() - 1].1.clone()))
+            .collect()
     }
 
     /// The range that holds the keys just below `end`: it begins before
@@ -88,6 +103,16 @@ mod tests {
         let s = set(&[("c", "e"), ("a", "b"), ("b", "c"), ("x", "z"), ("d", "g")]);
         let got: Vec<_> = s.iter().collect();
         assert_eq!(got, vec![(&b"a"[..], &b"g"[..]), (&b"x"[..], &b"z"[..])]);
+    }
+
+    #[test]
+    fn coarsening_covers_every_range() {
+        let s = set(&[("a", "b"), ("c", "d"), ("e", "f"), ("g", "h"), ("i", "j")]);
+        assert_eq!(s.coarsened(8).len(), 5);
+        let two = s.coarsened(2);
+        assert_eq!(two.len(), 2);
+        assert_eq!(two[0], (b"a".to_vec(), b"f".to_vec()));
+        assert_eq!(two[1], (b"g".to_vec(), b"j".to_vec()));
     }
 
     #[test]

@@ -27,10 +27,9 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS commits (version INTEGER NOT NULL, at_ms INTEGER NOT NULL,
-                                        begin BLOB NOT NULL, end BLOB NOT NULL);
-    CREATE INDEX IF NOT EXISTS commits_by_version ON commits (version);
-    INSERT OR IGNORE INTO meta VALUES ('version', 0), ('floor', 0);
+    CREATE TABLE IF NOT EXISTS commits (version INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL,
+                                        ranges BLOB NOT NULL);
+    INSERT OR IGNORE INTO meta VALUES ('format', 1), ('version', 0), ('floor', 0);
 ";
 
 pub(crate) struct SqliteStore {
@@ -86,6 +85,10 @@ impl SqliteStore {
                 "{} is a SQLite database of another application (application_id {id:#x}), not an fql database",
                 path.display()
             )),
+            InitError::Format(v) => Error::Storage(format!(
+                "{} has storage format {v}; this fql reads format {FORMAT}",
+                path.display()
+            )),
             InitError::Sqlite(e) => storage(path, e),
         })?;
         Ok(SqliteStore {
@@ -99,8 +102,12 @@ impl SqliteStore {
     }
 }
 
+/// The layout of the tables; a file of another layout is refused.
+const FORMAT: u64 = 1;
+
 enum InitError {
     Foreign(i32),
+    Format(u64),
     Sqlite(rusqlite::Error),
 }
 
@@ -125,6 +132,12 @@ fn init(conn: &Connection) -> Result<(), InitError> {
         conn.execute_batch(&format!(
             "BEGIN IMMEDIATE; PRAGMA application_id = {APPLICATION_ID}; {SCHEMA} COMMIT;"
         ))?;
+    }
+    let format = conn.query_row("SELECT value FROM meta WHERE name = 'format'", [], |r| {
+        r.get::<_, i64>(0)
+    })?;
+    if format as u64 != FORMAT {
+        return Err(InitError::Format(format as u64));
     }
     Ok(())
 }
@@ -244,6 +257,28 @@ impl Snapshot for SqliteSnapshot {
     }
 }
 
+/// A commit's write ranges as one blob: each bound as a little-endian u32
+/// length and its bytes.
+fn encode_ranges(ranges: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for bound in ranges.iter().flat_map(|(b, e)| [b, e]) {
+        out.extend((bound.len() as u32).to_le_bytes());
+        out.extend_from_slice(bound);
+    }
+    out
+}
+
+/// The ranges of [`encode_ranges`]; stops at the first malformed bound.
+fn decode_ranges(mut blob: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+    let mut next = move || {
+        let len = u32::from_le_bytes(blob.get(..4)?.try_into().ok()?) as usize;
+        let bound = blob.get(4..4 + len)?;
+        blob = &blob[4 + len..];
+        Some(bound)
+    };
+    std::iter::from_fn(move || Some((next()?, next()?)))
+}
+
 struct SqliteWriter<'a> {
     conn: &'a Connection,
 }
@@ -271,12 +306,12 @@ impl Writer for SqliteWriter<'_> {
     ) -> Result<bool> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT begin, end FROM commits WHERE version > ?1")?;
+            .prepare_cached("SELECT ranges FROM commits WHERE version > ?1")?;
         let mut rows = stmt.query([version as i64])?;
         while let Some(row) = rows.next()? {
-            let b: &[u8] = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
-            let e: &[u8] = row.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-            if f(b, e) {
+            let blob: &[u8] = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
+            let mut ranges = decode_ranges(blob);
+            if ranges.any(|(b, e)| f(b, e)) {
                 return Ok(true);
             }
         }
@@ -287,7 +322,7 @@ impl Writer for SqliteWriter<'_> {
         &mut self,
         version: u64,
         now_ms: u64,
-        ranges: &mut dyn Iterator<Item = (&[u8], &[u8])>,
+        ranges: &[(Vec<u8>, Vec<u8>)],
         forget_before_ms: u64,
     ) -> Result<()> {
         let forgotten: Option<i64> = self
@@ -302,12 +337,13 @@ impl Writer for SqliteWriter<'_> {
                 .prepare_cached("UPDATE meta SET value = max(value, ?1) WHERE name = 'floor'")?
                 .execute([v])?;
         }
-        let mut insert = self
-            .conn
-            .prepare_cached("INSERT INTO commits VALUES (?1, ?2, ?3, ?4)")?;
-        for (b, e) in ranges {
-            insert.execute(params![version as i64, now_ms as i64, b, e])?;
-        }
+        self.conn
+            .prepare_cached("INSERT INTO commits VALUES (?1, ?2, ?3)")?
+            .execute(params![
+                version as i64,
+                now_ms as i64,
+                encode_ranges(ranges)
+            ])?;
         Ok(())
     }
 

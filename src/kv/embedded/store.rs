@@ -70,7 +70,7 @@ pub(crate) trait Writer {
         &mut self,
         version: u64,
         now_ms: u64,
-        ranges: &mut dyn Iterator<Item = (&[u8], &[u8])>,
+        ranges: &[(Vec<u8>, Vec<u8>)],
         forget_before_ms: u64,
     ) -> Result<()>;
 
