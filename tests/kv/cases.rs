@@ -469,6 +469,27 @@ pub fn conflicting_commits_fail_and_retry(db: &Backend) {
     assert_eq!(get(db, b"counter"), Some(b"intruder+".to_vec()));
 }
 
+pub fn concurrent_increments_lose_no_update(db: &Backend) {
+    set_all(db, &[(b"n", &0u32.to_be_bytes())]);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                let handle = db.reopen();
+                for _ in 0..50 {
+                    handle
+                        .run(|tx, _| {
+                            let v = tx.get(b"n", false)?.expect("set");
+                            let n = u32::from_be_bytes(v.try_into().expect("4 bytes")) + 1;
+                            tx.set(b"n", &n.to_be_bytes())
+                        })
+                        .unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(get(db, b"n"), Some(200u32.to_be_bytes().to_vec()));
+}
+
 pub fn snapshot_reads_do_not_conflict(db: &Backend) {
     set_all(db, &[(b"a", b"1"), (b"b", b"1")]);
     let mut tx = db.create_trx().unwrap();

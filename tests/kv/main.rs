@@ -34,6 +34,7 @@ conformance!(
     watch_of_uncommitted_transaction_is_cancelled,
     limits_fail_and_write_nothing,
     conflicting_commits_fail_and_retry,
+    concurrent_increments_lose_no_update,
     snapshot_reads_do_not_conflict,
     manual_conflict_ranges,
     read_only_commit_writes_nothing,
