@@ -239,14 +239,8 @@ mod tests {
         assert_eq!(next.begin, b"b\0");
         assert_eq!(next.limit, Some(2));
         let rev = range.clone().rev().next_range(&batch).unwrap();
-        assert_eq!(
-            (rev.begin.as_slice(), rev.end.as_slice()),
-            (&b"a"[..], &b"b"[..])
-        );
-        let done = RangeResult {
-            more: false,
-            ..batch
-        };
+        assert_eq!((rev.begin.as_slice(), rev.end.as_slice()), (&b"a"[..], &b"b"[..]));
+        let done = RangeResult { more: false, ..batch };
         assert!(range.next_range(&done).is_none());
     }
 }

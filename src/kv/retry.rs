@@ -63,9 +63,7 @@ where
         tx.set_option(TransactionOption::RetryLimit(i64::from(limit)))?;
     }
     if let Some(timeout) = options.timeout {
-        let ms = u64::try_from(timeout.as_millis())
-            .unwrap_or(u64::MAX)
-            .max(1);
+        let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX).max(1);
         tx.set_option(TransactionOption::Timeout(ms))?;
     }
     let mut maybe = MaybeCommitted(false);

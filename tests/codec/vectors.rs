@@ -397,3 +397,42 @@ fn oversized_data_is_refused_before_packing() {
         Err(Error::TooLarge { .. })
     ));
 }
+
+/// Every table row of docs/encoding.md that pairs FQL with bytes holds:
+/// right under `## Keys` the FQL is a key tuple, elsewhere a value.
+#[test]
+fn the_encoding_doc_is_true() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/encoding.md"))
+        .expect("docs/encoding.md");
+    let mut section = "";
+    let mut checked = 0;
+    for line in doc.lines() {
+        if line.starts_with("## ") || line.starts_with("### ") {
+            section = line;
+        }
+        if !line.starts_with("| `") {
+            continue;
+        }
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let bytes = cells[1].trim_end_matches(" |");
+        let bytes = match bytes {
+            "(empty)" | "nothing: the key is the bare prefix" => String::new(),
+            b if b.starts_with('`') => b.replace('`', ""),
+            _ => continue,
+        };
+        let Ok(bytes) = const_hex::decode(bytes.replace(' ', "")) else {
+            continue;
+        };
+        let sources = cells[0].trim_start_matches("| `").trim_end_matches('`');
+        for src in sources.split("`, `") {
+            let got = if section == "## Keys" {
+                encode_key(&[], &key(src)).unwrap().bytes
+            } else {
+                encode(src).bytes
+            };
+            assert_eq!(got, bytes, "docs/encoding.md: {src}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "only {checked} rows checked");
+}
