@@ -9,7 +9,8 @@
 //! ```
 //!
 //! The crate is layered the way a query flows: [`syntax`] turns text into an
-//! AST with spans and prints ASTs back as canonical FQL. Later layers (planner,
+//! AST with spans and prints ASTs back as canonical FQL; [`codec`] turns the
+//! AST's data into the bytes of keys and values and back. Later layers (planner,
 //! executor, key-value backends) stand on that AST; the `fql` binary and its
 //! REPL are thin shells over this library.
 //!
@@ -21,5 +22,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod codec;
 pub mod kv;
 pub mod syntax;

@@ -17,7 +17,7 @@ mod report;
 mod span;
 
 pub use check::check;
-pub use error::{CheckError, Error, ParseError};
+pub use error::{CheckError, Error, OptionError, ParseError};
 pub use format::format;
 pub use parse::{MAX_DEPTH, parse};
 pub use print::{quote, write_bytes, write_str};

@@ -305,13 +305,16 @@ pub enum ParseError {
     },
 }
 
-/// A script that parses but cannot run, found without a database.
+/// A known option that is wrong where it stands. Query options are judged
+/// by the checker and encoding options by the [codec](crate::codec); both
+/// report through this type, so an option mistake reads the same wherever
+/// it is found.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
-pub enum CheckError {
+pub enum OptionError {
     /// An option where it has no meaning: `/a(1)=true[raw]` or `[raw] /a(<>)`.
     #[error("`{option}` does not apply to {place}")]
     #[diagnostic(code(fql::option_misplaced))]
-    OptionMisplaced {
+    Misplaced {
         /// The option.
         option: OptName,
         /// What it was applied to, such as "a `bool` value".
@@ -327,7 +330,7 @@ pub enum CheckError {
     /// An option with a missing, extra or wrong argument: `[limit:x]`.
     #[error("`{option}` {expected}")]
     #[diagnostic(code(fql::option_argument))]
-    OptionArgument {
+    Argument {
         /// The option.
         option: OptName,
         /// What the argument must be, such as "takes a non-negative int".
@@ -340,7 +343,7 @@ pub enum CheckError {
     /// Two options that cannot both hold: `[i64,u8]` or `[limit:1,limit:2]`.
     #[error("{}", if option == earlier { format!("`{option}` is given twice") } else { format!("`{option}` conflicts with `{earlier}`") })]
     #[diagnostic(code(fql::option_conflict))]
-    OptionConflict {
+    Conflict {
         /// The later option.
         option: OptName,
         /// The earlier one.
@@ -352,22 +355,22 @@ pub enum CheckError {
         #[label("with this")]
         first: Span,
     },
+}
 
-    /// A value that does not fit the width its options give: `3548[u8]`.
-    #[error("`{value}` does not fit {encoding}")]
-    #[diagnostic(code(fql::out_of_range))]
-    OutOfRange {
-        /// The value as written.
-        value: String,
-        /// The encoding, such as "an unsigned 8-bit int".
-        encoding: String,
-        /// The value.
-        #[label("out of range")]
-        at: Span,
-        /// The range that fits.
-        #[help]
-        help: String,
-    },
+/// A script that parses but cannot run, found without a database.
+#[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+pub enum CheckError {
+    /// An option in the wrong place, with a wrong argument, or in conflict
+    /// with another.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Option(#[from] OptionError),
+
+    /// A value that cannot be encoded as its options say, found by the
+    /// codec: `3548[u8]`, `1.5[f80]`, `/a(<int[i64]>)`.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Codec(#[from] crate::codec::Error),
 
     /// An aggregate beside other types: `<int|sum>`.
     #[error("an aggregate cannot be combined with other types")]
@@ -414,24 +417,6 @@ pub enum CheckError {
         at: Span,
         /// "read" or "clear".
         kind: &'static str,
-    },
-
-    /// More than one incomplete versionstamp in one write:
-    /// `/a(#:0001,#:0002)=1`.
-    #[error("a write can hold only one incomplete vstamp")]
-    #[diagnostic(
-        code(fql::too_many_vstamps),
-        help(
-            "FoundationDB fills in one stamp per write, in the key or in the value; write the others in separate statements"
-        )
-    )]
-    TooManyVstamps {
-        /// The second stamp.
-        #[label("second incomplete vstamp")]
-        at: Span,
-        /// The first one.
-        #[label("first one here")]
-        first: Span,
     },
 
     /// A directory variable with a type other than `str` or `any`: `/<int>/a`.

@@ -154,6 +154,11 @@ fn snippets_are_judged_alike() {
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
 }
 
+/// Alternatives that no script passing the checks can use, so the examples
+/// cannot show them: words the parser knows only so that the checks can
+/// refuse them by name.
+const REFUSED: [(&str, &str); 1] = [("option_name", "'f80'")];
+
 /// `grammar/examples.fql` uses every rule and every alternative, so every
 /// part of the grammar is compared with the parser on at least one input
 /// that it accepts.
@@ -185,6 +190,7 @@ fn examples_cover_the_grammar() {
         }
         let mut unused = Vec::new();
         alternatives(&rule.expr, &branches, &mut unused);
+        unused.retain(|alt| !REFUSED.contains(&(rule.name.as_str(), alt.as_str())));
         for alt in unused {
             missing.push(format!("{alt} in `{}` (line {})", rule.name, rule.line));
         }

@@ -1,0 +1,109 @@
+//! From FQL data to the bytes of keys and values, and back.
+//!
+//! Keys are a directory prefix and a packed tuple ([`encode_key`],
+//! [`decode_key`]); values are packed, raw or fixed-width as their options
+//! say ([`encode_value`], [`ValueDecoder`]). Packing is the
+//! `foundationdb-tuple` crate's, so the bytes are those of every other
+//! FoundationDB binding; this module adds what the crate leaves out: FQL's
+//! value rules and options, one canonical form per value, and errors in
+//! place of the crate's panics.
+//!
+//! The static checker calls the same functions on literals
+//! ([`options::resolve`], [`encode_value`], [`ElementFilter::new`],
+//! [`ValueDecoder::new`], [`single_vstamp`]), so whatever can be known
+//! wrong without a database is reported before a script runs, in the same
+//! words. `docs/encoding.md` gives the bytes of every form.
+//!
+//! ```
+//! use fql::codec::{self, Op};
+//! use fql::syntax::ast::{Elem, ElemKind, Int, Options, Span};
+//!
+//! let elem = Elem { kind: ElemKind::Int(Int::Small(256)), span: Span::default() };
+//! let value = codec::encode_value(&elem, &Options::default()).unwrap();
+//! assert_eq!(value.bytes, [0x16, 0x01, 0x00]);
+//! assert_eq!(value.op, Op::Set);
+//! ```
+
+mod element;
+mod error;
+mod fixed;
+mod key;
+pub mod options;
+mod tuple;
+mod value;
+
+use crate::kv::MutationType;
+use crate::syntax::ast::{Elem, Options};
+
+pub use element::{from_element, from_elements, single_vstamp, to_element, to_elements, type_of};
+pub use error::Error;
+pub use key::{ElementFilter, compare, decode_key, encode_key};
+pub use options::{Encoding, IntLayout, IntWidth, NumLayout, NumWidth, Subject};
+pub use value::{Decoded, ValueDecoder, decode_tuple, decode_untyped, encode_value};
+
+/// Encoded bytes and the way they must be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Encoded {
+    /// The key or value; for a versionstamped one, followed by the 4-byte
+    /// little-endian offset of the stamp, as the mutation expects.
+    pub bytes: Vec<u8>,
+    /// How to write them.
+    pub op: Op,
+}
+
+/// How a key-value is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// A plain set.
+    #[default]
+    Set,
+    /// `SET_VERSIONSTAMPED_KEY`: the key holds an incomplete vstamp.
+    VersionstampedKey,
+    /// `SET_VERSIONSTAMPED_VALUE`: the value holds an incomplete vstamp.
+    VersionstampedValue,
+}
+
+impl Op {
+    /// The atomic operation to write with, or `None` for a plain set.
+    pub fn mutation(self) -> Option<MutationType> {
+        match self {
+            Op::Set => None,
+            Op::VersionstampedKey => Some(MutationType::SetVersionstampedKey),
+            Op::VersionstampedValue => Some(MutationType::SetVersionstampedValue),
+        }
+    }
+}
+
+/// A key-value ready to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Write {
+    /// The key (the mutation's key).
+    pub key: Vec<u8>,
+    /// The value (the mutation's parameter).
+    pub value: Vec<u8>,
+    /// How to write them.
+    pub op: Op,
+}
+
+/// Encodes a whole write: the key under `prefix`, and the value with its
+/// options. One incomplete vstamp, in the key or in the value, makes the
+/// write versionstamped; FoundationDB fills in only one per mutation, so
+/// two, wherever they stand, are an error.
+pub fn encode_write(
+    prefix: &[u8],
+    key: &[Elem],
+    value: &Elem,
+    opts: &Options,
+) -> Result<Write, Error> {
+    single_vstamp(key.iter().chain([value]))?;
+    let key = encode_key(prefix, key)?;
+    let value = encode_value(value, opts)?;
+    let op = match (key.op, value.op) {
+        (Op::Set, op) | (op, _) => op,
+    };
+    Ok(Write {
+        key: key.bytes,
+        value: value.bytes,
+        op,
+    })
+}

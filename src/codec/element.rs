@@ -1,0 +1,168 @@
+//! Data elements and the tuple layer's elements, both ways.
+//!
+//! The AST's [`ElemKind`] is the one representation of data in fql; the
+//! tuple crate's [`Element`] is only the doorway to its packer. Two facts of
+//! the tuple layer shape the mapping:
+//!
+//! - An int that fits an `i64` always becomes `Element::Int`, a larger one
+//!   `Element::BigInt`, so every integer has one encoding (and decoded
+//!   integers come back in [`Int`]'s normal form).
+//! - A stored 32-bit float (type code `0x20`) reads as a `num`, widened
+//!   exactly to 64 bits. fql writes nums only as 64-bit doubles (`0x21`), so
+//!   writing such a value back changes its type code and its key bytes;
+//!   there is no 32-bit num in the language to preserve it.
+
+use std::borrow::Cow;
+
+use foundationdb_tuple::{Bytes, Element, Versionstamp};
+
+use crate::syntax::ast::{Elem, ElemKind, Int, Num, Span, ThinVec, Tuple, Type, Vstamp};
+
+use super::Error;
+
+/// The tuple-layer element for a data element, borrowing its text and
+/// bytes. Holes have no encoding and are refused.
+pub fn to_element(elem: &Elem) -> Result<Element<'_>, Error> {
+    Ok(match &elem.kind {
+        ElemKind::Nil => Element::Nil,
+        ElemKind::Bool(b) => Element::Bool(*b),
+        ElemKind::Int(Int::Small(n)) => Element::Int(*n),
+        ElemKind::Int(Int::Big(n)) => match i64::try_from(&**n) {
+            Ok(small) => Element::Int(small),
+            Err(_) => Element::BigInt((**n).clone()),
+        },
+        ElemKind::Num(Num(x)) => Element::Double(*x),
+        ElemKind::Str(s) => Element::String(Cow::Borrowed(s.as_str())),
+        ElemKind::Bytes(b) => Element::Bytes(Bytes::from(b.as_slice())),
+        ElemKind::Uuid(u) => Element::Uuid(*u),
+        ElemKind::Vstamp(v) => Element::Versionstamp(versionstamp(*v)),
+        ElemKind::Tuple(t) => Element::Tuple(to_elements(t)?),
+        ElemKind::Var(v) => return Err(not_data(v.to_string(), elem.span)),
+        ElemKind::Ref(r) => return Err(not_data(r.to_string(), elem.span)),
+    })
+}
+
+/// The elements of a tuple; a trailing `...` is a hole.
+pub fn to_elements(t: &Tuple) -> Result<Vec<Element<'_>>, Error> {
+    if let Some(rest) = t.rest {
+        return Err(not_data("...".into(), rest));
+    }
+    t.elems.iter().map(to_element).collect()
+}
+
+fn not_data(hole: String, at: Span) -> Error {
+    Error::NotData { hole, at }
+}
+
+/// The crate's versionstamp for ours. The crate marks an incomplete stamp
+/// by ten `ff` bytes, which is also what FoundationDB's other bindings do.
+pub(super) fn versionstamp(v: Vstamp) -> Versionstamp {
+    match v.tx {
+        Some(tx) => Versionstamp::complete(tx, v.user),
+        None => Versionstamp::incomplete(v.user),
+    }
+}
+
+/// The data element for a decoded tuple-layer element.
+///
+/// A stored stamp is always read as complete, even one whose transaction
+/// version is all `ff` (which the crate would call incomplete): what is in
+/// the database is what was committed, and reading it as `#:...` would turn
+/// a read result into a versionstamped write if written back.
+pub fn from_element(e: Element<'_>) -> ElemKind {
+    match e {
+        Element::Nil => ElemKind::Nil,
+        Element::Bool(b) => ElemKind::Bool(b),
+        Element::Int(n) => ElemKind::Int(Int::Small(n)),
+        Element::BigInt(n) => ElemKind::Int(Int::from_big(n)),
+        Element::Float(x) => ElemKind::Num(Num(f64::from(x))),
+        Element::Double(x) => ElemKind::Num(Num(x)),
+        Element::String(s) => ElemKind::Str(s.as_ref().into()),
+        Element::Bytes(b) => ElemKind::Bytes(b.into_owned()),
+        Element::Uuid(u) => ElemKind::Uuid(u),
+        Element::Versionstamp(v) => {
+            let mut tx = [0; 10];
+            tx.copy_from_slice(v.transaction_version());
+            ElemKind::Vstamp(Vstamp {
+                tx: Some(tx),
+                user: v.user_version(),
+            })
+        }
+        Element::Tuple(items) => ElemKind::Tuple(from_elements(items)),
+    }
+}
+
+/// A decoded tuple as an AST tuple. Decoded data has no place in any
+/// source text, so its spans are empty.
+pub fn from_elements(items: Vec<Element<'_>>) -> Tuple {
+    Tuple {
+        elems: items.into_iter().map(elem).collect::<ThinVec<_>>(),
+        rest: None,
+        span: Span::default(),
+    }
+}
+
+/// An element with no place in the source.
+pub(super) fn elem(e: Element<'_>) -> Elem {
+    Elem {
+        kind: from_element(e),
+        span: Span::default(),
+    }
+}
+
+/// The type of a data element; `None` for a hole.
+pub fn type_of(kind: &ElemKind) -> Option<Type> {
+    Some(match kind {
+        ElemKind::Nil => Type::Nil,
+        ElemKind::Bool(_) => Type::Bool,
+        ElemKind::Int(_) => Type::Int,
+        ElemKind::Num(_) => Type::Num,
+        ElemKind::Str(_) => Type::Str,
+        ElemKind::Bytes(_) => Type::Bytes,
+        ElemKind::Uuid(_) => Type::Uuid,
+        ElemKind::Vstamp(_) => Type::Vstamp,
+        ElemKind::Tuple(_) => Type::Tuple,
+        ElemKind::Var(_) | ElemKind::Ref(_) => return None,
+    })
+}
+
+/// The incomplete vstamps among `elems` and everything nested in them, in
+/// order, by where they were written.
+pub(super) fn incomplete_vstamps<'a>(elems: impl IntoIterator<Item = &'a Elem>) -> Vec<Span> {
+    let mut found = Vec::new();
+    for e in elems {
+        e.walk(&mut |e| {
+            if let ElemKind::Vstamp(Vstamp { tx: None, .. }) = e.kind {
+                found.push(e.span);
+            }
+        });
+    }
+    found
+}
+
+/// Refuses a write with more than one incomplete vstamp among `elems`
+/// (a key's tuple and its value, together), and returns the one there is.
+/// FoundationDB fills in one stamp per mutation.
+pub fn single_vstamp<'a>(elems: impl IntoIterator<Item = &'a Elem>) -> Result<Option<Span>, Error> {
+    match incomplete_vstamps(elems)[..] {
+        [] => Ok(None),
+        [one] => Ok(Some(one)),
+        [first, second, ..] => Err(Error::TooManyVstamps { at: second, first }),
+    }
+}
+
+/// An upper bound on the packed size of an element inside a tuple, in
+/// bytes: every byte of text may be escaped, and each element adds a type
+/// code and a terminator.
+pub(super) fn size_bound(kind: &ElemKind) -> u64 {
+    match kind {
+        ElemKind::Str(s) => 2 + 2 * s.len() as u64,
+        ElemKind::Bytes(b) => 2 + 2 * b.len() as u64,
+        ElemKind::Int(Int::Big(n)) => 2 + n.bits().div_ceil(8),
+        ElemKind::Tuple(t) => t
+            .elems
+            .iter()
+            .fold(2u64, |sum, e| sum.saturating_add(size_bound(&e.kind))),
+        _ => 17,
+    }
+}

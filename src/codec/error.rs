@@ -1,0 +1,117 @@
+//! What can stop a value or a key from being encoded.
+//!
+//! Each variant points at the element or option at fault. The static
+//! checker runs the same codec functions on literals, so an error that needs
+//! no database (`300[u8]`) is reported by `fql fmt` with the same code and
+//! text as it would be at run time; an error that needs a bound value
+//! (`:n[u8]` with `n` = 300) points at the reference.
+
+use miette::Diagnostic;
+use thiserror::Error;
+
+use crate::syntax::OptionError;
+use crate::syntax::ast::Span;
+
+/// A value or key that cannot be encoded as written.
+#[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+pub enum Error {
+    /// An encoding option where it has no meaning, with a wrong argument or
+    /// in conflict with another: `/a(1)=true[raw]`, `=7[i64,u8]`.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Option(#[from] OptionError),
+
+    /// A value that does not fit the width its options give: `3548[u8]`.
+    #[error("`{value}` does not fit {encoding}")]
+    #[diagnostic(code(fql::out_of_range))]
+    OutOfRange {
+        /// The value as written.
+        value: String,
+        /// The encoding, such as "an unsigned 8-bit int".
+        encoding: String,
+        /// The value, or the reference that supplied it.
+        #[label("out of range")]
+        at: Span,
+        /// The range that fits.
+        #[help]
+        help: String,
+    },
+
+    /// An 80-bit num: `1.5[f80]` or `1.5[width:80]`.
+    #[error("80-bit nums are not supported")]
+    #[diagnostic(
+        code(fql::unsupported_width),
+        help(
+            "nums are IEEE 754 binary64 in fql, and are stored in 32 or 64 bits: use `f64` or `f32`"
+        )
+    )]
+    UnsupportedWidth {
+        /// The option.
+        #[label("80 bits")]
+        at: Span,
+    },
+
+    /// An encoding option on an element that is tuple-encoded:
+    /// `/a(<int[i64]>)`.
+    #[error("encoding options do not apply inside a tuple")]
+    #[diagnostic(
+        code(fql::encoding_in_tuple),
+        help(
+            "keys and tuples are always tuple-encoded; encoding options apply only to a whole value, as in `/a(1)=<int[i64]>`"
+        )
+    )]
+    EncodingInTuple {
+        /// The options.
+        #[label("in a tuple")]
+        at: Span,
+    },
+
+    /// More than one incomplete versionstamp in one write:
+    /// `/a(#:0001,#:0002)=1`.
+    #[error("a write can hold only one incomplete vstamp")]
+    #[diagnostic(
+        code(fql::too_many_vstamps),
+        help(
+            "FoundationDB fills in one stamp per write, in the key or in the value; write the others in separate statements"
+        )
+    )]
+    TooManyVstamps {
+        /// The second stamp.
+        #[label("second incomplete vstamp")]
+        at: Span,
+        /// The first one.
+        #[label("first one here")]
+        first: Span,
+    },
+
+    /// A hole where data must stand: the executor asked for `<int>` or a
+    /// reference that was never bound to be encoded.
+    #[error("`{hole}` is not data and cannot be encoded")]
+    #[diagnostic(
+        code(fql::not_data),
+        help("only data elements are written; every reference must be bound before a write")
+    )]
+    NotData {
+        /// The hole as written, such as `<int>` or `:id`.
+        hole: String,
+        /// Where.
+        #[label("a hole")]
+        at: Span,
+    },
+
+    /// A key or value far past any size the database stores.
+    #[error("the encoded data could take {size} bytes, more than 64 MiB")]
+    #[diagnostic(
+        code(fql::too_large_to_encode),
+        help(
+            "FoundationDB stores keys of up to 10,000 bytes and values of up to 100,000; split the data over several keys"
+        )
+    )]
+    TooLarge {
+        /// A bound on the encoded size.
+        size: u64,
+        /// The element.
+        #[label("too large")]
+        at: Span,
+    },
+}

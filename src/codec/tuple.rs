@@ -1,0 +1,175 @@
+//! Packing and unpacking whole tuples through the tuple crate, with the
+//! guards the crate leaves to its callers: incomplete versionstamps are
+//! counted here rather than trusted to its panicking helpers, sizes are
+//! bounded before anything is written, and nesting is bounded before
+//! anything is read.
+
+use foundationdb_tuple::{Element, TuplePack, Versionstamp, VersionstampOffset, unpack};
+
+use crate::syntax::MAX_DEPTH;
+use crate::syntax::ast::{Elem, ElemKind, Span, Vstamp};
+
+use super::Error;
+use super::element::{incomplete_vstamps, size_bound, to_element};
+
+/// The most bytes a key or value may be packed into: above anything one
+/// FoundationDB transaction can hold (10 MB), so no write that could
+/// succeed is refused, and far below the 4 GiB at which the crate's
+/// offsets overflow and it panics.
+pub(super) const MAX_PACKED: u64 = 64 << 20;
+
+/// Packed bytes, and where the one incomplete versionstamp's transaction
+/// version starts, if there is one.
+pub(super) struct Packed {
+    pub bytes: Vec<u8>,
+    pub stamp: Option<u32>,
+}
+
+/// Packs `elems` after `prefix`, as the tuple layer packs a tuple (no
+/// enclosing nesting). At most one incomplete vstamp is allowed; its offset
+/// counts the prefix. `at` stands for the whole, for a size error.
+pub(super) fn pack(prefix: &[u8], elems: &[Elem], at: Span) -> Result<Packed, Error> {
+    let stamps = incomplete_vstamps(elems);
+    if let [first, second, ..] = stamps[..] {
+        return Err(Error::TooManyVstamps { at: second, first });
+    }
+    let size = elems.iter().fold(prefix.len() as u64, |sum, e| {
+        sum.saturating_add(size_bound(&e.kind))
+    });
+    if size > MAX_PACKED {
+        return Err(Error::TooLarge { size, at });
+    }
+    let tuple = elems
+        .iter()
+        .map(to_element)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut bytes = prefix.to_vec();
+    let offset = tuple
+        .pack_root(&mut bytes)
+        .map_err(|_| Error::TooLarge { size, at })?;
+    let stamp = match (stamps.is_empty(), offset) {
+        (true, _) => None,
+        (false, VersionstampOffset::OneIncomplete { offset }) => Some(offset),
+        // A complete stamp whose transaction version is all `ff` looks
+        // incomplete to the crate, which then cannot say which one is ours.
+        (false, _) => Some(locate_stamp(elems, &tuple, &bytes[prefix.len()..])),
+    };
+    let stamp = stamp.map(|offset| offset + prefix.len() as u32);
+    Ok(Packed { bytes, stamp })
+}
+
+/// Finds the transaction version of the one incomplete stamp in `packed`
+/// by packing again with that stamp's placeholder changed: stamps are
+/// written unescaped and the length does not change, so the first byte that
+/// differs is where the stamp begins.
+fn locate_stamp(elems: &[Elem], tuple: &[Element<'_>], packed: &[u8]) -> u32 {
+    let mut marked = tuple.to_vec();
+    for (e, t) in elems.iter().zip(marked.iter_mut()) {
+        mark(e, t);
+    }
+    let mut again = Vec::with_capacity(packed.len());
+    // Packing the same shape again cannot fail where the first pack did not.
+    let _ = marked.pack_root(&mut again);
+    let at = packed
+        .iter()
+        .zip(&again)
+        .position(|(a, b)| a != b)
+        .unwrap_or(0);
+    at as u32
+}
+
+/// Replaces the placeholder of the incomplete stamps in `elem` by zeros.
+fn mark(elem: &Elem, t: &mut Element<'_>) {
+    match (&elem.kind, t) {
+        (ElemKind::Vstamp(Vstamp { tx: None, user }), t) => {
+            *t = Element::Versionstamp(Versionstamp::complete([0; 10], *user));
+        }
+        (ElemKind::Tuple(inner), Element::Tuple(items)) => {
+            for (e, t) in inner.elems.iter().zip(items.iter_mut()) {
+                mark(e, t);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The elements of packed tuple bytes, or `None` when the bytes are not a
+/// tuple, or nest deeper than fql's tuples may (the crate unpacks nested
+/// tuples by recursion, so a value of a few kilobytes of `05` bytes would
+/// otherwise exhaust the stack).
+pub(super) fn unpack_tuple(bytes: &[u8]) -> Option<Vec<Element<'_>>> {
+    if !shallow(bytes) {
+        return None;
+    }
+    unpack::<Vec<Element>>(bytes).ok()
+}
+
+/// Whether packed bytes nest tuples at most [`MAX_DEPTH`] deep. Bytes that
+/// are not a valid tuple answer `true` when the crate would reject them
+/// before nesting deeper, and `false` otherwise, so either way no deep
+/// input reaches the crate.
+fn shallow(bytes: &[u8]) -> bool {
+    // Each level of nesting takes a 05 byte; few of them need no walk.
+    if bytecount(bytes, 0x05) <= MAX_DEPTH {
+        return true;
+    }
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&code) = bytes.get(i) {
+        i += 1;
+        let skip = match code {
+            0x00 if depth > 0 && bytes.get(i) == Some(&0xff) => 1,
+            0x00 if depth > 0 => {
+                depth -= 1;
+                0
+            }
+            0x00 | 0x26 | 0x27 => 0,
+            0x01 | 0x02 => match end_of_string(&bytes[i..]) {
+                Some(len) => len,
+                None => return true,
+            },
+            0x05 => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return false;
+                }
+                0
+            }
+            0x0b => match bytes.get(i) {
+                Some(&n) => 1 + usize::from(n ^ 0xff),
+                None => return true,
+            },
+            0x1d => match bytes.get(i) {
+                Some(&n) => 1 + usize::from(n),
+                None => return true,
+            },
+            0x0c..=0x1c => usize::from(code.abs_diff(0x14)),
+            0x20 => 4,
+            0x21 => 8,
+            0x30 => 16,
+            0x33 => 12,
+            // The crate rejects any other code where it stands.
+            _ => return true,
+        };
+        i += skip;
+    }
+    true
+}
+
+/// The length of an escaped byte string up to and including its
+/// terminator, or `None` if it has none.
+fn end_of_string(bytes: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        let nul = from + memchr::memchr(0x00, &bytes[from..])?;
+        if bytes.get(nul + 1) == Some(&0xff) {
+            from = nul + 2;
+        } else {
+            return Some(nul + 1);
+        }
+    }
+}
+
+fn bytecount(bytes: &[u8], byte: u8) -> usize {
+    memchr::memchr_iter(byte, bytes).count()
+}

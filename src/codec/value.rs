@@ -1,0 +1,217 @@
+//! Values: what is stored under a key, and how a read gets an element back.
+//!
+//! Written, a data element is packed as a one-element tuple so that it can
+//! be read back without a schema; a tuple is packed as itself (so `42` and
+//! `(42)` are the same bytes); bytes are stored as they are; and `nil`,
+//! `0x` and `()` are all the empty value. Options choose a fixed-width or
+//! raw form instead (see [`options`](super::options)).
+//!
+//! Read, a value is decoded by the types of the variable that stands for
+//! it, tried in order; the first that decodes wins, and a value that none
+//! decodes does not match.
+
+use crate::syntax::ast::{Agg, Elem, ElemKind, Num, Options, Tuple, Type, Variable};
+
+use super::element::{elem, from_element, from_elements, type_of};
+use super::options::{self, Encoding, Subject};
+use super::tuple::{pack, unpack_tuple};
+use super::{Encoded, Error, Op};
+
+/// Encodes a data element as a value, as its options say.
+///
+/// A reference's value is encoded by passing an element of the bound value
+/// with the reference's span, so that an error points at the reference.
+pub fn encode_value(elem: &Elem, opts: &Options) -> Result<Encoded, Error> {
+    let ty = type_of(&elem.kind).ok_or_else(|| not_data(elem))?;
+    let encoding =
+        options::resolve(opts, Subject::Value(ty)).map_err(|mut errors| errors.swap_remove(0))?;
+    encode_as(elem, encoding)
+}
+
+fn not_data(elem: &Elem) -> Error {
+    Error::NotData {
+        hole: elem.kind.to_string(),
+        at: elem.span,
+    }
+}
+
+/// Encodes `elem` in an encoding [`options::resolve`] chose for its type.
+fn encode_as(elem: &Elem, encoding: Encoding) -> Result<Encoded, Error> {
+    let plain = |bytes| Encoded { bytes, op: Op::Set };
+    match (&elem.kind, encoding) {
+        (ElemKind::Int(n), Encoding::Int(layout)) => {
+            super::fixed::encode_int(n, layout, elem.span).map(plain)
+        }
+        (ElemKind::Num(Num(x)), Encoding::Num(layout)) => {
+            super::fixed::encode_num(*x, layout, elem.span).map(plain)
+        }
+        (kind, Encoding::Raw) => match super::fixed::encode_raw(kind) {
+            Some((mut bytes, true)) => {
+                // The stamp's transaction version is the first ten bytes.
+                bytes.extend_from_slice(&0u32.to_le_bytes());
+                Ok(Encoded {
+                    bytes,
+                    op: Op::VersionstampedValue,
+                })
+            }
+            Some((bytes, false)) => Ok(plain(bytes)),
+            None => encode_tuple(elem),
+        },
+        // `resolve` gives a layout only to the type it fits, so what is
+        // left is the tuple encoding.
+        _ => encode_tuple(elem),
+    }
+}
+
+/// The default encoding.
+fn encode_tuple(elem: &Elem) -> Result<Encoded, Error> {
+    let packed = match &elem.kind {
+        ElemKind::Nil => return Ok(Encoded::set(Vec::new())),
+        ElemKind::Bytes(b) => return Ok(Encoded::set(b.clone())),
+        ElemKind::Tuple(t) => {
+            if let Some(rest) = t.rest {
+                return Err(Error::NotData {
+                    hole: "...".into(),
+                    at: rest,
+                });
+            }
+            pack(&[], &t.elems, elem.span)?
+        }
+        _ => pack(&[], std::slice::from_ref(elem), elem.span)?,
+    };
+    Ok(match packed.stamp {
+        None => Encoded::set(packed.bytes),
+        Some(offset) => {
+            let mut bytes = packed.bytes;
+            bytes.extend_from_slice(&offset.to_le_bytes());
+            Encoded {
+                bytes,
+                op: Op::VersionstampedValue,
+            }
+        }
+    })
+}
+
+/// Decodes a value with no type to go by, as `<>` and a left-out value
+/// read it: empty bytes are `nil`, a tuple of one element is that element,
+/// a longer tuple is a tuple, and bytes that are not a tuple are bytes.
+pub fn decode_untyped(bytes: &[u8]) -> ElemKind {
+    if bytes.is_empty() {
+        return ElemKind::Nil;
+    }
+    match unpack_tuple(bytes) {
+        Some(mut items) if items.len() == 1 => from_element(items.swap_remove(0)),
+        Some(items) => ElemKind::Tuple(from_elements(items)),
+        None => ElemKind::Bytes(bytes.to_vec()),
+    }
+}
+
+/// Decodes a value as a tuple, for a value written as a tuple pattern such
+/// as `=(<int>,...)`: any valid tuple, the empty value included.
+pub fn decode_tuple(bytes: &[u8]) -> Option<Vec<Elem>> {
+    Some(unpack_tuple(bytes)?.into_iter().map(elem).collect())
+}
+
+/// How a read decodes values: by the types of a variable, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValueDecoder {
+    /// Each type with its encoding; empty for an untyped read.
+    alternatives: Vec<(Type, Encoding)>,
+}
+
+/// A decoded value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    /// The element.
+    pub elem: ElemKind,
+    /// Which of the variable's types decoded it; `None` for an untyped read.
+    pub alternative: Option<usize>,
+}
+
+impl ValueDecoder {
+    /// The decoder of `<>`, `<any>` and a left-out value.
+    pub fn untyped() -> ValueDecoder {
+        ValueDecoder::default()
+    }
+
+    /// The decoder for a variable that stands for a whole value; every
+    /// problem with the options of its types, if any.
+    pub fn new(var: &Variable) -> Result<ValueDecoder, Vec<Error>> {
+        let mut alternatives = Vec::new();
+        let mut errors = Vec::new();
+        for spec in &var.types {
+            match options::resolve(&spec.options, Subject::Type(spec.ty)) {
+                Ok(encoding) => alternatives.push((spec.ty, encoding)),
+                Err(e) => errors.extend(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(ValueDecoder { alternatives })
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The value `bytes` holds, by the first type that decodes it; `None`
+    /// when none does.
+    pub fn decode(&self, bytes: &[u8]) -> Option<Decoded> {
+        if self.alternatives.is_empty() {
+            return Some(Decoded {
+                elem: decode_untyped(bytes),
+                alternative: None,
+            });
+        }
+        // Decoded at most once, by the first type that needs it.
+        let mut untyped: Option<ElemKind> = None;
+        for (n, &(ty, encoding)) in self.alternatives.iter().enumerate() {
+            let found = match encoding {
+                Encoding::Int(layout) => super::fixed::decode_int(bytes, layout).map(ElemKind::Int),
+                Encoding::Num(layout) => {
+                    super::fixed::decode_num(bytes, layout).map(|x| ElemKind::Num(Num(x)))
+                }
+                Encoding::Raw => super::fixed::decode_raw(bytes, ty),
+                Encoding::Tuple => {
+                    let untyped = untyped.get_or_insert_with(|| decode_untyped(bytes));
+                    decode_typed(bytes, ty, untyped)
+                }
+            };
+            if let Some(elem) = found {
+                return Some(Decoded {
+                    elem,
+                    alternative: Some(n),
+                });
+            }
+        }
+        None
+    }
+}
+
+/// A tuple-encoded value read as `ty`, given its untyped reading.
+fn decode_typed(bytes: &[u8], ty: Type, untyped: &ElemKind) -> Option<ElemKind> {
+    let is = |t: Type| type_of(untyped) == Some(t);
+    match ty {
+        Type::Any | Type::Agg(Agg::Count) => Some(untyped.clone()),
+        // Bytes are written raw, so they are read raw: whatever is stored.
+        Type::Bytes => Some(ElemKind::Bytes(bytes.to_vec())),
+        // Any valid tuple, unwrapped or not: `42` and `(42)` are one value.
+        Type::Tuple => decode_tuple(bytes).map(|elems| {
+            ElemKind::Tuple(Tuple {
+                elems: elems.into_iter().collect(),
+                rest: None,
+                span: Default::default(),
+            })
+        }),
+        Type::Agg(Agg::Sum | Agg::Min | Agg::Max | Agg::Avg) => {
+            (is(Type::Int) || is(Type::Num)).then(|| untyped.clone())
+        }
+        Type::Agg(Agg::Append) if is(Type::Str) => Some(untyped.clone()),
+        Type::Agg(Agg::Append) => Some(ElemKind::Bytes(bytes.to_vec())),
+        t => is(t).then(|| untyped.clone()),
+    }
+}
+
+impl Encoded {
+    fn set(bytes: Vec<u8>) -> Encoded {
+        Encoded { bytes, op: Op::Set }
+    }
+}
