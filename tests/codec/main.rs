@@ -7,6 +7,7 @@
 
 mod decode;
 mod props;
+mod store;
 mod vectors;
 
 use fql::codec::Error;
