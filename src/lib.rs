@@ -23,5 +23,6 @@
 #![warn(missing_docs)]
 
 pub mod codec;
+pub mod directory;
 pub mod kv;
 pub mod syntax;
