@@ -112,7 +112,9 @@ fn bench(c: &mut Criterion) {
                 // Let the watch settle so only the commit is timed.
                 std::thread::sleep(Duration::from_millis(30));
                 let start = Instant::now();
-                writer.run(|tx, _| tx.set(b"w", &value.to_be_bytes())).unwrap();
+                writer
+                    .run(|tx, _| tx.set(b"w", &value.to_be_bytes()))
+                    .unwrap();
                 assert!(w.wait(Some(Duration::from_secs(5))).unwrap());
                 total += start.elapsed();
             }
