@@ -30,6 +30,11 @@ impl RangeSet {
         if begin >= end {
             return;
         }
+        // Writes in key order, the common case, append.
+        if self.ranges.last().is_none_or(|(_, e)| e.as_slice() < begin) {
+            self.ranges.push((begin.to_vec(), end.to_vec()));
+            return;
+        }
         // First range whose end reaches `begin`; last range whose begin is
         // at or before `end`: everything between merges into one.
         let first = self.ranges.partition_point(|(_, e)| e.as_slice() < begin);
