@@ -1,9 +1,7 @@
 //! Elements and what they are built from: tuples, variables, references and
 //! option lists.
 
-use super::lex::{
-    backtrack, fail, hspace, is_name, is_name_start, peek, starts_statement, take_bytes, word,
-};
+use super::lex::{backtrack, fail, hspace, is_name, is_name_start, peek, starts_statement, word};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
     Cast, Elem, ElemKind, Ident, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span,
@@ -204,7 +202,14 @@ impl<'a> Parser<'a> {
             }
             while peek(i) != Some(b'>') {
                 let (after, spec) = self.type_spec(i, var_name.is_none() && types.is_empty())?;
-                types.extend(spec);
+                if let Some(spec) = spec {
+                    // Most variables have one type: allocate for just that,
+                    // without going through the vector's growth path.
+                    if types.capacity() == 0 {
+                        types = ThinVec::with_capacity(1);
+                    }
+                    types.push(spec);
+                }
                 i = after;
                 match peek(i) {
                     Some(b'|') if i[1..].starts_with('>') => {
@@ -341,7 +346,7 @@ impl<'a> Parser<'a> {
                         None => return fail(self.expected(at, "a name, int or string", None)),
                     },
                     Some(b) if is_name_start(b) => {
-                        let (rest, w) = take_bytes(at, super::lex::is_name_byte);
+                        let (rest, w) = word(at);
                         (rest, OptArgKind::Name(w.into()))
                     }
                     _ => return fail(self.expected(at, "a name, int or string", None)),

@@ -2,8 +2,7 @@
 //! statements, and recovery after an error.
 
 use super::lex::{
-    fail, failure, hspace, is_name_byte, is_name_start, junk, line_break, peek, recover,
-    take_bytes, word,
+    fail, failure, hspace, is_name_byte, is_name_start, junk, line_break, peek, recover, word,
 };
 use super::{PResult, Parser};
 use crate::syntax::ast::{
@@ -14,13 +13,16 @@ use crate::syntax::error::ParseError;
 
 impl<'a> Parser<'a> {
     /// Every item of the script; errors are collected on the way.
-    pub(super) fn script(&mut self, mut i: &'a str) -> Vec<Item> {
-        let mut items = Vec::new();
+    pub(super) fn script(&mut self, i: &'a str) -> Vec<Item> {
+        let mut i = self.skip_lines(i);
+        if i.is_empty() {
+            return Vec::new();
+        }
+        // Sized for the common single query: the first push then does not
+        // go through the vector's growth path, and the block is no larger
+        // than the one statement needs.
+        let mut items = Vec::with_capacity(1);
         loop {
-            i = self.skip_lines(i);
-            if i.is_empty() {
-                return items;
-            }
             let (errors_before, items_before) = (self.errors.len(), items.len());
             let result = self.item(i, &mut items);
             // A statement with an error is left out, so the checker does not
@@ -42,6 +44,10 @@ impl<'a> Parser<'a> {
                     i = recover(i);
                 }
                 Err(nom::Err::Incomplete(_)) => unreachable!("complete parsers only"),
+            }
+            i = self.skip_lines(i);
+            if i.is_empty() {
+                return items;
             }
         }
     }
@@ -165,15 +171,19 @@ impl<'a> Parser<'a> {
 
     /// What follows `=` after a key: `clear`, or an element and its options.
     fn value(&mut self, i: &'a str) -> PResult<'a, Value> {
-        let (after, w) = word(i);
-        if !peek(after).is_some_and(|b| is_name_byte(b) || b == b'-') {
-            match w {
-                "clear" => return Ok((after, Value::Clear(self.span_of(w)))),
-                "remove" => {
-                    let help = "`remove` removes a directory: write the directory alone, as in `/dir=remove`";
-                    return fail(self.expected(i, "a value or `clear`", Some(help.into())));
+        // Only a word starting with `c` or `r` can be `clear` or `remove`;
+        // other values are not scanned twice.
+        if matches!(peek(i), Some(b'c' | b'r')) {
+            let (after, w) = word(i);
+            if !peek(after).is_some_and(|b| is_name_byte(b) || b == b'-') {
+                match w {
+                    "clear" => return Ok((after, Value::Clear(self.span_of(w)))),
+                    "remove" => {
+                        let help = "`remove` removes a directory: write the directory alone, as in `/dir=remove`";
+                        return fail(self.expected(i, "a value or `clear`", Some(help.into())));
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
         }
         if i.starts_with("...") {
@@ -253,7 +263,7 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 Some(b) if is_name_start(b) => {
-                    let (after, name) = take_bytes(at, is_name_byte);
+                    let (after, name) = word(at);
                     (
                         after,
                         DirElem::Name {
