@@ -12,55 +12,75 @@ use crate::syntax::error::ParseError;
 impl<'a> Parser<'a> {
     /// A data element or a hole, or a backtrack when nothing here starts one.
     pub(super) fn element(&mut self, i: &'a str) -> PResult<'a, Elem> {
-        let start = self.pos(i);
-        let (rest, kind) = self.element_kind(i)?;
-        let span = self.span_from(start, rest);
-        Ok((rest, Elem { kind, span }))
+        let mut slot = None;
+        let rest = self.element_into(i, &mut slot)?;
+        Ok((rest, slot.expect("an element was parsed")))
     }
 
-    /// Like [`Parser::element`], but pushes the element onto `out`: the
-    /// element is written once, where it stays, rather than returned and
-    /// copied (tuple elements are the most frequent node).
-    fn push_element(
+    /// Parses an element into `sink`.
+    ///
+    /// Each kind of element is built whole, with its span, in the branch
+    /// that parsed it, and handed straight to the sink: built as an
+    /// `ElemKind` first and wrapped afterwards, it was copied twice more,
+    /// each copy reading back stores that had not yet retired (a
+    /// store-forwarding stall), and tuple elements are the most frequent
+    /// node.
+    #[inline(always)]
+    fn element_into(
         &mut self,
         i: &'a str,
-        out: &mut ThinVec<Elem>,
+        sink: &mut impl Sink,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         let start = self.pos(i);
-        let (rest, kind) = self.element_kind(i)?;
-        let span = self.span_from(start, rest);
-        out.push(Elem { kind, span });
-        Ok(rest)
-    }
-
-    #[inline(always)]
-    fn element_kind(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
-        Ok(match peek(i) {
+        let (rest, kind) = match peek(i) {
             Some(b'(') => {
                 let (rest, t) = self.tuple(i)?;
-                (rest, ElemKind::Tuple(t))
+                let span = self.span_from(start, rest);
+                sink.put(Elem {
+                    kind: ElemKind::Tuple(t),
+                    span,
+                });
+                return Ok(rest);
             }
             Some(b'"') => {
                 let (rest, text) = self.string(i)?;
-                (rest, ElemKind::Str(text))
+                let span = self.span_from(start, rest);
+                sink.put(Elem {
+                    kind: ElemKind::Str(text),
+                    span,
+                });
+                return Ok(rest);
             }
             Some(b'<') => {
                 let (rest, v) = self.variable(i)?;
-                (rest, ElemKind::Var(Box::new(v)))
+                let span = self.span_from(start, rest);
+                sink.put(Elem {
+                    kind: ElemKind::Var(Box::new(v)),
+                    span,
+                });
+                return Ok(rest);
             }
             Some(b':') => {
                 let (rest, r) = self.reference(i)?;
-                (rest, ElemKind::Ref(Box::new(r)))
+                let span = self.span_from(start, rest);
+                sink.put(Elem {
+                    kind: ElemKind::Ref(Box::new(r)),
+                    span,
+                });
+                return Ok(rest);
             }
             Some(b'#') => self.vstamp(i),
             Some(b'0'..=b'9' | b'-') => self.numeric(i),
             Some(b'.') if !i.starts_with("...") => self.number(i),
             Some(b) if b.is_ascii_alphabetic() => match self.word(i) {
                 Some(ok) => ok,
-                None => return backtrack(),
+                None => return backtrack::<()>().map(|(rest, ())| rest),
             },
-            _ => return backtrack(),
-        })
+            _ => return backtrack::<()>().map(|(rest, ())| rest),
+        };
+        let span = self.span_from(start, rest);
+        sink.put(Elem { kind, span });
+        Ok(rest)
     }
 
     fn unclosed(&self, open: usize, c: char, close: char, i: &str) -> ParseError {
@@ -145,7 +165,7 @@ impl<'a> Parser<'a> {
                 }
                 _ => {}
             }
-            i = match self.push_element(i, elems) {
+            i = match self.element_into(i, elems) {
                 Ok(after) => after,
                 Err(nom::Err::Error(_)) => {
                     return fail(self.expected(i, "an element or `)`", None));
@@ -358,6 +378,25 @@ impl<'a> Parser<'a> {
         };
         let span = self.span_from(start, after);
         Ok((after, name.map(|name| Opt { name, arg, span })))
+    }
+}
+
+/// Where [`Parser::element_into`] puts an element.
+trait Sink {
+    fn put(&mut self, elem: Elem);
+}
+
+impl Sink for ThinVec<Elem> {
+    #[inline(always)]
+    fn put(&mut self, elem: Elem) {
+        self.push(elem);
+    }
+}
+
+impl Sink for Option<Elem> {
+    #[inline(always)]
+    fn put(&mut self, elem: Elem) {
+        *self = Some(elem);
     }
 }
 
