@@ -26,7 +26,7 @@ impl<'a> Parser<'a> {
     /// store-forwarding stall), and tuple elements are the most frequent
     /// node.
     #[inline(always)]
-    fn element_into(
+    pub(super) fn element_into(
         &mut self,
         i: &'a str,
         sink: &mut impl Sink,
@@ -96,6 +96,11 @@ impl<'a> Parser<'a> {
     /// `(` elements `)`, with any whitespace, line breaks and comments
     /// between elements, a trailing comma, and `...` last. The caller has
     /// seen the `(`.
+    ///
+    /// Inlined into its callers (the nested call stays a call), so the
+    /// key's tuple is built where the statement is, not returned through
+    /// memory and read back.
+    #[inline]
     pub(super) fn tuple(&mut self, i: &'a str) -> PResult<'a, Tuple> {
         let open = self.pos(i);
         if self.depth == super::MAX_DEPTH {
@@ -382,7 +387,7 @@ impl<'a> Parser<'a> {
 }
 
 /// Where [`Parser::element_into`] puts an element.
-trait Sink {
+pub(super) trait Sink {
     fn put(&mut self, elem: Elem);
 }
 

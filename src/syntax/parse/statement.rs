@@ -190,8 +190,10 @@ impl<'a> Parser<'a> {
             let help = "`...` may stand only last in a tuple or a directory path; a value matching anything is `<>`";
             return fail(self.expected(i, "a value or `clear`", Some(help.into())));
         }
-        let (i, elem) = match self.element(i) {
-            Ok(ok) => ok,
+        // The element is parsed straight into this frame's slot.
+        let mut slot = None;
+        let (i, elem) = match self.element_into(i, &mut slot) {
+            Ok(rest) => (rest, slot.expect("an element was parsed")),
             Err(nom::Err::Error(_)) => {
                 let help = matches!(peek(i), Some(b' ' | b'\t'))
                     .then(|| "FQL allows no spaces around `=`".to_string());
