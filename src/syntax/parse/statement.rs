@@ -233,25 +233,34 @@ impl<'a> Parser<'a> {
         let mut i = i;
         let mut elems = ThinVec::with_capacity(4);
         let mut rest = None;
+        // Each element is pushed in the branch that parsed it: built as a
+        // value and pushed later, it was copied once more and read back
+        // before its stores retired.
         while let Some(at) = i.strip_prefix('/') {
-            let (after, elem) = match peek(at) {
+            let after = match peek(at) {
+                Some(b) if is_name_start(b) => {
+                    let (after, name) = word(at);
+                    elems.push(DirElem::Name {
+                        name: name.into(),
+                        span: self.span_of(name),
+                    });
+                    after
+                }
                 Some(b'"') => {
                     let (after, name) = self.string(at)?;
-                    (
-                        after,
-                        DirElem::Name {
-                            name,
-                            span: self.span_from(self.pos(at), after),
-                        },
-                    )
+                    let span = self.span_from(self.pos(at), after);
+                    elems.push(DirElem::Name { name, span });
+                    after
                 }
                 Some(b'<') => {
                     let (after, v) = self.variable(at)?;
-                    (after, DirElem::Var(Box::new(v)))
+                    elems.push(DirElem::Var(Box::new(v)));
+                    after
                 }
                 Some(b':') => {
                     let (after, r) = self.reference(at)?;
-                    (after, DirElem::Ref(Box::new(r)))
+                    elems.push(DirElem::Ref(Box::new(r)));
+                    after
                 }
                 Some(b'.') if at.starts_with("...") => {
                     let span = self.span_of(&at[..3]);
@@ -264,16 +273,6 @@ impl<'a> Parser<'a> {
                     i = after;
                     break;
                 }
-                Some(b) if is_name_start(b) => {
-                    let (after, name) = word(at);
-                    (
-                        after,
-                        DirElem::Name {
-                            name: name.into(),
-                            span: self.span_of(name),
-                        },
-                    )
-                }
                 None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'(' | b'=' | b'/' | b'%') => {
                     let help = "`/` must be followed by a directory name; to list the root directories, write `/<>`";
                     return fail(self.expected(at, "a directory name", Some(help.into())));
@@ -285,7 +284,8 @@ impl<'a> Parser<'a> {
                 None | Some(b'/' | b'(' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'%')
             ) {
                 let bare = !at.starts_with('"');
-                if bare && matches!(elem, DirElem::Name { .. }) && peek(after) != Some(b'[') {
+                let named = matches!(elems.last(), Some(DirElem::Name { .. }));
+                if bare && named && peek(after) != Some(b'[') {
                     return fail(self.invalid_dir_name(dir_junk(at)));
                 }
                 let help = "a directory element ends at `/`, `(`, `=` or the end of the statement; quote all of it if it is one name";
@@ -295,7 +295,6 @@ impl<'a> Parser<'a> {
                     Some(help.into()),
                 ));
             }
-            elems.push(elem);
             i = after;
         }
         let span = self.span_from(start, i);
