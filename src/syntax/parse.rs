@@ -76,6 +76,11 @@ pub fn parse(src: &str) -> Result<Script, Vec<ParseError>> {
 
 /// Parses what can be parsed: the script holds the statements without
 /// errors, so that checks can still run on them.
+///
+/// Inlined into its two callers: returned through memory, the script was
+/// copied twice more and read back before its stores had retired, a
+/// visible cost on one-line queries.
+#[inline]
 pub(super) fn parse_partial(src: &str) -> (Script, Vec<ParseError>) {
     if u32::try_from(src.len()).is_err() {
         return (
@@ -100,4 +105,92 @@ pub(super) fn parse_partial(src: &str) -> (Script, Vec<ParseError>) {
         blank_lines: p.blank_lines,
     };
     (Script { items, trivia }, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+    use crate::syntax::ast::{ElemKind, Int, Item, Query, Value};
+
+    /// The value of `/d(0)=<text>`.
+    fn value(text: &str) -> ElemKind {
+        let script = parse(&format!("/d(0)={text}")).expect("parses");
+        match &script.items[0] {
+            Item::Statement(s) => match &s.query {
+                Query::KeyValue(kv) => match &kv.value {
+                    Value::Data(e, _) => e.kind.clone(),
+                    other => panic!("{other:?}"),
+                },
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Ints are accumulated without overflow checks up to 18 digits; longer
+    /// ones take the exact path, whatever their value.
+    #[test]
+    fn ints_around_the_fast_path_limit() {
+        let big = |s: &str| Int::from_big(s.parse().unwrap());
+        for text in [
+            "0",
+            "-0",
+            "999999999999999999",
+            "-999999999999999999",
+            "1000000000000000000",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "0000000000000000000000042",
+            "-0000000000000000000000042",
+        ] {
+            assert_eq!(value(text), ElemKind::Int(big(text)), "{text}");
+        }
+    }
+
+    /// Strings are scanned a word at a time; the end may fall anywhere in
+    /// a word, after an escape, or past the last whole word.
+    #[test]
+    fn strings_of_every_length_and_escape_position() {
+        for len in 0..20 {
+            let plain = "abcdéfghijklmnopqrstuvwxyz"
+                .chars()
+                .take(len)
+                .collect::<String>();
+            assert_eq!(
+                value(&format!("\"{plain}\"")),
+                ElemKind::Str(plain.as_str().into())
+            );
+            for at in 0..=plain.chars().count() {
+                let split = plain.char_indices().nth(at).map_or(plain.len(), |(n, _)| n);
+                let (a, b) = plain.split_at(split);
+                let text = format!("\"{a}\\\"\\\\\\n{b}\"");
+                let expected = format!("{a}\"\\\n{b}");
+                assert_eq!(value(&text), ElemKind::Str(expected.as_str().into()));
+            }
+        }
+        for len in 0..20 {
+            let src = format!("/d(0)=\"{}", "x".repeat(len));
+            assert!(parse(&src).is_err(), "{src}");
+            assert!(parse(&format!("{src}\n")).is_err(), "{src}");
+        }
+    }
+
+    /// Names are scanned eight bytes at a time.
+    #[test]
+    fn names_of_every_length() {
+        for len in 1..20 {
+            let name = "abcdefghijklmnopqrstuvwxyz"[..len].to_string();
+            for src in [
+                format!("/{name}"),
+                format!("/{name}(1)"),
+                format!("/a/{name}=remove"),
+                format!("/d(:{name},<{name}:int>)=nil"),
+            ] {
+                let script = parse(&src).expect("parses");
+                assert_eq!(script.to_string().trim_end(), src);
+            }
+        }
+    }
 }

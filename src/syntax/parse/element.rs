@@ -1,9 +1,7 @@
 //! Elements and what they are built from: tuples, variables, references and
 //! option lists.
 
-use super::lex::{
-    backtrack, fail, hspace, is_name, is_name_start, peek, starts_statement, take_bytes, word,
-};
+use super::lex::{backtrack, fail, hspace, is_name, is_name_start, peek, starts_statement, word};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
     Cast, Elem, ElemKind, Ident, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span,
@@ -14,55 +12,75 @@ use crate::syntax::error::ParseError;
 impl<'a> Parser<'a> {
     /// A data element or a hole, or a backtrack when nothing here starts one.
     pub(super) fn element(&mut self, i: &'a str) -> PResult<'a, Elem> {
-        let start = self.pos(i);
-        let (rest, kind) = self.element_kind(i)?;
-        let span = self.span_from(start, rest);
-        Ok((rest, Elem { kind, span }))
+        let mut slot = None;
+        let rest = self.element_into(i, &mut slot)?;
+        Ok((rest, slot.expect("an element was parsed")))
     }
 
-    /// Like [`Parser::element`], but pushes the element onto `out`: the
-    /// element is written once, where it stays, rather than returned and
-    /// copied (tuple elements are the most frequent node).
-    fn push_element(
+    /// Parses an element into `sink`.
+    ///
+    /// Each kind of element is built whole, with its span, in the branch
+    /// that parsed it, and handed straight to the sink: built as an
+    /// `ElemKind` first and wrapped afterwards, it was copied twice more,
+    /// each copy reading back stores that had not yet retired (a
+    /// store-forwarding stall), and tuple elements are the most frequent
+    /// node.
+    #[inline(always)]
+    pub(super) fn element_into(
         &mut self,
         i: &'a str,
-        out: &mut ThinVec<Elem>,
+        sink: &mut impl Sink,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         let start = self.pos(i);
-        let (rest, kind) = self.element_kind(i)?;
-        let span = self.span_from(start, rest);
-        out.push(Elem { kind, span });
-        Ok(rest)
-    }
-
-    #[inline(always)]
-    fn element_kind(&mut self, i: &'a str) -> PResult<'a, ElemKind> {
-        Ok(match peek(i) {
+        let (rest, kind) = match peek(i) {
             Some(b'(') => {
                 let (rest, t) = self.tuple(i)?;
-                (rest, ElemKind::Tuple(t))
+                let span = self.span_from(start, rest);
+                sink.put(Elem {
+                    kind: ElemKind::Tuple(t),
+                    span,
+                });
+                return Ok(rest);
             }
             Some(b'"') => {
                 let (rest, text) = self.string(i)?;
-                (rest, ElemKind::Str(text))
+                let span = self.span_from(start, rest);
+                sink.put(Elem {
+                    kind: ElemKind::Str(text),
+                    span,
+                });
+                return Ok(rest);
             }
             Some(b'<') => {
                 let (rest, v) = self.variable(i)?;
-                (rest, ElemKind::Var(Box::new(v)))
+                let span = self.span_from(start, rest);
+                sink.put(Elem {
+                    kind: ElemKind::Var(Box::new(v)),
+                    span,
+                });
+                return Ok(rest);
             }
             Some(b':') => {
                 let (rest, r) = self.reference(i)?;
-                (rest, ElemKind::Ref(Box::new(r)))
+                let span = self.span_from(start, rest);
+                sink.put(Elem {
+                    kind: ElemKind::Ref(Box::new(r)),
+                    span,
+                });
+                return Ok(rest);
             }
             Some(b'#') => self.vstamp(i),
             Some(b'0'..=b'9' | b'-') => self.numeric(i),
             Some(b'.') if !i.starts_with("...") => self.number(i),
             Some(b) if b.is_ascii_alphabetic() => match self.word(i) {
                 Some(ok) => ok,
-                None => return backtrack(),
+                None => return backtrack::<()>().map(|(rest, ())| rest),
             },
-            _ => return backtrack(),
-        })
+            _ => return backtrack::<()>().map(|(rest, ())| rest),
+        };
+        let span = self.span_from(start, rest);
+        sink.put(Elem { kind, span });
+        Ok(rest)
     }
 
     fn unclosed(&self, open: usize, c: char, close: char, i: &str) -> ParseError {
@@ -78,6 +96,11 @@ impl<'a> Parser<'a> {
     /// `(` elements `)`, with any whitespace, line breaks and comments
     /// between elements, a trailing comma, and `...` last. The caller has
     /// seen the `(`.
+    ///
+    /// Inlined into its callers (the nested call stays a call), so the
+    /// key's tuple is built where the statement is, not returned through
+    /// memory and read back.
+    #[inline]
     pub(super) fn tuple(&mut self, i: &'a str) -> PResult<'a, Tuple> {
         let open = self.pos(i);
         if self.depth == super::MAX_DEPTH {
@@ -147,7 +170,7 @@ impl<'a> Parser<'a> {
                 }
                 _ => {}
             }
-            i = match self.push_element(i, elems) {
+            i = match self.element_into(i, elems) {
                 Ok(after) => after,
                 Err(nom::Err::Error(_)) => {
                     return fail(self.expected(i, "an element or `)`", None));
@@ -204,7 +227,14 @@ impl<'a> Parser<'a> {
             }
             while peek(i) != Some(b'>') {
                 let (after, spec) = self.type_spec(i, var_name.is_none() && types.is_empty())?;
-                types.extend(spec);
+                if let Some(spec) = spec {
+                    // Most variables have one type: allocate for just that,
+                    // without going through the vector's growth path.
+                    if types.capacity() == 0 {
+                        types = ThinVec::with_capacity(1);
+                    }
+                    types.push(spec);
+                }
                 i = after;
                 match peek(i) {
                     Some(b'|') if i[1..].starts_with('>') => {
@@ -341,7 +371,7 @@ impl<'a> Parser<'a> {
                         None => return fail(self.expected(at, "a name, int or string", None)),
                     },
                     Some(b) if is_name_start(b) => {
-                        let (rest, w) = take_bytes(at, super::lex::is_name_byte);
+                        let (rest, w) = word(at);
                         (rest, OptArgKind::Name(w.into()))
                     }
                     _ => return fail(self.expected(at, "a name, int or string", None)),
@@ -353,6 +383,25 @@ impl<'a> Parser<'a> {
         };
         let span = self.span_from(start, after);
         Ok((after, name.map(|name| Opt { name, arg, span })))
+    }
+}
+
+/// Where [`Parser::element_into`] puts an element.
+pub(super) trait Sink {
+    fn put(&mut self, elem: Elem);
+}
+
+impl Sink for ThinVec<Elem> {
+    #[inline(always)]
+    fn put(&mut self, elem: Elem) {
+        self.push(elem);
+    }
+}
+
+impl Sink for Option<Elem> {
+    #[inline(always)]
+    fn put(&mut self, elem: Elem) {
+        *self = Some(elem);
     }
 }
 

@@ -25,8 +25,13 @@ pub(super) fn line_break(i: &str) -> Option<&str> {
 }
 
 /// Spaces and tabs.
+#[inline]
 pub(super) fn hspace(i: &str) -> &str {
-    i.trim_start_matches([' ', '\t'])
+    let n = i
+        .bytes()
+        .position(|b| b != b' ' && b != b'\t')
+        .unwrap_or(i.len());
+    &i[n..]
 }
 
 /// Byte classes, looked up rather than computed: the lexer asks these
@@ -67,9 +72,34 @@ pub fn is_name(text: &str) -> bool {
 }
 
 /// A run of name characters, which may not be a valid name (it may start
-/// with a digit); callers check.
+/// with a digit); callers check. Always inlined: left out of line, the
+/// call cost as much as the scan of a short name.
+#[inline(always)]
 pub(super) fn word(i: &str) -> (&str, &str) {
-    take_bytes(i, is_name_byte)
+    let n = name_len(i.as_bytes());
+    (&i[n..], &i[..n])
+}
+
+/// The length of the run of name bytes at the start of `b`.
+///
+/// Names are looked up eight bytes at a time and the run's end found from
+/// a bit mask: a byte-at-a-time loop mispredicts its exit on every name,
+/// and names are the most frequent token.
+#[inline]
+fn name_len(b: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(chunk) = b.get(n..n + 8) {
+        let mut mask = 0u32;
+        for (k, &c) in chunk.iter().enumerate() {
+            mask |= u32::from(CLASS[usize::from(c)] & NAME) << k;
+        }
+        let run = mask.trailing_ones() as usize;
+        n += run;
+        if run < 8 {
+            return n;
+        }
+    }
+    n + b[n..].iter().take_while(|&&c| is_name_byte(c)).count()
 }
 
 /// Whether a line starting here starts a statement, so the statement being
@@ -279,7 +309,17 @@ impl<'a> Parser<'a> {
 
     /// Consumes the end of a statement: spaces, an optional comment, and a
     /// line break or the end of the input.
+    #[inline]
     pub(super) fn end_of_line(&mut self, i: &'a str, what: &str) -> PResult<'a, ()> {
+        // A statement mostly ends right at a line break or the end.
+        match peek(i) {
+            None => Ok((i, ())),
+            Some(b'\n') => Ok((&i[1..], ())),
+            _ => self.end_of_line_slow(i, what),
+        }
+    }
+
+    fn end_of_line_slow(&mut self, i: &'a str, what: &str) -> PResult<'a, ()> {
         let mut i = hspace(i);
         if peek(i) == Some(b'%') {
             i = self.comment(i);
@@ -304,7 +344,17 @@ impl<'a> Parser<'a> {
 
     /// Skips whitespace-only lines and comment lines before a statement,
     /// recording blank lines for the formatter.
-    pub(super) fn skip_lines(&mut self, mut i: &'a str) -> &'a str {
+    #[inline]
+    pub(super) fn skip_lines(&mut self, i: &'a str) -> &'a str {
+        // Most statements follow the previous one directly.
+        if i.is_empty() || starts_statement(i) {
+            i
+        } else {
+            self.skip_lines_slow(i)
+        }
+    }
+
+    fn skip_lines_slow(&mut self, mut i: &'a str) -> &'a str {
         loop {
             let line = i;
             i = hspace(i);

@@ -9,7 +9,7 @@ use nom::bytes::complete::{tag, take_while_m_n};
 use nom::character::complete::digit1;
 use num_bigint::BigInt;
 
-use super::lex::{fail, is_name_byte, peek, take_bytes};
+use super::lex::{fail, is_name_byte, peek, take_bytes, word};
 use super::{Fail, PResult, Parser};
 use crate::syntax::ast::{ElemKind, Int, Num, Span, Uuid, Vstamp};
 use crate::syntax::error::ParseError;
@@ -25,19 +25,50 @@ fn looks_like_uuid(i: &str) -> bool {
     b.get(8) == Some(&b'-') && b[..8].iter().all(|&c| is_hex(c))
 }
 
+/// The length of the plain text at the start of a string's body: up to a
+/// quote, a backslash or a line break.
+///
+/// Eight bytes are tested at a time with word arithmetic, so the loop
+/// branches once per word rather than on every byte.
+#[inline]
+fn string_run(i: &str) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // The high bit of every byte of `w` that is zero; bytes above the
+    // first zero may be marked wrongly, but only the first one is used.
+    let zeros = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
+    let b = i.as_bytes();
+    let mut n = 0;
+    while let Some(chunk) = b.get(n..n + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let hits = zeros(w ^ (ONES * u64::from(b'"')))
+            | zeros(w ^ (ONES * u64::from(b'\\')))
+            | zeros(w ^ (ONES * u64::from(b'\n')));
+        if hits != 0 {
+            return n + (hits.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + b[n..]
+        .iter()
+        .position(|&c| matches!(c, b'"' | b'\\' | b'\n'))
+        .unwrap_or(b.len() - n)
+}
+
 impl<'a> Parser<'a> {
     /// A double-quoted string with the escapes `\"`, `\\` and `\n`. The
     /// caller has seen the `"`.
     pub(super) fn string(&mut self, i: &'a str) -> PResult<'a, CompactString> {
         let open = self.pos(i);
         let mut i = &i[1..];
+        let mut n = string_run(i);
+        // Most strings have no escape: their text is one slice, copied once
+        // rather than grown piece by piece.
+        if i.as_bytes().get(n) == Some(&b'"') {
+            return Ok((&i[n + 1..], CompactString::new(&i[..n])));
+        }
         let mut text = CompactString::const_new("");
         loop {
-            // Strings are mostly short: a plain scan beats a call to memchr.
-            let n = i
-                .bytes()
-                .position(|b| matches!(b, b'"' | b'\\' | b'\n'))
-                .unwrap_or(i.len());
             text.push_str(&i[..n]);
             i = &i[n..];
             match peek(i) {
@@ -52,6 +83,7 @@ impl<'a> Parser<'a> {
                         // The string is unclosed; let the line break say so.
                         Some('\n') | None => {
                             i = &i[1..];
+                            n = string_run(i);
                             continue;
                         }
                         Some(_) => self.report(ParseError::BadEscape {
@@ -60,6 +92,7 @@ impl<'a> Parser<'a> {
                         }),
                     }
                     i = &i[len..];
+                    n = string_run(i);
                 }
                 _ => {
                     let help = (peek(i) == Some(b'\n')).then(|| {
@@ -95,7 +128,7 @@ impl<'a> Parser<'a> {
         if looks_like_uuid(i) {
             return Some(self.uuid(i));
         }
-        let (rest, w) = take_bytes(i, is_name_byte);
+        let (rest, w) = word(i);
         let kind = match w {
             "nil" => ElemKind::Nil,
             "true" => ElemKind::Bool(true),
@@ -229,7 +262,7 @@ impl<'a> Parser<'a> {
         let neg = peek(i) == Some(b'-');
         let unsigned = &i[usize::from(neg)..];
         if peek(unsigned).is_some_and(|b| b.is_ascii_alphabetic()) {
-            let (rest, w) = take_bytes(unsigned, is_name_byte);
+            let (rest, w) = word(unsigned);
             if w == "inf" && neg {
                 return (rest, ElemKind::Num(Num(f64::NEG_INFINITY)));
             }
@@ -237,15 +270,13 @@ impl<'a> Parser<'a> {
             return self.bad_number(i, help);
         }
         // Accumulate the digits as they are scanned: most ints fit an i64
-        // and need no second pass. The magnitude is kept negative so that
-        // i64::MIN fits too.
+        // and need no second pass. Up to 18 digits cannot overflow, so the
+        // loop needs no overflow checks; longer runs are converted again.
         let b = unsigned.as_bytes();
         let mut n = 0;
-        let mut acc: Option<i64> = Some(0);
+        let mut acc: u64 = 0;
         while let Some(&d) = b.get(n).filter(|d| d.is_ascii_digit()) {
-            acc = acc
-                .and_then(|a| a.checked_mul(10))
-                .and_then(|a| a.checked_sub(i64::from(d - b'0')));
+            acc = acc.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
             n += 1;
         }
         if n == 0 {
@@ -283,10 +314,12 @@ impl<'a> Parser<'a> {
         }
         let text = &i[..i.len() - rest.len()];
         if !is_num {
-            let small = acc.and_then(|a| if neg { Some(a) } else { a.checked_neg() });
-            let int = match small {
-                Some(v) => Int::Small(v),
-                None => Int::from_big(text.parse::<BigInt>().expect("checked digits")),
+            let int = if n <= 18 {
+                // Exact: 18 digits stay below 10^18 < 2^63.
+                let v = acc as i64;
+                Int::Small(if neg { -v } else { v })
+            } else {
+                Int::from_big(text.parse::<BigInt>().expect("checked digits"))
             };
             return (rest, ElemKind::Int(int));
         }

@@ -2,8 +2,7 @@
 //! statements, and recovery after an error.
 
 use super::lex::{
-    fail, failure, hspace, is_name_byte, is_name_start, junk, line_break, peek, recover,
-    take_bytes, word,
+    fail, failure, hspace, is_name_byte, is_name_start, junk, line_break, peek, recover, word,
 };
 use super::{PResult, Parser};
 use crate::syntax::ast::{
@@ -14,13 +13,16 @@ use crate::syntax::error::ParseError;
 
 impl<'a> Parser<'a> {
     /// Every item of the script; errors are collected on the way.
-    pub(super) fn script(&mut self, mut i: &'a str) -> Vec<Item> {
-        let mut items = Vec::new();
+    pub(super) fn script(&mut self, i: &'a str) -> Vec<Item> {
+        let mut i = self.skip_lines(i);
+        if i.is_empty() {
+            return Vec::new();
+        }
+        // Sized for the common single query: the first push then does not
+        // go through the vector's growth path, and the block is no larger
+        // than the one statement needs.
+        let mut items = Vec::with_capacity(1);
         loop {
-            i = self.skip_lines(i);
-            if i.is_empty() {
-                return items;
-            }
             let (errors_before, items_before) = (self.errors.len(), items.len());
             let result = self.item(i, &mut items);
             // A statement with an error is left out, so the checker does not
@@ -42,6 +44,10 @@ impl<'a> Parser<'a> {
                     i = recover(i);
                 }
                 Err(nom::Err::Incomplete(_)) => unreachable!("complete parsers only"),
+            }
+            i = self.skip_lines(i);
+            if i.is_empty() {
+                return items;
             }
         }
     }
@@ -165,23 +171,29 @@ impl<'a> Parser<'a> {
 
     /// What follows `=` after a key: `clear`, or an element and its options.
     fn value(&mut self, i: &'a str) -> PResult<'a, Value> {
-        let (after, w) = word(i);
-        if !peek(after).is_some_and(|b| is_name_byte(b) || b == b'-') {
-            match w {
-                "clear" => return Ok((after, Value::Clear(self.span_of(w)))),
-                "remove" => {
-                    let help = "`remove` removes a directory: write the directory alone, as in `/dir=remove`";
-                    return fail(self.expected(i, "a value or `clear`", Some(help.into())));
+        // Only a word starting with `c` or `r` can be `clear` or `remove`;
+        // other values are not scanned twice.
+        if matches!(peek(i), Some(b'c' | b'r')) {
+            let (after, w) = word(i);
+            if !peek(after).is_some_and(|b| is_name_byte(b) || b == b'-') {
+                match w {
+                    "clear" => return Ok((after, Value::Clear(self.span_of(w)))),
+                    "remove" => {
+                        let help = "`remove` removes a directory: write the directory alone, as in `/dir=remove`";
+                        return fail(self.expected(i, "a value or `clear`", Some(help.into())));
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
         }
         if i.starts_with("...") {
             let help = "`...` may stand only last in a tuple or a directory path; a value matching anything is `<>`";
             return fail(self.expected(i, "a value or `clear`", Some(help.into())));
         }
-        let (i, elem) = match self.element(i) {
-            Ok(ok) => ok,
+        // The element is parsed straight into this frame's slot.
+        let mut slot = None;
+        let (i, elem) = match self.element_into(i, &mut slot) {
+            Ok(rest) => (rest, slot.expect("an element was parsed")),
             Err(nom::Err::Error(_)) => {
                 let help = matches!(peek(i), Some(b' ' | b'\t'))
                     .then(|| "FQL allows no spaces around `=`".to_string());
@@ -221,25 +233,34 @@ impl<'a> Parser<'a> {
         let mut i = i;
         let mut elems = ThinVec::with_capacity(4);
         let mut rest = None;
+        // Each element is pushed in the branch that parsed it: built as a
+        // value and pushed later, it was copied once more and read back
+        // before its stores retired.
         while let Some(at) = i.strip_prefix('/') {
-            let (after, elem) = match peek(at) {
+            let after = match peek(at) {
+                Some(b) if is_name_start(b) => {
+                    let (after, name) = word(at);
+                    elems.push(DirElem::Name {
+                        name: name.into(),
+                        span: self.span_of(name),
+                    });
+                    after
+                }
                 Some(b'"') => {
                     let (after, name) = self.string(at)?;
-                    (
-                        after,
-                        DirElem::Name {
-                            name,
-                            span: self.span_from(self.pos(at), after),
-                        },
-                    )
+                    let span = self.span_from(self.pos(at), after);
+                    elems.push(DirElem::Name { name, span });
+                    after
                 }
                 Some(b'<') => {
                     let (after, v) = self.variable(at)?;
-                    (after, DirElem::Var(Box::new(v)))
+                    elems.push(DirElem::Var(Box::new(v)));
+                    after
                 }
                 Some(b':') => {
                     let (after, r) = self.reference(at)?;
-                    (after, DirElem::Ref(Box::new(r)))
+                    elems.push(DirElem::Ref(Box::new(r)));
+                    after
                 }
                 Some(b'.') if at.starts_with("...") => {
                     let span = self.span_of(&at[..3]);
@@ -252,16 +273,6 @@ impl<'a> Parser<'a> {
                     i = after;
                     break;
                 }
-                Some(b) if is_name_start(b) => {
-                    let (after, name) = take_bytes(at, is_name_byte);
-                    (
-                        after,
-                        DirElem::Name {
-                            name: name.into(),
-                            span: self.span_of(name),
-                        },
-                    )
-                }
                 None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'(' | b'=' | b'/' | b'%') => {
                     let help = "`/` must be followed by a directory name; to list the root directories, write `/<>`";
                     return fail(self.expected(at, "a directory name", Some(help.into())));
@@ -273,7 +284,8 @@ impl<'a> Parser<'a> {
                 None | Some(b'/' | b'(' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'%')
             ) {
                 let bare = !at.starts_with('"');
-                if bare && matches!(elem, DirElem::Name { .. }) && peek(after) != Some(b'[') {
+                let named = matches!(elems.last(), Some(DirElem::Name { .. }));
+                if bare && named && peek(after) != Some(b'[') {
                     return fail(self.invalid_dir_name(dir_junk(at)));
                 }
                 let help = "a directory element ends at `/`, `(`, `=` or the end of the statement; quote all of it if it is one name";
@@ -283,7 +295,6 @@ impl<'a> Parser<'a> {
                     Some(help.into()),
                 ));
             }
-            elems.push(elem);
             i = after;
         }
         let span = self.span_from(start, i);
