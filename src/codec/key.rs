@@ -27,21 +27,7 @@ pub fn encode_key(prefix: &[u8], elems: &[Elem]) -> Result<Encoded, Error> {
         },
         _ => Span::default(),
     };
-    let packed = pack(prefix, elems, at)?;
-    Ok(match packed.stamp {
-        None => Encoded {
-            bytes: packed.bytes,
-            op: Op::Set,
-        },
-        Some(offset) => {
-            let mut bytes = packed.bytes;
-            bytes.extend_from_slice(&offset.to_le_bytes());
-            Encoded {
-                bytes,
-                op: Op::VersionstampedKey,
-            }
-        }
-    })
+    Ok(pack(prefix, elems, at)?.encoded(Op::VersionstampedKey))
 }
 
 /// The elements of a stored key under `prefix`; `None` when the key is

@@ -214,25 +214,6 @@ fn misplaced(opt: &Opt, place: &str, help: Option<String>) -> Error {
     .into()
 }
 
-fn argument(opt: &Opt, expected: &str) -> Error {
-    OptionError::Argument {
-        option: opt.name,
-        expected: expected.into(),
-        at: opt.span,
-    }
-    .into()
-}
-
-fn conflict(opt: &Opt, earlier: &Opt) -> Error {
-    OptionError::Conflict {
-        option: opt.name,
-        earlier: earlier.name,
-        at: opt.span,
-        first: earlier.span,
-    }
-    .into()
-}
-
 /// Where an option belongs, for one put on a subject that takes none.
 fn none_help(name: OptName, subject: Subject) -> Option<String> {
     let Subject::Value(ty) = subject else {
@@ -287,7 +268,7 @@ fn scan<'a>(opts: &'a Options, target: Target, place: &str, errors: &mut Vec<Err
                     Target::Num => "takes 32 or 64 for a num",
                     _ => "takes 8, 16, 32, 64 (int) or 32, 64 (num)",
                 };
-                errors.push(argument(opt, expected));
+                errors.push(OptionError::argument(opt, expected).into());
                 continue;
             }
             _ => opt.name.alias_width(),
@@ -302,10 +283,11 @@ fn scan<'a>(opts: &'a Options, target: Target, place: &str, errors: &mut Vec<Err
                     })
                 ) =>
             {
-                errors.push(argument(opt, "takes a string, as in `sep:\", \"`"));
+                errors
+                    .push(OptionError::argument(opt, "takes a string, as in `sep:\", \"`").into());
             }
             _ if opt.name.arg() == ArgKind::None && opt.arg.is_some() => {
-                errors.push(argument(opt, "takes no argument"));
+                errors.push(OptionError::argument(opt, "takes no argument").into());
             }
             _ => {}
         }
@@ -317,19 +299,19 @@ fn scan<'a>(opts: &'a Options, target: Target, place: &str, errors: &mut Vec<Err
         };
         if let Some(slot) = slot {
             match slot {
-                Some(earlier) => errors.push(conflict(opt, earlier)),
+                Some(earlier) => errors.push(OptionError::conflict(opt, earlier).into()),
                 None => *slot = Some(opt),
             }
         }
         if opt.name.is_unsigned() {
             match found.unsigned {
-                Some(earlier) => errors.push(conflict(opt, earlier)),
+                Some(earlier) => errors.push(OptionError::conflict(opt, earlier).into()),
                 None => found.unsigned = Some(opt),
             }
         }
         if let Some(w) = width {
             match found.width {
-                Some((_, earlier)) => errors.push(conflict(opt, earlier)),
+                Some((_, earlier)) => errors.push(OptionError::conflict(opt, earlier).into()),
                 None => found.width = Some((w, opt)),
             }
         }
@@ -344,13 +326,13 @@ fn scan<'a>(opts: &'a Options, target: Target, place: &str, errors: &mut Vec<Err
         }
     }
     if let (Some(raw), Some((_, w))) = (found.raw, found.width) {
-        errors.push(conflict(w, raw));
+        errors.push(OptionError::conflict(w, raw).into());
     }
     // A reference's options must fit one type: `[f32,unsigned]` fits none.
     if let (Target::Any, Some((_, w)), Some(u)) = (target, found.width, found.unsigned)
         && w.name.is_num_alias()
     {
-        errors.push(conflict(u, w));
+        errors.push(OptionError::conflict(u, w).into());
     }
     found
 }

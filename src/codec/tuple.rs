@@ -9,8 +9,8 @@ use foundationdb_tuple::{Element, TuplePack, Versionstamp, VersionstampOffset, u
 use crate::syntax::MAX_DEPTH;
 use crate::syntax::ast::{Elem, ElemKind, Span, Vstamp};
 
-use super::Error;
 use super::element::{incomplete_vstamps, size_bound, to_element};
+use super::{Encoded, Error, Op};
 
 /// The most bytes a key or value may be packed into: above anything one
 /// FoundationDB transaction can hold (10 MB), so no write that could
@@ -23,6 +23,25 @@ pub(super) const MAX_PACKED: u64 = 64 << 20;
 pub(super) struct Packed {
     pub bytes: Vec<u8>,
     pub stamp: Option<u32>,
+}
+
+impl Packed {
+    /// The bytes to write: as they are for a plain set, or with the stamp's
+    /// 4-byte little-endian offset appended for `stamped`, the versionstamp
+    /// mutation the caller writes with.
+    pub fn encoded(self, stamped: Op) -> Encoded {
+        match self.stamp {
+            None => Encoded {
+                bytes: self.bytes,
+                op: Op::Set,
+            },
+            Some(offset) => {
+                let mut bytes = self.bytes;
+                bytes.extend_from_slice(&offset.to_le_bytes());
+                Encoded { bytes, op: stamped }
+            }
+        }
+    }
 }
 
 /// Packs `elems` after `prefix`, as the tuple layer packs a tuple (no

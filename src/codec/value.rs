@@ -14,7 +14,7 @@ use crate::syntax::ast::{Agg, Elem, ElemKind, Num, Options, Tuple, Type, Variabl
 
 use super::element::{elem, from_element, from_elements, type_of};
 use super::options::{self, Encoding, Subject};
-use super::tuple::{pack, unpack_tuple};
+use super::tuple::{Packed, pack, unpack_tuple};
 use super::{Encoded, Error, Op};
 
 /// Encodes a data element as a value, as its options say.
@@ -37,24 +37,20 @@ fn not_data(elem: &Elem) -> Error {
 
 /// Encodes `elem` in an encoding [`options::resolve`] chose for its type.
 fn encode_as(elem: &Elem, encoding: Encoding) -> Result<Encoded, Error> {
-    let plain = |bytes| Encoded { bytes, op: Op::Set };
     match (&elem.kind, encoding) {
         (ElemKind::Int(n), Encoding::Int(layout)) => {
-            super::fixed::encode_int(n, layout, elem.span).map(plain)
+            super::fixed::encode_int(n, layout, elem.span).map(Encoded::set)
         }
         (ElemKind::Num(Num(x)), Encoding::Num(layout)) => {
-            super::fixed::encode_num(*x, layout, elem.span).map(plain)
+            super::fixed::encode_num(*x, layout, elem.span).map(Encoded::set)
         }
         (kind, Encoding::Raw) => match super::fixed::encode_raw(kind) {
-            Some((mut bytes, true)) => {
-                // The stamp's transaction version is the first ten bytes.
-                bytes.extend_from_slice(&0u32.to_le_bytes());
-                Ok(Encoded {
-                    bytes,
-                    op: Op::VersionstampedValue,
-                })
+            // The stamp's transaction version is the first ten bytes.
+            Some((bytes, stamped)) => Ok(Packed {
+                bytes,
+                stamp: stamped.then_some(0),
             }
-            Some((bytes, false)) => Ok(plain(bytes)),
+            .encoded(Op::VersionstampedValue)),
             None => encode_tuple(elem),
         },
         // `resolve` gives a layout only to the type it fits, so what is
@@ -79,17 +75,7 @@ fn encode_tuple(elem: &Elem) -> Result<Encoded, Error> {
         }
         _ => pack(&[], std::slice::from_ref(elem), elem.span)?,
     };
-    Ok(match packed.stamp {
-        None => Encoded::set(packed.bytes),
-        Some(offset) => {
-            let mut bytes = packed.bytes;
-            bytes.extend_from_slice(&offset.to_le_bytes());
-            Encoded {
-                bytes,
-                op: Op::VersionstampedValue,
-            }
-        }
-    })
+    Ok(packed.encoded(Op::VersionstampedValue))
 }
 
 /// Decodes a value with no type to go by, as `<>` and a left-out value

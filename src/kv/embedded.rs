@@ -74,7 +74,7 @@ impl Shared {
 impl Embedded {
     /// A new, empty database that lives in this process's memory.
     pub fn memory() -> Embedded {
-        Embedded::with_store(Box::<memory::MemoryStore>::default(), Limits::default())
+        Embedded::memory_with_limits(Limits::default())
     }
 
     /// Opens the database file at `path`, creating it if it does not exist.

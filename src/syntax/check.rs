@@ -102,7 +102,7 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
     };
     for (n, opt) in opts.items.iter().enumerate() {
         if let Some(earlier) = opts.items[..n].iter().find(|e| e.name == opt.name) {
-            errors.push(conflict(opt, earlier));
+            errors.push(OptionError::conflict(opt, earlier).into());
             continue;
         }
         if !supported.contains(&opt.name) {
@@ -151,14 +151,14 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
         match opt.name {
             OptName::Limit => match &opt.arg {
                 Some(OptArg { kind: OptArgKind::Int(Int::Small(n)), .. }) if *n >= 0 => {}
-                _ => errors.push(argument(opt, "takes a non-negative int, as in `limit:10`")),
+                _ => errors.push(OptionError::argument(opt, "takes a non-negative int, as in `limit:10`").into()),
             },
             OptName::Mode => match &opt.arg {
                 Some(OptArg { kind: OptArgKind::Name(m), .. }) if STREAMING_MODES.contains(&m.as_str()) => {}
-                _ => errors.push(argument(
+                _ => errors.push(OptionError::argument(
                     opt,
                     "takes a streaming mode: want_all, iterator, exact, small, medium, large or serial",
-                )),
+                ).into()),
             },
             _ => bare(opt, errors),
         }
@@ -170,29 +170,10 @@ pub const STREAMING_MODES: [&str; 7] = [
     "want_all", "iterator", "exact", "small", "medium", "large", "serial",
 ];
 
-fn argument(opt: &Opt, expected: &str) -> CheckError {
-    OptionError::Argument {
-        option: opt.name,
-        expected: expected.into(),
-        at: opt.span,
-    }
-    .into()
-}
-
-fn conflict(opt: &Opt, earlier: &Opt) -> CheckError {
-    OptionError::Conflict {
-        option: opt.name,
-        earlier: earlier.name,
-        at: opt.span,
-        first: earlier.span,
-    }
-    .into()
-}
-
 /// Reports an argument on an option that takes none.
 fn bare(opt: &Opt, errors: &mut Vec<CheckError>) {
     if opt.name.arg() == ArgKind::None && opt.arg.is_some() {
-        errors.push(argument(opt, "takes no argument"));
+        errors.push(OptionError::argument(opt, "takes no argument").into());
     }
 }
 

@@ -6,6 +6,7 @@
 use miette::Diagnostic;
 use thiserror::Error;
 
+use super::ast::Opt;
 use super::keywords::OptName;
 use super::span::Span;
 
@@ -355,6 +356,27 @@ pub enum OptionError {
         #[label("with this")]
         first: Span,
     },
+}
+
+impl OptionError {
+    /// `opt` has a wrong argument; `expected` says what it takes.
+    pub fn argument(opt: &Opt, expected: &str) -> Self {
+        OptionError::Argument {
+            option: opt.name,
+            expected: expected.into(),
+            at: opt.span,
+        }
+    }
+
+    /// `opt` cannot stand with `earlier`.
+    pub fn conflict(opt: &Opt, earlier: &Opt) -> Self {
+        OptionError::Conflict {
+            option: opt.name,
+            earlier: earlier.name,
+            at: opt.span,
+            first: earlier.span,
+        }
+    }
 }
 
 /// A script that parses but cannot run, found without a database.

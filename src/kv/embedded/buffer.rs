@@ -6,7 +6,7 @@ use std::ops::Bound;
 
 use super::atomic;
 use super::ranges::RangeSet;
-use crate::kv::MutationType;
+use crate::kv::{Error, MutationType, Result};
 
 /// One write, kept in order for the commit.
 #[derive(Clone, Debug)]
@@ -30,12 +30,8 @@ pub(crate) enum Entry {
 }
 
 impl Entry {
-    /// The entry's value given the stored one; `Err` if unreadable.
-    pub fn resolve(
-        &self,
-        stored: Option<&[u8]>,
-        value_limit: usize,
-    ) -> Result<Option<Vec<u8>>, ()> {
+    /// The entry's value given the stored one.
+    pub fn resolve(&self, stored: Option<&[u8]>, value_limit: usize) -> Result<Option<Vec<u8>>> {
         match self {
             Entry::Known(v) => Ok(v.clone()),
             Entry::Atomic(ops) => {
@@ -45,7 +41,7 @@ impl Entry {
                 }
                 Ok(cur)
             }
-            Entry::Unreadable => Err(()),
+            Entry::Unreadable => Err(Error::AccessedUnreadable),
         }
     }
 
@@ -128,10 +124,11 @@ impl WriteBuffer {
 
     /// The entry for `key`, or `Known(None)` when a range clear covers it,
     /// or `None` when only the store knows.
-    pub fn lookup(&self, key: &[u8]) -> Option<Entry> {
+    pub fn lookup(&self, key: &[u8]) -> Option<&Entry> {
+        static CLEARED: Entry = Entry::Known(None);
         match self.entries.get(key) {
-            Some(e) => Some(e.clone()),
-            None if self.cleared.contains(key) => Some(Entry::Known(None)),
+            Some(e) => Some(e),
+            None if self.cleared.contains(key) => Some(&CLEARED),
             None => None,
         }
     }

@@ -29,13 +29,15 @@ const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS commits (version INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL,
                                         ranges BLOB NOT NULL);
+    CREATE INDEX IF NOT EXISTS commits_by_age ON commits (at_ms);
     INSERT OR IGNORE INTO meta VALUES ('format', 1), ('version', 0), ('floor', 0);
 ";
 
 pub(crate) struct SqliteStore {
     path: PathBuf,
     pool: Arc<Pool>,
-    watcher: Mutex<Connection>,
+    /// The connection watches poll with, opened by the first poll.
+    watcher: Mutex<Option<Connection>>,
 }
 
 struct Pool {
@@ -97,7 +99,7 @@ impl SqliteStore {
                 path: path.to_owned(),
                 idle: Mutex::new(vec![conn]),
             }),
-            watcher: Mutex::new(connect(path).map_err(|e| storage(path, e))?),
+            watcher: Mutex::default(),
         })
     }
 }
@@ -178,7 +180,11 @@ impl Store for SqliteStore {
     }
 
     fn change_token(&self) -> Result<u64> {
-        let conn = self.watcher.lock().unwrap_or_else(|e| e.into_inner());
+        let mut watcher = self.watcher.lock().unwrap_or_else(|e| e.into_inner());
+        if watcher.is_none() {
+            *watcher = Some(self.pool.take()?);
+        }
+        let conn = watcher.as_ref().expect("just opened");
         let v: i64 = conn.pragma_query_value(None, "data_version", |r| r.get(0))?;
         Ok(v as u64)
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Shared;
-use super::buffer::WriteBuffer;
+use super::buffer::{Entry, WriteBuffer};
 use super::ranges::RangeSet;
 use super::read::read_batch;
 use super::store::Snapshot;
@@ -95,23 +95,6 @@ impl EmbeddedTx {
         self.snapshot.as_ref().map(|(s, at)| (s.version(), *at))
     }
 
-    fn check_key(&self, key: &[u8]) -> Result<()> {
-        if key.first() == Some(&0xff) {
-            return Err(Error::KeyOutsideLegalRange);
-        }
-        Ok(())
-    }
-
-    fn check_range(&self, begin: &[u8], end: &[u8]) -> Result<()> {
-        if begin > end {
-            return Err(Error::InvertedRange);
-        }
-        if begin.first() == Some(&0xff) || end > &b"\xff"[..] {
-            return Err(Error::KeyOutsideLegalRange);
-        }
-        Ok(())
-    }
-
     /// Checks a write against the limits before it is buffered, so an
     /// over-size write fails where it is made and the commit fails too.
     /// `bytes` is the mutation's size; its conflict range (key and key
@@ -184,6 +167,25 @@ impl EmbeddedTx {
     }
 }
 
+/// Keys starting with `0xff` are the system's.
+fn check_key(key: &[u8]) -> Result<()> {
+    if key.first() == Some(&0xff) {
+        return Err(Error::KeyOutsideLegalRange);
+    }
+    Ok(())
+}
+
+/// A range must be ordered and end at `0xff` at most.
+fn check_range(begin: &[u8], end: &[u8]) -> Result<()> {
+    if begin > end {
+        return Err(Error::InvertedRange);
+    }
+    if begin.first() == Some(&0xff) || end > &b"\xff"[..] {
+        return Err(Error::KeyOutsideLegalRange);
+    }
+    Ok(())
+}
+
 impl Drop for EmbeddedTx {
     fn drop(&mut self) {
         self.cancel_watches();
@@ -196,25 +198,20 @@ impl Transaction for EmbeddedTx {
     }
 
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
-        self.check_key(key)?;
-        let entry = self.buffer.lookup(key);
-        let stored = match &entry {
-            Some(e) if !e.needs_stored() => None,
-            _ => {
-                let v = self.snap()?.get(key)?;
-                if !snapshot {
-                    self.reads.insert(key, &key_after(key));
-                }
-                v
+        check_key(key)?;
+        self.usable()?;
+        let stored = if self.buffer.lookup(key).is_none_or(Entry::needs_stored) {
+            let v = self.snap()?.get(key)?;
+            if !snapshot {
+                self.reads.insert(key, &key_after(key));
             }
+            v
+        } else {
+            None
         };
-        match entry {
+        match self.buffer.lookup(key) {
             None => Ok(stored),
-            Some(e) => {
-                self.usable()?;
-                e.resolve(stored.as_deref(), self.shared.limits.value)
-                    .map_err(|()| Error::AccessedUnreadable)
-            }
+            Some(e) => e.resolve(stored.as_deref(), self.shared.limits.value),
         }
     }
 
@@ -224,7 +221,7 @@ impl Transaction for EmbeddedTx {
         iteration: usize,
         snapshot: bool,
     ) -> Result<RangeResult> {
-        self.check_range(&range.begin, &range.end)?;
+        check_range(&range.begin, &range.end)?;
         let want = match (range.mode, range.limit) {
             (StreamingMode::Exact, None) => return Err(Error::ExactModeWithoutLimits),
             (mode, Some(limit)) => limit.min(mode.batch_rows(iteration)),
@@ -266,7 +263,7 @@ impl Transaction for EmbeddedTx {
     }
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        self.check_key(key)?;
+        check_key(key)?;
         self.admit(key, value.len(), key.len() + value.len())?;
         self.write_conflict(key, &key_after(key));
         self.buffer.set(key, value);
@@ -274,7 +271,7 @@ impl Transaction for EmbeddedTx {
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
-        self.check_key(key)?;
+        check_key(key)?;
         self.admit(key, 0, key.len())?;
         self.write_conflict(key, &key_after(key));
         self.buffer.clear(key);
@@ -282,7 +279,7 @@ impl Transaction for EmbeddedTx {
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        self.check_range(begin, end)?;
+        check_range(begin, end)?;
         self.admit(begin, 0, begin.len() + end.len())?;
         if begin < end {
             self.write_conflict(begin, end);
@@ -295,18 +292,18 @@ impl Transaction for EmbeddedTx {
         match op {
             MutationType::SetVersionstampedKey => {
                 let (body, _) = super::atomic::stamp_offset(key)?;
-                self.check_key(&body)?;
+                check_key(&body)?;
                 self.admit(&body, param.len(), body.len() + param.len())?;
                 // The key is known at commit, which adds its conflict range.
             }
             MutationType::SetVersionstampedValue => {
-                self.check_key(key)?;
+                check_key(key)?;
                 let (body, _) = super::atomic::stamp_offset(param)?;
                 self.admit(key, body.len(), key.len() + body.len())?;
                 self.write_conflict(key, &key_after(key));
             }
             _ => {
-                self.check_key(key)?;
+                check_key(key)?;
                 self.admit(key, param.len(), key.len() + param.len())?;
                 self.write_conflict(key, &key_after(key));
             }
@@ -322,7 +319,7 @@ impl Transaction for EmbeddedTx {
         ty: ConflictRangeType,
     ) -> Result<()> {
         self.usable()?;
-        self.check_range(begin, end)?;
+        check_range(begin, end)?;
         match ty {
             ConflictRangeType::Read => self.reads.insert(begin, end),
             ConflictRangeType::Write => {
@@ -345,7 +342,7 @@ impl Transaction for EmbeddedTx {
 
     fn watch(&mut self, key: &[u8]) -> Result<Watch> {
         self.usable()?;
-        self.check_key(key)?;
+        check_key(key)?;
         let future = WatchFuture::default();
         let watch = future.watch();
         self.watches.push((key.to_vec(), future));
