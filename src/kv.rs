@@ -23,8 +23,11 @@
 //! assert_eq!(rows.len(), 2);
 //! ```
 
+mod admit;
 pub mod embedded;
 mod error;
+#[cfg(feature = "fdb")]
+pub mod fdb;
 mod range;
 mod retry;
 mod transaction;

@@ -212,3 +212,99 @@ fn only_the_first_errors_are_shown_in_full() {
         "{stderr}"
     );
 }
+
+/// `fql` with a clean environment for database selection.
+fn fql_db() -> assert_cmd::Command {
+    let mut cmd = fql();
+    cmd.env_remove("FDB_CLUSTER_FILE");
+    cmd
+}
+
+#[test]
+fn status_names_the_embedded_database_it_opens() {
+    let out = fql_db().args(["--memory", "status"]).assert().success();
+    assert_eq!(
+        text(&out.get_output().stdout),
+        "database: embedded in-memory database\nread version: 0\n"
+    );
+    // A file in a directory that does not exist yet is created.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new/dir/data.db");
+    let out = fql_db()
+        .args(["status", "--db"])
+        .arg(&path)
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert!(stdout.starts_with(&format!("database: embedded database {}\n", path.display())));
+    assert!(path.is_file());
+    // With no flag, the file in the user's data directory.
+    let out = fql_db()
+        .env("XDG_DATA_HOME", dir.path())
+        .arg("status")
+        .assert()
+        .success();
+    let default = dir.path().join("fql/fql.db");
+    assert!(text(&out.get_output().stdout).contains(&default.display().to_string()));
+    assert!(default.is_file());
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_refused() {
+    let path = temp_file(
+        "not-a-db.db",
+        b"hello, this is not SQLite at all, not even close\n",
+    );
+    let out = fql_db()
+        .arg("--db")
+        .arg(&path)
+        .arg("status")
+        .assert()
+        .code(2);
+    let stderr = text(&out.get_output().stderr);
+    assert!(stderr.contains("cannot open the database"), "{stderr}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        b"hello, this is not SQLite at all, not even close\n"
+    );
+}
+
+#[test]
+fn database_flags_conflict() {
+    let out = fql_db()
+        .args(["--memory", "--db", "x.db", "status"])
+        .assert()
+        .code(2);
+    assert!(text(&out.get_output().stderr).contains("cannot be used with"));
+}
+
+/// Without the `fdb` feature, asking for a cluster explains how to get one.
+#[cfg(not(feature = "fdb"))]
+#[test]
+fn a_cluster_needs_the_fdb_feature() {
+    for (args, env) in [
+        (&["-C", "/etc/foundationdb/fdb.cluster", "status"][..], None),
+        (&["--fdb", "status"][..], None),
+        (&["status"][..], Some("/tmp/fdb.cluster")),
+    ] {
+        let mut cmd = fql_db();
+        cmd.args(args);
+        if let Some(file) = env {
+            cmd.env("FDB_CLUSTER_FILE", file);
+        }
+        let out = cmd.assert().code(2);
+        let stderr = text(&out.get_output().stderr);
+        assert!(
+            stderr.contains("built without FoundationDB support"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("--features fdb"), "{stderr}");
+        assert!(out.get_output().stdout.is_empty());
+    }
+    // An explicit embedded database wins over the environment.
+    fql_db()
+        .env("FDB_CLUSTER_FILE", "/tmp/fdb.cluster")
+        .args(["--memory", "status"])
+        .assert()
+        .success();
+}

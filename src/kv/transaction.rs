@@ -15,6 +15,28 @@ pub trait Database: Send + Sync {
     fn describe(&self) -> String;
 }
 
+/// A boxed or shared database is a database, so callers can hold any
+/// backend behind `Box<dyn Database>` or `Arc<dyn Database>`.
+impl<D: Database + ?Sized> Database for Box<D> {
+    fn create_trx(&self) -> Result<Box<dyn Transaction>> {
+        (**self).create_trx()
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+impl<D: Database + ?Sized> Database for std::sync::Arc<D> {
+    fn create_trx(&self) -> Result<Box<dyn Transaction>> {
+        (**self).create_trx()
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
 /// The retry loop on every database, `dyn` or not: see [`run`](super::run).
 pub trait DatabaseExt: Database {
     /// Runs `f` in a transaction and commits, retrying retryable errors

@@ -1,35 +1,14 @@
-//! The directory layer against the embedded database: the exact keys it
-//! writes (so other FDB bindings read them), its behaviour, and many clients
-//! allocating prefixes at once.
+//! The directory layer's tests that need the embedded backend: several
+//! real processes on one file, and injected commit failures. Everything
+//! else about directories is in the conformance suite, run on every backend.
 
-mod behaviour;
+#[path = "../conformance/directory/clients.rs"]
+mod clients;
 mod concurrency;
-mod golden;
-mod partitions;
 
-use fql::directory::{Candidates, DirectoryLayer, Error, ROOT};
-use fql::kv::{self, DatabaseExt, RangeOption, Transaction, embedded::Embedded};
+use fql::directory::{DirectoryLayer, Error, ROOT, Subspace};
+use fql::kv::{DatabaseExt, Transaction, embedded::Embedded};
 
-/// Candidates handed out in order, so prefixes are known in advance.
-struct Scripted(std::collections::VecDeque<i64>);
-
-impl Candidates for Scripted {
-    fn candidate(&mut self, start: i64, window: i64) -> i64 {
-        let next = self.0.pop_front().expect("a scripted candidate");
-        assert!(
-            (start..start + window).contains(&next),
-            "{next} not in window {start}+{window}"
-        );
-        next
-    }
-}
-
-/// A layer whose allocator picks `candidates`, in order.
-fn scripted(candidates: &[i64]) -> DirectoryLayer {
-    DirectoryLayer::new().with_candidates(Scripted(candidates.iter().copied().collect()))
-}
-
-/// Runs `f` in one transaction and commits it.
 fn run<T>(
     db: &Embedded,
     mut f: impl FnMut(&mut dyn Transaction) -> Result<T, Error>,
@@ -37,51 +16,46 @@ fn run<T>(
     db.run(|tx, _| f(tx))
 }
 
-/// Every key and value in the database, as hex.
-fn dump(db: &Embedded) -> Vec<(String, String)> {
-    let rows = db
-        .run(|tx, _| {
-            kv::collect_range(tx, &RangeOption::new(b"".to_vec(), b"\xff".to_vec()), false)
-        })
-        .expect("a full scan");
-    rows.into_iter()
-        .map(|kv| (const_hex::encode(kv.key), const_hex::encode(kv.value)))
-        .collect()
-}
-
-/// Every key starting with `prefix`, as hex.
-fn keys_under(db: &Embedded, prefix: &[u8]) -> Vec<String> {
-    let rows = db
-        .run(|tx, _| kv::collect_range(tx, &RangeOption::prefix(prefix), false))
-        .expect("a scan");
-    rows.into_iter()
-        .map(|kv| const_hex::encode(kv.key))
-        .collect()
-}
-
-/// `(key, value)` rows from hex written with spaces for reading.
-fn rows(expected: &[(&str, &str)]) -> Vec<(String, String)> {
-    expected
-        .iter()
-        .map(|(k, v)| (k.replace(' ', ""), v.replace(' ', "")))
-        .collect()
-}
-
-/// A path from string slices.
 fn path(names: &[&str]) -> Vec<String> {
     names.iter().map(|n| n.to_string()).collect()
 }
 
-/// Asserts that no prefix in `prefixes` equals or starts another.
-fn assert_prefix_free(prefixes: &[Vec<u8>]) {
-    let mut sorted = prefixes.to_vec();
-    sorted.sort();
-    for pair in sorted.windows(2) {
-        assert!(
-            !pair[1].starts_with(&pair[0]),
-            "{} overlaps {}",
-            const_hex::encode(&pair[0]),
-            const_hex::encode(&pair[1])
-        );
+#[test]
+fn errors_carry_codes() {
+    use miette::Diagnostic;
+    let err = Error::NotFound { path: path(&["x"]) };
+    assert_eq!(
+        err.code().map(|c| c.to_string()).as_deref(),
+        Some("fql::directory::not_found")
+    );
+    let kv_err: Error = fql::kv::Error::NotCommitted.into();
+    assert_eq!(
+        fql::kv::AsKvError::as_kv(&kv_err),
+        Some(&fql::kv::Error::NotCommitted)
+    );
+}
+
+#[test]
+fn conflicts_are_retried() {
+    use fql::kv::embedded::Fault;
+    let db = Embedded::memory();
+    let dirs = DirectoryLayer::new();
+    db.inject_faults(2, Fault::NotCommitted);
+    let mut attempts = 0;
+    run(&db, |tx| {
+        attempts += 1;
+        dirs.create(tx, &["app", "users"], b"")
+    })
+    .unwrap();
+    assert_eq!(attempts, 3);
+    assert_eq!(run(&db, |tx| dirs.list(tx, ROOT)).unwrap(), ["app"]);
+}
+
+#[test]
+fn allocated_prefixes_are_packed_integers() {
+    // What an allocator number becomes: the content prefix (empty here)
+    // followed by the number as a one-element tuple.
+    for (n, hex) in [(17i64, "1511"), (8, "1508"), (1157, "160485")] {
+        assert_eq!(const_hex::encode(Subspace::all().pack(&(n,))), hex);
     }
 }

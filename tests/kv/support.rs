@@ -67,10 +67,6 @@ pub fn read_all(db: &dyn Database, range: RangeOption) -> Vec<KeyValue> {
         .unwrap()
 }
 
-pub fn keys(rows: &[KeyValue]) -> Vec<Vec<u8>> {
-    rows.iter().map(|r| r.key.clone()).collect()
-}
-
 pub fn get(db: &dyn Database, key: &[u8]) -> Option<Vec<u8>> {
     db.run(|tx, _| tx.get(key, false)).unwrap()
 }

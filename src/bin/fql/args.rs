@@ -13,8 +13,40 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
     pub color: Color,
 
+    #[command(flatten)]
+    pub store: StoreArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Where the data is.
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Database")]
+pub struct StoreArgs {
+    /// The embedded database file [default: fql.db in the user's data
+    /// directory, e.g. ~/.local/share/fql/fql.db].
+    #[arg(long, value_name = "PATH", global = true, conflicts_with_all = ["memory", "cluster_file", "fdb"])]
+    pub db: Option<PathBuf>,
+
+    /// A throw-away in-memory database.
+    #[arg(long, global = true, conflicts_with_all = ["cluster_file", "fdb"])]
+    pub memory: bool,
+
+    /// FoundationDB, through this cluster file [default: $FDB_CLUSTER_FILE,
+    /// else the client library's default]. Setting FDB_CLUSTER_FILE alone
+    /// also selects FoundationDB, unless --db or --memory is given.
+    #[arg(short = 'C', long, value_name = "PATH", global = true)]
+    pub cluster_file: Option<PathBuf>,
+
+    /// FoundationDB, through the default cluster file.
+    #[arg(long, global = true)]
+    pub fdb: bool,
+
+    /// Give up on a FoundationDB transaction, retries included, after this
+    /// many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, global = true)]
+    pub timeout: f64,
 }
 
 #[derive(Debug, Subcommand)]
@@ -24,6 +56,12 @@ pub enum Command {
     /// Exits 0 and prints the script when it parses and passes the static
     /// checks; otherwise prints every error and exits 3.
     Fmt(FmtArgs),
+
+    /// Show which database fql uses and check that it answers.
+    ///
+    /// Prints the database and its current read version; exits 5 when a
+    /// FoundationDB cluster does not answer within the timeout.
+    Status,
 }
 
 #[derive(Debug, clap::Args)]

@@ -3,6 +3,8 @@
 mod args;
 mod fmt;
 mod output;
+mod status;
+mod store;
 
 use std::process::ExitCode;
 
@@ -22,6 +24,7 @@ fn main() -> ExitCode {
     let color = args.color.enabled_for_stderr();
     let result = match args.command {
         Some(Command::Fmt(fmt)) => fmt::run(&fmt, color),
+        Some(Command::Status) => status::run(&args.store),
         None => {
             eprintln!("fql: no command given; try `fql fmt FILE` or `fql --help`");
             Err(Exit::Usage)

@@ -13,6 +13,8 @@ pub enum Exit {
     Usage,
     /// 3: the script does not parse or fails a static check.
     Invalid,
+    /// 5: the database cannot be reached or did not answer in time.
+    Unreachable,
 }
 
 impl Exit {
@@ -21,6 +23,7 @@ impl Exit {
             Exit::Differs => 1,
             Exit::Usage => 2,
             Exit::Invalid => 3,
+            Exit::Unreachable => 5,
         })
     }
 }

@@ -1,6 +1,6 @@
 //! The arithmetic of FDB's atomic operations, applied at commit.
 
-use crate::kv::{Error, MutationType, Result};
+use crate::kv::MutationType;
 
 /// The new value after `op` with `param` on the current value; `None`
 /// clears the key.
@@ -81,26 +81,6 @@ fn le_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     a.iter().rev().cmp(b.iter().rev())
 }
 
-/// Splits a versionstamped key or value into the bytes without their
-/// 4-byte little-endian offset suffix and the offset, checking that the
-/// 10-byte stamp fits.
-pub(crate) fn stamp_offset(bytes: &[u8]) -> Result<(Vec<u8>, usize)> {
-    let Some(split) = bytes.len().checked_sub(4) else {
-        return Err(Error::InvalidOperation(
-            "a versionstamped key or value needs a 4-byte offset at its end".into(),
-        ));
-    };
-    let (body, suffix) = bytes.split_at(split);
-    let offset = u32::from_le_bytes(suffix.try_into().expect("4 bytes")) as usize;
-    if offset + 10 > body.len() {
-        return Err(Error::InvalidOperation(format!(
-            "versionstamp offset {offset} leaves no room for 10 bytes in {} bytes",
-            body.len()
-        )));
-    }
-    Ok((body.to_vec(), offset))
-}
-
 /// Writes the stamp at `offset`.
 pub(crate) fn fill_stamp(mut body: Vec<u8>, offset: usize, stamp: &[u8; 10]) -> Vec<u8> {
     body[offset..offset + 10].copy_from_slice(stamp);
@@ -110,6 +90,7 @@ pub(crate) fn fill_stamp(mut body: Vec<u8>, offset: usize, stamp: &[u8; 10]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kv::admit::stamp_offset;
     use MutationType::*;
 
     fn ap(op: MutationType, cur: Option<&[u8]>, p: &[u8]) -> Option<Vec<u8>> {

@@ -4,10 +4,11 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::atomic::{apply, fill_stamp, stamp_offset};
+use super::atomic::{apply, fill_stamp};
 use super::buffer::Mutation;
 use super::tx::{EmbeddedTx, MAX_AGE};
 use super::{Fault, Shared};
+use crate::kv::admit::stamp_offset;
 use crate::kv::{Committed, Error, MutationType, Result, Transaction, key_after};
 
 /// How long the commit log remembers a commit's write ranges: longer than

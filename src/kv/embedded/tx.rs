@@ -9,6 +9,7 @@ use super::buffer::{Entry, WriteBuffer};
 use super::ranges::RangeSet;
 use super::read::read_batch;
 use super::store::Snapshot;
+use crate::kv::admit::{Tally, check_key, check_range, mutation_key};
 use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
@@ -26,12 +27,10 @@ pub(crate) struct EmbeddedTx {
     pub(super) buffer: WriteBuffer,
     pub(super) reads: RangeSet,
     pub(super) writes: RangeSet,
-    /// Bytes of mutations so far, as FDB counts them against its limit.
-    size: usize,
+    /// Bytes of mutations so far, and any size error that dooms the commit.
+    tally: Tally,
     no_conflict_next: bool,
     pub(super) watches: Vec<(Vec<u8>, WatchFuture)>,
-    /// An error that dooms the commit (an over-size write).
-    poisoned: Option<Error>,
     spent: bool,
     created: Instant,
     timeout: Option<Duration>,
@@ -49,10 +48,9 @@ impl EmbeddedTx {
             buffer: WriteBuffer::new(value_limit),
             reads: RangeSet::default(),
             writes: RangeSet::default(),
-            size: 0,
+            tally: Tally::default(),
             no_conflict_next: false,
             watches: Vec::new(),
-            poisoned: None,
             spent: false,
             created: Instant::now(),
             timeout: None,
@@ -97,39 +95,9 @@ impl EmbeddedTx {
 
     /// Checks a write against the limits before it is buffered, so an
     /// over-size write fails where it is made and the commit fails too.
-    /// `bytes` is the mutation's size; its conflict range (key and key
-    /// after it) counts too, as in FDB.
     fn admit(&mut self, key: &[u8], value_len: usize, bytes: usize) -> Result<()> {
-        let bytes = bytes + 2 * key.len() + 1;
         self.usable()?;
-        if let Some(e) = &self.poisoned {
-            return Err(e.clone());
-        }
-        let limits = self.shared.limits;
-        let err = if key.len() > limits.key {
-            Some(Error::KeyTooLarge {
-                size: key.len(),
-                limit: limits.key,
-            })
-        } else if value_len > limits.value {
-            Some(Error::ValueTooLarge {
-                size: value_len,
-                limit: limits.value,
-            })
-        } else if self.size + bytes > limits.transaction {
-            Some(Error::TransactionTooLarge {
-                size: self.size + bytes,
-                limit: limits.transaction,
-            })
-        } else {
-            None
-        };
-        if let Some(e) = err {
-            self.poisoned = Some(e.clone());
-            return Err(e);
-        }
-        self.size += bytes;
-        Ok(())
+        self.tally.admit(&self.shared.limits, key, value_len, bytes)
     }
 
     /// Adds the write conflict range of a write that `admit` counted.
@@ -140,7 +108,7 @@ impl EmbeddedTx {
     }
 
     pub(super) fn take_poison(&self) -> Option<Error> {
-        self.poisoned.clone()
+        self.tally.poison().cloned()
     }
 
     pub(super) fn spend(&mut self) {
@@ -160,30 +128,10 @@ impl EmbeddedTx {
         self.buffer = WriteBuffer::new(self.shared.limits.value);
         self.reads.clear();
         self.writes.clear();
-        self.size = 0;
+        self.tally = Tally::default();
         self.no_conflict_next = false;
-        self.poisoned = None;
         self.spent = false;
     }
-}
-
-/// Keys starting with `0xff` are the system's.
-fn check_key(key: &[u8]) -> Result<()> {
-    if key.first() == Some(&0xff) {
-        return Err(Error::KeyOutsideLegalRange);
-    }
-    Ok(())
-}
-
-/// A range must be ordered and end at `0xff` at most.
-fn check_range(begin: &[u8], end: &[u8]) -> Result<()> {
-    if begin > end {
-        return Err(Error::InvertedRange);
-    }
-    if begin.first() == Some(&0xff) || end > &b"\xff"[..] {
-        return Err(Error::KeyOutsideLegalRange);
-    }
-    Ok(())
 }
 
 impl Drop for EmbeddedTx {
@@ -289,24 +237,12 @@ impl Transaction for EmbeddedTx {
     }
 
     fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
-        match op {
-            MutationType::SetVersionstampedKey => {
-                let (body, _) = super::atomic::stamp_offset(key)?;
-                check_key(&body)?;
-                self.admit(&body, param.len(), body.len() + param.len())?;
-                // The key is known at commit, which adds its conflict range.
-            }
-            MutationType::SetVersionstampedValue => {
-                check_key(key)?;
-                let (body, _) = super::atomic::stamp_offset(param)?;
-                self.admit(key, body.len(), key.len() + body.len())?;
-                self.write_conflict(key, &key_after(key));
-            }
-            _ => {
-                check_key(key)?;
-                self.admit(key, param.len(), key.len() + param.len())?;
-                self.write_conflict(key, &key_after(key));
-            }
+        let (stored, value_len) = mutation_key(key, param, op)?;
+        self.admit(&stored, value_len, stored.len() + value_len)?;
+        // A versionstamped key is known at commit, which adds its conflict
+        // range then.
+        if op != MutationType::SetVersionstampedKey {
+            self.write_conflict(key, &key_after(key));
         }
         self.buffer.atomic(op, key, param);
         Ok(())
@@ -323,7 +259,7 @@ impl Transaction for EmbeddedTx {
         match ty {
             ConflictRangeType::Read => self.reads.insert(begin, end),
             ConflictRangeType::Write => {
-                self.size += begin.len() + end.len();
+                self.tally.add(begin.len() + end.len());
                 self.writes.insert(begin, end);
             }
         }

@@ -1,4 +1,4 @@
-//! The conformance cases. Each takes a fresh, empty database.
+//! The transaction interface's cases. Each takes a fresh, empty database.
 
 use std::time::{Duration, Instant};
 
@@ -7,9 +7,32 @@ use fql::kv::{
     RetryOptions, StreamingMode, Transaction, TransactionOption,
 };
 
-use crate::support::{Backend, get, keys, read_all, set_all};
+use crate::backend::Backend;
 
 type R<T = ()> = Result<T, Error>;
+
+fn set_all(db: &dyn Database, kvs: &[(&[u8], &[u8])]) {
+    db.run(|tx, _| {
+        for (k, v) in kvs {
+            tx.set(k, v)?;
+        }
+        R::Ok(())
+    })
+    .unwrap();
+}
+
+fn read_all(db: &dyn Database, range: RangeOption) -> Vec<kv::KeyValue> {
+    db.run(|tx, _| kv::collect_range(tx, &range, false))
+        .unwrap()
+}
+
+fn keys(rows: &[kv::KeyValue]) -> Vec<Vec<u8>> {
+    rows.iter().map(|r| r.key.clone()).collect()
+}
+
+fn get(db: &dyn Database, key: &[u8]) -> Option<Vec<u8>> {
+    db.run(|tx, _| tx.get(key, false)).unwrap()
+}
 
 pub fn keys_sort_as_unsigned_bytes(db: &Backend) {
     let mut want: Vec<&[u8]> = vec![
@@ -378,7 +401,8 @@ pub fn watch_of_uncommitted_transaction_is_cancelled(db: &Backend) {
 }
 
 pub fn limits_fail_and_write_nothing(db: &Backend) {
-    let key = vec![b'k'; 10_001];
+    let limit = db.key_limit;
+    let key = vec![b'k'; limit + 1];
     let r = db.run(|tx, _| {
         tx.set(b"before", b"x")?;
         tx.set(&key, b"")
@@ -386,8 +410,8 @@ pub fn limits_fail_and_write_nothing(db: &Backend) {
     assert_eq!(
         r,
         Err(Error::KeyTooLarge {
-            size: 10_001,
-            limit: 10_000
+            size: limit + 1,
+            limit
         })
     );
     let value = vec![0; 100_001];
@@ -400,9 +424,9 @@ pub fn limits_fail_and_write_nothing(db: &Backend) {
         })
     );
     // Exactly at the limits is fine.
-    db.run(|tx, _| tx.set(&key[..10_000], &value[..100_000]))
+    db.run(|tx, _| tx.set(&key[..limit], &value[..100_000]))
         .unwrap();
-    db.run(|tx, _| tx.clear(&key[..10_000])).unwrap();
+    db.run(|tx, _| tx.clear(&key[..limit])).unwrap();
     // 120 values of 90 kB: over 10 MB in one transaction.
     let big = vec![7; 90_000];
     let r = db.run(|tx, _| {

@@ -1,16 +1,12 @@
 //! The exact keys and values, as FDB's own directory layer writes them.
 
-use fql::directory::Subspace;
-
 use super::*;
 
-#[test]
-fn standard_layout_byte_for_byte() {
-    let db = Embedded::memory();
+pub fn standard_layout_byte_for_byte(db: &Backend) {
     let dirs = scripted(&[17, 8, 57]);
-    let app = run(&db, |tx| dirs.create_or_open(tx, &["app"], b"")).unwrap();
-    let users = run(&db, |tx| dirs.create_or_open(tx, &["app", "users"], b"")).unwrap();
-    let tagged = run(&db, |tx| dirs.create(tx, &["tagged"], b"mylayer")).unwrap();
+    let app = run(db, |tx| dirs.create_or_open(tx, &["app"], b"")).unwrap();
+    let users = run(db, |tx| dirs.create_or_open(tx, &["app", "users"], b"")).unwrap();
+    let tagged = run(db, |tx| dirs.create(tx, &["tagged"], b"mylayer")).unwrap();
     assert_eq!(app.prefix().unwrap(), [0x15, 0x11]);
     assert_eq!(users.prefix().unwrap(), [0x15, 0x08]);
     assert_eq!(tagged.prefix().unwrap(), [0x15, 0x39]);
@@ -31,15 +27,13 @@ fn standard_layout_byte_for_byte() {
         ("fe01fe00 14 0261707000", "1511"),
         ("fe01fe00 14 0274616767656400", "1539"),
     ]);
-    assert_eq!(dump(&db), expected);
+    assert_eq!(dump(db), expected);
 }
 
-#[test]
-fn partition_layout_byte_for_byte() {
-    let db = Embedded::memory();
+pub fn partition_layout_byte_for_byte(db: &Backend) {
     let dirs = scripted(&[60, 48]);
-    let p = run(&db, |tx| dirs.create(tx, &["p"], b"partition")).unwrap();
-    let inner = run(&db, |tx| dirs.create(tx, &["p", "inner"], b"")).unwrap();
+    let p = run(db, |tx| dirs.create(tx, &["p"], b"partition")).unwrap();
+    let inner = run(db, |tx| dirs.create(tx, &["p", "inner"], b"")).unwrap();
     assert!(p.is_partition());
     assert_eq!(inner.prefix().unwrap(), [0x15, 0x3c, 0x15, 0x30]);
     assert_eq!(inner.path(), ["p", "inner"]);
@@ -60,51 +54,38 @@ fn partition_layout_byte_for_byte() {
         ("fe01fe00 0176657273696f6e00", "010000000000000000000000"),
         ("fe01fe00 14 027000", "153c"),
     ]);
-    assert_eq!(dump(&db), expected);
+    assert_eq!(dump(db), expected);
 }
 
-#[test]
-fn reads_write_nothing_and_the_first_write_adds_the_version() {
-    let db = Embedded::memory();
+pub fn reads_write_nothing_and_the_first_write_adds_the_version(db: &Backend) {
     let dirs = scripted(&[17]);
-    assert!(!run(&db, |tx| dirs.exists(tx, &["app"])).unwrap());
+    assert!(!run(db, |tx| dirs.exists(tx, &["app"])).unwrap());
     assert_eq!(
-        run(&db, |tx| dirs.list(tx, ROOT)).unwrap(),
+        run(db, |tx| dirs.list(tx, ROOT)).unwrap(),
         Vec::<String>::new()
     );
-    assert!(run(&db, |tx| dirs.open(tx, &["app"], b"")).is_err());
-    assert!(!run(&db, |tx| dirs.remove_if_exists(tx, &["app"])).unwrap());
+    assert!(run(db, |tx| dirs.open(tx, &["app"], b"")).is_err());
+    assert!(!run(db, |tx| dirs.remove_if_exists(tx, &["app"])).unwrap());
     // remove_if_exists is a write, so it records the version even though
     // there was nothing to remove.
     assert_eq!(
-        dump(&db),
+        dump(db),
         rows(&[("fe01fe00 0176657273696f6e00", "010000000000000000000000")])
     );
 }
 
-#[test]
-fn allocated_prefixes_are_packed_integers() {
-    // What an allocator number becomes: the content prefix (empty here)
-    // followed by the number as a one-element tuple.
-    for (n, hex) in [(17i64, "1511"), (8, "1508"), (1157, "160485")] {
-        assert_eq!(const_hex::encode(Subspace::all().pack(&(n,))), hex);
-    }
-}
-
-#[test]
-fn windows_advance_as_the_reference_reports() {
+pub fn windows_advance_as_the_reference_reports(db: &Backend) {
     // 200 creates: 31 allocations fit each of the four 64-wide windows
     // below 256 (a window is left when half full), the other 76 land in
     // the 1024-wide window at 256, and the older windows are cleared.
-    let db = Embedded::memory();
     let dirs = DirectoryLayer::new().with_candidates(fql::directory::RandomCandidates::seeded(1));
     let mut prefixes = Vec::new();
     for i in 0..200 {
-        let dir = run(&db, |tx| dirs.create(tx, &[format!("d{i}")], b"")).unwrap();
+        let dir = run(db, |tx| dirs.create(tx, &[format!("d{i}")], b"")).unwrap();
         prefixes.push(dir.prefix().unwrap().to_vec());
     }
     let hca = "fe01fe000168636100";
-    let all = dump(&db);
+    let all = dump(db);
     let counters: Vec<_> = all
         .iter()
         .filter(|(k, _)| k.starts_with(&format!("{hca}14")))
@@ -132,28 +113,26 @@ fn windows_advance_as_the_reference_reports() {
     assert_prefix_free(&prefixes);
 }
 
-#[test]
-fn moves_removes_and_partitions_byte_for_byte() {
+pub fn moves_removes_and_partitions_byte_for_byte(db: &Backend) {
     // The same steps through FDB's own directory layer, with the same
     // allocator numbers, leave exactly these keys.
-    let db = Embedded::memory();
     let dirs = scripted(&[5, 6, 7, 9, 12, 20, 21, 22]);
     // Parents are created after the leaf's prefix is allocated: c=5, b=6, a=7.
-    run(&db, |tx| dirs.create_or_open(tx, &["a", "b", "c"], b"")).unwrap();
-    run(&db, |tx| dirs.create(tx, &["x"], b"lay")).unwrap();
+    run(db, |tx| dirs.create_or_open(tx, &["a", "b", "c"], b"")).unwrap();
+    run(db, |tx| dirs.create(tx, &["x"], b"lay")).unwrap();
     for p in [&["a", "b", "c"][..], &["a"]] {
-        let dir = run(&db, |tx| dirs.open(tx, p, b"")).unwrap();
+        let dir = run(db, |tx| dirs.open(tx, p, b"")).unwrap();
         let key = [dir.prefix().unwrap(), b"k"].concat();
-        run(&db, |tx| Ok(tx.set(&key, b"v")?)).unwrap();
+        run(db, |tx| Ok(tx.set(&key, b"v")?)).unwrap();
     }
-    run(&db, |tx| dirs.move_to(tx, &["a", "b"], &["x", "b2"])).unwrap();
-    run(&db, |tx| dirs.remove(tx, &["a"])).unwrap();
-    run(&db, |tx| dirs.create(tx, &["p"], b"partition")).unwrap();
-    run(&db, |tx| dirs.create_or_open(tx, &["p", "q", "r"], b"")).unwrap();
-    run(&db, |tx| dirs.create_or_open(tx, &["p", "s"], b"")).unwrap();
-    run(&db, |tx| dirs.move_to(tx, &["p", "q", "r"], &["p", "r2"])).unwrap();
-    assert!(run(&db, |tx| dirs.remove_if_exists(tx, &["p", "q"])).unwrap());
-    assert!(!run(&db, |tx| dirs.remove_if_exists(tx, &["p", "nope"])).unwrap());
+    run(db, |tx| dirs.move_to(tx, &["a", "b"], &["x", "b2"])).unwrap();
+    run(db, |tx| dirs.remove(tx, &["a"])).unwrap();
+    run(db, |tx| dirs.create(tx, &["p"], b"partition")).unwrap();
+    run(db, |tx| dirs.create_or_open(tx, &["p", "q", "r"], b"")).unwrap();
+    run(db, |tx| dirs.create_or_open(tx, &["p", "s"], b"")).unwrap();
+    run(db, |tx| dirs.move_to(tx, &["p", "q", "r"], &["p", "r2"])).unwrap();
+    assert!(run(db, |tx| dirs.remove_if_exists(tx, &["p", "q"])).unwrap());
+    assert!(!run(db, |tx| dirs.remove_if_exists(tx, &["p", "nope"])).unwrap());
     let expected = rows(&[
         // c's key survives: c moved along with b.
         ("1505 6b", "76"),
@@ -185,5 +164,5 @@ fn moves_removes_and_partitions_byte_for_byte() {
         ("fe01fe00 14 027000", "150c"),
         ("fe01fe00 14 027800", "1509"),
     ]);
-    assert_eq!(dump(&db), expected);
+    assert_eq!(dump(db), expected);
 }

@@ -1,0 +1,313 @@
+//! One FDB transaction behind the interface.
+//!
+//! The client's transaction is consumed by `commit` and `on_error` and
+//! handed back afterwards, so the adapter keeps it in a small state
+//! machine; when the client gives up on it (a retry limit, a timeout), the
+//! adapter makes a new one at the next reset.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use foundationdb::future::FdbSlice;
+use foundationdb::options::{self, TransactionOption as FdbOption};
+use foundationdb::{FdbResult, KeySelector, TransactionCommitError, TransactionCommitted};
+use futures_executor::block_on;
+
+use super::error::{from_fdb, to_fdb};
+use crate::kv::admit::{Tally, check_key, check_range, mutation_key};
+use crate::kv::{
+    Committed, ConflictRangeType, Error, KeyValue, Limits, MutationType, RangeOption, RangeResult,
+    Result, StreamingMode, Transaction, TransactionOption, Watch,
+};
+
+type StampFuture = Pin<Box<dyn Future<Output = FdbResult<FdbSlice>> + Send>>;
+
+enum State {
+    Open(foundationdb::Transaction),
+    Committed(TransactionCommitted),
+    Failed(TransactionCommitError),
+    /// The client kept the transaction when it refused a retry.
+    Lost,
+}
+
+pub(super) struct FdbTx {
+    db: Arc<foundationdb::Database>,
+    state: State,
+    limits: Limits,
+    tally: Tally,
+    wrote: bool,
+}
+
+impl FdbTx {
+    pub(super) fn new(db: Arc<foundationdb::Database>, limits: Limits) -> Result<Self> {
+        let tx = db.create_trx().map_err(from_fdb)?;
+        Ok(FdbTx {
+            db,
+            state: State::Open(tx),
+            limits,
+            tally: Tally::default(),
+            wrote: false,
+        })
+    }
+
+    /// The client's transaction, if it can still be used.
+    fn tx(&self) -> Result<&foundationdb::Transaction> {
+        match &self.state {
+            State::Open(tx) => Ok(tx),
+            State::Committed(_) => Err(Error::InvalidOperation(
+                "the transaction has committed; reset it to use it again".into(),
+            )),
+            State::Failed(e) => Err(from_fdb(**e)),
+            State::Lost => Err(Error::InvalidOperation(
+                "the transaction failed for good; reset it to use it again".into(),
+            )),
+        }
+    }
+
+    /// Checks a write against the limits, then hands it to the client.
+    fn write(
+        &mut self,
+        key: &[u8],
+        value_len: usize,
+        bytes: usize,
+        apply: impl FnOnce(&foundationdb::Transaction),
+    ) -> Result<()> {
+        self.tx()?;
+        self.tally.admit(&self.limits, key, value_len, bytes)?;
+        apply(self.tx()?);
+        self.wrote = true;
+        Ok(())
+    }
+
+    fn forget_writes(&mut self) {
+        self.tally = Tally::default();
+        self.wrote = false;
+    }
+
+    /// A commit error as the interface's error, with the sizes the client
+    /// does not report.
+    fn commit_error(&self, code: i32) -> Error {
+        match code {
+            2101 => Error::TransactionTooLarge {
+                size: self.tally.size(),
+                limit: self.limits.transaction,
+            },
+            _ => from_fdb(foundationdb::FdbError::from_code(code)),
+        }
+    }
+}
+
+fn selector(key: &[u8]) -> KeySelector<'_> {
+    KeySelector::first_greater_or_equal(key)
+}
+
+fn mode(mode: StreamingMode) -> options::StreamingMode {
+    match mode {
+        StreamingMode::Iterator => options::StreamingMode::Iterator,
+        StreamingMode::WantAll => options::StreamingMode::WantAll,
+        StreamingMode::Exact => options::StreamingMode::Exact,
+        StreamingMode::Small => options::StreamingMode::Small,
+        StreamingMode::Medium => options::StreamingMode::Medium,
+        StreamingMode::Large => options::StreamingMode::Large,
+        StreamingMode::Serial => options::StreamingMode::Serial,
+    }
+}
+
+fn mutation(op: MutationType) -> options::MutationType {
+    match op {
+        MutationType::Add => options::MutationType::Add,
+        MutationType::BitAnd => options::MutationType::BitAnd,
+        MutationType::BitOr => options::MutationType::BitOr,
+        MutationType::BitXor => options::MutationType::BitXor,
+        MutationType::AppendIfFits => options::MutationType::AppendIfFits,
+        MutationType::Max => options::MutationType::Max,
+        MutationType::Min => options::MutationType::Min,
+        MutationType::ByteMin => options::MutationType::ByteMin,
+        MutationType::ByteMax => options::MutationType::ByteMax,
+        MutationType::SetVersionstampedKey => options::MutationType::SetVersionstampedKey,
+        MutationType::SetVersionstampedValue => options::MutationType::SetVersionstampedValue,
+        MutationType::CompareAndClear => options::MutationType::CompareAndClear,
+    }
+}
+
+impl Transaction for FdbTx {
+    fn read_version(&mut self) -> Result<u64> {
+        let v = block_on(self.tx()?.get_read_version()).map_err(from_fdb)?;
+        Ok(u64::try_from(v).unwrap_or_default())
+    }
+
+    fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
+        let value = block_on(self.tx()?.get(key, snapshot)).map_err(from_fdb)?;
+        Ok(value.map(|v| v.to_vec()))
+    }
+
+    fn get_range(
+        &mut self,
+        range: &RangeOption,
+        iteration: usize,
+        snapshot: bool,
+    ) -> Result<RangeResult> {
+        // FDB reads a limit of 0 as "no limit".
+        if range.limit == Some(0) {
+            return Ok(RangeResult::default());
+        }
+        let opt = foundationdb::RangeOption {
+            begin: selector(&range.begin),
+            end: selector(&range.end),
+            limit: range.limit,
+            mode: mode(range.mode),
+            reverse: range.reverse,
+            ..Default::default()
+        };
+        let batch =
+            block_on(self.tx()?.get_range(&opt, iteration.max(1), snapshot)).map_err(from_fdb)?;
+        Ok(RangeResult {
+            more: batch.more(),
+            kvs: batch
+                .iter()
+                .map(|kv| KeyValue {
+                    key: kv.key().to_vec(),
+                    value: kv.value().to_vec(),
+                })
+                .collect(),
+        })
+    }
+
+    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        check_key(key)?;
+        self.write(key, value.len(), key.len() + value.len(), |tx| {
+            tx.set(key, value)
+        })
+    }
+
+    fn clear(&mut self, key: &[u8]) -> Result<()> {
+        check_key(key)?;
+        self.write(key, 0, key.len(), |tx| tx.clear(key))
+    }
+
+    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
+        check_range(begin, end)?;
+        self.write(begin, 0, begin.len() + end.len(), |tx| {
+            if begin < end {
+                tx.clear_range(begin, end)
+            }
+        })
+    }
+
+    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
+        let (stored, value_len) = mutation_key(key, param, op)?;
+        self.write(&stored, value_len, stored.len() + value_len, |tx| {
+            tx.atomic_op(key, param, mutation(op))
+        })
+    }
+
+    fn add_conflict_range(
+        &mut self,
+        begin: &[u8],
+        end: &[u8],
+        ty: ConflictRangeType,
+    ) -> Result<()> {
+        check_range(begin, end)?;
+        let fdb_ty = match ty {
+            ConflictRangeType::Read => options::ConflictRangeType::Read,
+            ConflictRangeType::Write => options::ConflictRangeType::Write,
+        };
+        self.tx()?
+            .add_conflict_range(begin, end, fdb_ty)
+            .map_err(from_fdb)?;
+        if ty == ConflictRangeType::Write {
+            self.tally.add(begin.len() + end.len());
+        }
+        Ok(())
+    }
+
+    fn set_option(&mut self, option: TransactionOption) -> Result<()> {
+        let option = match option {
+            TransactionOption::NextWriteNoWriteConflictRange => {
+                FdbOption::NextWriteNoWriteConflictRange
+            }
+            TransactionOption::Timeout(ms) => {
+                FdbOption::Timeout(i32::try_from(ms).unwrap_or(i32::MAX))
+            }
+            TransactionOption::RetryLimit(n) => {
+                FdbOption::RetryLimit(i32::try_from(n.max(-1)).unwrap_or(i32::MAX))
+            }
+        };
+        self.tx()?.set_option(option).map_err(from_fdb)
+    }
+
+    fn watch(&mut self, key: &[u8]) -> Result<Watch> {
+        check_key(key)?;
+        let fired = self.tx()?.watch(key);
+        Ok(Watch::new(async move { fired.await.map_err(from_fdb) }))
+    }
+
+    fn commit(&mut self) -> Result<Committed> {
+        if let Some(e) = self.tally.poison() {
+            return Err(e.clone());
+        }
+        self.tx()?;
+        let State::Open(tx) = std::mem::replace(&mut self.state, State::Lost) else {
+            unreachable!("tx() checked the state")
+        };
+        // Asked before the commit; it resolves once the commit is done.
+        let stamp: Option<StampFuture> = self.wrote.then(|| Box::pin(tx.get_versionstamp()) as _);
+        match block_on(tx.commit()) {
+            Ok(done) => {
+                let version = done.committed_version().map_err(from_fdb)?;
+                self.state = State::Committed(done);
+                let version = u64::try_from(version).ok();
+                let versionstamp = match (version, stamp) {
+                    (Some(_), Some(stamp)) => {
+                        let bytes = block_on(stamp).map_err(from_fdb)?;
+                        <[u8; 10]>::try_from(&bytes[..]).ok()
+                    }
+                    _ => None,
+                };
+                Ok(Committed {
+                    version,
+                    versionstamp,
+                })
+            }
+            Err(failed) => {
+                let err = self.commit_error(failed.code());
+                self.state = State::Failed(failed);
+                Err(err)
+            }
+        }
+    }
+
+    fn on_error(&mut self, error: Error) -> Result<()> {
+        if !error.is_retryable() {
+            return Err(error);
+        }
+        let retried = match std::mem::replace(&mut self.state, State::Lost) {
+            State::Open(tx) => block_on(tx.on_error(to_fdb(&error))),
+            State::Failed(failed) if failed.code() == error.code() => block_on(failed.on_error()),
+            State::Failed(failed) => block_on(failed.reset().on_error(to_fdb(&error))),
+            State::Committed(done) => block_on(done.reset().on_error(to_fdb(&error))),
+            State::Lost => return Err(error),
+        };
+        self.forget_writes();
+        let tx = retried.map_err(from_fdb)?;
+        self.state = State::Open(tx);
+        Ok(())
+    }
+
+    fn reset(&mut self) {
+        self.forget_writes();
+        self.state = match std::mem::replace(&mut self.state, State::Lost) {
+            State::Open(mut tx) => {
+                tx.reset();
+                State::Open(tx)
+            }
+            State::Committed(done) => State::Open(done.reset()),
+            State::Failed(failed) => State::Open(failed.reset()),
+            State::Lost => match self.db.create_trx() {
+                Ok(tx) => State::Open(tx),
+                Err(_) => State::Lost,
+            },
+        };
+    }
+}

@@ -1,0 +1,137 @@
+//! One suite for every backend: the transaction interface's behaviour and
+//! the whole directory layer, written once and run against the embedded
+//! store in memory, in a file, inside a directory (`scoped`), and against a
+//! FoundationDB cluster.
+//!
+//! The `fdb` cases run when the suite is built with `--features fdb` and
+//! `FDB_CLUSTER_FILE` names a cluster; otherwise they are listed as
+//! ignored, with the reason printed first, so a run without a cluster
+//! never passes them silently. The harness is libtest-mimic rather than
+//! `#[test]` so that the cluster's network can start once, before the
+//! cases, and stop once, after them.
+
+mod backend;
+mod directory;
+mod kv;
+mod scoped;
+
+use std::process::ExitCode;
+
+use libtest_mimic::{Arguments, Trial};
+
+use backend::{Backend, Kind};
+
+/// A case: its name and what it does to a fresh database.
+type Case = (&'static str, fn(&Backend));
+
+/// Every case, by module path.
+macro_rules! cases {
+    ($($case:path),* $(,)?) => {
+        &[$((stringify!($case), $case as fn(&Backend))),*]
+    };
+}
+
+const CASES: &[Case] = cases![
+    kv::keys_sort_as_unsigned_bytes,
+    kv::range_edges_limits_and_reverse,
+    kv::range_reads_stream_in_batches,
+    kv::range_errors,
+    kv::clears_and_range_clears,
+    kv::reads_see_own_writes,
+    kv::atomic_operations,
+    kv::versionstamps_are_shared_within_a_commit_and_increase,
+    kv::versionstamped_value_is_unreadable_before_commit,
+    kv::watches_fire_on_change,
+    kv::watch_of_uncommitted_transaction_is_cancelled,
+    kv::limits_fail_and_write_nothing,
+    kv::conflicting_commits_fail_and_retry,
+    kv::concurrent_increments_lose_no_update,
+    kv::snapshot_reads_do_not_conflict,
+    kv::manual_conflict_ranges,
+    kv::read_only_commit_writes_nothing,
+    kv::retry_loop_stops_on_caller_errors,
+    kv::retry_limit_and_timeout,
+    directory::golden::standard_layout_byte_for_byte,
+    directory::golden::partition_layout_byte_for_byte,
+    directory::golden::reads_write_nothing_and_the_first_write_adds_the_version,
+    directory::golden::windows_advance_as_the_reference_reports,
+    directory::golden::moves_removes_and_partitions_byte_for_byte,
+    directory::behaviour::create_or_open_creates_missing_parents,
+    directory::behaviour::open_and_create_refuse,
+    directory::behaviour::list_is_in_byte_order,
+    directory::behaviour::remove_clears_contents_and_metadata,
+    directory::behaviour::move_relinks_and_keeps_prefix_and_contents,
+    directory::behaviour::move_refuses,
+    directory::behaviour::version_checks,
+    directory::behaviour::allocator_refuses_prefixes_with_keys,
+    directory::behaviour::manual_prefixes,
+    directory::behaviour::many_operations_share_one_transaction,
+    directory::partitions::directories_inside_share_the_partition_prefix,
+    directory::partitions::list_exists_and_create_go_through,
+    directory::partitions::moves_stay_inside_one_partition,
+    directory::partitions::removing_a_partition_clears_everything_inside,
+    directory::concurrency::threads_never_share_a_prefix,
+    directory::concurrency::the_same_candidate_twice_conflicts,
+    directory::concurrency::different_candidates_do_not_conflict,
+];
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let cluster = cluster::connect();
+    if let Err(why) = &cluster {
+        eprintln!("fdb: {} cases skipped: {why}", CASES.len());
+    }
+    let trials = Kind::ALL
+        .into_iter()
+        .flat_map(|kind| {
+            let skip = kind == Kind::Fdb && cluster.is_err();
+            CASES.iter().map(move |&(name, case)| {
+                Trial::test(format!("{kind}::{name}"), move || {
+                    case(&Backend::new(kind));
+                    Ok(())
+                })
+                .with_ignored_flag(skip)
+            })
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    // The cases are done with the cluster: stop its network before exit.
+    drop(cluster);
+    conclusion.exit_code()
+}
+
+/// Connecting to the cluster named by `FDB_CLUSTER_FILE`.
+#[cfg(feature = "fdb")]
+mod cluster {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use fql::kv::fdb::{CLUSTER_FILE_ENV, Fdb, Network, cluster_file};
+
+    /// Starts the network and opens the cluster; the network stops when
+    /// the returned value is dropped.
+    pub fn connect() -> Result<Network, String> {
+        let Some(path) = cluster_file(None) else {
+            return Err(format!(
+                "set {CLUSTER_FILE_ENV} to run them against a cluster"
+            ));
+        };
+        // SAFETY: main drops the network before it exits.
+        let network = unsafe { Network::start() }.map_err(|e| e.to_string())?;
+        let db = Fdb::open(&network, Some(&path), Some(Duration::from_secs(30)))
+            .map_err(|e| e.to_string())?;
+        let _ = super::backend::CLUSTER.set(Arc::new(db));
+        Ok(network)
+    }
+}
+
+/// Without the `fdb` feature there is no cluster to connect to.
+#[cfg(not(feature = "fdb"))]
+mod cluster {
+    pub fn connect() -> Result<(), String> {
+        Err(
+            "build with `--features fdb` and set FDB_CLUSTER_FILE to run them against a cluster"
+                .into(),
+        )
+    }
+}
