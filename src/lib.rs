@@ -27,5 +27,7 @@
 
 pub mod codec;
 pub mod directory;
+pub mod exec;
 pub mod kv;
+pub mod plan;
 pub mod syntax;

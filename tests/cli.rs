@@ -308,3 +308,23 @@ fn a_cluster_needs_the_fdb_feature() {
         .assert()
         .success();
 }
+
+#[test]
+fn explain_describes_each_statement_without_running_it() {
+    let out = fql_db()
+        .args(["--memory", "explain"])
+        .write_stdin("/app/users(42,\"x\")=\"y\"\n@commit\n[limit:5] /app/<>(1,<int>,...)=<str>\n/a/b(1,...)=clear\n")
+        .assert()
+        .success();
+    insta::assert_snapshot!(text(&out.get_output().stdout));
+    let out = fql_db()
+        .arg("explain")
+        .write_stdin("/a(:who)\n")
+        .assert()
+        .code(3);
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("fql::unbound") && stderr.contains("`:who` is not bound"),
+        "{stderr}"
+    );
+}

@@ -106,6 +106,11 @@ impl Backend {
         }
     }
 
+    /// The database under test, as a handle of its own.
+    pub fn handle(&self) -> Arc<dyn Database> {
+        self.db.clone()
+    }
+
     /// Another handle on the same data, as a second client would have.
     pub fn reopen(&self) -> Arc<dyn Database> {
         (self.reopen)()

@@ -12,6 +12,7 @@
 
 mod backend;
 mod directory;
+mod fixtures;
 mod kv;
 mod scoped;
 
@@ -81,19 +82,26 @@ fn main() -> ExitCode {
     if let Err(why) = &cluster {
         eprintln!("fdb: {} cases skipped: {why}", CASES.len());
     }
-    let trials = Kind::ALL
-        .into_iter()
-        .flat_map(|kind| {
-            let skip = kind == Kind::Fdb && cluster.is_err();
-            CASES.iter().map(move |&(name, case)| {
-                Trial::test(format!("{kind}::{name}"), move || {
-                    case(&Backend::new(kind));
-                    Ok(())
-                })
-                .with_ignored_flag(skip)
-            })
-        })
-        .collect();
+    let fixtures = fixtures::all();
+    let mut trials = Vec::new();
+    for kind in Kind::ALL {
+        let skip = kind == Kind::Fdb && cluster.is_err();
+        for &(name, case) in CASES {
+            let trial = Trial::test(format!("{kind}::{name}"), move || {
+                case(&Backend::new(kind));
+                Ok(())
+            });
+            trials.push(trial.with_ignored_flag(skip));
+        }
+        for (name, path) in &fixtures {
+            let path = path.clone();
+            let trial = Trial::test(format!("{kind}::fixtures::{name}"), move || {
+                fixtures::run(kind, &path);
+                Ok(())
+            });
+            trials.push(trial.with_ignored_flag(skip));
+        }
+    }
     let conclusion = libtest_mimic::run(&args, trials);
     // The cases are done with the cluster: stop its network before exit.
     drop(cluster);

@@ -57,6 +57,11 @@ pub enum Command {
     /// checks; otherwise prints every error and exits 3.
     Fmt(FmtArgs),
 
+    /// Print what a script would do, statement by statement, without
+    /// running it: the directories, the keys read or written, and what is
+    /// filtered on the client.
+    Explain(ExplainArgs),
+
     /// Show which database fql uses and check that it answers.
     ///
     /// Prints the database and its current read version; exits 5 when a
@@ -72,6 +77,12 @@ pub struct FmtArgs {
     /// Print nothing; exit 1 if the script is not already formatted.
     #[arg(long)]
     pub check: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// The script to explain; `-` or nothing reads standard input.
+    pub file: Option<PathBuf>,
 }
 
 /// The `--color` choices.

@@ -1,6 +1,7 @@
 //! The `fql` command: a thin shell over the `fql` library.
 
 mod args;
+mod explain;
 mod fmt;
 mod output;
 mod status;
@@ -24,6 +25,7 @@ fn main() -> ExitCode {
     let color = args.color.enabled_for_stderr();
     let result = match args.command {
         Some(Command::Fmt(fmt)) => fmt::run(&fmt, color),
+        Some(Command::Explain(explain)) => explain::run(&explain, color),
         Some(Command::Status) => status::run(&args.store),
         None => {
             eprintln!("fql: no command given; try `fql fmt FILE` or `fql --help`");

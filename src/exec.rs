@@ -1,0 +1,128 @@
+//! Running plans: each transaction of a plan in the database's retry loop,
+//! each statement against FDB directories, results handed out as they come.
+//!
+//! A transaction that writes hands out its results only after it commits,
+//! so a retried transaction never reports twice. A read-only transaction
+//! streams its results as it reads them, in constant memory whatever the
+//! size of the range; if it fails after handing some out, it stops with
+//! [`Error::Interrupted`] rather than start again and repeat them.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use fql::exec::Engine;
+//! use fql::kv::embedded::Embedded;
+//!
+//! let engine = Engine::new(Arc::new(Embedded::memory()));
+//! let script = fql::syntax::load("/app/users(42)=\"ann\"\n@commit\n/app/users(<int>)=<str>").unwrap();
+//! let plan = fql::plan::plan(&script, &Default::default()).unwrap();
+//! let mut out = Vec::new();
+//! engine.run(&plan, &mut |row| Ok(out.push(row.to_string()))).unwrap();
+//! assert_eq!(out, [r#"/app/users(42)="ann""#]);
+//! ```
+
+mod dirs;
+mod error;
+mod matching;
+mod step;
+
+use std::fmt::{self, Display, Formatter};
+use std::sync::Arc;
+
+use crate::directory::DirectoryLayer;
+use crate::kv::{Database, DatabaseExt};
+use crate::plan::{Plan, Step};
+use crate::syntax::ast::KeyValue;
+
+pub use error::Error;
+
+/// One result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// A directory, by its path.
+    Directory(Vec<String>),
+    /// A key-value, in the form that writes it back.
+    KeyValue(KeyValue),
+}
+
+impl Display for Output {
+    /// The canonical FQL of the result, so every line can be pasted back.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Output::Directory(path) => f.write_str(&dirs::display(path)),
+            Output::KeyValue(kv) => kv.fmt(f),
+        }
+    }
+}
+
+/// Runs plans against one database.
+pub struct Engine {
+    db: Arc<dyn Database>,
+    layer: DirectoryLayer,
+}
+
+impl Engine {
+    /// An engine over `db`, with FDB's standard directory layer.
+    pub fn new(db: Arc<dyn Database>) -> Engine {
+        Engine {
+            db,
+            layer: DirectoryLayer::new(),
+        }
+    }
+
+    /// The database.
+    pub fn database(&self) -> &Arc<dyn Database> {
+        &self.db
+    }
+
+    /// Runs every transaction of `plan` in order, handing each result to
+    /// `sink`. Stops at the first error; transactions before it stay
+    /// committed.
+    pub fn run(
+        &self,
+        plan: &Plan,
+        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        for steps in &plan.transactions {
+            if steps.iter().any(|s| s.kind.writes()) {
+                let rows = self.db.run(|tx, _| {
+                    let mut rows = Vec::new();
+                    for step in steps {
+                        step::run(tx, &self.layer, step, &mut |row| {
+                            rows.push(row);
+                            Ok(())
+                        })?;
+                    }
+                    Ok::<_, Error>(rows)
+                })?;
+                rows.into_iter().try_for_each(&mut *sink)?;
+            } else {
+                self.stream(steps, sink)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A read-only transaction, its results handed out as they are read.
+    fn stream(
+        &self,
+        steps: &[Step],
+        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let mut printed = 0;
+        self.db.run(|tx, _| {
+            for step in steps {
+                let ran = step::run(tx, &self.layer, step, &mut |row| {
+                    printed += 1;
+                    sink(row)
+                });
+                match ran {
+                    Err(Error::Kv(source)) if printed > 0 => {
+                        return Err(Error::Interrupted { printed, source });
+                    }
+                    other => other?,
+                }
+            }
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,81 @@
+//! What can go wrong while a plan runs.
+
+use miette::Diagnostic;
+use thiserror::Error;
+
+use crate::syntax::ast::Span;
+use crate::{codec, directory, kv};
+
+/// An error while running a plan.
+#[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+pub enum Error {
+    /// The database failed: a conflict that retries did not resolve, a
+    /// timeout, an over-size write: `/a(1)=0x...` with a value of 100 kB.
+    #[error(transparent)]
+    #[diagnostic(code(fql::database))]
+    Kv(#[from] kv::Error),
+
+    /// A directory operation failed: `/a/b=remove` inside a partition
+    /// moved away, a layer mismatch.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Directory(#[from] directory::Error),
+
+    /// A value could not be encoded, e.g. a parameter out of range for
+    /// the options it meets.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Codec(#[from] codec::Error),
+
+    /// With `strict`, a key-value that does not match the query.
+    #[error("{key} does not match the query")]
+    #[diagnostic(
+        code(fql::strict_mismatch),
+        help("without `strict`, key-values that do not match are skipped")
+    )]
+    Mismatch {
+        /// The key-value found, as FQL (bytes when it is not a tuple).
+        key: String,
+        /// The query.
+        #[label("strict query")]
+        at: Span,
+    },
+
+    /// Keys were asked of a partition, which holds only directories:
+    /// `/p(1)=2` where `/p` was created as a partition.
+    #[error("directory {path} is a partition: it holds directories, not keys")]
+    #[diagnostic(code(fql::partition_keys))]
+    Partition {
+        /// The partition.
+        path: String,
+        /// The query.
+        #[label("a key in a partition")]
+        at: Span,
+    },
+
+    /// A read-only transaction failed after it had printed results, so
+    /// running it again would print them twice.
+    #[error("the read failed after printing {printed} results: {source}")]
+    #[diagnostic(
+        code(fql::read_interrupted),
+        help(
+            "the results printed so far are one consistent snapshot; run the query again, or narrow it with `limit` or a longer key prefix"
+        )
+    )]
+    Interrupted {
+        /// Results already printed.
+        printed: usize,
+        /// What stopped the read.
+        source: kv::Error,
+    },
+}
+
+impl kv::AsKvError for Error {
+    fn as_kv(&self) -> Option<&kv::Error> {
+        match self {
+            Error::Kv(e) => Some(e),
+            Error::Directory(d) => d.as_kv(),
+            _ => None,
+        }
+    }
+}

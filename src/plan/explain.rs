@@ -1,0 +1,137 @@
+//! A plan in words: for each statement, the directories it touches, the
+//! keys it reads or writes, and what is filtered on the client.
+
+use std::fmt::{self, Display, Formatter};
+
+use super::{Plan, ReadOptions, Step};
+use crate::syntax::ast::*;
+
+impl Display for Plan {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for (n, steps) in self.transactions.iter().enumerate() {
+            let writes = steps.iter().any(|s| s.kind.writes());
+            writeln!(
+                f,
+                "transaction {} ({})",
+                n + 1,
+                if writes { "read-write" } else { "read-only" }
+            )?;
+            for step in steps {
+                write!(f, "{step}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Display for Step {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        writeln!(f, "  {}: {}", describe(self.kind), self.query)?;
+        let (dir, kv) = match &self.query {
+            Query::Directory(d) | Query::Remove { dir: d, .. } => (d, None),
+            Query::KeyValue(kv) => (&kv.key.dir, Some(kv)),
+        };
+        writeln!(f, "    directories: {}", directories(dir, self.kind))?;
+        if let Some(kv) = kv {
+            let (constant, filtered) = key_prefix(&kv.key.tuple);
+            let prefix = Tuple {
+                elems: constant.iter().cloned().collect(),
+                rest: None,
+                span: Span::default(),
+            };
+            match self.kind {
+                Kind::Set | Kind::Clear | Kind::Read => writeln!(f, "    key: {}", kv.key.tuple)?,
+                _ if prefix.elems.is_empty() => {
+                    writeln!(f, "    keys: every key of each directory")?
+                }
+                _ => writeln!(f, "    keys: those starting with {prefix}")?,
+            }
+            if filtered {
+                writeln!(f, "    client filter: key {}", kv.key.tuple)?;
+            }
+            match &kv.value {
+                Value::Data(e, _) if self.kind != Kind::Set && !is_any(e) => {
+                    let value = kv.value.to_string();
+                    writeln!(
+                        f,
+                        "    client filter: value {}",
+                        value.trim_start_matches('=')
+                    )?
+                }
+                _ => {}
+            }
+            if self.kind == Kind::ClearRange {
+                let how = if filtered {
+                    "each matching key"
+                } else {
+                    "one range clear"
+                };
+                writeln!(f, "    clears: {how}")?;
+            }
+        }
+        let opts = options(&self.options);
+        if !opts.is_empty() {
+            writeln!(f, "    options: {}", opts.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+fn describe(kind: Kind) -> &'static str {
+    match kind {
+        Kind::List => "list directories",
+        Kind::Remove => "remove directories",
+        Kind::Set => "set",
+        Kind::Clear => "clear one key",
+        Kind::ClearRange => "clear matching keys",
+        Kind::Read => "read one key",
+        Kind::ReadRange => "range read",
+    }
+}
+
+fn directories(dir: &Directory, kind: Kind) -> String {
+    if !dir.has_holes() {
+        let note = if kind == Kind::Set {
+            " (created if missing)"
+        } else {
+            ""
+        };
+        return format!("{dir}{note}");
+    }
+    format!("every directory matching {dir}, in ascending path order")
+}
+
+/// The constant elements before the first hole, and whether anything after
+/// them needs a client-side filter.
+fn key_prefix(t: &Tuple) -> (&[Elem], bool) {
+    let n = t
+        .elems
+        .iter()
+        .position(Elem::has_holes)
+        .unwrap_or(t.elems.len());
+    (&t.elems[..n], n < t.elems.len())
+}
+
+fn is_any(e: &Elem) -> bool {
+    matches!(&e.kind, ElemKind::Var(v) if v.types.is_empty())
+}
+
+fn options(o: &ReadOptions) -> Vec<String> {
+    let mut out = Vec::new();
+    if o.reverse {
+        out.push("reverse".into());
+    }
+    if let Some(n) = o.limit {
+        out.push(format!("limit {n}"));
+    }
+    if o.strict {
+        out.push("strict".into());
+    }
+    if o.snapshot {
+        out.push("snapshot".into());
+    }
+    if o.mode != Default::default() {
+        out.push(format!("mode {:?}", o.mode));
+    }
+    out
+}

@@ -1,0 +1,91 @@
+//! FQL scripts with their expected output, run through the engine on every
+//! backend.
+//!
+//! A fixture in `tests/fixtures/` is a valid FQL script that ends with its
+//! expected output as comments: a line `% expect:`, then one `% ` line per
+//! result, or `% error: CODE` for the error that stops the script.
+//! `FQL_BLESS=1` rewrites the expected output from the `memory` run.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fql::exec::Engine;
+use fql::kv::Database;
+
+use crate::backend::{Backend, Kind};
+
+const MARK: &str = "% expect:";
+
+/// Every fixture, by name.
+pub fn all() -> Vec<(String, PathBuf)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut out: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/fixtures")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fql"))
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Runs the fixture at `path` on a fresh `kind` database.
+pub fn run(kind: Kind, path: &Path) {
+    let text = std::fs::read_to_string(path).expect("a readable fixture");
+    let (script, expected) = match text.split_once(MARK) {
+        Some((script, expect)) => (script, expect),
+        None => (text.as_str(), ""),
+    };
+    let expected: Vec<&str> = expected
+        .lines()
+        .filter_map(|l| l.strip_prefix("% ").or(l.strip_prefix("%")))
+        .collect();
+    let backend = Backend::new(kind);
+    let got = outputs(&backend, script);
+    if std::env::var_os("FQL_BLESS").is_some() && kind == Kind::Memory {
+        let mut blessed = format!(
+            "{}{MARK}\n",
+            script.trim_end_matches('\n').to_owned() + "\n"
+        );
+        for line in &got {
+            blessed.push_str(&format!("% {line}\n"));
+        }
+        std::fs::write(path, blessed).expect("a writable fixture");
+        return;
+    }
+    assert_eq!(
+        got.iter().map(String::as_str).collect::<Vec<_>>(),
+        expected,
+        "{}: output differs (FQL_BLESS=1 rewrites it)",
+        path.display()
+    );
+}
+
+/// What the script prints, then the code of the error that stopped it.
+fn outputs(backend: &Backend, script: &str) -> Vec<String> {
+    use miette::Diagnostic;
+    let code = |d: &dyn Diagnostic| {
+        format!(
+            "error: {}",
+            d.code().map(|c| c.to_string()).unwrap_or_default()
+        )
+    };
+    let script = match fql::syntax::load(script) {
+        Ok(s) => s,
+        Err(errors) => return errors.iter().map(|e| code(e)).collect(),
+    };
+    let plan = match fql::plan::plan(&script, &Default::default()) {
+        Ok(p) => p,
+        Err(errors) => return errors.iter().map(|e| code(e)).collect(),
+    };
+    let db: Arc<dyn Database> = backend.handle();
+    let mut out = Vec::new();
+    let ran = Engine::new(db).run(&plan, &mut |row| {
+        out.push(row.to_string());
+        Ok(())
+    });
+    if let Err(e) = ran {
+        out.push(code(&e));
+    }
+    out
+}
