@@ -6,6 +6,7 @@
 //! user would write.
 
 mod decode;
+mod engine;
 mod props;
 mod store;
 mod vectors;

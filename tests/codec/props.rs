@@ -12,7 +12,7 @@ use num_bigint::BigInt;
 use proptest::collection::vec;
 use proptest::prelude::*;
 
-fn elem(kind: ElemKind) -> Elem {
+pub fn elem(kind: ElemKind) -> Elem {
     Elem {
         kind,
         span: Span::default(),
@@ -38,7 +38,7 @@ fn int() -> impl Strategy<Value = Int> {
 
 /// Data elements of every type, nested a few levels; every stamp complete
 /// (an incomplete one is a write instruction, not data that is stored).
-fn data() -> impl Strategy<Value = ElemKind> {
+pub fn data() -> impl Strategy<Value = ElemKind> {
     let leaf = prop_oneof![
         Just(ElemKind::Nil),
         any::<bool>().prop_map(ElemKind::Bool),
