@@ -20,18 +20,20 @@
 //! assert_eq!(out, [r#"/app/users(42)="ann""#]);
 //! ```
 
+mod aggregate;
 mod dirs;
 mod error;
 mod matching;
 mod step;
 
+use std::collections::HashMap;
 use std::fmt::{self, Display, Formatter};
 use std::sync::Arc;
 
 use crate::directory::DirectoryLayer;
-use crate::kv::{Database, DatabaseExt};
-use crate::plan::{Plan, Step};
-use crate::syntax::ast::KeyValue;
+use crate::kv::{Database, DatabaseExt, Transaction};
+use crate::plan::{Plan, Step, replace_refs};
+use crate::syntax::ast::{ElemKind, KeyValue};
 
 pub use error::Error;
 
@@ -82,21 +84,25 @@ impl Engine {
         plan: &Plan,
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        // The rows of statements that feed later ones, by statement.
+        let mut rows: Rows = HashMap::new();
         for steps in &plan.transactions {
             if steps.iter().any(|s| s.kind.writes()) {
-                let rows = self.db.run(|tx, _| {
-                    let mut rows = Vec::new();
+                let (out, fed) = self.db.run(|tx, _| {
+                    let mut fed = rows.clone();
+                    let mut out = Vec::new();
                     for step in steps {
-                        step::run(tx, &self.layer, step, &mut |row| {
-                            rows.push(row);
+                        self.step(tx, step, &mut fed, &mut |row| {
+                            out.push(row);
                             Ok(())
                         })?;
                     }
-                    Ok::<_, Error>(rows)
+                    Ok::<_, Error>((out, fed))
                 })?;
-                rows.into_iter().try_for_each(&mut *sink)?;
+                rows = fed;
+                out.into_iter().try_for_each(&mut *sink)?;
             } else {
-                self.stream(steps, sink)?;
+                rows = self.stream(steps, rows, sink)?;
             }
         }
         Ok(())
@@ -106,12 +112,14 @@ impl Engine {
     fn stream(
         &self,
         steps: &[Step],
+        rows: Rows,
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
-    ) -> Result<(), Error> {
+    ) -> Result<Rows, Error> {
         let mut printed = 0;
         self.db.run(|tx, _| {
+            let mut fed = rows.clone();
             for step in steps {
-                let ran = step::run(tx, &self.layer, step, &mut |row| {
+                let ran = self.step(tx, step, &mut fed, &mut |row| {
                     printed += 1;
                     sink(row)
                 });
@@ -122,7 +130,55 @@ impl Engine {
                     other => other?,
                 }
             }
-            Ok(())
+            Ok(fed)
         })
     }
+
+    /// Runs one statement: once, or once per row of the statement that
+    /// drives it with that row's values; keeps its rows if it feeds a
+    /// later statement, else hands its results out.
+    fn step(
+        &self,
+        tx: &mut dyn Transaction,
+        step: &Step,
+        rows: &mut Rows,
+        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let envs = match step.driver {
+            Some(d) => rows.get(&d).cloned().unwrap_or_default(),
+            None => vec![Vec::new()],
+        };
+        let mut kept = Vec::new();
+        for env in &envs {
+            let mut query = step.query.clone();
+            replace_refs(&mut query, &mut |r| {
+                let name = r.name.name.as_str();
+                env.iter()
+                    .rev()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| v.clone())
+            });
+            step::run(tx, &self.layer, step, &query, &mut |found| {
+                if step.feeds {
+                    let mut row = env.clone();
+                    row.extend(found.captures);
+                    kept.push(row);
+                    Ok(())
+                } else {
+                    sink(found.output)
+                }
+            })?;
+        }
+        if step.feeds {
+            rows.insert(step.id, kept);
+        }
+        Ok(())
+    }
 }
+
+/// One row of a feeding statement: each name with its value, the names of
+/// the rows it ran for included.
+type Env = Vec<(String, ElemKind)>;
+
+/// The rows of feeding statements, by statement.
+type Rows = HashMap<usize, Vec<Env>>;

@@ -26,6 +26,8 @@ pub struct Plan {
 /// One statement to run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
+    /// Its position in the script, counting statements from 0.
+    pub id: usize,
     /// What the statement does.
     pub kind: Kind,
     /// The query, parameters substituted.
@@ -34,6 +36,14 @@ pub struct Step {
     pub options: ReadOptions,
     /// Where it was written.
     pub span: Span,
+    /// The names its named variables bind.
+    pub binds: Vec<String>,
+    /// Whether a later statement uses those names: then its results feed
+    /// that statement and are not printed.
+    pub feeds: bool,
+    /// The statement whose rows this one runs once per row of, when it
+    /// references names bound by earlier statements.
+    pub driver: Option<usize>,
 }
 
 /// Query options, resolved.
@@ -69,20 +79,37 @@ pub enum Error {
         #[label("nothing binds this name")]
         at: Span,
     },
-    /// A reference to a name that an earlier statement binds: joins run in
-    /// a later version of the engine.
-    #[error(
-        "`:{name}` refers to a named variable of an earlier statement, which this engine does not run yet"
-    )]
+    /// A statement that references names bound by two statements that do
+    /// not run one per row of the other, so no row holds both.
+    #[error("`:{name}` and `:{other}` are bound by unrelated statements")]
     #[diagnostic(
-        code(fql::join_unsupported),
-        help("pass the value as a parameter instead (`-p {name}=...`)")
+        code(fql::unrelated_names),
+        help(
+            "a statement runs once per row of one earlier statement; bind both names there, or make the statement that binds `:{other}` reference `:{name}`"
+        )
     )]
-    JoinUnsupported {
+    Unrelated {
+        /// A name from the driving statement's rows.
+        name: String,
+        /// The name those rows lack.
+        other: String,
+        /// The reference to `other`.
+        #[label("no row of the statement binding `:{name}` holds this")]
+        at: Span,
+    },
+    /// A reference whose cast can never hold for what the name binds:
+    /// `<id:int>` then `:id!str`.
+    #[error("`:{name}` is bound to {bound}, so it is never {cast}")]
+    #[diagnostic(code(fql::type_conflict))]
+    TypeConflict {
         /// The name.
         name: String,
-        /// The reference.
-        #[label("bound by an earlier statement")]
+        /// The types the binding variable allows.
+        bound: String,
+        /// The cast.
+        cast: String,
+        /// The cast.
+        #[label("never true")]
         at: Span,
     },
 }
@@ -91,7 +118,9 @@ impl Error {
     /// Where the error points.
     pub fn span(&self) -> Span {
         match self {
-            Error::Unbound { at, .. } | Error::JoinUnsupported { at, .. } => *at,
+            Error::Unbound { at, .. }
+            | Error::Unrelated { at, .. }
+            | Error::TypeConflict { at, .. } => *at,
         }
     }
 }
@@ -101,33 +130,80 @@ impl Error {
 pub fn plan(script: &Script, params: &HashMap<String, Elem>) -> Result<Plan, Vec<Error>> {
     let mut transactions = vec![Vec::new()];
     let mut errors = Vec::new();
-    let mut bound: HashMap<String, Span> = HashMap::new();
+    // For each name, the statement that bound it last and its types.
+    let mut bound: HashMap<String, (usize, Vec<Type>)> = HashMap::new();
+    // For each statement, every name its rows hold.
+    let mut env_names: Vec<Vec<String>> = Vec::new();
+    let mut id = 0;
     for item in &script.items {
         match item {
             Item::Meta(m) if m.kind == MetaKind::Commit => transactions.push(Vec::new()),
             Item::Meta(_) => {}
             Item::Statement(stmt) => {
                 let mut query = stmt.query.clone();
-                substitute(&mut query, params, &bound, &mut errors);
-                names_bound(&stmt.query, &mut bound);
+                let refs = substitute(&mut query, params, &bound, &mut errors);
+                let driver = driver(&refs, &bound, &env_names, &mut errors);
+                let binds = names_bound(&stmt.query);
+                let mut names = driver.map(|d| env_names[d].clone()).unwrap_or_default();
+                names.extend(binds.iter().map(|(n, _)| n.clone()));
+                env_names.push(names);
+                for (name, types) in &binds {
+                    bound.insert(name.clone(), (id, types.clone()));
+                }
                 let step = Step {
+                    id,
                     kind: query.kind(),
                     query,
                     options: read_options(&stmt.options),
                     span: stmt.span,
+                    binds: binds.into_iter().map(|(n, _)| n).collect(),
+                    feeds: false,
+                    driver,
                 };
                 transactions.last_mut().expect("one at least").push(step);
+                id += 1;
             }
         }
     }
     if transactions.last().is_some_and(Vec::is_empty) && transactions.len() > 1 {
         transactions.pop();
     }
+    // A statement feeds a later one when that one runs per its rows.
+    let drivers: Vec<usize> = transactions
+        .iter()
+        .flatten()
+        .filter_map(|s| s.driver)
+        .collect();
+    for step in transactions.iter_mut().flatten() {
+        step.feeds = drivers.contains(&step.id);
+    }
     if errors.is_empty() {
         Ok(Plan { transactions })
     } else {
         Err(errors)
     }
+}
+
+/// The statement a statement with join references runs once per row of:
+/// the latest that binds one of the names, whose rows must hold them all.
+fn driver(
+    refs: &[(String, Span)],
+    bound: &HashMap<String, (usize, Vec<Type>)>,
+    env_names: &[Vec<String>],
+    errors: &mut Vec<Error>,
+) -> Option<usize> {
+    let (first, _) = refs.iter().max_by_key(|(n, _)| bound[n].0)?;
+    let driver = bound[first].0;
+    for (name, at) in refs {
+        if !env_names[driver].contains(name) {
+            errors.push(Error::Unrelated {
+                name: first.clone(),
+                other: name.clone(),
+                at: *at,
+            });
+        }
+    }
+    Some(driver)
 }
 
 fn read_options(opts: &Options) -> ReadOptions {
@@ -157,11 +233,17 @@ fn read_options(opts: &Options) -> ReadOptions {
     out
 }
 
-/// Records the names a statement's named variables bind.
-fn names_bound(query: &Query, bound: &mut HashMap<String, Span>) {
+/// The names a statement's named variables bind, with their types.
+fn names_bound(query: &Query) -> Vec<(String, Vec<Type>)> {
+    let mut out: Vec<(String, Vec<Type>)> = Vec::new();
     let mut var = |v: &Variable| {
-        if let Some(name) = &v.name {
-            bound.entry(name.name.to_string()).or_insert(name.span);
+        if let Some(name) = &v.name
+            && !out.iter().any(|(n, _)| n == name.name.as_str())
+        {
+            out.push((
+                name.name.to_string(),
+                v.types.iter().map(|t| t.ty).collect(),
+            ));
         }
     };
     let dir = match query {
@@ -186,33 +268,54 @@ fn names_bound(query: &Query, bound: &mut HashMap<String, Span>) {
             e.walk(&mut elem);
         }
     }
+    out
 }
 
-/// Replaces references by parameters.
+/// Replaces references by parameters; returns the references left for
+/// names that earlier statements bind, which are filled row by row.
 fn substitute(
     query: &mut Query,
     params: &HashMap<String, Elem>,
-    bound: &HashMap<String, Span>,
+    bound: &HashMap<String, (usize, Vec<Type>)>,
     errors: &mut Vec<Error>,
-) {
+) -> Vec<(String, Span)> {
+    let mut joins = Vec::new();
     let mut resolve = |r: &Reference| -> Option<ElemKind> {
         let name = r.name.name.as_str();
+        if let Some((_, types)) = bound.get(name) {
+            if let Some(cast) = &r.cast
+                && !types.is_empty()
+                && !types.iter().any(|t| *t == cast.ty || *t == Type::Any)
+            {
+                let bound = types.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>();
+                errors.push(Error::TypeConflict {
+                    name: name.into(),
+                    bound: bound.join(" or "),
+                    cast: format!("`{}`", cast.ty),
+                    at: cast.span,
+                });
+            }
+            joins.push((name.to_string(), r.span));
+            return None;
+        }
         if let Some(p) = params.get(name) {
             return Some(p.kind.clone());
         }
-        errors.push(if bound.contains_key(name) {
-            Error::JoinUnsupported {
-                name: name.into(),
-                at: r.span,
-            }
-        } else {
-            Error::Unbound {
-                name: name.into(),
-                at: r.span,
-            }
+        errors.push(Error::Unbound {
+            name: name.into(),
+            at: r.span,
         });
         None
     };
+    replace_refs(query, &mut resolve);
+    joins
+}
+
+/// Replaces each reference for which `resolve` gives a value.
+pub(crate) fn replace_refs(
+    query: &mut Query,
+    resolve: &mut impl FnMut(&Reference) -> Option<ElemKind>,
+) {
     let dir = match query {
         Query::Directory(d) | Query::Remove { dir: d, .. } => d,
         Query::KeyValue(kv) => &mut kv.key.dir,
@@ -230,10 +333,10 @@ fn substitute(
     }
     if let Query::KeyValue(kv) = query {
         for e in kv.key.tuple.elems.iter_mut() {
-            substitute_elem(e, &mut resolve);
+            substitute_elem(e, resolve);
         }
         if let Value::Data(e, _) = &mut kv.value {
-            substitute_elem(e, &mut resolve);
+            substitute_elem(e, resolve);
         }
     }
 }
@@ -251,5 +354,43 @@ fn substitute_elem(e: &mut Elem, resolve: &mut impl FnMut(&Reference) -> Option<
             }
         }
         _ => {}
+    }
+}
+
+/// A parameter's value from text, as `-p name=value` gives it: an FQL
+/// data element (`42`, `"ann"`, `0xff`, `(1,2)`) when the text is one,
+/// else the text itself as a string, so `-p name=ann` needs no quotes.
+pub fn parse_param(text: &str) -> Elem {
+    let as_str = || Elem {
+        kind: ElemKind::Str(text.into()),
+        span: Span::default(),
+    };
+    let Ok(script) = crate::syntax::parse(&format!("/p({text})")) else {
+        return as_str();
+    };
+    match script.items.as_slice() {
+        [
+            Item::Statement(Statement {
+                query: Query::KeyValue(kv),
+                ..
+            }),
+        ] if kv.key.tuple.elems.len() == 1 && kv.key.tuple.rest.is_none() => {
+            let elem = &kv.key.tuple.elems[0];
+            let mut data = true;
+            elem.walk(&mut |e| {
+                if matches!(e.kind, ElemKind::Var(_) | ElemKind::Ref(_)) {
+                    data = false;
+                }
+            });
+            if data {
+                Elem {
+                    kind: elem.kind.clone(),
+                    span: Span::default(),
+                }
+            } else {
+                as_str()
+            }
+        }
+        _ => as_str(),
     }
 }

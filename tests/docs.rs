@@ -172,7 +172,12 @@ fn every_error_example_triggers_its_error_and_prints_as_shown() {
 #[test]
 fn every_error_code_is_documented() {
     let mut in_source: Vec<String> = Vec::new();
-    for file in ["src/syntax/error.rs", "src/codec/error.rs"] {
+    for file in [
+        "src/syntax/error.rs",
+        "src/codec/error.rs",
+        "src/plan.rs",
+        "src/exec/error.rs",
+    ] {
         let source = fs::read_to_string(root().join(file)).expect(file);
         in_source.extend(source.match_indices("code(fql::").map(|(n, _)| {
             let rest = &source[n + 5..];

@@ -100,3 +100,14 @@ pub fn matching_or_path(
         Ok(vec![path(pattern)])
     }
 }
+
+/// The values of the named variables of `pattern` in a matching `path`.
+pub fn captures(pattern: &Directory, path: &[String], out: &mut Vec<(String, ElemKind)>) {
+    for (elem, name) in pattern.elems.iter().zip(path) {
+        if let DirElem::Var(v) = elem
+            && let Some(n) = &v.name
+        {
+            out.push((n.name.to_string(), ElemKind::Str(name.as_str().into())));
+        }
+    }
+}

@@ -6,20 +6,36 @@ use crate::kv::{RangeCursor, RangeOption, Transaction};
 use crate::plan::Step;
 use crate::syntax::ast::*;
 
+use super::aggregate::Fold;
 use super::matching::{TupleMatch, ValueMatch};
 use super::{Error, Output, dirs};
 
-/// Runs `step`, handing each result to `emit`.
+/// A result and the values its named variables took.
+pub struct Found {
+    pub output: Output,
+    pub captures: Vec<(String, ElemKind)>,
+}
+
+type Emit<'a> = &'a mut dyn FnMut(Found) -> Result<(), Error>;
+
+/// Runs `step` (its `query`, which may have had references replaced),
+/// handing each result to `emit`.
 pub fn run(
     tx: &mut dyn Transaction,
     layer: &DirectoryLayer,
     step: &Step,
-    emit: &mut dyn FnMut(Output) -> Result<(), Error>,
+    query: &Query,
+    emit: Emit<'_>,
 ) -> Result<(), Error> {
-    match &step.query {
+    match query {
         Query::Directory(pattern) => {
             for path in dirs::matching(tx, layer, pattern)? {
-                emit(Output::Directory(path))?;
+                let mut captures = Vec::new();
+                dirs::captures(pattern, &path, &mut captures);
+                emit(Found {
+                    output: Output::Directory(path),
+                    captures,
+                })?;
             }
             Ok(())
         }
@@ -104,7 +120,7 @@ fn read(
     layer: &DirectoryLayer,
     kv: &KeyValue,
     step: &Step,
-    emit: &mut dyn FnMut(Output) -> Result<(), Error>,
+    emit: Emit<'_>,
 ) -> Result<(), Error> {
     let path = dirs::path(&kv.key.dir);
     let Some(prefix) = prefix_of(tx, layer, &path, step.span, false)? else {
@@ -116,8 +132,15 @@ fn read(
     };
     let values = ValueMatch::new(&kv.value)?;
     match values.read(&bytes) {
-        Some((value, opts)) => emit(row(&path, kv.key.tuple.elems.to_vec(), value, opts)),
-        None if step.options.strict => Err(mismatch(&path, &kv.key.tuple.elems, &bytes, step)),
+        Some((value, opts)) => {
+            let mut captures = Vec::new();
+            values.captures(&value, &mut captures);
+            emit(Found {
+                output: row(&path, kv.key.tuple.elems.to_vec(), value, opts),
+                captures,
+            })
+        }
+        None if step.options.strict => Err(mismatch(&path, &prefix, &key, &bytes, step)),
         None => Ok(()),
     }
 }
@@ -129,7 +152,7 @@ fn scan(
     layer: &DirectoryLayer,
     kv: &KeyValue,
     step: &Step,
-    emit: &mut dyn FnMut(Output) -> Result<(), Error>,
+    emit: Emit<'_>,
 ) -> Result<(), Error> {
     let clearing = step.kind == Kind::ClearRange;
     let tuple = &kv.key.tuple;
@@ -140,6 +163,9 @@ fn scan(
         .unwrap_or(tuple.elems.len());
     let keys = TupleMatch::new(tuple);
     let values = ValueMatch::new(&kv.value)?;
+    let key_aggs = keys.aggregates();
+    let value_agg = values.aggregate();
+    let folding = !key_aggs.is_empty() || value_agg.is_some();
     // A clear of everything under a constant prefix needs no reading.
     let whole_range = clearing && fixed == tuple.elems.len() && matches!(kv.value, Value::Clear(_));
     let opts = step.options;
@@ -148,6 +174,8 @@ fn scan(
         let Some(prefix) = prefix_of(tx, layer, &path, step.span, false)? else {
             continue;
         };
+        let mut dir_captures = Vec::new();
+        dirs::captures(&kv.key.dir, &path, &mut dir_captures);
         let start = codec::encode_key(&prefix, &tuple.elems[..fixed])?.bytes;
         let mut range = RangeOption::prefix(&start).mode(opts.mode);
         range.reverse = opts.reverse;
@@ -155,19 +183,19 @@ fn scan(
             tx.clear_range(&range.begin, &range.end)?;
             continue;
         }
+        let mut folds = Folds::new(&key_aggs, value_agg.as_ref());
         let mut cursor = RangeCursor::new(range, opts.snapshot);
-        while let Some(batch) = cursor.next_batch(tx)? {
+        'rows: while let Some(batch) = cursor.next_batch(tx)? {
             for stored in batch {
                 if left == Some(0) {
-                    return Ok(());
+                    break 'rows;
                 }
                 let found = codec::decode_key(&prefix, &stored.key)
                     .filter(|elems| keys.matches(elems))
                     .and_then(|elems| values.read(&stored.value).map(|v| (elems, v)));
                 let Some((elems, (value, vopts))) = found else {
                     if opts.strict {
-                        let elems = codec::decode_key(&prefix, &stored.key).unwrap_or_default();
-                        return Err(mismatch(&path, &elems, &stored.value, step));
+                        return Err(mismatch(&path, &prefix, &stored.key, &stored.value, step));
                     }
                     continue;
                 };
@@ -176,13 +204,99 @@ fn scan(
                 }
                 if clearing {
                     tx.clear(&stored.key)?;
+                } else if folding {
+                    folds.push(&elems, &value, &vopts);
                 } else {
-                    emit(row(&path, elems, value, vopts))?;
+                    let mut captures = dir_captures.clone();
+                    keys.captures(&elems, &mut captures);
+                    values.captures(&value, &mut captures);
+                    emit(Found {
+                        output: row(&path, elems, value, vopts),
+                        captures,
+                    })?;
+                }
+            }
+        }
+        if folding && let Some(output) = folds.finish(&path, kv) {
+            emit(Found {
+                output,
+                captures: dir_captures,
+            })?;
+        }
+        if left == Some(0) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The aggregates of one directory's rows, and the value they share.
+struct Folds {
+    keys: Vec<(usize, Fold)>,
+    value: Option<Fold>,
+    /// The value every row had so far: `None` before the first row,
+    /// `Some(None)` once two differed.
+    common: Option<Option<(ElemKind, Options)>>,
+}
+
+impl Folds {
+    fn new(keys: &[(usize, Agg, Options)], value: Option<&(Agg, Options)>) -> Folds {
+        Folds {
+            keys: keys
+                .iter()
+                .map(|(n, agg, opts)| (*n, Fold::new(*agg, opts)))
+                .collect(),
+            value: value.map(|(agg, opts)| Fold::new(*agg, opts)),
+            common: None,
+        }
+    }
+
+    fn push(&mut self, elems: &[Elem], value: &ElemKind, opts: &Options) {
+        for (n, fold) in &mut self.keys {
+            fold.push(&elems[*n].kind);
+        }
+        match &mut self.value {
+            Some(fold) => fold.push(value),
+            None => {
+                let same = |c: &(ElemKind, Options)| c.0 == *value;
+                self.common = match self.common.take() {
+                    None => Some(Some((value.clone(), opts.clone()))),
+                    Some(Some(c)) if same(&c) => Some(Some(c)),
+                    Some(_) => Some(None),
                 }
             }
         }
     }
-    Ok(())
+
+    /// The query's key with each aggregate replaced by its result, `...`
+    /// and the other holes kept; the value is the value's aggregate, or
+    /// the value every row shared, or the query's value as written.
+    fn finish(self, path: &[String], kv: &KeyValue) -> Option<Output> {
+        let mut tuple = kv.key.tuple.clone();
+        for (n, fold) in self.keys {
+            tuple.elems[n].kind = fold.finish()?;
+        }
+        let (value, opts) = match (self.value, self.common) {
+            (Some(fold), _) => (fold.finish()?, Options::default()),
+            (None, Some(Some(common))) => common,
+            (None, _) => match &kv.value {
+                Value::Data(e, o) => (e.kind.clone(), o.clone()),
+                _ => (
+                    ElemKind::Var(Box::new(Variable {
+                        name: None,
+                        types: ThinVec::new(),
+                        span: Span::default(),
+                    })),
+                    Options::default(),
+                ),
+            },
+        };
+        let Output::KeyValue(mut out) = row(path, Vec::new(), value, opts) else {
+            unreachable!("a row is a key-value")
+        };
+        out.key.tuple = tuple;
+        Some(Output::KeyValue(out))
+    }
 }
 
 /// A result row as FQL.
@@ -211,13 +325,14 @@ fn row(path: &[String], elems: Vec<Elem>, value: ElemKind, opts: Options) -> Out
     })
 }
 
-fn mismatch(path: &[String], elems: &[Elem], value: &[u8], step: &Step) -> Error {
+fn mismatch(path: &[String], prefix: &[u8], key: &[u8], value: &[u8], step: &Step) -> Error {
     let kind = codec::decode_untyped(value);
-    let Output::KeyValue(kv) = row(path, elems.to_vec(), kind, Options::default()) else {
-        unreachable!()
+    let shown = match codec::decode_key(prefix, key) {
+        Some(elems) => row(path, elems, kind, Options::default()).to_string(),
+        None => format!("the key 0x{} (not a tuple)", const_hex::encode(key)),
     };
     Error::Mismatch {
-        key: kv.to_string(),
+        key: shown,
         at: step.span,
     }
 }

@@ -4,6 +4,7 @@
 //! A fixture in `tests/fixtures/` is a valid FQL script that ends with its
 //! expected output as comments: a line `% expect:`, then one `% ` line per
 //! result, or `% error: CODE` for the error that stops the script.
+//! Lines `% param: NAME=VALUE` before it supply parameters, as `-p` does.
 //! `FQL_BLESS=1` rewrites the expected output from the `memory` run.
 
 use std::path::{Path, PathBuf};
@@ -62,7 +63,7 @@ pub fn run(kind: Kind, path: &Path) {
 }
 
 /// What the script prints, then the code of the error that stopped it.
-fn outputs(backend: &Backend, script: &str) -> Vec<String> {
+fn outputs(backend: &Backend, script_text: &str) -> Vec<String> {
     use miette::Diagnostic;
     let code = |d: &dyn Diagnostic| {
         format!(
@@ -70,11 +71,17 @@ fn outputs(backend: &Backend, script: &str) -> Vec<String> {
             d.code().map(|c| c.to_string()).unwrap_or_default()
         )
     };
-    let script = match fql::syntax::load(script) {
+    let script = match fql::syntax::load(script_text) {
         Ok(s) => s,
         Err(errors) => return errors.iter().map(|e| code(e)).collect(),
     };
-    let plan = match fql::plan::plan(&script, &Default::default()) {
+    let params = script_text
+        .lines()
+        .filter_map(|l| l.strip_prefix("% param: "))
+        .filter_map(|p| p.split_once('='))
+        .map(|(name, value)| (name.to_string(), fql::plan::parse_param(value)))
+        .collect();
+    let plan = match fql::plan::plan(&script, &params) {
         Ok(p) => p,
         Err(errors) => return errors.iter().map(|e| code(e)).collect(),
     };
