@@ -14,7 +14,7 @@
 //!
 //! let engine = Engine::new(Arc::new(Embedded::memory()));
 //! let script = fql::syntax::load("/app/users(42)=\"ann\"\n@commit\n/app/users(<int>)=<str>").unwrap();
-//! let plan = fql::plan::plan(&script, &Default::default()).unwrap();
+//! let plan = fql::plan::plan(script, &Default::default()).unwrap();
 //! let mut out = Vec::new();
 //! engine.run(&plan, &mut |row| Ok(out.push(row.to_string()))).unwrap();
 //! assert_eq!(out, [r#"/app/users(42)="ann""#]);
@@ -25,7 +25,9 @@ mod dirs;
 mod error;
 mod matching;
 mod step;
+mod stream;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::{self, Display, Formatter};
 use std::sync::Arc;
@@ -34,8 +36,10 @@ use crate::directory::DirectoryLayer;
 use crate::kv::{Database, DatabaseExt, Transaction};
 use crate::plan::{Plan, Step, replace_refs};
 use crate::syntax::ast::{ElemKind, KeyValue};
+use dirs::Dirs;
 
 pub use error::Error;
+pub use stream::{QueryError, Results};
 
 /// One result.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +48,9 @@ pub enum Output {
     Directory(Vec<String>),
     /// A key-value, in the form that writes it back.
     KeyValue(KeyValue),
+    /// A long read went on in a new transaction: the results after this
+    /// are not from the same snapshot as those before it.
+    NewSnapshot,
 }
 
 impl Display for Output {
@@ -52,6 +59,9 @@ impl Display for Output {
         match self {
             Output::Directory(path) => f.write_str(&dirs::display(path)),
             Output::KeyValue(kv) => kv.fmt(f),
+            Output::NewSnapshot => f.write_str(
+                "% the read went on in a new transaction: what follows is a later snapshot",
+            ),
         }
     }
 }
@@ -60,6 +70,7 @@ impl Display for Output {
 pub struct Engine {
     db: Arc<dyn Database>,
     layer: DirectoryLayer,
+    split_reads: bool,
 }
 
 impl Engine {
@@ -68,7 +79,18 @@ impl Engine {
         Engine {
             db,
             layer: DirectoryLayer::new(),
+            split_reads: false,
         }
+    }
+
+    /// Lets a range read of a read-only transaction that outlives FDB's
+    /// five-second limit go on in new transactions from the last key it
+    /// read, marking each break with [`Output::NewSnapshot`]. Off by
+    /// default: then such a read fails, and what it returned is one
+    /// consistent snapshot.
+    pub fn split_reads(mut self, on: bool) -> Engine {
+        self.split_reads = on;
+        self
     }
 
     /// The database.
@@ -91,8 +113,9 @@ impl Engine {
                 let (out, fed) = self.db.run(|tx, _| {
                     let mut fed = rows.clone();
                     let mut out = Vec::new();
+                    let mut dirs = Dirs::new(&self.layer);
                     for step in steps {
-                        self.step(tx, step, &mut fed, &mut |row| {
+                        self.step(tx, &mut dirs, step, false, &mut fed, &mut |row| {
                             out.push(row);
                             Ok(())
                         })?;
@@ -118,11 +141,19 @@ impl Engine {
         let mut printed = 0;
         self.db.run(|tx, _| {
             let mut fed = rows.clone();
+            let mut dirs = Dirs::new(&self.layer);
             for step in steps {
-                let ran = self.step(tx, step, &mut fed, &mut |row| {
-                    printed += 1;
-                    sink(row)
-                });
+                let ran = self.step(
+                    tx,
+                    &mut dirs,
+                    step,
+                    self.split_reads,
+                    &mut fed,
+                    &mut |row| {
+                        printed += 1;
+                        sink(row)
+                    },
+                );
                 match ran {
                     Err(Error::Kv(source)) if printed > 0 => {
                         return Err(Error::Interrupted { printed, source });
@@ -140,7 +171,9 @@ impl Engine {
     fn step(
         &self,
         tx: &mut dyn Transaction,
+        dirs: &mut Dirs<'_>,
         step: &Step,
+        split: bool,
         rows: &mut Rows,
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -150,15 +183,25 @@ impl Engine {
         };
         let mut kept = Vec::new();
         for env in &envs {
-            let mut query = step.query.clone();
-            replace_refs(&mut query, &mut |r| {
-                let name = r.name.name.as_str();
-                env.iter()
-                    .rev()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone())
-            });
-            step::run(tx, &self.layer, step, &query, &mut |found| {
+            let query = if env.is_empty() {
+                Cow::Borrowed(&step.query)
+            } else {
+                let mut query = step.query.clone();
+                replace_refs(&mut query, &mut |r| {
+                    let name = r.name.name.as_str();
+                    let bound = env.iter().rev().find(|(n, _)| n == name);
+                    bound.map(|(_, v)| v.clone())
+                });
+                Cow::Owned(query)
+            };
+            step::run(tx, dirs, step, &query, split, &mut |found| {
+                if matches!(found.output, Output::NewSnapshot) {
+                    return if step.feeds {
+                        Ok(())
+                    } else {
+                        sink(found.output)
+                    };
+                }
                 if step.feeds {
                     let mut row = env.clone();
                     row.extend(found.captures);

@@ -126,8 +126,9 @@ impl Error {
 }
 
 /// Plans a script that passed [`check`](crate::syntax::check), with
-/// `params` for its unbound references.
-pub fn plan(script: &Script, params: &HashMap<String, Elem>) -> Result<Plan, Vec<Error>> {
+/// `params` for its unbound references. The plan takes the script's
+/// statements over, so a script of a million writes is held once.
+pub fn plan(script: Script, params: &HashMap<String, Elem>) -> Result<Plan, Vec<Error>> {
     let mut transactions = vec![Vec::new()];
     let mut errors = Vec::new();
     // For each name, the statement that bound it last and its types.
@@ -135,15 +136,15 @@ pub fn plan(script: &Script, params: &HashMap<String, Elem>) -> Result<Plan, Vec
     // For each statement, every name its rows hold.
     let mut env_names: Vec<Vec<String>> = Vec::new();
     let mut id = 0;
-    for item in &script.items {
+    for item in script.items {
         match item {
             Item::Meta(m) if m.kind == MetaKind::Commit => transactions.push(Vec::new()),
             Item::Meta(_) => {}
             Item::Statement(stmt) => {
-                let mut query = stmt.query.clone();
+                let binds = names_bound(&stmt.query);
+                let mut query = stmt.query;
                 let refs = substitute(&mut query, params, &bound, &mut errors);
                 let driver = driver(&refs, &bound, &env_names, &mut errors);
-                let binds = names_bound(&stmt.query);
                 let mut names = driver.map(|d| env_names[d].clone()).unwrap_or_default();
                 names.extend(binds.iter().map(|(n, _)| n.clone()));
                 env_names.push(names);

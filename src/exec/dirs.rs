@@ -1,12 +1,113 @@
 //! Finding the directories a query names: a path, or a pattern with `<>`
 //! for one name and a trailing `...` for any number.
 
+use std::collections::HashMap;
+
 use crate::codec::ElementFilter;
 use crate::directory::{DirectoryLayer, show};
 use crate::kv::Transaction;
-use crate::syntax::ast::{DirElem, Directory, ElemKind};
+use crate::syntax::ast::{DirElem, Directory, ElemKind, Span};
 
 use super::Error;
+
+/// The directories one transaction attempt has looked up, so a script of
+/// many writes to one directory reads its metadata once.
+pub struct Dirs<'a> {
+    pub layer: &'a DirectoryLayer,
+    known: HashMap<Vec<String>, Option<Known>>,
+    /// The last directory asked for that has a prefix, checked first
+    /// without building its path.
+    last: Option<(Vec<String>, Vec<u8>)>,
+}
+
+#[derive(Clone)]
+enum Known {
+    Prefix(Vec<u8>),
+    Partition,
+}
+
+impl<'a> Dirs<'a> {
+    pub fn new(layer: &'a DirectoryLayer) -> Dirs<'a> {
+        Dirs {
+            layer,
+            known: HashMap::new(),
+            last: None,
+        }
+    }
+
+    /// [`Dirs::prefix`] of a directory without holes, as written.
+    pub fn prefix_of(
+        &mut self,
+        tx: &mut dyn Transaction,
+        dir: &Directory,
+        at: Span,
+        create: bool,
+    ) -> Result<Option<&[u8]>, Error> {
+        let same = self.last.as_ref().is_some_and(|(path, _)| {
+            path.len() == dir.elems.len()
+                && dir.elems.iter().zip(path).all(
+                    |(e, p)| matches!(e, DirElem::Name { name, .. } if name.as_str() == p.as_str()),
+                )
+        });
+        if !same {
+            let path = path(dir);
+            let prefix = self.prefix(tx, &path, at, create)?.map(<[u8]>::to_vec);
+            self.last = prefix.map(|p| (path, p));
+        }
+        Ok(self.last.as_ref().map(|(_, p)| p.as_slice()))
+    }
+
+    /// The key prefix of the directory at `path`, created first when
+    /// `create` says so; `None` when it is missing.
+    pub fn prefix(
+        &mut self,
+        tx: &mut dyn Transaction,
+        path: &[String],
+        at: Span,
+        create: bool,
+    ) -> Result<Option<&[u8]>, Error> {
+        let cached = self.known.get(path).cloned();
+        let known = match cached {
+            Some(Some(k)) => Some(k),
+            Some(None) if !create => None,
+            _ => {
+                let dir = if create {
+                    Some(self.layer.create_or_open(tx, path, b"")?)
+                } else if self.layer.exists(tx, path)? {
+                    Some(self.layer.open(tx, path, b"")?)
+                } else {
+                    None
+                };
+                let known = dir.map(|d| match d.prefix() {
+                    Ok(p) if !d.is_partition() => Known::Prefix(p.to_vec()),
+                    _ => Known::Partition,
+                });
+                self.known.insert(path.to_vec(), known.clone());
+                known
+            }
+        };
+        match known {
+            None => Ok(None),
+            Some(Known::Partition) => Err(Error::Partition {
+                path: display(path),
+                at,
+            }),
+            Some(Known::Prefix(_)) => match self.known.get(path) {
+                Some(Some(Known::Prefix(p))) => Ok(Some(p.as_slice())),
+                _ => unreachable!("just cached"),
+            },
+        }
+    }
+
+    /// Removes the directory at `path` if it exists, forgetting what was
+    /// known of it and of everything under it.
+    pub fn remove(&mut self, tx: &mut dyn Transaction, path: &[String]) -> Result<(), Error> {
+        self.layer.remove_if_exists(tx, path)?;
+        self.known.retain(|p, _| !p.starts_with(path));
+        self.last = None;
+        Ok(())
+    }
+}
 
 /// The names of a directory path without holes.
 pub fn path(dir: &Directory) -> Vec<String> {

@@ -1,14 +1,14 @@
 //! Running one statement inside a transaction.
 
 use crate::codec::{self, Op};
-use crate::directory::DirectoryLayer;
 use crate::kv::{RangeCursor, RangeOption, Transaction};
 use crate::plan::Step;
 use crate::syntax::ast::*;
 
 use super::aggregate::Fold;
+use super::dirs::{self, Dirs};
 use super::matching::{TupleMatch, ValueMatch};
-use super::{Error, Output, dirs};
+use super::{Error, Output};
 
 /// A result and the values its named variables took.
 pub struct Found {
@@ -22,14 +22,15 @@ type Emit<'a> = &'a mut dyn FnMut(Found) -> Result<(), Error>;
 /// handing each result to `emit`.
 pub fn run(
     tx: &mut dyn Transaction,
-    layer: &DirectoryLayer,
+    dirs: &mut Dirs<'_>,
     step: &Step,
     query: &Query,
+    split: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
     match query {
         Query::Directory(pattern) => {
-            for path in dirs::matching(tx, layer, pattern)? {
+            for path in dirs::matching(tx, dirs.layer, pattern)? {
                 let mut captures = Vec::new();
                 dirs::captures(pattern, &path, &mut captures);
                 emit(Found {
@@ -40,58 +41,32 @@ pub fn run(
             Ok(())
         }
         Query::Remove { dir, .. } => {
-            for path in dirs::matching(tx, layer, dir)? {
+            for path in dirs::matching(tx, dirs.layer, dir)? {
                 // A parent removed earlier took its children with it.
-                layer.remove_if_exists(tx, &path)?;
+                dirs.remove(tx, &path)?;
             }
             Ok(())
         }
         Query::KeyValue(kv) => match step.kind {
-            Kind::Set => set(tx, layer, kv, step.span),
-            Kind::Clear => clear(tx, layer, kv, step.span),
-            Kind::Read => read(tx, layer, kv, step, emit),
-            _ => scan(tx, layer, kv, step, emit),
+            Kind::Set => set(tx, dirs, kv, step.span),
+            Kind::Clear => clear(tx, dirs, kv, step.span),
+            Kind::Read => read(tx, dirs, kv, step, emit),
+            _ => scan(tx, dirs, kv, step, split, emit),
         },
     }
 }
 
-/// The key prefix of the directory at `path`; `None` when it is missing.
-fn prefix_of(
-    tx: &mut dyn Transaction,
-    layer: &DirectoryLayer,
-    path: &[String],
-    at: Span,
-    create: bool,
-) -> Result<Option<Vec<u8>>, Error> {
-    let dir = if create {
-        layer.create_or_open(tx, path, b"")?
-    } else {
-        if !layer.exists(tx, path)? {
-            return Ok(None);
-        }
-        layer.open(tx, path, b"")?
-    };
-    if dir.is_partition() {
-        return Err(Error::Partition {
-            path: dirs::display(path),
-            at,
-        });
-    }
-    Ok(Some(dir.prefix()?.to_vec()))
-}
-
 fn set(
     tx: &mut dyn Transaction,
-    layer: &DirectoryLayer,
+    dirs: &mut Dirs<'_>,
     kv: &KeyValue,
     at: Span,
 ) -> Result<(), Error> {
     let Value::Data(value, opts) = &kv.value else {
         unreachable!("a set has a value")
     };
-    let path = dirs::path(&kv.key.dir);
-    let prefix = prefix_of(tx, layer, &path, at, true)?.expect("created");
-    let write = codec::encode_write(&prefix, &kv.key.tuple.elems, value, opts)?;
+    let prefix = dirs.prefix_of(tx, &kv.key.dir, at, true)?.expect("created");
+    let write = codec::encode_write(prefix, &kv.key.tuple.elems, value, opts)?;
     match write.op.mutation() {
         Some(m) => tx.atomic_op(&write.key, &write.value, m)?,
         None => tx.set(&write.key, &write.value)?,
@@ -101,15 +76,14 @@ fn set(
 
 fn clear(
     tx: &mut dyn Transaction,
-    layer: &DirectoryLayer,
+    dirs: &mut Dirs<'_>,
     kv: &KeyValue,
     at: Span,
 ) -> Result<(), Error> {
-    let path = dirs::path(&kv.key.dir);
-    let Some(prefix) = prefix_of(tx, layer, &path, at, false)? else {
+    let Some(prefix) = dirs.prefix_of(tx, &kv.key.dir, at, false)? else {
         return Ok(());
     };
-    let key = codec::encode_key(&prefix, &kv.key.tuple.elems)?;
+    let key = codec::encode_key(prefix, &kv.key.tuple.elems)?;
     debug_assert_eq!(key.op, Op::Set);
     tx.clear(&key.bytes)?;
     Ok(())
@@ -117,16 +91,16 @@ fn clear(
 
 fn read(
     tx: &mut dyn Transaction,
-    layer: &DirectoryLayer,
+    dirs: &mut Dirs<'_>,
     kv: &KeyValue,
     step: &Step,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
     let path = dirs::path(&kv.key.dir);
-    let Some(prefix) = prefix_of(tx, layer, &path, step.span, false)? else {
+    let Some(prefix) = dirs.prefix(tx, &path, step.span, false)? else {
         return Ok(());
     };
-    let key = codec::encode_key(&prefix, &kv.key.tuple.elems)?.bytes;
+    let key = codec::encode_key(prefix, &kv.key.tuple.elems)?.bytes;
     let Some(bytes) = tx.get(&key, step.options.snapshot)? else {
         return Ok(());
     };
@@ -140,18 +114,21 @@ fn read(
                 captures,
             })
         }
-        None if step.options.strict => Err(mismatch(&path, &prefix, &key, &bytes, step)),
+        None if step.options.strict => Err(mismatch(&path, prefix, &key, &bytes, step)),
         None => Ok(()),
     }
 }
 
 /// Range reads and clears over patterns: every directory that matches,
 /// the keys under the constant part of the key, filtered here.
+///
+/// With `split`, a read that outlives its transaction goes on in a new one.
 fn scan(
     tx: &mut dyn Transaction,
-    layer: &DirectoryLayer,
+    dirs: &mut Dirs<'_>,
     kv: &KeyValue,
     step: &Step,
+    split: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
     let clearing = step.kind == Kind::ClearRange;
@@ -170,13 +147,13 @@ fn scan(
     let whole_range = clearing && fixed == tuple.elems.len() && matches!(kv.value, Value::Clear(_));
     let opts = step.options;
     let mut left = opts.limit;
-    for path in dirs::matching_or_path(tx, layer, &kv.key.dir)? {
-        let Some(prefix) = prefix_of(tx, layer, &path, step.span, false)? else {
+    for path in dirs::matching_or_path(tx, dirs.layer, &kv.key.dir)? {
+        let Some(prefix) = dirs.prefix(tx, &path, step.span, false)? else {
             continue;
         };
         let mut dir_captures = Vec::new();
         dirs::captures(&kv.key.dir, &path, &mut dir_captures);
-        let start = codec::encode_key(&prefix, &tuple.elems[..fixed])?.bytes;
+        let start = codec::encode_key(prefix, &tuple.elems[..fixed])?.bytes;
         let mut range = RangeOption::prefix(&start).mode(opts.mode);
         range.reverse = opts.reverse;
         if whole_range {
@@ -185,17 +162,30 @@ fn scan(
         }
         let mut folds = Folds::new(&key_aggs, value_agg.as_ref());
         let mut cursor = RangeCursor::new(range, opts.snapshot);
-        'rows: while let Some(batch) = cursor.next_batch(tx)? {
+        'rows: loop {
+            let batch = match cursor.next_batch(tx) {
+                Ok(Some(batch)) => batch,
+                Ok(None) => break,
+                Err(crate::kv::Error::TransactionTooOld) if split => {
+                    tx.reset();
+                    emit(Found {
+                        output: Output::NewSnapshot,
+                        captures: Vec::new(),
+                    })?;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
             for stored in batch {
                 if left == Some(0) {
                     break 'rows;
                 }
-                let found = codec::decode_key(&prefix, &stored.key)
+                let found = codec::decode_key(prefix, &stored.key)
                     .filter(|elems| keys.matches(elems))
                     .and_then(|elems| values.read(&stored.value).map(|v| (elems, v)));
                 let Some((elems, (value, vopts))) = found else {
                     if opts.strict {
-                        return Err(mismatch(&path, &prefix, &stored.key, &stored.value, step));
+                        return Err(mismatch(&path, prefix, &stored.key, &stored.value, step));
                     }
                     continue;
                 };

@@ -157,7 +157,9 @@ impl RangeCursor {
         }
     }
 
-    /// The next batch, or `None` when the range is exhausted.
+    /// The next batch, or `None` when the range is exhausted. After an
+    /// error the cursor still points at the batch that failed, so a caller
+    /// may continue the read, in a new transaction if need be.
     pub fn next_batch(&mut self, tx: &mut dyn Transaction) -> Result<Option<Vec<KeyValue>>> {
         let Some(range) = self.next.take() else {
             return Ok(None);
@@ -166,7 +168,14 @@ impl RangeCursor {
             return Ok(None);
         }
         self.iteration += 1;
-        let batch = tx.get_range(&range, self.iteration, self.snapshot)?;
+        let batch = match tx.get_range(&range, self.iteration, self.snapshot) {
+            Ok(batch) => batch,
+            Err(e) => {
+                // Kept, so a caller may go on in a new transaction.
+                self.next = Some(range);
+                return Err(e);
+            }
+        };
         self.next = range.next_range(&batch);
         if batch.kvs.is_empty() && self.next.is_none() {
             return Ok(None);

@@ -1,0 +1,223 @@
+//! The engine against the raw backend it runs on, in one run:
+//!
+//! - `read`: a range read of 1M key-values through parse, plan, decode,
+//!   filter and canonical printing into a sink, against a raw scan of the
+//!   same range (target: raw ÷ engine ≥ 0.5);
+//! - peak heap of that read at 250k, 500k and 1M rows (target: ≤ 64 MB,
+//!   flat as the range grows);
+//! - `write`: 1M sets written by a script, 10,000 per transaction, against
+//!   raw inserts of the same keys and values (target: raw ÷ engine ≥ 0.5).
+//!
+//! `cargo bench --bench engine`. The ratios are printed at the end, each
+//! from the best of three runs of both sides, taken one after the other.
+
+use std::alloc::{GlobalAlloc, Layout};
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::io::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fql::directory::DirectoryLayer;
+use fql::exec::Engine;
+use fql::kv::embedded::Embedded;
+use fql::kv::{Database, DatabaseExt, Error, RangeCursor, RangeOption, StreamingMode};
+
+/// mimalloc, counting the bytes in use and their peak.
+struct Counting;
+
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        unsafe { mimalloc::MiMalloc.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const ROWS: usize = 1_000_000;
+const PER_TX: usize = 10_000;
+const VALUE: &str = "value-of-16-byte";
+
+/// The script that writes `rows` key-values, `@commit` every 10,000.
+fn write_script(rows: usize) -> String {
+    let mut s = String::with_capacity(rows * 40);
+    for i in 0..rows {
+        if i > 0 && i % PER_TX == 0 {
+            s.push_str("@commit\n");
+        }
+        writeln!(s, "/bench({i},\"k\")=\"{VALUE}\"").unwrap();
+    }
+    s
+}
+
+fn run_script(engine: &Engine, src: &str, sink: &mut impl std::io::Write) -> usize {
+    let script = fql::syntax::load(src).expect("a valid script");
+    let plan = fql::plan::plan(script, &Default::default()).expect("a plan");
+    let mut n = 0;
+    engine
+        .run(&plan, &mut |row| {
+            n += 1;
+            writeln!(sink, "{row}").expect("the sink takes it");
+            Ok(())
+        })
+        .expect("runs");
+    n
+}
+
+/// A database holding `rows` key-values in `/bench`.
+fn filled(rows: usize) -> (Arc<dyn Database>, Vec<u8>) {
+    let db: Arc<dyn Database> = Arc::new(Embedded::memory());
+    let engine = Engine::new(db.clone());
+    run_script(&engine, &write_script(rows), &mut std::io::sink());
+    let prefix = db
+        .run(|tx, _| DirectoryLayer::new().open(tx, &["bench"], b""))
+        .expect("/bench exists")
+        .prefix()
+        .expect("a plain directory")
+        .to_vec();
+    (db, prefix)
+}
+
+fn engine_read(db: &Arc<dyn Database>) -> usize {
+    let engine = Engine::new(db.clone());
+    let mut sink = std::io::BufWriter::new(std::io::sink());
+    run_script(&engine, "/bench(<int>,<str>)=<str>", &mut sink)
+}
+
+fn raw_read(db: &Arc<dyn Database>, prefix: &[u8]) -> usize {
+    let mut tx = db.create_trx().unwrap();
+    let range = RangeOption::prefix(prefix).mode(StreamingMode::Iterator);
+    let mut cursor = RangeCursor::new(range, false);
+    let mut n = 0;
+    while let Some(batch) = cursor.next_batch(&mut *tx).unwrap() {
+        n += black_box(batch).len();
+    }
+    n
+}
+
+/// The keys and values the write script makes, encoded.
+fn raw_rows(prefix: &[u8], rows: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
+    use fql::syntax::ast::{Elem, ElemKind, Int, Span};
+    let elem = |kind| Elem {
+        kind,
+        span: Span::default(),
+    };
+    (0..rows)
+        .map(|i| {
+            let key = [
+                elem(ElemKind::Int(Int::Small(i as i64))),
+                elem(ElemKind::Str("k".into())),
+            ];
+            let key = fql::codec::encode_key(prefix, &key).unwrap().bytes;
+            let value =
+                fql::codec::encode_value(&elem(ElemKind::Str(VALUE.into())), &Default::default())
+                    .unwrap()
+                    .bytes;
+            (key, value)
+        })
+        .collect()
+}
+
+fn raw_write(db: &dyn Database, rows: &[(Vec<u8>, Vec<u8>)]) {
+    for chunk in rows.chunks(PER_TX) {
+        db.run(|tx, _| {
+            for (k, v) in chunk {
+                tx.set(k, v)?;
+            }
+            Ok::<_, Error>(())
+        })
+        .unwrap();
+    }
+}
+
+fn best_of_three(mut f: impl FnMut()) -> Duration {
+    (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+fn bench(c: &mut Criterion) {
+    let (db, prefix) = filled(ROWS);
+    assert_eq!(engine_read(&db), ROWS);
+    assert_eq!(raw_read(&db, &prefix), ROWS);
+
+    let mut g = c.benchmark_group("engine");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    g.throughput(Throughput::Elements(ROWS as u64));
+    g.bench_function("read/engine", |b| b.iter(|| engine_read(&db)));
+    g.bench_function("read/raw", |b| b.iter(|| raw_read(&db, &prefix)));
+    let script = write_script(ROWS);
+    g.bench_function("write/engine", |b| {
+        b.iter(|| {
+            let engine = Engine::new(Arc::new(Embedded::memory()));
+            run_script(&engine, &script, &mut std::io::sink())
+        })
+    });
+    let rows = raw_rows(&prefix, ROWS);
+    g.bench_function("write/raw", |b| {
+        b.iter(|| raw_write(&Embedded::memory(), &rows))
+    });
+    g.finish();
+
+    // Ratios and memory, measured here, one side after the other.
+    let engine = best_of_three(|| {
+        engine_read(&db);
+    });
+    let raw = best_of_three(|| {
+        raw_read(&db, &prefix);
+    });
+    let mut report = String::new();
+    writeln!(
+        report,
+        "read 1M: engine {engine:.2?}, raw {raw:.2?}, raw/engine = {:.2}",
+        raw.as_secs_f64() / engine.as_secs_f64()
+    )
+    .unwrap();
+    let engine_w = best_of_three(|| {
+        let engine = Engine::new(Arc::new(Embedded::memory()));
+        run_script(&engine, &script, &mut std::io::sink());
+    });
+    let raw_w = best_of_three(|| raw_write(&Embedded::memory(), &rows));
+    writeln!(
+        report,
+        "write 1M: engine {engine_w:.2?}, raw {raw_w:.2?}, raw/engine = {:.2}",
+        raw_w.as_secs_f64() / engine_w.as_secs_f64()
+    )
+    .unwrap();
+    drop((db, rows, script));
+    for n in [250_000, 500_000, ROWS] {
+        let (db, _) = filled(n);
+        let before = IN_USE.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
+        engine_read(&db);
+        let peak = PEAK.load(Ordering::Relaxed) - before;
+        writeln!(
+            report,
+            "read {n}: peak heap above the stored data {:.1} MB",
+            peak as f64 / 1e6
+        )
+        .unwrap();
+    }
+    std::io::stderr().write_all(report.as_bytes()).unwrap();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,97 @@
+//! The engine for async callers: a script in, a stream of typed results
+//! out, with the database work on tokio's blocking threads.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use std::sync::Arc;
+//! use fql::exec::{Engine, Output};
+//! use fql::kv::embedded::Embedded;
+//!
+//! let engine = Arc::new(Engine::new(Arc::new(Embedded::memory())));
+//! let params = [("id".to_string(), fql::plan::parse_param("42"))].into();
+//! let mut rows = engine.query("/users(:id)=\"ann\"\n@commit\n/users(<int>)", params);
+//! while let Some(row) = rows.next().await {
+//!     let Output::KeyValue(kv) = row.unwrap() else { unreachable!() };
+//!     assert_eq!(kv.to_string(), r#"/users(42)="ann""#);
+//! }
+//! # }
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use super::{Engine, Error, Output};
+use crate::syntax::ast::Elem;
+
+/// Why a script did not run, or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// It does not parse or fails a static check; nothing ran.
+    #[error("the script is not valid: {}", .0.first().map(ToString::to_string).unwrap_or_default())]
+    Invalid(Vec<crate::syntax::Error>),
+    /// It cannot be planned (a missing parameter, ...); nothing ran.
+    #[error("the script cannot run: {}", .0.first().map(ToString::to_string).unwrap_or_default())]
+    Plan(Vec<crate::plan::Error>),
+    /// It stopped while running; transactions before the failed one are
+    /// committed.
+    #[error(transparent)]
+    Run(#[from] Error),
+}
+
+/// Results as they come: a stream in all but name, read with
+/// [`Results::next`].
+pub struct Results {
+    rx: mpsc::Receiver<Result<Output, QueryError>>,
+}
+
+/// How many results may wait for a slow reader before the engine waits.
+const BUFFER: usize = 1024;
+
+impl Results {
+    /// The next result, `None` at the end. An error ends the stream.
+    pub async fn next(&mut self) -> Option<Result<Output, QueryError>> {
+        self.rx.recv().await
+    }
+}
+
+impl Engine {
+    /// Parses, checks, plans and runs `script` with `params` on a blocking
+    /// thread of the current tokio runtime. Dropping the [`Results`] stops
+    /// the run at its next result (an open transaction is not committed).
+    pub fn query(
+        self: &Arc<Self>,
+        script: impl Into<String>,
+        params: HashMap<String, Elem>,
+    ) -> Results {
+        let (tx, rx) = mpsc::channel(BUFFER);
+        let engine = self.clone();
+        let script = script.into();
+        tokio::task::spawn_blocking(move || {
+            let outcome = engine.run_text(&script, &params, &mut |row| {
+                // The reader is gone: stop.
+                tx.blocking_send(Ok(row))
+                    .map_err(|_| Error::Kv(crate::kv::Error::TransactionCancelled))
+            });
+            if let Err(e) = outcome {
+                let _ = tx.blocking_send(Err(e));
+            }
+        });
+        Results { rx }
+    }
+
+    /// Parses, checks, plans and runs `script`, handing results to `sink`.
+    pub fn run_text(
+        &self,
+        script: &str,
+        params: &HashMap<String, Elem>,
+        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+    ) -> Result<(), QueryError> {
+        let script = crate::syntax::load(script).map_err(QueryError::Invalid)?;
+        let plan = crate::plan::plan(script, params).map_err(QueryError::Plan)?;
+        self.run(&plan, sink)?;
+        Ok(())
+    }
+}

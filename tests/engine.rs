@@ -1,0 +1,141 @@
+//! The engine's library API, as Rust callers use it: async results, early
+//! stops, errors before anything runs, and versionstamped writes.
+
+use std::sync::Arc;
+
+use fql::exec::{Engine, Output, QueryError};
+use fql::kv::embedded::Embedded;
+
+fn engine() -> Arc<Engine> {
+    Arc::new(Engine::new(Arc::new(Embedded::memory())))
+}
+
+async fn collect(engine: &Arc<Engine>, script: &str) -> Result<Vec<String>, QueryError> {
+    let mut rows = engine.query(script, Default::default());
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().await {
+        out.push(row?.to_string());
+    }
+    Ok(out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_stream_in_key_order() {
+    let engine = engine();
+    let mut script = String::new();
+    for i in 0..5000 {
+        script.push_str(&format!("/n({i})={}\n", i * 2));
+    }
+    assert!(collect(&engine, &script).await.unwrap().is_empty());
+    let rows = collect(&engine, "/n(<int>)=<int>").await.unwrap();
+    assert_eq!(rows.len(), 5000);
+    assert_eq!(rows[4999], "/n(4999)=9998");
+    // A reader that stops early stops the run.
+    let mut stream = engine.query("/n(...)", Default::default());
+    let first = stream.next().await.unwrap().unwrap();
+    assert_eq!(first.to_string(), "/n(0)=0");
+    drop(stream);
+}
+
+#[tokio::test]
+async fn invalid_scripts_run_nothing() {
+    let engine = engine();
+    let err = collect(&engine, "/a(1)=2\n/b(<string>)").await.unwrap_err();
+    assert!(matches!(err, QueryError::Invalid(_)), "{err:?}");
+    let err = collect(&engine, "/a(1)=2\n/b(:missing)").await.unwrap_err();
+    assert!(matches!(err, QueryError::Plan(_)), "{err:?}");
+    assert_eq!(
+        collect(&engine, "/a(...)").await.unwrap(),
+        Vec::<String>::new()
+    );
+    // An error while running ends the stream after what ran.
+    let err = collect(
+        &engine,
+        "/s(1)=1\n/s(2)=\"x\"\n@commit\n[strict] /s(<int>)=<int>",
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(
+        err,
+        QueryError::Run(fql::exec::Error::Mismatch { .. })
+    ));
+}
+
+#[test]
+fn incomplete_vstamps_are_filled_at_commit() {
+    let engine = Engine::new(Arc::new(Embedded::memory()));
+    let mut out = Vec::new();
+    let script = "/queue(#:0001)=\"a\"\n/queue(#:0002)=\"b\"\n/beat(\"me\")=#:00cd\n@commit\n/queue(<vstamp>)=<str>\n/beat(\"me\")=<vstamp>";
+    engine
+        .run_text(script, &Default::default(), &mut |row| {
+            out.push(row);
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(out.len(), 3);
+    let stamp = |o: &Output| {
+        let Output::KeyValue(kv) = o else { panic!() };
+        kv.to_string()
+    };
+    let (a, b, beat) = (stamp(&out[0]), stamp(&out[1]), stamp(&out[2]));
+    // One commit, one transaction version; the user versions as written.
+    let tx = &a[8..28];
+    assert!(
+        a.starts_with("/queue(#") && a.ends_with(":0001)=\"a\""),
+        "{a}"
+    );
+    assert!(b.ends_with(":0002)=\"b\"") && &b[8..28] == tx, "{b}");
+    assert_eq!(beat, format!("/beat(\"me\")=#{tx}:00cd"));
+}
+
+/// A read that outlives the five-second limit fails after what it
+/// printed, or, with split reads, goes on in a new transaction and says so.
+#[test]
+fn long_reads_fail_or_go_on_in_new_transactions() {
+    let db = Arc::new(Embedded::memory());
+    let script: String = (0..40).map(|i| format!("/slow({i})=1\n")).collect();
+    let writer = Engine::new(db.clone());
+    writer
+        .run_text(&script, &Default::default(), &mut |_| Ok(()))
+        .unwrap();
+    // Both at once: each waits out the limit.
+    std::thread::scope(|s| {
+        for split in [false, true] {
+            let db = db.clone();
+            s.spawn(move || long_read(db, split));
+        }
+    });
+}
+
+fn long_read(db: Arc<Embedded>, split: bool) {
+    use std::time::Duration;
+    {
+        let engine = Engine::new(db.clone()).split_reads(split);
+        let mut out = Vec::new();
+        let mut slept = false;
+        let ran = engine.run_text("/slow(<int>)", &Default::default(), &mut |row| {
+            out.push(row.to_string());
+            if !slept {
+                slept = true;
+                std::thread::sleep(Duration::from_millis(5200));
+            }
+            Ok(())
+        });
+        if split {
+            ran.unwrap();
+            let marks: Vec<_> = out.iter().filter(|l| l.starts_with('%')).collect();
+            assert_eq!(marks.len(), 1, "{out:?}");
+            assert_eq!(out.len(), 41);
+            assert_eq!(out.last().unwrap(), "/slow(39)=1");
+        } else {
+            let err = ran.unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    QueryError::Run(fql::exec::Error::Interrupted { printed: 16, .. })
+                ),
+                "{err:?}"
+            );
+        }
+    }
+}
