@@ -153,6 +153,10 @@ impl Subject {
 /// Judges an option list and returns the encoding it describes, or every
 /// problem with it. An empty list is the tuple encoding.
 pub fn resolve(opts: &Options, subject: Subject) -> Result<Encoding, Vec<Error>> {
+    // The common case, taken for every value a script writes or reads.
+    if opts.items.is_empty() {
+        return Ok(Encoding::Tuple);
+    }
     let target = subject.target();
     let place = subject.place();
     if target == Target::None {

@@ -58,11 +58,13 @@ pub(super) fn pack(prefix: &[u8], elems: &[Elem], at: Span) -> Result<Packed, Er
     if size > MAX_PACKED {
         return Err(Error::TooLarge { size, at });
     }
-    let tuple = elems
-        .iter()
-        .map(to_element)
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut bytes = prefix.to_vec();
+    let mut tuple = Vec::with_capacity(elems.len());
+    for e in elems {
+        tuple.push(to_element(e)?);
+    }
+    // `size` bounds the packed length, so packing never reallocates.
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    bytes.extend_from_slice(prefix);
     let offset = tuple
         .pack_root(&mut bytes)
         .map_err(|_| Error::TooLarge { size, at })?;
