@@ -50,7 +50,8 @@ pub fn run(
         Query::KeyValue(kv) => match step.kind {
             Kind::Set => set(tx, dirs, kv, step.span),
             Kind::Clear => clear(tx, dirs, kv, step.span),
-            Kind::Read => read(tx, dirs, kv, step, emit),
+            // An aggregate folds even the one key of a single read.
+            Kind::Read if !has_aggregate(kv) => read(tx, dirs, kv, step, emit),
             _ => scan(tx, dirs, kv, step, split, emit),
         },
     }
@@ -266,27 +267,39 @@ impl Folds {
         for (n, fold) in self.keys {
             tuple.elems[n].kind = fold.finish()?;
         }
-        let (value, opts) = match (self.value, self.common) {
-            (Some(fold), _) => (fold.finish()?, Options::default()),
-            (None, Some(Some(common))) => common,
-            (None, _) => match &kv.value {
-                Value::Data(e, o) => (e.kind.clone(), o.clone()),
-                _ => (
-                    ElemKind::Var(Box::new(Variable {
-                        name: None,
-                        types: ThinVec::new(),
-                        span: Span::default(),
-                    })),
-                    Options::default(),
-                ),
-            },
+        let value = match (self.value, self.common) {
+            (Some(fold), _) => Value::Data(
+                Elem {
+                    kind: fold.finish()?,
+                    span: Span::default(),
+                },
+                Options::default(),
+            ),
+            (None, Some(Some((kind, opts)))) => Value::Data(
+                Elem {
+                    kind,
+                    span: Span::default(),
+                },
+                opts,
+            ),
+            (None, _) => kv.value.clone(),
         };
-        let Output::KeyValue(mut out) = row(path, Vec::new(), value, opts) else {
+        let Output::KeyValue(mut out) = row(path, Vec::new(), ElemKind::Nil, Options::default())
+        else {
             unreachable!("a row is a key-value")
         };
+        out.value = value;
         out.key.tuple = tuple;
         Some(Output::KeyValue(out))
     }
+}
+
+/// Whether the key or the value holds an aggregate.
+fn has_aggregate(kv: &KeyValue) -> bool {
+    let agg = |e: &Elem| {
+        matches!(&e.kind, ElemKind::Var(v) if v.types.iter().any(|t| t.ty.is_agg()))
+    };
+    kv.key.tuple.elems.iter().any(agg) || matches!(&kv.value, Value::Data(e, _) if agg(e))
 }
 
 /// A result row as FQL.
