@@ -58,14 +58,14 @@ struct Parser<'a> {
     /// nested tuples, so the depth is bounded to bound the stack.
     depth: usize,
     errors: Vec<ParseError>,
-    comments: Vec<Comment>,
+    comments: Vec<Comment<'a>>,
     blank_lines: Vec<u32>,
 }
 
 /// Parses a script: statements, meta statements, comments and blank lines.
 ///
 /// On failure, returns every error found, in source order.
-pub fn parse(src: &str) -> Result<Script, Vec<ParseError>> {
+pub fn parse(src: &str) -> Result<Script<'_>, Vec<ParseError>> {
     let (script, errors) = parse_partial(src);
     if errors.is_empty() {
         Ok(script)
@@ -81,7 +81,7 @@ pub fn parse(src: &str) -> Result<Script, Vec<ParseError>> {
 /// copied twice more and read back before its stores had retired, a
 /// visible cost on one-line queries.
 #[inline]
-pub(super) fn parse_partial(src: &str) -> (Script, Vec<ParseError>) {
+pub(super) fn parse_partial(src: &str) -> (Script<'_>, Vec<ParseError>) {
     if u32::try_from(src.len()).is_err() {
         return (
             Script::default(),
@@ -113,8 +113,9 @@ mod tests {
     use crate::syntax::ast::{ElemKind, Int, Item, Query, Value};
 
     /// The value of `/d(0)=<text>`.
-    fn value(text: &str) -> ElemKind {
-        let script = parse(&format!("/d(0)={text}")).expect("parses");
+    fn value(text: &str) -> ElemKind<'static> {
+        let src = format!("/d(0)={text}").leak();
+        let script = parse(src).expect("parses");
         match &script.items[0] {
             Item::Statement(s) => match &s.query {
                 Query::KeyValue(kv) => match &kv.value {

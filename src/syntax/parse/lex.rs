@@ -273,7 +273,7 @@ impl<'a> Parser<'a> {
             .is_none_or(|c| (c.span.start as usize) < start)
         {
             self.comments.push(Comment {
-                text: text.into(),
+                text,
                 own_line,
                 span: Span::new(start, start + 1 + text.len()),
             });

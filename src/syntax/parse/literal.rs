@@ -3,7 +3,8 @@
 //! Malformed literals are reported without stopping the parse (a placeholder
 //! value stands in), so a script with several bad literals shows them all.
 
-use compact_str::CompactString;
+use std::borrow::Cow;
+
 use nom::Parser as _;
 use nom::bytes::complete::{tag, take_while_m_n};
 use nom::character::complete::digit1;
@@ -58,21 +59,20 @@ fn string_run(i: &str) -> usize {
 impl<'a> Parser<'a> {
     /// A double-quoted string with the escapes `\"`, `\\` and `\n`. The
     /// caller has seen the `"`.
-    pub(super) fn string(&mut self, i: &'a str) -> PResult<'a, CompactString> {
+    pub(super) fn string(&mut self, i: &'a str) -> PResult<'a, Cow<'a, str>> {
         let open = self.pos(i);
         let mut i = &i[1..];
         let mut n = string_run(i);
-        // Most strings have no escape: their text is one slice, copied once
-        // rather than grown piece by piece.
+        // Most strings have no escape: their text is a slice of the source.
         if i.as_bytes().get(n) == Some(&b'"') {
-            return Ok((&i[n + 1..], CompactString::new(&i[..n])));
+            return Ok((&i[n + 1..], Cow::Borrowed(&i[..n])));
         }
-        let mut text = CompactString::const_new("");
+        let mut text = String::new();
         loop {
             text.push_str(&i[..n]);
             i = &i[n..];
             match peek(i) {
-                Some(b'"') => return Ok((&i[1..], text)),
+                Some(b'"') => return Ok((&i[1..], Cow::Owned(text))),
                 Some(b'\\') => {
                     let esc = i[1..].chars().next();
                     let len = 1 + esc.map_or(0, char::len_utf8);
@@ -112,7 +112,7 @@ impl<'a> Parser<'a> {
 
     /// An element that starts with a digit or `-`: an int, a num, bytes
     /// (`0x..`) or a uuid.
-    pub(super) fn numeric(&mut self, i: &'a str) -> (&'a str, ElemKind) {
+    pub(super) fn numeric(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         if i.starts_with("0x") {
             self.bytes(i)
         } else if looks_like_uuid(i) {
@@ -124,7 +124,7 @@ impl<'a> Parser<'a> {
 
     /// An element that starts with a letter: `nil`, `true`, `false`, `inf`,
     /// `nan`, or a uuid such as `ca03676e-...`. Anything else backtracks.
-    pub(super) fn word(&mut self, i: &'a str) -> Option<(&'a str, ElemKind)> {
+    pub(super) fn word(&mut self, i: &'a str) -> Option<(&'a str, ElemKind<'a>)> {
         if looks_like_uuid(i) {
             return Some(self.uuid(i));
         }
@@ -141,7 +141,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `0x` and an even number of hex digits.
-    fn bytes(&mut self, i: &'a str) -> (&'a str, ElemKind) {
+    fn bytes(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let (rest, digits) = take_bytes(&i[2..], |b| b.is_ascii_alphanumeric());
         if let Some(n) = digits.bytes().position(|b| !is_hex(b)) {
             let bad = &digits[n..n + 1];
@@ -165,7 +165,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `8-4-4-4-12` hex digits.
-    fn uuid(&mut self, i: &'a str) -> (&'a str, ElemKind) {
+    fn uuid(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let (rest, text) = take_bytes(i, |b| b.is_ascii_alphanumeric() || b == b'-');
         let span = self.span_of(text);
         let nil = (rest, ElemKind::Uuid(Uuid::nil()));
@@ -218,7 +218,7 @@ impl<'a> Parser<'a> {
 
     /// `#` 20 hex digits `:` 4 hex digits, or the incomplete `#:` 4 hex
     /// digits.
-    pub(super) fn vstamp(&mut self, i: &'a str) -> (&'a str, ElemKind) {
+    pub(super) fn vstamp(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let (rest, text) = take_bytes(&i[1..], |b| b.is_ascii_alphanumeric() || b == b':');
         let span = self.span_from(self.pos(i), rest);
         let placeholder = (rest, ElemKind::Vstamp(Vstamp { tx: None, user: 0 }));
@@ -258,7 +258,7 @@ impl<'a> Parser<'a> {
     }
 
     /// An int or a num: `-12`, `3.5`, `-2e10`, `1.5e-3`, `-inf`.
-    pub(super) fn number(&mut self, i: &'a str) -> (&'a str, ElemKind) {
+    pub(super) fn number(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let neg = peek(i) == Some(b'-');
         let unsigned = &i[usize::from(neg)..];
         if peek(unsigned).is_some_and(|b| b.is_ascii_alphabetic()) {
@@ -345,7 +345,7 @@ impl<'a> Parser<'a> {
 
     /// Reports the run of number-like text at `i` as an invalid number and
     /// consumes it.
-    fn bad_number(&mut self, i: &'a str, help: Option<String>) -> (&'a str, ElemKind) {
+    fn bad_number(&mut self, i: &'a str, help: Option<String>) -> (&'a str, ElemKind<'a>) {
         let sign = usize::from(peek(i) == Some(b'-'));
         let (rest, _) = take_bytes(&i[sign..], |b| is_name_byte(b) || b == b'+');
         let text = &i[..i.len() - rest.len()];
