@@ -14,11 +14,12 @@ use crate::syntax::ast::{
 use crate::syntax::error::ParseError;
 
 impl<'a> Parser<'a> {
-    /// Every item of the script; errors are collected on the way.
-    pub(super) fn script(&mut self, i: &'a str) -> Vec<Item<'a>> {
+    /// Every item of the script, into the script; errors are collected on
+    /// the way.
+    pub(super) fn script(&mut self, i: &'a str) {
         let mut i = self.skip_lines(i);
         if i.is_empty() {
-            return Vec::new();
+            return;
         }
         // Sized for the common single query: the first push then does not
         // go through the vector's growth path, and the block is no larger
@@ -49,7 +50,8 @@ impl<'a> Parser<'a> {
             }
             i = self.skip_lines(i);
             if i.is_empty() {
-                return items;
+                self.out.items = items;
+                return;
             }
         }
     }
