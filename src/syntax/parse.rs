@@ -112,7 +112,7 @@ fn sorted(mut errors: Vec<ParseError>) -> Vec<ParseError> {
 #[cfg(test)]
 mod tests {
     use super::parse;
-    use crate::syntax::ast::{ElemKind, Int, Item, Query, Value};
+    use crate::syntax::ast::{ElemKind, Int, Item, Num, Query, Value};
 
     /// The value of `/d(0)=<text>`.
     fn value(text: &str) -> ElemKind<'static> {
@@ -150,6 +150,12 @@ mod tests {
         ] {
             assert_eq!(value(text), ElemKind::Int(big(text)), "{text}");
         }
+        // Digits that something number-like follows are not ints.
+        assert_eq!(value("12e3"), ElemKind::Num(Num(12e3)));
+        assert_eq!(value("-1.5"), ElemKind::Num(Num(-1.5)));
+        assert_eq!(value("0x0a"), ElemKind::Bytes(vec![10]));
+        let uuid = "12345678-1234-1234-1234-123456789abc";
+        assert_eq!(value(uuid), ElemKind::Uuid(uuid.parse().unwrap()));
     }
 
     /// Strings are scanned a word at a time; the end may fall anywhere in

@@ -2,9 +2,10 @@
 //! option lists.
 
 use super::lex::{backtrack, fail, hspace, is_name, is_name_start, peek, starts_statement, word};
+use super::literal::{plain_string, small_int};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
-    Cast, Elem, ElemKind, Ident, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span,
+    Cast, Elem, ElemKind, Ident, Int, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span,
     ThinVec, Tuple, Type, TypeSpec, Variable,
 };
 use crate::syntax::error::ParseError;
@@ -43,7 +44,10 @@ impl<'a> Parser<'a> {
                 return Ok(rest);
             }
             Some(b'"') => {
-                let (rest, text) = self.string(i)?;
+                let (rest, text) = match plain_string(i) {
+                    Some(ok) => ok,
+                    None => self.string(i)?,
+                };
                 let span = self.span_from(start, rest);
                 sink.put(Elem {
                     kind: ElemKind::Str(text),
@@ -70,7 +74,10 @@ impl<'a> Parser<'a> {
                 return Ok(rest);
             }
             Some(b'#') => self.vstamp(i),
-            Some(b'0'..=b'9' | b'-') => self.numeric(i),
+            Some(b'0'..=b'9' | b'-') => match small_int(i) {
+                Some((rest, n)) => (rest, ElemKind::Int(Int::Small(n))),
+                None => self.numeric(i),
+            },
             Some(b'.') if !i.starts_with("...") => self.number(i),
             Some(b) if b.is_ascii_alphabetic() => match self.word(i) {
                 Some(ok) => ok,
