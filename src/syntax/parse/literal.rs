@@ -5,8 +5,6 @@
 
 use std::borrow::Cow;
 
-use nom::Parser as _;
-use nom::bytes::complete::{tag, take_while_m_n};
 use nom::character::complete::digit1;
 use num_bigint::BigInt;
 
@@ -219,31 +217,25 @@ impl<'a> Parser<'a> {
         let mut filled = 0;
         for (n, len) in [8, 4, 4, 4, 12].into_iter().enumerate() {
             if n > 0 {
-                match tag::<_, _, Fail>("-").parse(group) {
-                    Ok((after, _)) => group = after,
-                    Err(_) => {
+                match group.strip_prefix('-') {
+                    Some(after) => group = after,
+                    None => {
                         let reason = format!("expected 5 groups, found {n}");
                         self.report(ParseError::InvalidUuid { reason, at: span });
                         return nil;
                     }
                 }
             }
-            let digits = take_while_m_n::<_, _, Fail>(len, len, |c: char| c.is_ascii_hexdigit())
-                .parse(group);
-            match digits {
-                Ok((after, digits)) if !after.starts_with(|c: char| c.is_ascii_hexdigit()) => {
-                    const_hex::decode_to_slice(digits, &mut out[filled..filled + len / 2])
-                        .expect("checked hex digits");
-                    filled += len / 2;
-                    group = after;
-                }
-                _ => {
-                    let found = group.bytes().take_while(u8::is_ascii_hexdigit).count();
-                    let reason = format!("group {} has {found} hex digits, not {len}", n + 1);
-                    self.report(ParseError::InvalidUuid { reason, at: span });
-                    return nil;
-                }
+            let found = group.bytes().take_while(u8::is_ascii_hexdigit).count();
+            if found != len {
+                let reason = format!("group {} has {found} hex digits, not {len}", n + 1);
+                self.report(ParseError::InvalidUuid { reason, at: span });
+                return nil;
             }
+            const_hex::decode_to_slice(&group[..len], &mut out[filled..filled + len / 2])
+                .expect("checked hex digits");
+            filled += len / 2;
+            group = &group[len..];
         }
         if !group.is_empty() {
             let reason = "more than 5 groups".to_string();
