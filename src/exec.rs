@@ -24,47 +24,23 @@ mod aggregate;
 mod dirs;
 mod error;
 mod matching;
+mod output;
 mod step;
 mod stream;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::{self, Display, Formatter};
 use std::sync::Arc;
 
 use crate::directory::DirectoryLayer;
 use crate::kv::{Database, DatabaseExt, Transaction};
 use crate::plan::{Plan, Step, replace_refs};
-use crate::syntax::ast::{ElemKind, KeyValue};
+use crate::syntax::ast::ElemKind;
 use dirs::Dirs;
 
 pub use error::Error;
+pub use output::{Output, Part, Row};
 pub use stream::{QueryError, Results};
-
-/// One result.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Output {
-    /// A directory, by its path.
-    Directory(Vec<String>),
-    /// A key-value, in the form that writes it back.
-    KeyValue(KeyValue),
-    /// A long read went on in a new transaction: the results after this
-    /// are not from the same snapshot as those before it.
-    NewSnapshot,
-}
-
-impl Display for Output {
-    /// The canonical FQL of the result, so every line can be pasted back.
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            Output::Directory(path) => f.write_str(&dirs::display(path)),
-            Output::KeyValue(kv) => kv.fmt(f),
-            Output::NewSnapshot => f.write_str(
-                "% the read went on in a new transaction: what follows is a later snapshot",
-            ),
-        }
-    }
-}
 
 /// Runs plans against one database.
 pub struct Engine {
@@ -103,7 +79,7 @@ impl Engine {
     /// committed.
     pub fn run(
         &self,
-        plan: &Plan,
+        plan: &Plan<'_>,
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
     ) -> Result<(), Error> {
         // The rows of statements that feed later ones, by statement.
@@ -134,7 +110,7 @@ impl Engine {
     /// A read-only transaction, its results handed out as they are read.
     fn stream(
         &self,
-        steps: &[Step],
+        steps: &[Step<'_>],
         rows: Rows,
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
     ) -> Result<Rows, Error> {
@@ -172,7 +148,7 @@ impl Engine {
         &self,
         tx: &mut dyn Transaction,
         dirs: &mut Dirs<'_>,
-        step: &Step,
+        step: &Step<'_>,
         split: bool,
         rows: &mut Rows,
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
@@ -188,7 +164,7 @@ impl Engine {
             } else {
                 let mut query = step.query.clone();
                 replace_refs(&mut query, &mut |r| {
-                    let name = r.name.name.as_str();
+                    let name = r.name.name;
                     let bound = env.iter().rev().find(|(n, _)| n == name);
                     bound.map(|(_, v)| v.clone())
                 });
@@ -221,7 +197,7 @@ impl Engine {
 
 /// One row of a feeding statement: each name with its value, the names of
 /// the rows it ran for included.
-type Env = Vec<(String, ElemKind)>;
+type Env = Vec<(String, ElemKind<'static>)>;
 
 /// The rows of feeding statements, by statement.
 type Rows = HashMap<usize, Vec<Env>>;

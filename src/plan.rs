@@ -18,20 +18,20 @@ use crate::syntax::ast::*;
 
 /// A checked script, ready to run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Plan {
+pub struct Plan<'a> {
     /// The transactions, in order; `@commit` ends one and begins the next.
-    pub transactions: Vec<Vec<Step>>,
+    pub transactions: Vec<Vec<Step<'a>>>,
 }
 
 /// One statement to run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Step {
+pub struct Step<'a> {
     /// Its position in the script, counting statements from 0.
     pub id: usize,
     /// What the statement does.
     pub kind: Kind,
     /// The query, parameters substituted.
-    pub query: Query,
+    pub query: Query<'a>,
     /// Its resolved query options.
     pub options: ReadOptions,
     /// Where it was written.
@@ -128,7 +128,10 @@ impl Error {
 /// Plans a script that passed [`check`](crate::syntax::check), with
 /// `params` for its unbound references. The plan takes the script's
 /// statements over, so a script of a million writes is held once.
-pub fn plan(script: Script, params: &HashMap<String, Elem>) -> Result<Plan, Vec<Error>> {
+pub fn plan<'a>(
+    script: Script<'a>,
+    params: &HashMap<String, Elem<'static>>,
+) -> Result<Plan<'a>, Vec<Error>> {
     let mut transactions = vec![Vec::new()];
     let mut errors = Vec::new();
     // For each name, the statement that bound it last and its types.
@@ -207,7 +210,7 @@ fn driver(
     Some(driver)
 }
 
-fn read_options(opts: &Options) -> ReadOptions {
+fn read_options(opts: &Options<'_>) -> ReadOptions {
     let mut out = ReadOptions::default();
     for opt in &opts.items {
         match (opt.name, opt.arg.as_ref().map(|a| &a.kind)) {
@@ -218,7 +221,7 @@ fn read_options(opts: &Options) -> ReadOptions {
                 out.limit = usize::try_from(*n).ok();
             }
             (OptName::Mode, Some(OptArgKind::Name(m))) => {
-                out.mode = match m.as_str() {
+                out.mode = match *m {
                     "want_all" => StreamingMode::WantAll,
                     "exact" => StreamingMode::Exact,
                     "small" => StreamingMode::Small,
@@ -235,11 +238,11 @@ fn read_options(opts: &Options) -> ReadOptions {
 }
 
 /// The names a statement's named variables bind, with their types.
-fn names_bound(query: &Query) -> Vec<(String, Vec<Type>)> {
+fn names_bound(query: &Query<'_>) -> Vec<(String, Vec<Type>)> {
     let mut out: Vec<(String, Vec<Type>)> = Vec::new();
-    let mut var = |v: &Variable| {
+    let mut var = |v: &Variable<'_>| {
         if let Some(name) = &v.name
-            && !out.iter().any(|(n, _)| n == name.name.as_str())
+            && !out.iter().any(|(n, _)| n == name.name)
         {
             out.push((
                 name.name.to_string(),
@@ -257,7 +260,7 @@ fn names_bound(query: &Query) -> Vec<(String, Vec<Type>)> {
         }
     }
     if let Query::KeyValue(kv) = query {
-        let mut elem = |e: &Elem| {
+        let mut elem = |e: &Elem<'_>| {
             if let ElemKind::Var(v) = &e.kind {
                 var(v)
             }
@@ -274,15 +277,15 @@ fn names_bound(query: &Query) -> Vec<(String, Vec<Type>)> {
 
 /// Replaces references by parameters; returns the references left for
 /// names that earlier statements bind, which are filled row by row.
-fn substitute(
-    query: &mut Query,
-    params: &HashMap<String, Elem>,
+fn substitute<'a>(
+    query: &mut Query<'a>,
+    params: &HashMap<String, Elem<'static>>,
     bound: &HashMap<String, (usize, Vec<Type>)>,
     errors: &mut Vec<Error>,
 ) -> Vec<(String, Span)> {
     let mut joins = Vec::new();
-    let mut resolve = |r: &Reference| -> Option<ElemKind> {
-        let name = r.name.name.as_str();
+    let mut resolve = |r: &Reference<'_>| -> Option<ElemKind<'a>> {
+        let name = r.name.name;
         if let Some((_, types)) = bound.get(name) {
             if let Some(cast) = &r.cast
                 && !types.is_empty()
@@ -313,9 +316,9 @@ fn substitute(
 }
 
 /// Replaces each reference for which `resolve` gives a value.
-pub(crate) fn replace_refs(
-    query: &mut Query,
-    resolve: &mut impl FnMut(&Reference) -> Option<ElemKind>,
+pub(crate) fn replace_refs<'a>(
+    query: &mut Query<'a>,
+    resolve: &mut impl FnMut(&Reference<'_>) -> Option<ElemKind<'a>>,
 ) {
     let dir = match query {
         Query::Directory(d) | Query::Remove { dir: d, .. } => d,
@@ -342,7 +345,10 @@ pub(crate) fn replace_refs(
     }
 }
 
-fn substitute_elem(e: &mut Elem, resolve: &mut impl FnMut(&Reference) -> Option<ElemKind>) {
+fn substitute_elem<'a>(
+    e: &mut Elem<'a>,
+    resolve: &mut impl FnMut(&Reference<'_>) -> Option<ElemKind<'a>>,
+) {
     match &mut e.kind {
         ElemKind::Ref(r) => {
             if let Some(kind) = resolve(r) {
@@ -361,37 +367,31 @@ fn substitute_elem(e: &mut Elem, resolve: &mut impl FnMut(&Reference) -> Option<
 /// A parameter's value from text, as `-p name=value` gives it: an FQL
 /// data element (`42`, `"ann"`, `0xff`, `(1,2)`) when the text is one,
 /// else the text itself as a string, so `-p name=ann` needs no quotes.
-pub fn parse_param(text: &str) -> Elem {
+pub fn parse_param(text: &str) -> Elem<'static> {
     let as_str = || Elem {
-        kind: ElemKind::Str(text.into()),
+        kind: ElemKind::Str(text.to_string().into()),
         span: Span::default(),
     };
-    let Ok(script) = crate::syntax::parse(&format!("/p({text})")) else {
+    let src = format!("/p({text})");
+    let Ok(script) = crate::syntax::parse(&src) else {
         return as_str();
     };
-    match script.items.as_slice() {
-        [
-            Item::Statement(Statement {
-                query: Query::KeyValue(kv),
-                ..
-            }),
-        ] if kv.key.tuple.elems.len() == 1 && kv.key.tuple.rest.is_none() => {
-            let elem = &kv.key.tuple.elems[0];
-            let mut data = true;
-            elem.walk(&mut |e| {
-                if matches!(e.kind, ElemKind::Var(_) | ElemKind::Ref(_)) {
-                    data = false;
-                }
-            });
-            if data {
-                Elem {
-                    kind: elem.kind.clone(),
-                    span: Span::default(),
-                }
-            } else {
-                as_str()
-            }
-        }
+    let [Item::Statement(Statement {
+        query: Query::KeyValue(kv),
+        ..
+    })] = script.items.as_slice()
+    else {
+        return as_str();
+    };
+    if kv.key.tuple.elems.len() != 1 || kv.key.tuple.rest.is_some() {
+        return as_str();
+    }
+    // Through the tuple encoding and back: data keeps its value exactly
+    // and no longer borrows the text.
+    match crate::codec::encode_key(&[], &kv.key.tuple.elems) {
+        Ok(key) if key.op == crate::codec::Op::Set => crate::codec::decode_key(&[], &key.bytes)
+            .and_then(|mut elems| elems.pop())
+            .unwrap_or_else(as_str),
         _ => as_str(),
     }
 }

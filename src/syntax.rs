@@ -25,7 +25,7 @@ pub use report::Diagnostics;
 
 /// Parses and checks a script, returning every error of both stages in
 /// source order. Statements that parse are checked even when others do not.
-pub fn load(src: &str) -> Result<ast::Script, Vec<Error>> {
+pub fn load(src: &str) -> Result<ast::Script<'_>, Vec<Error>> {
     let (script, parse_errors) = parse::parse_partial(src);
     let check_errors = check(&script).err().unwrap_or_default();
     if parse_errors.is_empty() && check_errors.is_empty() {

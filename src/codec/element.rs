@@ -22,7 +22,7 @@ use super::Error;
 
 /// The tuple-layer element for a data element, borrowing its text and
 /// bytes. Holes have no encoding and are refused.
-pub fn to_element(elem: &Elem) -> Result<Element<'_>, Error> {
+pub fn to_element<'e>(elem: &'e Elem<'_>) -> Result<Element<'e>, Error> {
     Ok(match &elem.kind {
         ElemKind::Nil => Element::Nil,
         ElemKind::Bool(b) => Element::Bool(*b),
@@ -32,7 +32,7 @@ pub fn to_element(elem: &Elem) -> Result<Element<'_>, Error> {
             Err(_) => Element::BigInt((**n).clone()),
         },
         ElemKind::Num(Num(x)) => Element::Double(*x),
-        ElemKind::Str(s) => Element::String(Cow::Borrowed(s.as_str())),
+        ElemKind::Str(s) => Element::String(Cow::Borrowed(s)),
         ElemKind::Bytes(b) => Element::Bytes(Bytes::from(b.as_slice())),
         ElemKind::Uuid(u) => Element::Uuid(*u),
         ElemKind::Vstamp(v) => Element::Versionstamp(versionstamp(*v)),
@@ -43,7 +43,7 @@ pub fn to_element(elem: &Elem) -> Result<Element<'_>, Error> {
 }
 
 /// The elements of a tuple; a trailing `...` is a hole.
-pub fn to_elements(t: &Tuple) -> Result<Vec<Element<'_>>, Error> {
+pub fn to_elements<'e>(t: &'e Tuple<'_>) -> Result<Vec<Element<'e>>, Error> {
     if let Some(rest) = t.rest {
         return Err(not_data("...".into(), rest));
     }
@@ -69,7 +69,7 @@ pub(super) fn versionstamp(v: Vstamp) -> Versionstamp {
 /// version is all `ff` (which the crate would call incomplete): what is in
 /// the database is what was committed, and reading it as `#:...` would turn
 /// a read result into a versionstamped write if written back.
-pub fn from_element(e: Element<'_>) -> ElemKind {
+pub fn from_element(e: Element<'_>) -> ElemKind<'static> {
     match e {
         Element::Nil => ElemKind::Nil,
         Element::Bool(b) => ElemKind::Bool(b),
@@ -77,7 +77,7 @@ pub fn from_element(e: Element<'_>) -> ElemKind {
         Element::BigInt(n) => ElemKind::Int(Int::from_big(n)),
         Element::Float(x) => ElemKind::Num(Num(f64::from(x))),
         Element::Double(x) => ElemKind::Num(Num(x)),
-        Element::String(s) => ElemKind::Str(s.as_ref().into()),
+        Element::String(s) => ElemKind::Str(Cow::Owned(s.into_owned())),
         Element::Bytes(b) => ElemKind::Bytes(b.into_owned()),
         Element::Uuid(u) => ElemKind::Uuid(u),
         Element::Versionstamp(v) => {
@@ -94,7 +94,7 @@ pub fn from_element(e: Element<'_>) -> ElemKind {
 
 /// A decoded tuple as an AST tuple. Decoded data has no place in any
 /// source text, so its spans are empty.
-pub fn from_elements(items: Vec<Element<'_>>) -> Tuple {
+pub fn from_elements(items: Vec<Element<'_>>) -> Tuple<'static> {
     Tuple {
         elems: items.into_iter().map(elem).collect::<ThinVec<_>>(),
         rest: None,
@@ -103,7 +103,7 @@ pub fn from_elements(items: Vec<Element<'_>>) -> Tuple {
 }
 
 /// An element with no place in the source.
-pub(super) fn elem(e: Element<'_>) -> Elem {
+pub(super) fn elem(e: Element<'_>) -> Elem<'static> {
     Elem {
         kind: from_element(e),
         span: Span::default(),
@@ -128,7 +128,7 @@ pub fn type_of(kind: &ElemKind) -> Option<Type> {
 
 /// The incomplete vstamps among `elems` and everything nested in them, in
 /// order, by where they were written.
-pub(super) fn incomplete_vstamps<'a>(elems: impl IntoIterator<Item = &'a Elem>) -> Vec<Span> {
+pub(super) fn incomplete_vstamps<'a>(elems: impl IntoIterator<Item = &'a Elem<'a>>) -> Vec<Span> {
     let mut found = Vec::new();
     for e in elems {
         e.walk(&mut |e| {
@@ -143,7 +143,9 @@ pub(super) fn incomplete_vstamps<'a>(elems: impl IntoIterator<Item = &'a Elem>) 
 /// Refuses a write with more than one incomplete vstamp among `elems`
 /// (a key's tuple and its value, together), and returns the one there is.
 /// FoundationDB fills in one stamp per mutation.
-pub fn single_vstamp<'a>(elems: impl IntoIterator<Item = &'a Elem>) -> Result<Option<Span>, Error> {
+pub fn single_vstamp<'a>(
+    elems: impl IntoIterator<Item = &'a Elem<'a>>,
+) -> Result<Option<Span>, Error> {
     match incomplete_vstamps(elems)[..] {
         [] => Ok(None),
         [one] => Ok(Some(one)),

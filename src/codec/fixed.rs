@@ -128,11 +128,11 @@ pub(super) fn encode_raw(kind: &ElemKind) -> Option<(Vec<u8>, bool)> {
 }
 
 /// A raw `str`, `uuid` or `vstamp`, if `bytes` can be one.
-pub(super) fn decode_raw(bytes: &[u8], ty: Type) -> Option<ElemKind> {
+pub(super) fn decode_raw(bytes: &[u8], ty: Type) -> Option<ElemKind<'static>> {
     match ty {
         Type::Str => std::str::from_utf8(bytes)
             .ok()
-            .map(|s| ElemKind::Str(s.into())),
+            .map(|s| ElemKind::Str(s.to_owned().into())),
         Type::Uuid => uuid::Uuid::from_slice(bytes).ok().map(ElemKind::Uuid),
         Type::Vstamp => {
             let (tx, user) = bytes.split_first_chunk::<10>()?;

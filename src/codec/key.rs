@@ -37,7 +37,7 @@ pub fn encode_key(prefix: &[u8], elems: &[Elem]) -> Result<Encoded, Error> {
 /// The whole rest is decoded as a list of elements. Decoding it as one
 /// element, as the tuple crate also offers, would read `15 01` and
 /// `05 15 01 00` alike.
-pub fn decode_key(prefix: &[u8], key: &[u8]) -> Option<Vec<Elem>> {
+pub fn decode_key(prefix: &[u8], key: &[u8]) -> Option<Vec<Elem<'static>>> {
     let rest = key.strip_prefix(prefix)?;
     Some(unpack_tuple(rest)?.into_iter().map(elem).collect())
 }

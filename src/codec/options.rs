@@ -176,10 +176,10 @@ pub fn resolve(opts: &Options, subject: Subject) -> Result<Encoding, Vec<Error>>
 /// The options a list holds once each, as far as they are valid.
 #[derive(Default)]
 struct Found<'a> {
-    width: Option<(u32, &'a Opt)>,
-    unsigned: Option<&'a Opt>,
-    big_endian: Option<&'a Opt>,
-    raw: Option<&'a Opt>,
+    width: Option<(u32, &'a Opt<'a>)>,
+    unsigned: Option<&'a Opt<'a>>,
+    big_endian: Option<&'a Opt<'a>>,
+    raw: Option<&'a Opt<'a>>,
 }
 
 impl Found<'_> {
@@ -234,7 +234,12 @@ fn none_help(name: OptName, subject: Subject) -> Option<String> {
 }
 
 /// Checks each option against the target, collecting the valid ones.
-fn scan<'a>(opts: &'a Options, target: Target, place: &str, errors: &mut Vec<Error>) -> Found<'a> {
+fn scan<'a>(
+    opts: &'a Options<'a>,
+    target: Target,
+    place: &str,
+    errors: &mut Vec<Error>,
+) -> Found<'a> {
     let mut found = Found::default();
     let mut sep: Option<&Opt> = None;
     let int_ok = matches!(target, Target::Int | Target::Any);

@@ -81,7 +81,7 @@ fn encode_tuple(elem: &Elem) -> Result<Encoded, Error> {
 /// Decodes a value with no type to go by, as `<>` and a left-out value
 /// read it: empty bytes are `nil`, a tuple of one element is that element,
 /// a longer tuple is a tuple, and bytes that are not a tuple are bytes.
-pub fn decode_untyped(bytes: &[u8]) -> ElemKind {
+pub fn decode_untyped(bytes: &[u8]) -> ElemKind<'static> {
     if bytes.is_empty() {
         return ElemKind::Nil;
     }
@@ -94,7 +94,7 @@ pub fn decode_untyped(bytes: &[u8]) -> ElemKind {
 
 /// Decodes a value as a tuple, for a value written as a tuple pattern such
 /// as `=(<int>,...)`: any valid tuple, the empty value included.
-pub fn decode_tuple(bytes: &[u8]) -> Option<Vec<Elem>> {
+pub fn decode_tuple(bytes: &[u8]) -> Option<Vec<Elem<'static>>> {
     Some(unpack_tuple(bytes)?.into_iter().map(elem).collect())
 }
 
@@ -109,7 +109,7 @@ pub struct ValueDecoder {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decoded {
     /// The element.
-    pub elem: ElemKind,
+    pub elem: ElemKind<'static>,
     /// Which of the variable's types decoded it; `None` for an untyped read.
     pub alternative: Option<usize>,
 }
@@ -148,7 +148,7 @@ impl ValueDecoder {
             });
         }
         // Decoded at most once, by the first type that needs it.
-        let mut untyped: Option<ElemKind> = None;
+        let mut untyped: Option<ElemKind<'static>> = None;
         for (n, &(ty, encoding)) in self.alternatives.iter().enumerate() {
             let found = match encoding {
                 Encoding::Int(layout) => super::fixed::decode_int(bytes, layout).map(ElemKind::Int),
@@ -173,7 +173,7 @@ impl ValueDecoder {
 }
 
 /// A tuple-encoded value read as `ty`, given its untyped reading.
-fn decode_typed(bytes: &[u8], ty: Type, untyped: &ElemKind) -> Option<ElemKind> {
+fn decode_typed(bytes: &[u8], ty: Type, untyped: &ElemKind<'static>) -> Option<ElemKind<'static>> {
     let is = |t: Type| type_of(untyped) == Some(t);
     match ty {
         Type::Any | Type::Agg(Agg::Count) => Some(untyped.clone()),

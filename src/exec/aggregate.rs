@@ -20,14 +20,14 @@ pub struct Fold {
     int_sum: BigInt,
     num_sum: f64,
     all_int: bool,
-    best: Option<ElemKind>,
+    best: Option<ElemKind<'static>>,
     pieces: Vec<u8>,
     all_str: bool,
 }
 
 impl Fold {
     /// A fold for `agg`, with the options of its type (`sep` for append).
-    pub fn new(agg: Agg, options: &Options) -> Fold {
+    pub fn new(agg: Agg, options: &Options<'_>) -> Fold {
         let sep = options
             .items
             .iter()
@@ -52,7 +52,7 @@ impl Fold {
 
     /// Adds one row's element; the read's filter has already checked that
     /// its type suits the aggregate.
-    pub fn push(&mut self, value: &ElemKind) {
+    pub fn push(&mut self, value: &ElemKind<'_>) {
         self.rows += 1;
         match self.agg {
             Agg::Count => {}
@@ -76,7 +76,11 @@ impl Fold {
                     }
                 };
                 if better {
-                    self.best = Some(value.clone());
+                    self.best = Some(match value {
+                        ElemKind::Int(n) => ElemKind::Int(n.clone()),
+                        ElemKind::Num(x) => ElemKind::Num(*x),
+                        _ => return,
+                    });
                 }
             }
             Agg::Append => {
@@ -96,7 +100,7 @@ impl Fold {
     }
 
     /// The result; `None` for `min`, `max` and `avg` of no rows.
-    pub fn finish(self) -> Option<ElemKind> {
+    pub fn finish(self) -> Option<ElemKind<'static>> {
         let big = |n: BigInt| ElemKind::Int(Int::from_big(n));
         match self.agg {
             Agg::Count => Some(big(BigInt::from(self.rows))),
@@ -123,7 +127,7 @@ impl Fold {
     }
 }
 
-fn num(x: f64) -> ElemKind {
+fn num(x: f64) -> ElemKind<'static> {
     ElemKind::Num(Num(x))
 }
 
@@ -132,7 +136,7 @@ fn to_f64(n: &BigInt) -> f64 {
 }
 
 /// An int or num as an f64, for comparing.
-fn number(e: &ElemKind) -> f64 {
+fn number(e: &ElemKind<'_>) -> f64 {
     match e {
         ElemKind::Int(n) => to_f64(&n.to_big()),
         ElemKind::Num(x) => x.0,
@@ -144,13 +148,13 @@ fn number(e: &ElemKind) -> f64 {
 mod tests {
     use super::*;
 
-    fn fold(agg: Agg, values: &[ElemKind]) -> Option<ElemKind> {
+    fn fold(agg: Agg, values: &[ElemKind<'static>]) -> Option<ElemKind<'static>> {
         let mut f = Fold::new(agg, &Options::default());
         values.iter().for_each(|v| f.push(v));
         f.finish()
     }
 
-    fn int(n: i64) -> ElemKind {
+    fn int(n: i64) -> ElemKind<'static> {
         ElemKind::Int(Int::Small(n))
     }
 
@@ -177,7 +181,7 @@ mod tests {
 
     #[test]
     fn append_joins_with_the_separator() {
-        let s = |t: &str| ElemKind::Str(t.into());
+        let s = |t: &'static str| ElemKind::Str(t.into());
         let script = crate::syntax::parse("/a(1)=<body:append[sep:\"\\n\"]>").unwrap();
         let crate::syntax::ast::Item::Statement(stmt) = &script.items[0] else {
             unreachable!()

@@ -46,7 +46,7 @@ impl<'a> Dirs<'a> {
         let same = self.last.as_ref().is_some_and(|(path, _)| {
             path.len() == dir.elems.len()
                 && dir.elems.iter().zip(path).all(
-                    |(e, p)| matches!(e, DirElem::Name { name, .. } if name.as_str() == p.as_str()),
+                    |(e, p)| matches!(e, DirElem::Name { name, .. } if *name == p.as_str()),
                 )
         });
         if !same {
@@ -142,7 +142,7 @@ pub fn matching(
                 DirElem::Var(v) => {
                     let filter = ElementFilter::new(v).unwrap_or_default();
                     for name in layer.list(tx, &parent)? {
-                        if filter.accepts(&ElemKind::Str(name.as_str().into())) {
+                        if filter.accepts(&ElemKind::Str(name.clone().into())) {
                             let mut child = parent.clone();
                             child.push(name);
                             next.push(child);
@@ -203,12 +203,16 @@ pub fn matching_or_path(
 }
 
 /// The values of the named variables of `pattern` in a matching `path`.
-pub fn captures(pattern: &Directory, path: &[String], out: &mut Vec<(String, ElemKind)>) {
+pub fn captures(
+    pattern: &Directory<'_>,
+    path: &[String],
+    out: &mut Vec<(String, ElemKind<'static>)>,
+) {
     for (elem, name) in pattern.elems.iter().zip(path) {
         if let DirElem::Var(v) = elem
             && let Some(n) = &v.name
         {
-            out.push((n.name.to_string(), ElemKind::Str(name.as_str().into())));
+            out.push((n.name.to_string(), ElemKind::Str(name.clone().into())));
         }
     }
 }

@@ -2,20 +2,24 @@
 //! compiled once per statement so a range read decides each row without
 //! allocating, and naming what the named variables bind.
 
+use std::sync::Arc;
+
 use crate::codec::{self, ElementFilter, ValueDecoder};
 use crate::syntax::ast::*;
 
+use super::Part;
+
 /// A hole's name and, for an aggregate, its kind and options.
 #[derive(Clone, Debug, Default)]
-pub struct HoleInfo {
-    pub name: Option<String>,
-    pub agg: Option<(Agg, Options)>,
+pub struct HoleInfo<'a> {
+    pub name: Option<&'a str>,
+    pub agg: Option<(Agg, Options<'a>)>,
 }
 
-impl HoleInfo {
-    fn new(v: &Variable) -> HoleInfo {
+impl<'a> HoleInfo<'a> {
+    fn new(v: &Variable<'a>) -> HoleInfo<'a> {
         HoleInfo {
-            name: v.name.as_ref().map(|n| n.name.to_string()),
+            name: v.name.as_ref().map(|n| n.name),
             agg: v.types.iter().find_map(|t| match t.ty {
                 Type::Agg(a) => Some((a, t.options.clone())),
                 _ => None,
@@ -26,47 +30,45 @@ impl HoleInfo {
 
 /// What one element of a key tuple matches.
 #[derive(Clone, Debug)]
-enum ElemMatch {
-    Hole(ElementFilter, HoleInfo),
-    Const(ElemKind),
-    Tuple(TupleMatch),
+enum ElemMatch<'a> {
+    Hole(ElementFilter, HoleInfo<'a>),
+    Const(ElemKind<'a>),
+    Tuple(TupleMatch<'a>),
 }
 
 /// What a key tuple (or a tuple value) matches.
 #[derive(Clone, Debug)]
-pub struct TupleMatch {
-    elems: Vec<ElemMatch>,
+pub struct TupleMatch<'a> {
+    elems: Vec<ElemMatch<'a>>,
     rest: bool,
 }
 
-impl TupleMatch {
-    pub fn new(t: &Tuple) -> TupleMatch {
+/// The names a row binds, and their values.
+pub type Captures = Vec<(String, ElemKind<'static>)>;
+
+impl<'a> TupleMatch<'a> {
+    pub fn new(t: &Tuple<'a>) -> TupleMatch<'a> {
         TupleMatch {
             elems: t.elems.iter().map(elem_match).collect(),
             rest: t.rest.is_some(),
         }
     }
 
-    pub fn matches(&self, elems: &[Elem]) -> bool {
+    pub fn matches(&self, elems: &[Elem<'_>]) -> bool {
         let len_ok = if self.rest {
             elems.len() >= self.elems.len()
         } else {
             elems.len() == self.elems.len()
         };
-        len_ok
-            && self
-                .elems
-                .iter()
-                .zip(elems)
-                .all(|(m, e)| m.matches(&e.kind))
+        len_ok && self.elems.iter().zip(elems).all(|(m, e)| m.matches(&e.kind))
     }
 
     /// The values of the named holes in a matching tuple.
-    pub fn captures(&self, elems: &[Elem], out: &mut Vec<(String, ElemKind)>) {
+    pub fn captures(&self, elems: &[Elem<'static>], out: &mut Captures) {
         for (m, e) in self.elems.iter().zip(elems) {
             match (m, &e.kind) {
                 (ElemMatch::Hole(_, HoleInfo { name: Some(n), .. }), k) => {
-                    out.push((n.clone(), k.clone()))
+                    out.push((n.to_string(), k.clone()))
                 }
                 (ElemMatch::Tuple(t), ElemKind::Tuple(inner)) => t.captures(&inner.elems, out),
                 _ => {}
@@ -75,24 +77,19 @@ impl TupleMatch {
     }
 
     /// The aggregates among the top-level elements, by position.
-    pub fn aggregates(&self) -> Vec<(usize, Agg, Options)> {
+    pub fn aggregates(&self) -> Vec<(usize, Agg, Options<'a>)> {
         self.elems
             .iter()
             .enumerate()
             .filter_map(|(n, m)| match m {
-                ElemMatch::Hole(
-                    _,
-                    HoleInfo {
-                        agg: Some((a, o)), ..
-                    },
-                ) => Some((n, *a, o.clone())),
+                ElemMatch::Hole(_, HoleInfo { agg: Some((a, o)), .. }) => Some((n, *a, o.clone())),
                 _ => None,
             })
             .collect()
     }
 }
 
-fn elem_match(e: &Elem) -> ElemMatch {
+fn elem_match<'a>(e: &Elem<'a>) -> ElemMatch<'a> {
     match &e.kind {
         // The checker has vetted the variable's options.
         ElemKind::Var(v) => {
@@ -103,8 +100,8 @@ fn elem_match(e: &Elem) -> ElemMatch {
     }
 }
 
-impl ElemMatch {
-    fn matches(&self, kind: &ElemKind) -> bool {
+impl ElemMatch<'_> {
+    fn matches(&self, kind: &ElemKind<'_>) -> bool {
         match (self, kind) {
             (ElemMatch::Hole(f, _), k) => f.accepts(k),
             (ElemMatch::Tuple(m), ElemKind::Tuple(t)) => m.matches(&t.elems),
@@ -116,29 +113,36 @@ impl ElemMatch {
 
 /// How a statement's value reads and filters stored values.
 #[derive(Clone, Debug)]
-pub enum ValueMatch {
+pub enum ValueMatch<'a> {
     /// `<>`, a left-out value, or a variable: decode by its types and
     /// print with the options of the type that decoded it.
-    Decode(ValueDecoder, Vec<Options>, HoleInfo),
+    Decode(ValueDecoder, Vec<Option<Arc<str>>>, HoleInfo<'a>),
     /// A tuple with holes: any tuple value that matches.
-    Tuple(TupleMatch),
-    /// A constant: the stored bytes must be its encoding.
-    Equals(Vec<u8>, ElemKind, Options),
+    Tuple(TupleMatch<'a>),
+    /// A constant: the stored bytes must be its encoding; printed as
+    /// written.
+    Equals(Vec<u8>, Arc<str>),
 }
 
-impl ValueMatch {
-    pub fn new(value: &Value) -> Result<ValueMatch, codec::Error> {
+/// A value as a result prints it.
+pub type ReadValue = (Part, Option<Arc<str>>);
+
+impl<'a> ValueMatch<'a> {
+    pub fn new(value: &Value<'a>) -> Result<ValueMatch<'a>, codec::Error> {
         Ok(match value {
             Value::Data(e, opts) => match &e.kind {
                 ElemKind::Var(v) => ValueMatch::Decode(
                     ValueDecoder::new(v).unwrap_or_default(),
-                    v.types.iter().map(|t| t.options.clone()).collect(),
+                    v.types
+                        .iter()
+                        .map(|t| (!t.options.is_empty()).then(|| t.options.to_string().into()))
+                        .collect(),
                     HoleInfo::new(v),
                 ),
                 ElemKind::Tuple(t) if t.has_holes() => ValueMatch::Tuple(TupleMatch::new(t)),
                 k => {
                     let bytes = codec::encode_value(e, opts)?.bytes;
-                    ValueMatch::Equals(bytes, k.clone(), opts.clone())
+                    ValueMatch::Equals(bytes, format!("{k}{opts}").into())
                 }
             },
             Value::Omitted | Value::Clear(_) => {
@@ -149,15 +153,12 @@ impl ValueMatch {
 
     /// The value to print for `bytes`, with its options, or `None` when
     /// the value does not match.
-    pub fn read(&self, bytes: &[u8]) -> Option<(ElemKind, Options)> {
+    pub fn read(&self, bytes: &[u8]) -> Option<ReadValue> {
         match self {
             ValueMatch::Decode(d, opts, _) => {
                 let found = d.decode(bytes)?;
-                let opts = found
-                    .alternative
-                    .and_then(|n| opts.get(n).cloned())
-                    .unwrap_or_default();
-                Some((found.elem, opts))
+                let opts = found.alternative.and_then(|n| opts.get(n).cloned().flatten());
+                Some((Part::Data(found.elem), opts))
             }
             ValueMatch::Tuple(m) => {
                 let elems = codec::decode_tuple(bytes)?;
@@ -167,28 +168,28 @@ impl ValueMatch {
                         rest: None,
                         span: Span::default(),
                     };
-                    (ElemKind::Tuple(tuple), Options::default())
+                    (Part::Data(ElemKind::Tuple(tuple)), None)
                 })
             }
-            ValueMatch::Equals(want, k, opts) => {
-                (want.as_slice() == bytes).then(|| (k.clone(), opts.clone()))
+            ValueMatch::Equals(want, text) => {
+                (want.as_slice() == bytes).then(|| (Part::Written(text.clone()), None))
             }
         }
     }
 
     /// The names a read value binds.
-    pub fn captures(&self, value: &ElemKind, out: &mut Vec<(String, ElemKind)>) {
+    pub fn captures(&self, value: &Part, out: &mut Captures) {
         match (self, value) {
-            (ValueMatch::Decode(_, _, HoleInfo { name: Some(n), .. }), v) => {
-                out.push((n.clone(), v.clone()))
+            (ValueMatch::Decode(_, _, HoleInfo { name: Some(n), .. }), Part::Data(v)) => {
+                out.push((n.to_string(), v.clone()))
             }
-            (ValueMatch::Tuple(m), ElemKind::Tuple(t)) => m.captures(&t.elems, out),
+            (ValueMatch::Tuple(m), Part::Data(ElemKind::Tuple(t))) => m.captures(&t.elems, out),
             _ => {}
         }
     }
 
     /// The value's aggregate, if it is one.
-    pub fn aggregate(&self) -> Option<(Agg, Options)> {
+    pub fn aggregate(&self) -> Option<(Agg, Options<'a>)> {
         match self {
             ValueMatch::Decode(_, _, HoleInfo { agg, .. }) => agg.clone(),
             _ => None,

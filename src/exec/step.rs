@@ -7,13 +7,13 @@ use crate::syntax::ast::*;
 
 use super::aggregate::Fold;
 use super::dirs::{self, Dirs};
-use super::matching::{TupleMatch, ValueMatch};
-use super::{Error, Output};
+use super::matching::{Captures, ReadValue, TupleMatch, ValueMatch};
+use super::{Error, Output, Part, Row};
 
 /// A result and the values its named variables took.
 pub struct Found {
     pub output: Output,
-    pub captures: Vec<(String, ElemKind)>,
+    pub captures: Captures,
 }
 
 type Emit<'a> = &'a mut dyn FnMut(Found) -> Result<(), Error>;
@@ -23,8 +23,8 @@ type Emit<'a> = &'a mut dyn FnMut(Found) -> Result<(), Error>;
 pub fn run(
     tx: &mut dyn Transaction,
     dirs: &mut Dirs<'_>,
-    step: &Step,
-    query: &Query,
+    step: &Step<'_>,
+    query: &Query<'_>,
     split: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
@@ -60,7 +60,7 @@ pub fn run(
 fn set(
     tx: &mut dyn Transaction,
     dirs: &mut Dirs<'_>,
-    kv: &KeyValue,
+    kv: &KeyValue<'_>,
     at: Span,
 ) -> Result<(), Error> {
     let Value::Data(value, opts) = &kv.value else {
@@ -78,7 +78,7 @@ fn set(
 fn clear(
     tx: &mut dyn Transaction,
     dirs: &mut Dirs<'_>,
-    kv: &KeyValue,
+    kv: &KeyValue<'_>,
     at: Span,
 ) -> Result<(), Error> {
     let Some(prefix) = dirs.prefix_of(tx, &kv.key.dir, at, false)? else {
@@ -93,8 +93,8 @@ fn clear(
 fn read(
     tx: &mut dyn Transaction,
     dirs: &mut Dirs<'_>,
-    kv: &KeyValue,
-    step: &Step,
+    kv: &KeyValue<'_>,
+    step: &Step<'_>,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
     let path = dirs::path(&kv.key.dir);
@@ -107,11 +107,13 @@ fn read(
     };
     let values = ValueMatch::new(&kv.value)?;
     match values.read(&bytes) {
-        Some((value, opts)) => {
+        Some(value) => {
             let mut captures = Vec::new();
-            values.captures(&value, &mut captures);
+            values.captures(&value.0, &mut captures);
+            // The key as stored, which is the key as written.
+            let elems = codec::decode_key(prefix, &key).unwrap_or_default();
             emit(Found {
-                output: row(&path, kv.key.tuple.elems.to_vec(), value, opts),
+                output: row(&path, elems, value),
                 captures,
             })
         }
@@ -127,8 +129,8 @@ fn read(
 fn scan(
     tx: &mut dyn Transaction,
     dirs: &mut Dirs<'_>,
-    kv: &KeyValue,
-    step: &Step,
+    kv: &KeyValue<'_>,
+    step: &Step<'_>,
     split: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
@@ -184,7 +186,7 @@ fn scan(
                 let found = codec::decode_key(prefix, &stored.key)
                     .filter(|elems| keys.matches(elems))
                     .and_then(|elems| values.read(&stored.value).map(|v| (elems, v)));
-                let Some((elems, (value, vopts))) = found else {
+                let Some((elems, value)) = found else {
                     if opts.strict {
                         return Err(mismatch(&path, prefix, &stored.key, &stored.value, step));
                     }
@@ -196,13 +198,13 @@ fn scan(
                 if clearing {
                     tx.clear(&stored.key)?;
                 } else if folding {
-                    folds.push(&elems, &value, &vopts);
+                    folds.push(&elems, value);
                 } else {
                     let mut captures = dir_captures.clone();
                     keys.captures(&elems, &mut captures);
-                    values.captures(&value, &mut captures);
+                    values.captures(&value.0, &mut captures);
                     emit(Found {
-                        output: row(&path, elems, value, vopts),
+                        output: row(&path, elems, value),
                         captures,
                     })?;
                 }
@@ -227,11 +229,11 @@ struct Folds {
     value: Option<Fold>,
     /// The value every row had so far: `None` before the first row,
     /// `Some(None)` once two differed.
-    common: Option<Option<(ElemKind, Options)>>,
+    common: Option<Option<ReadValue>>,
 }
 
 impl Folds {
-    fn new(keys: &[(usize, Agg, Options)], value: Option<&(Agg, Options)>) -> Folds {
+    fn new(keys: &[(usize, Agg, Options<'_>)], value: Option<&(Agg, Options<'_>)>) -> Folds {
         Folds {
             keys: keys
                 .iter()
@@ -242,17 +244,20 @@ impl Folds {
         }
     }
 
-    fn push(&mut self, elems: &[Elem], value: &ElemKind, opts: &Options) {
+    fn push(&mut self, elems: &[Elem<'_>], value: ReadValue) {
         for (n, fold) in &mut self.keys {
             fold.push(&elems[*n].kind);
         }
         match &mut self.value {
-            Some(fold) => fold.push(value),
+            Some(fold) => {
+                if let Part::Data(v) = &value.0 {
+                    fold.push(v);
+                }
+            }
             None => {
-                let same = |c: &(ElemKind, Options)| c.0 == *value;
                 self.common = match self.common.take() {
-                    None => Some(Some((value.clone(), opts.clone()))),
-                    Some(Some(c)) if same(&c) => Some(Some(c)),
+                    None => Some(Some(value)),
+                    Some(Some(c)) if c == value => Some(Some(c)),
                     Some(_) => Some(None),
                 }
             }
@@ -262,75 +267,56 @@ impl Folds {
     /// The query's key with each aggregate replaced by its result, `...`
     /// and the other holes kept; the value is the value's aggregate, or
     /// the value every row shared, or the query's value as written.
-    fn finish(self, path: &[String], kv: &KeyValue) -> Option<Output> {
-        let mut tuple = kv.key.tuple.clone();
+    fn finish(self, path: &[String], kv: &KeyValue<'_>) -> Option<Output> {
+        let mut key: Vec<Part> = kv
+            .key
+            .tuple
+            .elems
+            .iter()
+            .map(|e| Part::Written(e.to_string().into()))
+            .collect();
         for (n, fold) in self.keys {
-            tuple.elems[n].kind = fold.finish()?;
+            key[n] = Part::Data(fold.finish()?);
         }
         let value = match (self.value, self.common) {
-            (Some(fold), _) => Value::Data(
-                Elem {
-                    kind: fold.finish()?,
-                    span: Span::default(),
-                },
-                Options::default(),
-            ),
-            (None, Some(Some((kind, opts)))) => Value::Data(
-                Elem {
-                    kind,
-                    span: Span::default(),
-                },
-                opts,
-            ),
-            (None, _) => kv.value.clone(),
+            (Some(fold), _) => Some((Part::Data(fold.finish()?), None)),
+            (None, Some(Some(common))) => Some(common),
+            (None, _) => match &kv.value {
+                Value::Data(e, o) => Some((Part::Written(format!("{e}{o}").into()), None)),
+                Value::Omitted | Value::Clear(_) => None,
+            },
         };
-        let Output::KeyValue(mut out) = row(path, Vec::new(), ElemKind::Nil, Options::default())
-        else {
-            unreachable!("a row is a key-value")
-        };
-        out.value = value;
-        out.key.tuple = tuple;
-        Some(Output::KeyValue(out))
+        Some(Output::KeyValue(Row {
+            path: path.to_vec(),
+            key,
+            rest: kv.key.tuple.rest.is_some(),
+            value,
+        }))
     }
 }
 
 /// Whether the key or the value holds an aggregate.
-fn has_aggregate(kv: &KeyValue) -> bool {
-    let agg =
-        |e: &Elem| matches!(&e.kind, ElemKind::Var(v) if v.types.iter().any(|t| t.ty.is_agg()));
+fn has_aggregate(kv: &KeyValue<'_>) -> bool {
+    let agg = |e: &Elem<'_>| {
+        matches!(&e.kind, ElemKind::Var(v) if v.types.iter().any(|t| t.ty.is_agg()))
+    };
     kv.key.tuple.elems.iter().any(agg) || matches!(&kv.value, Value::Data(e, _) if agg(e))
 }
 
-/// A result row as FQL.
-fn row(path: &[String], elems: Vec<Elem>, value: ElemKind, opts: Options) -> Output {
-    let span = Span::default();
-    Output::KeyValue(KeyValue {
-        key: Key {
-            dir: Directory {
-                elems: path
-                    .iter()
-                    .map(|n| DirElem::Name {
-                        name: n.as_str().into(),
-                        span,
-                    })
-                    .collect(),
-                rest: None,
-                span,
-            },
-            tuple: Tuple {
-                elems: elems.into_iter().collect(),
-                rest: None,
-                span,
-            },
-        },
-        value: Value::Data(Elem { kind: value, span }, opts),
+/// A result row.
+fn row(path: &[String], elems: Vec<Elem<'static>>, value: ReadValue) -> Output {
+    Output::KeyValue(Row {
+        path: path.to_vec(),
+        key: elems.into_iter().map(|e| Part::Data(e.kind)).collect(),
+        rest: false,
+        value: Some(value),
     })
 }
 
-fn mismatch(path: &[String], prefix: &[u8], key: &[u8], value: &[u8], step: &Step) -> Error {
+fn mismatch(path: &[String], prefix: &[u8], key: &[u8], value: &[u8], step: &Step<'_>) -> Error {
     let kind = codec::decode_untyped(value);
     let shown = match codec::decode_key(prefix, key) {
-        Some(elems) => row(path, elems, kind, Options::default()).to_string(),
+        Some(elems) => row(path, elems, (Part::Data(kind), None)).to_string(),
         None => format!("the key 0x{} (not a tuple)", const_hex::encode(key)),
     };
     Error::Mismatch {

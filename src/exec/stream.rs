@@ -64,7 +64,7 @@ impl Engine {
     pub fn query(
         self: &Arc<Self>,
         script: impl Into<String>,
-        params: HashMap<String, Elem>,
+        params: HashMap<String, Elem<'static>>,
     ) -> Results {
         let (tx, rx) = mpsc::channel(BUFFER);
         let engine = self.clone();
@@ -86,7 +86,7 @@ impl Engine {
     pub fn run_text(
         &self,
         script: &str,
-        params: &HashMap<String, Elem>,
+        params: &HashMap<String, Elem<'static>>,
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
     ) -> Result<(), QueryError> {
         let script = crate::syntax::load(script).map_err(QueryError::Invalid)?;

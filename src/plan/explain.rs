@@ -6,7 +6,7 @@ use std::fmt::{self, Display, Formatter};
 use super::{Plan, ReadOptions, Step};
 use crate::syntax::ast::*;
 
-impl Display for Plan {
+impl Display for Plan<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         for (n, steps) in self.transactions.iter().enumerate() {
             let writes = steps.iter().any(|s| s.kind.writes());
@@ -24,7 +24,7 @@ impl Display for Plan {
     }
 }
 
-impl Display for Step {
+impl Display for Step<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         writeln!(f, "  {}: {}", describe(self.kind), self.query)?;
         let (dir, kv) = match &self.query {
@@ -89,7 +89,7 @@ fn describe(kind: Kind) -> &'static str {
     }
 }
 
-fn directories(dir: &Directory, kind: Kind) -> String {
+fn directories(dir: &Directory<'_>, kind: Kind) -> String {
     if !dir.has_holes() {
         let note = if kind == Kind::Set {
             " (created if missing)"
@@ -103,7 +103,7 @@ fn directories(dir: &Directory, kind: Kind) -> String {
 
 /// The constant elements before the first hole, and whether anything after
 /// them needs a client-side filter.
-fn key_prefix(t: &Tuple) -> (&[Elem], bool) {
+fn key_prefix<'t, 'a>(t: &'t Tuple<'a>) -> (&'t [Elem<'a>], bool) {
     let n = t
         .elems
         .iter()
@@ -112,7 +112,7 @@ fn key_prefix(t: &Tuple) -> (&[Elem], bool) {
     (&t.elems[..n], n < t.elems.len())
 }
 
-fn is_any(e: &Elem) -> bool {
+fn is_any(e: &Elem<'_>) -> bool {
     matches!(&e.kind, ElemKind::Var(v) if v.types.is_empty())
 }
 

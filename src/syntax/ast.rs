@@ -9,8 +9,13 @@
 //!
 //! Lists inside statements are [`ThinVec`]s, as in rustc's AST: an empty one
 //! takes one word and no allocation, which keeps nodes small to move.
+//!
+//! Names and strings borrow from the source text (`'a`): copying each into
+//! its own string cost more than a tenth of the parse of a short query. A
+//! string with an escape is the exception and owns its unescaped text.
 
-use compact_str::CompactString;
+use std::borrow::Cow;
+
 use num_bigint::BigInt;
 pub use thin_vec::ThinVec;
 pub use uuid::Uuid;
@@ -21,23 +26,23 @@ pub use super::span::Span;
 /// A whole script: statements and meta statements in order, plus the comments
 /// and blank lines that the formatter keeps.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Script {
+pub struct Script<'a> {
     /// Statements and meta statements in source order.
-    pub items: Vec<Item>,
+    pub items: Vec<Item<'a>>,
     /// Comments and blank lines; the AST proper ignores them.
-    pub trivia: Trivia,
+    pub trivia: Trivia<'a>,
 }
 
 /// One line-level unit of a script.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Item {
+pub enum Item<'a> {
     /// A query.
-    Statement(Statement),
+    Statement(Statement<'a>),
     /// `@commit`, `@read` or `@write`.
     Meta(Meta),
 }
 
-impl Item {
+impl Item<'_> {
     /// Where the item was written.
     pub fn span(&self) -> Span {
         match self {
@@ -58,29 +63,29 @@ pub struct Meta {
 
 /// A query with its query options.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Statement {
+pub struct Statement<'a> {
     /// `[reverse,limit:5]` before the query; empty when there are none.
-    pub options: Options,
+    pub options: Options<'a>,
     /// The query itself.
-    pub query: Query,
+    pub query: Query<'a>,
     /// From the options (or the query) to the end of the query.
     pub span: Span,
 }
 
 /// The shapes a query can take.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Query {
+pub enum Query<'a> {
     /// `/a/b`: list directories.
-    Directory(Directory),
+    Directory(Directory<'a>),
     /// `/a/b=remove`: remove directories and everything in them.
     Remove {
         /// The directories to remove.
-        dir: Directory,
+        dir: Directory<'a>,
         /// The `remove` keyword.
         keyword: Span,
     },
     /// `/a/b(1,2)`, `/a/b(1,2)=value` or `/a/b(1,2)=clear`.
-    KeyValue(KeyValue),
+    KeyValue(KeyValue<'a>),
 }
 
 /// What a statement does, as far as its shape tells.
@@ -123,7 +128,7 @@ impl Kind {
     }
 }
 
-impl Query {
+impl Query<'_> {
     /// Classifies the statement by where its holes are. References are not
     /// holes: each stands for one value.
     pub fn kind(&self) -> Kind {
@@ -146,39 +151,39 @@ impl Query {
 
 /// A key and what to do with its value.
 #[derive(Clone, Debug, PartialEq)]
-pub struct KeyValue {
+pub struct KeyValue<'a> {
     /// Directory and tuple.
-    pub key: Key,
+    pub key: Key<'a>,
     /// Right of the `=`.
-    pub value: Value,
+    pub value: Value<'a>,
 }
 
 /// A directory path and a tuple.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Key {
+pub struct Key<'a> {
     /// Where the key lives.
-    pub dir: Directory,
+    pub dir: Directory<'a>,
     /// The key's tuple.
-    pub tuple: Tuple,
+    pub tuple: Tuple<'a>,
 }
 
 /// The right-hand side of a key-value.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub enum Value<'a> {
     /// No `=` at all: read the value, as `<>` would.
     Omitted,
     /// `=clear`: clear the matching keys.
     Clear(Span),
     /// `=` and an element, with the element options that follow it
     /// (`=37534[i64,be]`).
-    Data(Elem, Options),
+    Data(Elem<'a>, Options<'a>),
 }
 
 /// A directory path: `/` elements, optionally ending in `/...`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Directory {
+pub struct Directory<'a> {
     /// The elements before any `...`; empty only in `/...`.
-    pub elems: ThinVec<DirElem>,
+    pub elems: ThinVec<DirElem<'a>>,
     /// The span of a trailing `...` (this directory and every descendant).
     pub rest: Option<Span>,
     /// From the first `/` to the end of the path.
@@ -187,25 +192,26 @@ pub struct Directory {
 
 /// One element of a directory path.
 #[derive(Clone, Debug, PartialEq)]
-pub enum DirElem {
+pub enum DirElem<'a> {
     /// A literal name, written bare (`users`) or quoted (`"d!r"`).
     Name {
-        /// The name, unquoted and unescaped.
-        name: CompactString,
+        /// The name, unquoted and unescaped: borrowed from the source
+        /// unless it had an escape.
+        name: Cow<'a, str>,
         /// Including any quotes.
         span: Span,
     },
     /// `<>` or a named `<name:str>`: matches any one element.
-    Var(Box<Variable>),
+    Var(Box<Variable<'a>>),
     /// `:name`: the element comes from a binding or a parameter.
-    Ref(Box<Reference>),
+    Ref(Box<Reference<'a>>),
 }
 
 /// A parenthesized tuple, optionally ending in `...`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Tuple {
+pub struct Tuple<'a> {
     /// The elements before any `...`.
-    pub elems: ThinVec<Elem>,
+    pub elems: ThinVec<Elem<'a>>,
     /// The span of a trailing `...` (any number of further elements).
     pub rest: Option<Span>,
     /// From `(` to `)`.
@@ -214,9 +220,9 @@ pub struct Tuple {
 
 /// A data element or a hole.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Elem {
+pub struct Elem<'a> {
     /// What it is.
-    pub kind: ElemKind,
+    pub kind: ElemKind<'a>,
     /// Where it was written.
     pub span: Span,
 }
@@ -229,7 +235,7 @@ pub struct Elem {
 /// on misaligned stores.
 #[derive(Clone, Debug, PartialEq)]
 #[repr(u8)]
-pub enum ElemKind {
+pub enum ElemKind<'a> {
     /// `nil`
     Nil,
     /// `true`, `false`
@@ -238,8 +244,8 @@ pub enum ElemKind {
     Int(Int),
     /// Floating point.
     Num(Num),
-    /// `"text"`
-    Str(CompactString),
+    /// `"text"`, borrowed from the source unless it had an escape.
+    Str(Cow<'a, str>),
     /// `0x0fa0`
     Bytes(Vec<u8>),
     /// `5a5ebefd-2193-47e2-8def-f464fc698e31`
@@ -247,40 +253,40 @@ pub enum ElemKind {
     /// `#0102030405060708090a:0000` or the incomplete `#:0000`.
     Vstamp(Vstamp),
     /// A nested tuple.
-    Tuple(Tuple),
+    Tuple(Tuple<'a>),
     /// `<>`, `<int|str>`, `<name:type>`.
-    Var(Box<Variable>),
+    Var(Box<Variable<'a>>),
     /// `:name` or `:name!type`.
-    Ref(Box<Reference>),
+    Ref(Box<Reference<'a>>),
 }
 
 /// A hole that matches one element, optionally binding it to a name.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Variable {
+pub struct Variable<'a> {
     /// `name` in `<name:int>`; a named variable always has a type.
-    pub name: Option<Ident>,
+    pub name: Option<Ident<'a>>,
     /// The allowed types in order; empty means any element.
-    pub types: ThinVec<TypeSpec>,
+    pub types: ThinVec<TypeSpec<'a>>,
     /// From `<` to `>`.
     pub span: Span,
 }
 
 /// One alternative of a variable's type list, such as `int[i64,be]`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TypeSpec {
+pub struct TypeSpec<'a> {
     /// The type.
     pub ty: Type,
     /// Options that follow the type name.
-    pub options: Options,
+    pub options: Options<'a>,
     /// The type name and its options.
     pub span: Span,
 }
 
 /// A use of a named variable's value.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Reference {
+pub struct Reference<'a> {
     /// The name after `:`.
-    pub name: Ident,
+    pub name: Ident<'a>,
     /// `!type`: the type the value must have.
     pub cast: Option<Cast>,
     /// From `:` to the end.
@@ -298,23 +304,23 @@ pub struct Cast {
 
 /// A name: of a variable, a reference, or an option argument.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Ident {
-    /// The text.
-    pub name: CompactString,
+pub struct Ident<'a> {
+    /// The text, as written.
+    pub name: &'a str,
     /// Where.
     pub span: Span,
 }
 
 /// A bracketed option list such as `[reverse,limit:5]`.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Options {
+pub struct Options<'a> {
     /// The options in the order written; empty when there is no list.
-    pub items: ThinVec<Opt>,
+    pub items: ThinVec<Opt<'a>>,
     /// From `[` to `]`; empty when there is no list.
     pub span: Span,
 }
 
-impl Options {
+impl Options<'_> {
     /// Whether there are no options.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
@@ -323,33 +329,33 @@ impl Options {
 
 /// One option: a name and maybe an argument.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Opt {
+pub struct Opt<'a> {
     /// The option.
     pub name: OptName,
     /// After the `:`.
-    pub arg: Option<OptArg>,
+    pub arg: Option<OptArg<'a>>,
     /// Name and argument.
     pub span: Span,
 }
 
 /// An option's argument.
 #[derive(Clone, Debug, PartialEq)]
-pub struct OptArg {
+pub struct OptArg<'a> {
     /// The value.
-    pub kind: OptArgKind,
+    pub kind: OptArgKind<'a>,
     /// Where.
     pub span: Span,
 }
 
 /// The forms an option argument may take.
 #[derive(Clone, Debug, PartialEq)]
-pub enum OptArgKind {
+pub enum OptArgKind<'a> {
     /// `mode:want_all`
-    Name(CompactString),
+    Name(&'a str),
     /// `limit:5`
     Int(Int),
     /// `sep:"\n"`
-    Str(CompactString),
+    Str(Cow<'a, str>),
 }
 
 /// An integer of any size.
@@ -413,14 +419,14 @@ pub struct Vstamp {
     pub user: u16,
 }
 
-impl Tuple {
+impl Tuple<'_> {
     /// Whether anything in the tuple (nested tuples included) is a hole.
     pub fn has_holes(&self) -> bool {
         self.rest.is_some() || self.elems.iter().any(Elem::has_holes)
     }
 }
 
-impl Elem {
+impl<'a> Elem<'a> {
     /// Whether the element is, or contains, a variable or `...`.
     pub fn has_holes(&self) -> bool {
         match &self.kind {
@@ -431,7 +437,7 @@ impl Elem {
     }
 
     /// Calls `f` on this element and every element nested in it, outer first.
-    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Elem)) {
+    pub fn walk<'e>(&'e self, f: &mut impl FnMut(&'e Elem<'a>)) {
         f(self);
         if let ElemKind::Tuple(t) = &self.kind {
             for e in &t.elems {
@@ -441,14 +447,14 @@ impl Elem {
     }
 }
 
-impl Directory {
+impl Directory<'_> {
     /// Whether the path matches more than one directory.
     pub fn has_holes(&self) -> bool {
         self.rest.is_some() || self.elems.iter().any(|e| matches!(e, DirElem::Var(_)))
     }
 }
 
-impl DirElem {
+impl DirElem<'_> {
     /// Where the element was written.
     pub fn span(&self) -> Span {
         match self {
@@ -461,18 +467,18 @@ impl DirElem {
 
 /// Comments and blank lines, kept beside the tree for `fql fmt`.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Trivia {
+pub struct Trivia<'a> {
     /// Every `%` comment in source order.
-    pub comments: Vec<Comment>,
+    pub comments: Vec<Comment<'a>>,
     /// The offsets of lines that hold nothing but whitespace, in order.
     pub blank_lines: Vec<u32>,
 }
 
 /// A `%` comment.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Comment {
+pub struct Comment<'a> {
     /// The text after `%`, without the line break.
-    pub text: CompactString,
+    pub text: &'a str,
     /// Whether the comment has a line to itself, rather than trailing code.
     pub own_line: bool,
     /// From `%` to the end of the line.

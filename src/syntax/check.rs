@@ -154,7 +154,7 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
                 _ => errors.push(OptionError::argument(opt, "takes a non-negative int, as in `limit:10`").into()),
             },
             OptName::Mode => match &opt.arg {
-                Some(OptArg { kind: OptArgKind::Name(m), .. }) if STREAMING_MODES.contains(&m.as_str()) => {}
+                Some(OptArg { kind: OptArgKind::Name(m), .. }) if STREAMING_MODES.contains(m) => {}
                 _ => errors.push(OptionError::argument(
                     opt,
                     "takes a streaming mode: want_all, iterator, exact, small, medium, large or serial",

@@ -41,7 +41,7 @@ pub fn format(script: &Script) -> String {
 
 struct Fmt<'a> {
     out: String,
-    comments: &'a [Comment],
+    comments: &'a [Comment<'a>],
     /// The first comment not yet printed.
     next: usize,
     blanks: &'a [u32],

@@ -19,7 +19,7 @@ mod statement;
 
 pub use lex::is_name;
 
-use super::ast::{Comment, Script, Trivia};
+use super::ast::Script;
 use super::error::ParseError;
 
 /// How deep tuples may nest. Parsing, checking, printing and dropping an
@@ -50,71 +50,74 @@ impl nom::error::ParseError<&str> for Fail {
     }
 }
 
-/// The state of one parse: the whole text, for offsets, and what the
-/// parsers collect besides the tree.
+/// The state of one parse: the whole text, for offsets, the script as far
+/// as it is parsed, and the errors.
+///
+/// Items, comments and blank lines go straight into the script that is
+/// returned: gathered apart and assembled at the end, the script was
+/// copied three times over on its way out, a visible cost on one-line
+/// queries.
 struct Parser<'a> {
     src: &'a str,
     /// How many tuples enclose the current position: parsing recurses into
     /// nested tuples, so the depth is bounded to bound the stack.
     depth: usize,
     errors: Vec<ParseError>,
-    comments: Vec<Comment>,
-    blank_lines: Vec<u32>,
+    out: Script<'a>,
 }
 
 /// Parses a script: statements, meta statements, comments and blank lines.
 ///
 /// On failure, returns every error found, in source order.
-pub fn parse(src: &str) -> Result<Script, Vec<ParseError>> {
-    let (script, errors) = parse_partial(src);
-    if errors.is_empty() {
-        Ok(script)
+pub fn parse(src: &str) -> Result<Script<'_>, Vec<ParseError>> {
+    let p = run(src);
+    if p.errors.is_empty() {
+        Ok(p.out)
     } else {
-        Err(errors)
+        Err(sorted(p.errors))
     }
 }
 
 /// Parses what can be parsed: the script holds the statements without
 /// errors, so that checks can still run on them.
-///
-/// Inlined into its two callers: returned through memory, the script was
-/// copied twice more and read back before its stores had retired, a
-/// visible cost on one-line queries.
-#[inline]
-pub(super) fn parse_partial(src: &str) -> (Script, Vec<ParseError>) {
-    if u32::try_from(src.len()).is_err() {
-        return (
-            Script::default(),
-            vec![ParseError::TooLarge { len: src.len() }],
-        );
-    }
+pub(super) fn parse_partial(src: &str) -> (Script<'_>, Vec<ParseError>) {
+    let p = run(src);
+    (p.out, sorted(p.errors))
+}
+
+/// Parses the whole of `src`. Inlined into its two callers, so the script
+/// is built where they return it.
+#[inline(always)]
+fn run(src: &str) -> Parser<'_> {
     let mut p = Parser {
         src,
         depth: 0,
         errors: Vec::new(),
-        comments: Vec::new(),
-        blank_lines: Vec::new(),
+        out: Script::default(),
     };
-    let items = p.script(src);
-    let mut errors = p.errors;
-    if !errors.is_empty() {
-        errors.sort_by_key(|e| super::error::offset(e));
+    if u32::try_from(src.len()).is_err() {
+        p.report(ParseError::TooLarge { len: src.len() });
+    } else {
+        p.script(src);
     }
-    let trivia = Trivia {
-        comments: p.comments,
-        blank_lines: p.blank_lines,
-    };
-    (Script { items, trivia }, errors)
+    p
+}
+
+/// The errors in source order.
+fn sorted(mut errors: Vec<ParseError>) -> Vec<ParseError> {
+    errors.sort_by_key(|e| super::error::offset(e));
+    errors
 }
 
 #[cfg(test)]
 mod tests {
     use super::parse;
-    use crate::syntax::ast::{ElemKind, Int, Item, Query, Value};
+    use crate::syntax::ast::{ElemKind, Int, Item, Num, Query, Value};
 
     /// The value of `/d(0)=<text>`.
-    fn value(text: &str) -> ElemKind {
-        let script = parse(&format!("/d(0)={text}")).expect("parses");
+    fn value(text: &str) -> ElemKind<'static> {
+        let src = format!("/d(0)={text}").leak();
+        let script = parse(src).expect("parses");
         match &script.items[0] {
             Item::Statement(s) => match &s.query {
                 Query::KeyValue(kv) => match &kv.value {
@@ -147,6 +150,12 @@ mod tests {
         ] {
             assert_eq!(value(text), ElemKind::Int(big(text)), "{text}");
         }
+        // Digits that something number-like follows are not ints.
+        assert_eq!(value("12e3"), ElemKind::Num(Num(12e3)));
+        assert_eq!(value("-1.5"), ElemKind::Num(Num(-1.5)));
+        assert_eq!(value("0x0a"), ElemKind::Bytes(vec![10]));
+        let uuid = "12345678-1234-1234-1234-123456789abc";
+        assert_eq!(value(uuid), ElemKind::Uuid(uuid.parse().unwrap()));
     }
 
     /// Strings are scanned a word at a time; the end may fall anywhere in

@@ -16,7 +16,7 @@ use std::fmt::{self, Display, Formatter, Write};
 use super::ast::*;
 use super::parse::is_name;
 
-impl Display for Script {
+impl Display for Script<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         for (n, item) in self.items.iter().enumerate() {
             if n > 0 {
@@ -37,7 +37,7 @@ impl Display for Meta {
     }
 }
 
-impl Display for Statement {
+impl Display for Statement<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         if !self.options.is_empty() {
             writeln!(f, "{}", self.options)?;
@@ -46,7 +46,7 @@ impl Display for Statement {
     }
 }
 
-impl Display for Query {
+impl Display for Query<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Query::Directory(dir) => dir.fmt(f),
@@ -56,20 +56,20 @@ impl Display for Query {
     }
 }
 
-impl Display for KeyValue {
+impl Display for KeyValue<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", self.key, self.value)
     }
 }
 
-impl Display for Key {
+impl Display for Key<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", self.dir, self.tuple)
     }
 }
 
 /// Prints the `=` too, or nothing for an omitted value.
-impl Display for Value {
+impl Display for Value<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Value::Omitted => Ok(()),
@@ -79,7 +79,7 @@ impl Display for Value {
     }
 }
 
-impl Display for Directory {
+impl Display for Directory<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         for elem in &self.elems {
             f.write_char('/')?;
@@ -92,7 +92,7 @@ impl Display for Directory {
     }
 }
 
-impl Display for DirElem {
+impl Display for DirElem<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             DirElem::Name { name, .. } if is_name(name) => f.write_str(name),
@@ -103,7 +103,7 @@ impl Display for DirElem {
     }
 }
 
-impl Display for Tuple {
+impl Display for Tuple<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_char('(')?;
         for (n, elem) in self.elems.iter().enumerate() {
@@ -122,13 +122,13 @@ impl Display for Tuple {
     }
 }
 
-impl Display for Elem {
+impl Display for Elem<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         self.kind.fmt(f)
     }
 }
 
-impl Display for ElemKind {
+impl Display for ElemKind<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             ElemKind::Nil => f.write_str("nil"),
@@ -178,7 +178,7 @@ impl Display for Vstamp {
     }
 }
 
-impl Display for Variable {
+impl Display for Variable<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_char('<')?;
         if let Some(name) = &self.name {
@@ -194,7 +194,7 @@ impl Display for Variable {
     }
 }
 
-impl Display for Reference {
+impl Display for Reference<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         write!(f, ":{}", self.name.name)?;
         if let Some(cast) = &self.cast {
@@ -205,7 +205,7 @@ impl Display for Reference {
 }
 
 /// Prints nothing for an empty list.
-impl Display for Options {
+impl Display for Options<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         if self.items.is_empty() {
             return Ok(());
@@ -221,7 +221,7 @@ impl Display for Options {
     }
 }
 
-impl Display for Opt {
+impl Display for Opt<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         self.name.fmt(f)?;
         if let Some(arg) = &self.arg {

@@ -11,11 +11,11 @@ fn decoder(src: &str) -> ValueDecoder {
 }
 
 /// The element `src` reads from `bytes`, and which type read it.
-fn read(src: &str, bytes: &[u8]) -> Option<(ElemKind, Option<usize>)> {
+fn read(src: &str, bytes: &[u8]) -> Option<(ElemKind<'static>, Option<usize>)> {
     decoder(src).decode(bytes).map(|d| (d.elem, d.alternative))
 }
 
-fn kind(src: &str) -> ElemKind {
+fn kind(src: &str) -> ElemKind<'static> {
     value(src).0.kind
 }
 

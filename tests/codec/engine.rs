@@ -27,7 +27,7 @@ fn run(engine: &Engine, script: &str) -> Vec<String> {
 
 /// What `<>` reads for a stored value: a tuple of one element is that
 /// element, and the empty tuple is nil (they are the same bytes).
-fn untyped(value: &ElemKind) -> Option<ElemKind> {
+fn untyped(value: &ElemKind<'static>) -> Option<ElemKind<'static>> {
     match value {
         // Bytes are stored raw: `<>` reads a tuple when they happen to be one.
         ElemKind::Bytes(_) => None,

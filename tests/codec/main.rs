@@ -21,7 +21,10 @@ pub fn hex(text: &str) -> Vec<u8> {
     const_hex::decode(digits).expect("valid hex in a test")
 }
 
-fn key_value(src: &str) -> fql::syntax::ast::KeyValue {
+/// The key-value of the statement `src`. The tree borrows its text, which
+/// is leaked so that helpers can hand elements out: a few bytes a case.
+fn key_value(src: &str) -> fql::syntax::ast::KeyValue<'static> {
+    let src: &'static str = src.to_owned().leak();
     let script = syntax::parse(src).unwrap_or_else(|e| panic!("{src}: {e:?}"));
     match script.items.into_iter().next() {
         Some(Item::Statement(stmt)) => match stmt.query {
@@ -33,7 +36,7 @@ fn key_value(src: &str) -> fql::syntax::ast::KeyValue {
 }
 
 /// The value of `/t(0)=<src>`, with its options.
-pub fn value(src: &str) -> (Elem, Options) {
+pub fn value(src: &str) -> (Elem<'static>, Options<'static>) {
     match key_value(&format!("/t(0)={src}")).value {
         Value::Data(elem, opts) => (elem, opts),
         other => panic!("{src}: no value: {other:?}"),
@@ -41,7 +44,7 @@ pub fn value(src: &str) -> (Elem, Options) {
 }
 
 /// The elements of the key `/t<tuple>`.
-pub fn key(tuple: &str) -> Vec<Elem> {
+pub fn key(tuple: &str) -> Vec<Elem<'static>> {
     key_value(&format!("/t{tuple}"))
         .key
         .tuple
@@ -51,7 +54,7 @@ pub fn key(tuple: &str) -> Vec<Elem> {
 }
 
 /// The variable of `/t(0)=<src>`.
-pub fn variable(src: &str) -> Variable {
+pub fn variable(src: &str) -> Variable<'static> {
     match value(src).0.kind {
         fql::syntax::ast::ElemKind::Var(var) => *var,
         other => panic!("{src}: not a variable: {other:?}"),

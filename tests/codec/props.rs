@@ -12,7 +12,12 @@ use num_bigint::BigInt;
 use proptest::collection::vec;
 use proptest::prelude::*;
 
-pub fn elem(kind: ElemKind) -> Elem {
+/// A one-element key.
+fn key(kind: ElemKind<'_>) -> Vec<Elem<'_>> {
+    vec![elem(kind)]
+}
+
+pub fn elem(kind: ElemKind<'_>) -> Elem<'_> {
     Elem {
         kind,
         span: Span::default(),
@@ -38,7 +43,7 @@ fn int() -> impl Strategy<Value = Int> {
 
 /// Data elements of every type, nested a few levels; every stamp complete
 /// (an incomplete one is a write instruction, not data that is stored).
-pub fn data() -> impl Strategy<Value = ElemKind> {
+pub fn data() -> impl Strategy<Value = ElemKind<'static>> {
     let leaf = prop_oneof![
         Just(ElemKind::Nil),
         any::<bool>().prop_map(ElemKind::Bool),
@@ -62,7 +67,7 @@ pub fn data() -> impl Strategy<Value = ElemKind> {
 }
 
 /// The variable `<ty>` for a data element's type.
-fn typed(kind: &ElemKind) -> Variable {
+fn typed(kind: &ElemKind) -> Variable<'static> {
     let ty = codec::type_of(kind).expect("data");
     Variable {
         name: None,
@@ -159,7 +164,6 @@ proptest! {
     /// bytes, so the database's key order is the elements' order.
     #[test]
     fn key_order_is_element_order(a in int(), b in int(), s in any::<String>(), t in any::<String>()) {
-        let key = |kind: ElemKind| vec![elem(kind)];
         let packed = codec::compare(&key(ElemKind::Int(a.clone())), &key(ElemKind::Int(b.clone()))).unwrap();
         prop_assert_eq!(packed, a.to_big().cmp(&b.to_big()));
         let packed = codec::compare(&key(ElemKind::Str(s.as_str().into())), &key(ElemKind::Str(t.as_str().into()))).unwrap();

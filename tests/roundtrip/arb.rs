@@ -5,7 +5,8 @@
 //! reason that is no bug, so each strategy stays inside what parsing yields.
 //! Spans are left at their default: spans compare equal whatever they hold.
 
-use compact_str::CompactString;
+use std::borrow::Cow;
+
 use fql::syntax::ast::*;
 use num_bigint::{BigInt, Sign};
 use proptest::collection::vec;
@@ -18,8 +19,9 @@ fn span() -> Span {
 }
 
 /// A valid bare name, biased towards words that mean something elsewhere in
-/// FQL, where a confused lexer would show.
-pub fn name() -> impl Strategy<Value = CompactString> {
+/// FQL, where a confused lexer would show. Names in a tree borrow from the
+/// text it was parsed from; generated ones are leaked, a few bytes a case.
+pub fn name() -> impl Strategy<Value = &'static str> {
     prop_oneof![
         3 => "[A-Za-z_][A-Za-z0-9_.-]{0,8}",
         1 => select(vec![
@@ -28,7 +30,7 @@ pub fn name() -> impl Strategy<Value = CompactString> {
         ])
         .prop_map(str::to_owned),
     ]
-    .prop_map(CompactString::from)
+    .prop_map(|name: String| &*name.leak())
 }
 
 /// A character for strings and quoted names: anything, with the characters
@@ -46,15 +48,15 @@ fn text_char() -> impl Strategy<Value = char> {
 }
 
 /// Text for strings, quoted names, comments' neighbours and `sep:` options.
-pub fn text() -> impl Strategy<Value = CompactString> {
+pub fn text() -> impl Strategy<Value = Cow<'static, str>> {
     prop_oneof![
-        4 => vec(text_char(), 0..12).prop_map(|cs| cs.into_iter().collect::<CompactString>()),
+        4 => vec(text_char(), 0..12).prop_map(|cs| Cow::Owned(cs.into_iter().collect())),
         1 => select(vec![
             "", " ", "...", "..", ".", "-", "1", "1abc", "9lives", "a b", "d!r", "\"", "\\",
             "\n", "\r\n", "\t", "\\n", "%", "% not a comment", "a/b", "日本語", "😀🏳️‍🌈",
             "nil", "clear", "remove", "=", "(", ")", "<>",
         ])
-        .prop_map(CompactString::from),
+        .prop_map(Cow::Borrowed),
     ]
 }
 
@@ -143,11 +145,11 @@ pub fn ty() -> impl Strategy<Value = Type> {
     select(Type::ALL.to_vec())
 }
 
-pub fn ident() -> impl Strategy<Value = Ident> {
+pub fn ident() -> impl Strategy<Value = Ident<'static>> {
     name().prop_map(|name| Ident { name, span: span() })
 }
 
-fn opt_arg() -> impl Strategy<Value = OptArgKind> {
+fn opt_arg() -> impl Strategy<Value = OptArgKind<'static>> {
     prop_oneof![
         name().prop_map(OptArgKind::Name),
         int().prop_map(OptArgKind::Int),
@@ -156,7 +158,7 @@ fn opt_arg() -> impl Strategy<Value = OptArgKind> {
 }
 
 /// Any option with any argument: which fit where is for the checker.
-pub fn opt() -> impl Strategy<Value = Opt> {
+pub fn opt() -> impl Strategy<Value = Opt<'static>> {
     (select(OptName::ALL.to_vec()), option::of(opt_arg())).prop_map(|(name, arg)| Opt {
         name,
         arg: arg.map(|kind| OptArg { kind, span: span() }),
@@ -165,7 +167,7 @@ pub fn opt() -> impl Strategy<Value = Opt> {
 }
 
 /// An option list, often empty (no brackets at all).
-pub fn options() -> impl Strategy<Value = Options> {
+pub fn options() -> impl Strategy<Value = Options<'static>> {
     prop_oneof![
         2 => Just(Options::default()),
         1 => vec(opt(), 1..4).prop_map(|items| Options {
@@ -175,7 +177,7 @@ pub fn options() -> impl Strategy<Value = Options> {
     ]
 }
 
-fn type_spec() -> impl Strategy<Value = TypeSpec> {
+fn type_spec() -> impl Strategy<Value = TypeSpec<'static>> {
     (ty(), options()).prop_map(|(ty, options)| TypeSpec {
         ty,
         options,
@@ -184,7 +186,7 @@ fn type_spec() -> impl Strategy<Value = TypeSpec> {
 }
 
 /// `<>`, `<int|str[be]>` or `<name:type>`; a name always comes with a type.
-pub fn variable() -> impl Strategy<Value = Variable> {
+pub fn variable() -> impl Strategy<Value = Variable<'static>> {
     prop_oneof![
         vec(type_spec(), 0..4).prop_map(|types| (None, types)),
         (ident(), vec(type_spec(), 1..4)).prop_map(|(name, types)| (Some(name), types)),
@@ -196,7 +198,7 @@ pub fn variable() -> impl Strategy<Value = Variable> {
     })
 }
 
-pub fn reference() -> impl Strategy<Value = Reference> {
+pub fn reference() -> impl Strategy<Value = Reference<'static>> {
     (ident(), option::of(ty())).prop_map(|(name, cast)| Reference {
         name,
         cast: cast.map(|ty| Cast { ty, span: span() }),
@@ -204,12 +206,12 @@ pub fn reference() -> impl Strategy<Value = Reference> {
     })
 }
 
-fn elem_of(kind: ElemKind) -> Elem {
+fn elem_of(kind: ElemKind<'static>) -> Elem<'static> {
     Elem { kind, span: span() }
 }
 
 /// Every element that holds no other element.
-fn leaf() -> impl Strategy<Value = Elem> {
+fn leaf() -> impl Strategy<Value = Elem<'static>> {
     prop_oneof![
         Just(ElemKind::Nil),
         any::<bool>().prop_map(ElemKind::Bool),
@@ -225,7 +227,7 @@ fn leaf() -> impl Strategy<Value = Elem> {
     .prop_map(elem_of)
 }
 
-fn tuple_of(elem: impl Strategy<Value = Elem>) -> impl Strategy<Value = Tuple> {
+fn tuple_of(elem: impl Strategy<Value = Elem<'static>>) -> impl Strategy<Value = Tuple<'static>> {
     (vec(elem, 0..5), any::<bool>()).prop_map(|(elems, rest)| Tuple {
         elems: elems.into(),
         rest: rest.then(span),
@@ -234,22 +236,22 @@ fn tuple_of(elem: impl Strategy<Value = Elem>) -> impl Strategy<Value = Tuple> {
 }
 
 /// Any element, with tuples nested several levels deep.
-pub fn elem() -> impl Strategy<Value = Elem> {
+pub fn elem() -> impl Strategy<Value = Elem<'static>> {
     leaf().prop_recursive(4, 40, 5, |inner| {
         tuple_of(inner).prop_map(|t| elem_of(ElemKind::Tuple(t)))
     })
 }
 
-pub fn tuple() -> impl Strategy<Value = Tuple> {
+pub fn tuple() -> impl Strategy<Value = Tuple<'static>> {
     tuple_of(elem())
 }
 
 /// Names that need quotes as often as names that do not.
-fn dir_name() -> impl Strategy<Value = CompactString> {
-    prop_oneof![name(), text()]
+fn dir_name() -> impl Strategy<Value = Cow<'static, str>> {
+    prop_oneof![name().prop_map(Cow::Borrowed), text()]
 }
 
-pub fn dir_elem() -> impl Strategy<Value = DirElem> {
+pub fn dir_elem() -> impl Strategy<Value = DirElem<'static>> {
     prop_oneof![
         4 => dir_name().prop_map(|name| DirElem::Name { name, span: span() }),
         1 => variable().prop_map(|v| DirElem::Var(Box::new(v))),
@@ -258,7 +260,7 @@ pub fn dir_elem() -> impl Strategy<Value = DirElem> {
 }
 
 /// A path; with no elements it is `/...`, the one path without any.
-pub fn directory() -> impl Strategy<Value = Directory> {
+pub fn directory() -> impl Strategy<Value = Directory<'static>> {
     (vec(dir_elem(), 0..4), any::<bool>()).prop_map(|(elems, rest)| Directory {
         rest: (rest || elems.is_empty()).then(span),
         elems: elems.into(),
@@ -268,7 +270,7 @@ pub fn directory() -> impl Strategy<Value = Directory> {
 
 /// What follows a key. A variable takes no options after it (they belong
 /// inside it), so it gets none.
-pub fn value() -> impl Strategy<Value = Value> {
+pub fn value() -> impl Strategy<Value = Value<'static>> {
     prop_oneof![
         1 => Just(Value::Omitted),
         1 => Just(Value::Clear(span())),
@@ -282,7 +284,7 @@ pub fn value() -> impl Strategy<Value = Value> {
     ]
 }
 
-pub fn query() -> impl Strategy<Value = Query> {
+pub fn query() -> impl Strategy<Value = Query<'static>> {
     prop_oneof![
         1 => directory().prop_map(Query::Directory),
         1 => directory().prop_map(|dir| Query::Remove { dir, keyword: span() }),
@@ -295,7 +297,7 @@ pub fn query() -> impl Strategy<Value = Query> {
     ]
 }
 
-pub fn statement() -> impl Strategy<Value = Statement> {
+pub fn statement() -> impl Strategy<Value = Statement<'static>> {
     (options(), query()).prop_map(|(options, query)| Statement {
         options,
         query,
@@ -303,14 +305,14 @@ pub fn statement() -> impl Strategy<Value = Statement> {
     })
 }
 
-pub fn item() -> impl Strategy<Value = Item> {
+pub fn item() -> impl Strategy<Value = Item<'static>> {
     prop_oneof![
         4 => statement().prop_map(Item::Statement),
         1 => select(MetaKind::ALL.to_vec()).prop_map(|kind| Item::Meta(Meta { kind, span: span() })),
     ]
 }
 
-pub fn script() -> impl Strategy<Value = Script> {
+pub fn script() -> impl Strategy<Value = Script<'static>> {
     vec(item(), 0..6).prop_map(|items| Script {
         items,
         trivia: Trivia::default(),

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use crate::{arb, config};
 
 /// The parse of `text`, which must succeed, as a string for messages.
-fn parse_ok(text: &str) -> Result<Script, TestCaseError> {
+fn parse_ok(text: &str) -> Result<Script<'_>, TestCaseError> {
     parse(text).map_err(|e| TestCaseError::fail(format!("{text:?} does not parse: {e:?}")))
 }
 
@@ -182,7 +182,7 @@ impl Spans<'_> {
     fn variable(&mut self, v: &Variable) {
         self.expect(v.span, v);
         if let Some(name) = &v.name {
-            self.expect(name.span, &name.name);
+            self.expect(name.span, name.name);
         }
         for spec in &v.types {
             self.expect(spec.span, format!("{}{}", spec.ty, spec.options));
@@ -192,7 +192,7 @@ impl Spans<'_> {
 
     fn reference(&mut self, r: &Reference) {
         self.expect(r.span, r);
-        self.expect(r.name.span, &r.name.name);
+        self.expect(r.name.span, r.name.name);
         if let Some(cast) = &r.cast {
             self.expect(cast.span, cast.ty);
         }
@@ -210,7 +210,8 @@ fn deepest_tuples_round_trip() {
 
     let commented = format!("/a{} %c\n{}", "(".repeat(depth), ")".repeat(depth));
     let script = parse(&commented).expect("a comment in the deepest tuple parses");
-    let again = parse(&format(&script)).expect("formatted deep tuples parse");
+    let formatted = format(&script);
+    let again = parse(&formatted).expect("formatted deep tuples parse");
     assert_eq!(again.items, script.items);
     assert_eq!(crate::comment_texts(&again), [("c".to_string(), false)]);
 

@@ -11,7 +11,7 @@ pub fn run(args: &ExplainArgs, color: bool) -> Result<(), Exit> {
     let script = match fql::syntax::load(&src) {
         Ok(script) => script,
         Err(errors) => {
-            let diagnostics = Diagnostics::new(name, src, errors);
+            let diagnostics = Diagnostics::new(name, src.clone(), errors);
             eprint!("{}", diagnostics.render(color, output::width()));
             return Err(Exit::Invalid);
         }

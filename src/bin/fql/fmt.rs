@@ -10,15 +10,14 @@ use crate::output::{self, Exit};
 
 pub fn run(args: &FmtArgs, color: bool) -> Result<(), Exit> {
     let (name, src) = read_source(args.file.as_deref())?;
-    let script = match syntax::load(&src) {
-        Ok(script) => script,
+    let formatted = match syntax::load(&src) {
+        Ok(script) => syntax::format(&script),
         Err(errors) => {
-            let diagnostics = Diagnostics::new(name, src, errors);
+            let diagnostics = Diagnostics::new(name, src.clone(), errors);
             eprint!("{}", diagnostics.render(color, output::width()));
             return Err(Exit::Invalid);
         }
     };
-    let formatted = syntax::format(&script);
     if args.check {
         return if formatted == src {
             Ok(())

@@ -2,16 +2,17 @@
 //! option lists.
 
 use super::lex::{backtrack, fail, hspace, is_name, is_name_start, peek, starts_statement, word};
+use super::literal::{plain_string, small_int};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
-    Cast, Elem, ElemKind, Ident, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span,
+    Cast, Elem, ElemKind, Ident, Int, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span,
     ThinVec, Tuple, Type, TypeSpec, Variable,
 };
 use crate::syntax::error::ParseError;
 
 impl<'a> Parser<'a> {
     /// A data element or a hole, or a backtrack when nothing here starts one.
-    pub(super) fn element(&mut self, i: &'a str) -> PResult<'a, Elem> {
+    pub(super) fn element(&mut self, i: &'a str) -> PResult<'a, Elem<'a>> {
         let mut slot = None;
         let rest = self.element_into(i, &mut slot)?;
         Ok((rest, slot.expect("an element was parsed")))
@@ -29,7 +30,7 @@ impl<'a> Parser<'a> {
     pub(super) fn element_into(
         &mut self,
         i: &'a str,
-        sink: &mut impl Sink,
+        sink: &mut impl Sink<'a>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         let start = self.pos(i);
         let (rest, kind) = match peek(i) {
@@ -43,7 +44,10 @@ impl<'a> Parser<'a> {
                 return Ok(rest);
             }
             Some(b'"') => {
-                let (rest, text) = self.string(i)?;
+                let (rest, text) = match plain_string(i) {
+                    Some(ok) => ok,
+                    None => self.string(i)?,
+                };
                 let span = self.span_from(start, rest);
                 sink.put(Elem {
                     kind: ElemKind::Str(text),
@@ -70,7 +74,10 @@ impl<'a> Parser<'a> {
                 return Ok(rest);
             }
             Some(b'#') => self.vstamp(i),
-            Some(b'0'..=b'9' | b'-') => self.numeric(i),
+            Some(b'0'..=b'9' | b'-') => match small_int(i) {
+                Some((rest, n)) => (rest, ElemKind::Int(Int::Small(n))),
+                None => self.numeric(i),
+            },
             Some(b'.') if !i.starts_with("...") => self.number(i),
             Some(b) if b.is_ascii_alphabetic() => match self.word(i) {
                 Some(ok) => ok,
@@ -101,7 +108,7 @@ impl<'a> Parser<'a> {
     /// key's tuple is built where the statement is, not returned through
     /// memory and read back.
     #[inline]
-    pub(super) fn tuple(&mut self, i: &'a str) -> PResult<'a, Tuple> {
+    pub(super) fn tuple(&mut self, i: &'a str) -> PResult<'a, Tuple<'a>> {
         let open = self.pos(i);
         if self.depth == super::MAX_DEPTH {
             return fail(ParseError::TooDeep {
@@ -115,7 +122,7 @@ impl<'a> Parser<'a> {
         tuple
     }
 
-    fn tuple_inside(&mut self, open: usize, i: &'a str) -> PResult<'a, Tuple> {
+    fn tuple_inside(&mut self, open: usize, i: &'a str) -> PResult<'a, Tuple<'a>> {
         let mut elems = ThinVec::with_capacity(4);
         let (i, rest) = self.tuple_elems(open, &i[1..], &mut elems)?;
         let i = &i[1..];
@@ -129,7 +136,7 @@ impl<'a> Parser<'a> {
         &mut self,
         open: usize,
         mut i: &'a str,
-        elems: &mut ThinVec<Elem>,
+        elems: &mut ThinVec<Elem<'a>>,
     ) -> PResult<'a, Option<Span>> {
         let mut crossed;
         (i, crossed) = self.gap(i);
@@ -195,7 +202,7 @@ impl<'a> Parser<'a> {
 
     /// `<>`, `<type|type>`, `<name:type|...>`, each type with its options.
     /// The caller has seen the `<`.
-    pub(super) fn variable(&mut self, i: &'a str) -> PResult<'a, Variable> {
+    pub(super) fn variable(&mut self, i: &'a str) -> PResult<'a, Variable<'a>> {
         let open = self.pos(i);
         let mut i = &i[1..];
         let mut var_name = None;
@@ -208,7 +215,7 @@ impl<'a> Parser<'a> {
                     Err(_) => return fail(self.expected(i, "a name", None)),
                 };
                 var_name = Some(Ident {
-                    name: text.into(),
+                    name: text,
                     span: self.span_of(text),
                 });
                 i = &after_name[1..];
@@ -260,7 +267,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A type name and its options. Unknown names are reported and dropped.
-    fn type_spec(&mut self, i: &'a str, may_be_name: bool) -> PResult<'a, Option<TypeSpec>> {
+    fn type_spec(&mut self, i: &'a str, may_be_name: bool) -> PResult<'a, Option<TypeSpec<'a>>> {
         let start = self.pos(i);
         let (after, text) = word(i);
         if text.is_empty() {
@@ -288,14 +295,14 @@ impl<'a> Parser<'a> {
     }
 
     /// `:name` or `:name!type`. The caller has seen the `:`.
-    pub(super) fn reference(&mut self, i: &'a str) -> PResult<'a, Reference> {
+    pub(super) fn reference(&mut self, i: &'a str) -> PResult<'a, Reference<'a>> {
         let start = self.pos(i);
         let (mut i, text) = match self.name(&i[1..], "names") {
             Ok(ok) => ok,
             Err(_) => return fail(self.expected(&i[1..], "a name after `:`", None)),
         };
         let name = Ident {
-            name: text.into(),
+            name: text,
             span: self.span_of(text),
         };
         let mut cast = None;
@@ -324,7 +331,7 @@ impl<'a> Parser<'a> {
 
     /// `[name, name:arg, ...]`. Unknown option names are reported and
     /// dropped. The caller has seen the `[`.
-    pub(super) fn options(&mut self, i: &'a str) -> PResult<'a, Options> {
+    pub(super) fn options(&mut self, i: &'a str) -> PResult<'a, Options<'a>> {
         let open = self.pos(i);
         let mut i = &i[1..];
         let mut items = ThinVec::new();
@@ -345,7 +352,7 @@ impl<'a> Parser<'a> {
     }
 
     /// One option: a name and, after `:`, a name, int or string.
-    fn option(&mut self, i: &'a str) -> PResult<'a, Option<Opt>> {
+    fn option(&mut self, i: &'a str) -> PResult<'a, Option<Opt<'a>>> {
         let start = self.pos(i);
         let (after, text) = match self.name(i, "option names") {
             Ok(ok) => ok,
@@ -372,7 +379,7 @@ impl<'a> Parser<'a> {
                     },
                     Some(b) if is_name_start(b) => {
                         let (rest, w) = word(at);
-                        (rest, OptArgKind::Name(w.into()))
+                        (rest, OptArgKind::Name(w))
                     }
                     _ => return fail(self.expected(at, "a name, int or string", None)),
                 };
@@ -387,20 +394,20 @@ impl<'a> Parser<'a> {
 }
 
 /// Where [`Parser::element_into`] puts an element.
-pub(super) trait Sink {
-    fn put(&mut self, elem: Elem);
+pub(super) trait Sink<'a> {
+    fn put(&mut self, elem: Elem<'a>);
 }
 
-impl Sink for ThinVec<Elem> {
+impl<'a> Sink<'a> for ThinVec<Elem<'a>> {
     #[inline(always)]
-    fn put(&mut self, elem: Elem) {
+    fn put(&mut self, elem: Elem<'a>) {
         self.push(elem);
     }
 }
 
-impl Sink for Option<Elem> {
+impl<'a> Sink<'a> for Option<Elem<'a>> {
     #[inline(always)]
-    fn put(&mut self, elem: Elem) {
+    fn put(&mut self, elem: Elem<'a>) {
         *self = Some(elem);
     }
 }

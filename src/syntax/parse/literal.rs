@@ -3,9 +3,8 @@
 //! Malformed literals are reported without stopping the parse (a placeholder
 //! value stands in), so a script with several bad literals shows them all.
 
-use compact_str::CompactString;
-use nom::Parser as _;
-use nom::bytes::complete::{tag, take_while_m_n};
+use std::borrow::Cow;
+
 use nom::character::complete::digit1;
 use num_bigint::BigInt;
 
@@ -55,24 +54,60 @@ fn string_run(i: &str) -> usize {
         .unwrap_or(b.len() - n)
 }
 
+/// A string without escapes, the most common kind, or `None` for the
+/// general parser to take. The caller has seen the `"`.
+///
+/// Kept apart from [`Parser::string`] so that it inlines into the element
+/// parser: as a call, returning the text through memory cost about as much
+/// as scanning it.
+#[inline(always)]
+pub(super) fn plain_string(i: &str) -> Option<(&str, Cow<'_, str>)> {
+    let body = &i[1..];
+    let n = string_run(body);
+    (body.as_bytes().get(n) == Some(&b'"')).then(|| (&body[n + 1..], Cow::Borrowed(&body[..n])))
+}
+
+/// An int of at most 18 digits that nothing number-like follows, or `None`
+/// for [`Parser::numeric`] to take. It cannot be anything else: bytes
+/// (`0x`), a uuid (a `-` after 8 digits), a num (`.` or `e`) and an invalid
+/// number all continue with a name byte or `+`.
+#[inline(always)]
+pub(super) fn small_int(i: &str) -> Option<(&str, i64)> {
+    let b = i.as_bytes();
+    let first = usize::from(b[0] == b'-');
+    let mut n = first;
+    let mut acc: i64 = 0;
+    while let Some(&d) = b.get(n).filter(|d| d.is_ascii_digit()) {
+        // 18 digits stay below 10^18 < 2^63.
+        if n - first == 18 {
+            return None;
+        }
+        acc = acc * 10 + i64::from(d - b'0');
+        n += 1;
+    }
+    if n == first || b.get(n).is_some_and(|&c| is_name_byte(c) || c == b'+') {
+        return None;
+    }
+    Some((&i[n..], if first == 1 { -acc } else { acc }))
+}
+
 impl<'a> Parser<'a> {
     /// A double-quoted string with the escapes `\"`, `\\` and `\n`. The
     /// caller has seen the `"`.
-    pub(super) fn string(&mut self, i: &'a str) -> PResult<'a, CompactString> {
+    pub(super) fn string(&mut self, i: &'a str) -> PResult<'a, Cow<'a, str>> {
         let open = self.pos(i);
         let mut i = &i[1..];
         let mut n = string_run(i);
-        // Most strings have no escape: their text is one slice, copied once
-        // rather than grown piece by piece.
+        // Most strings have no escape: their text is a slice of the source.
         if i.as_bytes().get(n) == Some(&b'"') {
-            return Ok((&i[n + 1..], CompactString::new(&i[..n])));
+            return Ok((&i[n + 1..], Cow::Borrowed(&i[..n])));
         }
-        let mut text = CompactString::const_new("");
+        let mut text = String::new();
         loop {
             text.push_str(&i[..n]);
             i = &i[n..];
             match peek(i) {
-                Some(b'"') => return Ok((&i[1..], text)),
+                Some(b'"') => return Ok((&i[1..], Cow::Owned(text))),
                 Some(b'\\') => {
                     let esc = i[1..].chars().next();
                     let len = 1 + esc.map_or(0, char::len_utf8);
@@ -112,7 +147,7 @@ impl<'a> Parser<'a> {
 
     /// An element that starts with a digit or `-`: an int, a num, bytes
     /// (`0x..`) or a uuid.
-    pub(super) fn numeric(&mut self, i: &'a str) -> (&'a str, ElemKind) {
+    pub(super) fn numeric(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         if i.starts_with("0x") {
             self.bytes(i)
         } else if looks_like_uuid(i) {
@@ -124,7 +159,7 @@ impl<'a> Parser<'a> {
 
     /// An element that starts with a letter: `nil`, `true`, `false`, `inf`,
     /// `nan`, or a uuid such as `ca03676e-...`. Anything else backtracks.
-    pub(super) fn word(&mut self, i: &'a str) -> Option<(&'a str, ElemKind)> {
+    pub(super) fn word(&mut self, i: &'a str) -> Option<(&'a str, ElemKind<'a>)> {
         if looks_like_uuid(i) {
             return Some(self.uuid(i));
         }
@@ -141,7 +176,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `0x` and an even number of hex digits.
-    fn bytes(&mut self, i: &'a str) -> (&'a str, ElemKind) {
+    fn bytes(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let (rest, digits) = take_bytes(&i[2..], |b| b.is_ascii_alphanumeric());
         if let Some(n) = digits.bytes().position(|b| !is_hex(b)) {
             let bad = &digits[n..n + 1];
@@ -165,7 +200,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `8-4-4-4-12` hex digits.
-    fn uuid(&mut self, i: &'a str) -> (&'a str, ElemKind) {
+    fn uuid(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let (rest, text) = take_bytes(i, |b| b.is_ascii_alphanumeric() || b == b'-');
         let span = self.span_of(text);
         let nil = (rest, ElemKind::Uuid(Uuid::nil()));
@@ -182,31 +217,25 @@ impl<'a> Parser<'a> {
         let mut filled = 0;
         for (n, len) in [8, 4, 4, 4, 12].into_iter().enumerate() {
             if n > 0 {
-                match tag::<_, _, Fail>("-").parse(group) {
-                    Ok((after, _)) => group = after,
-                    Err(_) => {
+                match group.strip_prefix('-') {
+                    Some(after) => group = after,
+                    None => {
                         let reason = format!("expected 5 groups, found {n}");
                         self.report(ParseError::InvalidUuid { reason, at: span });
                         return nil;
                     }
                 }
             }
-            let digits = take_while_m_n::<_, _, Fail>(len, len, |c: char| c.is_ascii_hexdigit())
-                .parse(group);
-            match digits {
-                Ok((after, digits)) if !after.starts_with(|c: char| c.is_ascii_hexdigit()) => {
-                    const_hex::decode_to_slice(digits, &mut out[filled..filled + len / 2])
-                        .expect("checked hex digits");
-                    filled += len / 2;
-                    group = after;
-                }
-                _ => {
-                    let found = group.bytes().take_while(u8::is_ascii_hexdigit).count();
-                    let reason = format!("group {} has {found} hex digits, not {len}", n + 1);
-                    self.report(ParseError::InvalidUuid { reason, at: span });
-                    return nil;
-                }
+            let found = group.bytes().take_while(u8::is_ascii_hexdigit).count();
+            if found != len {
+                let reason = format!("group {} has {found} hex digits, not {len}", n + 1);
+                self.report(ParseError::InvalidUuid { reason, at: span });
+                return nil;
             }
+            const_hex::decode_to_slice(&group[..len], &mut out[filled..filled + len / 2])
+                .expect("checked hex digits");
+            filled += len / 2;
+            group = &group[len..];
         }
         if !group.is_empty() {
             let reason = "more than 5 groups".to_string();
@@ -218,7 +247,7 @@ impl<'a> Parser<'a> {
 
     /// `#` 20 hex digits `:` 4 hex digits, or the incomplete `#:` 4 hex
     /// digits.
-    pub(super) fn vstamp(&mut self, i: &'a str) -> (&'a str, ElemKind) {
+    pub(super) fn vstamp(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let (rest, text) = take_bytes(&i[1..], |b| b.is_ascii_alphanumeric() || b == b':');
         let span = self.span_from(self.pos(i), rest);
         let placeholder = (rest, ElemKind::Vstamp(Vstamp { tx: None, user: 0 }));
@@ -258,7 +287,7 @@ impl<'a> Parser<'a> {
     }
 
     /// An int or a num: `-12`, `3.5`, `-2e10`, `1.5e-3`, `-inf`.
-    pub(super) fn number(&mut self, i: &'a str) -> (&'a str, ElemKind) {
+    pub(super) fn number(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let neg = peek(i) == Some(b'-');
         let unsigned = &i[usize::from(neg)..];
         if peek(unsigned).is_some_and(|b| b.is_ascii_alphabetic()) {
@@ -345,7 +374,7 @@ impl<'a> Parser<'a> {
 
     /// Reports the run of number-like text at `i` as an invalid number and
     /// consumes it.
-    fn bad_number(&mut self, i: &'a str, help: Option<String>) -> (&'a str, ElemKind) {
+    fn bad_number(&mut self, i: &'a str, help: Option<String>) -> (&'a str, ElemKind<'a>) {
         let sign = usize::from(peek(i) == Some(b'-'));
         let (rest, _) = take_bytes(&i[sign..], |b| is_name_byte(b) || b == b'+');
         let text = &i[..i.len() - rest.len()];

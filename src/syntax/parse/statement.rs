@@ -5,6 +5,8 @@ use super::lex::{
     fail, failure, hspace, is_name_byte, is_name_start, junk, line_break, peek, recover, word,
 };
 use super::{PResult, Parser};
+use std::borrow::Cow;
+
 use crate::syntax::ast::{
     DirElem, Directory, Elem, ElemKind, Item, Key, KeyValue, Meta, MetaKind, Options, Query, Span,
     Statement, ThinVec, Value,
@@ -12,11 +14,12 @@ use crate::syntax::ast::{
 use crate::syntax::error::ParseError;
 
 impl<'a> Parser<'a> {
-    /// Every item of the script; errors are collected on the way.
-    pub(super) fn script(&mut self, i: &'a str) -> Vec<Item> {
+    /// Every item of the script, into the script; errors are collected on
+    /// the way.
+    pub(super) fn script(&mut self, i: &'a str) {
         let mut i = self.skip_lines(i);
         if i.is_empty() {
-            return Vec::new();
+            return;
         }
         // Sized for the common single query: the first push then does not
         // go through the vector's growth path, and the block is no larger
@@ -47,7 +50,8 @@ impl<'a> Parser<'a> {
             }
             i = self.skip_lines(i);
             if i.is_empty() {
-                return items;
+                self.out.items = items;
+                return;
             }
         }
     }
@@ -57,7 +61,7 @@ impl<'a> Parser<'a> {
     fn item(
         &mut self,
         i: &'a str,
-        items: &mut Vec<Item>,
+        items: &mut Vec<Item<'a>>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         match peek(i) {
             Some(b'@') => {
@@ -129,8 +133,8 @@ impl<'a> Parser<'a> {
         &mut self,
         i: &'a str,
         start: usize,
-        options: Options,
-        items: &mut Vec<Item>,
+        options: Options<'a>,
+        items: &mut Vec<Item<'a>>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         let (i, dir) = self.directory(i)?;
         let (i, query) = match peek(i) {
@@ -170,7 +174,7 @@ impl<'a> Parser<'a> {
     }
 
     /// What follows `=` after a key: `clear`, or an element and its options.
-    fn value(&mut self, i: &'a str) -> PResult<'a, Value> {
+    fn value(&mut self, i: &'a str) -> PResult<'a, Value<'a>> {
         // Only a word starting with `c` or `r` can be `clear` or `remove`;
         // other values are not scanned twice.
         if matches!(peek(i), Some(b'c' | b'r')) {
@@ -228,7 +232,7 @@ impl<'a> Parser<'a> {
 
     /// `/` elements: names, quoted strings, variables, references, and a
     /// final `...`.
-    fn directory(&mut self, i: &'a str) -> PResult<'a, Directory> {
+    fn directory(&mut self, i: &'a str) -> PResult<'a, Directory<'a>> {
         let start = self.pos(i);
         let mut i = i;
         let mut elems = ThinVec::with_capacity(4);
@@ -241,7 +245,7 @@ impl<'a> Parser<'a> {
                 Some(b) if is_name_start(b) => {
                     let (after, name) = word(at);
                     elems.push(DirElem::Name {
-                        name: name.into(),
+                        name: Cow::Borrowed(name),
                         span: self.span_of(name),
                     });
                     after

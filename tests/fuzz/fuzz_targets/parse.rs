@@ -11,7 +11,7 @@ use miette::Diagnostic;
 /// The comments as `fmt` must keep them: in order, without the trailing
 /// whitespace it trims. (A comment after code may move to a line of its own
 /// when another comment already ends that line.)
-fn comments(script: &Script) -> Vec<&str> {
+fn comments<'a>(script: &Script<'a>) -> Vec<&'a str> {
     script
         .trivia
         .comments
