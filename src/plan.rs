@@ -376,10 +376,12 @@ pub fn parse_param(text: &str) -> Elem<'static> {
     let Ok(script) = crate::syntax::parse(&src) else {
         return as_str();
     };
-    let [Item::Statement(Statement {
-        query: Query::KeyValue(kv),
-        ..
-    })] = script.items.as_slice()
+    let [
+        Item::Statement(Statement {
+            query: Query::KeyValue(kv),
+            ..
+        }),
+    ] = script.items.as_slice()
     else {
         return as_str();
     };

@@ -43,12 +43,13 @@ impl<'a> Dirs<'a> {
         at: Span,
         create: bool,
     ) -> Result<Option<&[u8]>, Error> {
-        let same = self.last.as_ref().is_some_and(|(path, _)| {
-            path.len() == dir.elems.len()
-                && dir.elems.iter().zip(path).all(
-                    |(e, p)| matches!(e, DirElem::Name { name, .. } if *name == p.as_str()),
-                )
-        });
+        let same =
+            self.last.as_ref().is_some_and(|(path, _)| {
+                path.len() == dir.elems.len()
+                    && dir.elems.iter().zip(path).all(
+                        |(e, p)| matches!(e, DirElem::Name { name, .. } if *name == p.as_str()),
+                    )
+            });
         if !same {
             let path = path(dir);
             let prefix = self.prefix(tx, &path, at, create)?.map(<[u8]>::to_vec);

@@ -60,7 +60,12 @@ impl<'a> TupleMatch<'a> {
         } else {
             elems.len() == self.elems.len()
         };
-        len_ok && self.elems.iter().zip(elems).all(|(m, e)| m.matches(&e.kind))
+        len_ok
+            && self
+                .elems
+                .iter()
+                .zip(elems)
+                .all(|(m, e)| m.matches(&e.kind))
     }
 
     /// The values of the named holes in a matching tuple.
@@ -82,7 +87,12 @@ impl<'a> TupleMatch<'a> {
             .iter()
             .enumerate()
             .filter_map(|(n, m)| match m {
-                ElemMatch::Hole(_, HoleInfo { agg: Some((a, o)), .. }) => Some((n, *a, o.clone())),
+                ElemMatch::Hole(
+                    _,
+                    HoleInfo {
+                        agg: Some((a, o)), ..
+                    },
+                ) => Some((n, *a, o.clone())),
                 _ => None,
             })
             .collect()
@@ -157,7 +167,9 @@ impl<'a> ValueMatch<'a> {
         match self {
             ValueMatch::Decode(d, opts, _) => {
                 let found = d.decode(bytes)?;
-                let opts = found.alternative.and_then(|n| opts.get(n).cloned().flatten());
+                let opts = found
+                    .alternative
+                    .and_then(|n| opts.get(n).cloned().flatten());
                 Some((Part::Data(found.elem), opts))
             }
             ValueMatch::Tuple(m) => {

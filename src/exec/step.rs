@@ -297,9 +297,8 @@ impl Folds {
 
 /// Whether the key or the value holds an aggregate.
 fn has_aggregate(kv: &KeyValue<'_>) -> bool {
-    let agg = |e: &Elem<'_>| {
-        matches!(&e.kind, ElemKind::Var(v) if v.types.iter().any(|t| t.ty.is_agg()))
-    };
+    let agg =
+        |e: &Elem<'_>| matches!(&e.kind, ElemKind::Var(v) if v.types.iter().any(|t| t.ty.is_agg()));
     kv.key.tuple.elems.iter().any(agg) || matches!(&kv.value, Value::Data(e, _) if agg(e))
 }
 
