@@ -39,7 +39,7 @@ use crate::syntax::ast::ElemKind;
 use dirs::Dirs;
 
 pub use error::Error;
-pub use output::{Output, Part, Row};
+pub use output::{DirPath, Output, Part, Row};
 pub use stream::{QueryError, Results};
 
 /// Runs plans against one database.

@@ -24,11 +24,39 @@ pub enum Output {
     NewSnapshot,
 }
 
+/// A directory's path, shared by every row read from it, with its FQL
+/// text made once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirPath {
+    names: Vec<String>,
+    text: String,
+}
+
+impl DirPath {
+    /// The path of these names.
+    pub fn new(names: Vec<String>) -> DirPath {
+        let mut text = String::new();
+        write_path(&mut text, &names).expect("writing to a String");
+        DirPath { names, text }
+    }
+
+    /// The names from the root.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+}
+
+impl Display for DirPath {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// A key-value found by a read, or folded by an aggregate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// The directory.
-    pub path: Vec<String>,
+    pub path: Arc<DirPath>,
     /// The key tuple's elements.
     pub key: Vec<Part>,
     /// Whether the key ends in `...` (kept by an aggregate).
@@ -84,7 +112,7 @@ pub(super) fn write_path(f: &mut impl fmt::Write, path: &[String]) -> fmt::Resul
 
 impl Display for Row {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write_path(f, &self.path)?;
+        f.write_str(&self.path.text)?;
         f.write_str("(")?;
         for (n, part) in self.key.iter().enumerate() {
             if n > 0 {

@@ -8,7 +8,8 @@ use crate::syntax::ast::*;
 use super::aggregate::Fold;
 use super::dirs::{self, Dirs};
 use super::matching::{Captures, ReadValue, TupleMatch, ValueMatch};
-use super::{Error, Output, Part, Row};
+use super::{DirPath, Error, Output, Part, Row};
+use std::sync::Arc;
 
 /// A result and the values its named variables took.
 pub struct Found {
@@ -113,7 +114,7 @@ fn read(
             // The key as stored, which is the key as written.
             let elems = codec::decode_key(prefix, &key).unwrap_or_default();
             emit(Found {
-                output: row(&path, elems, value),
+                output: row(&Arc::new(DirPath::new(path)), elems, value),
                 captures,
             })
         }
@@ -156,6 +157,7 @@ fn scan(
         };
         let mut dir_captures = Vec::new();
         dirs::captures(&kv.key.dir, &path, &mut dir_captures);
+        let shared = Arc::new(DirPath::new(path.clone()));
         let start = codec::encode_key(prefix, &tuple.elems[..fixed])?.bytes;
         let mut range = RangeOption::prefix(&start).mode(opts.mode);
         range.reverse = opts.reverse;
@@ -204,13 +206,13 @@ fn scan(
                     keys.captures(&elems, &mut captures);
                     values.captures(&value.0, &mut captures);
                     emit(Found {
-                        output: row(&path, elems, value),
+                        output: row(&shared, elems, value),
                         captures,
                     })?;
                 }
             }
         }
-        if folding && let Some(output) = folds.finish(&path, kv) {
+        if folding && let Some(output) = folds.finish(&shared, kv) {
             emit(Found {
                 output,
                 captures: dir_captures,
@@ -267,7 +269,7 @@ impl Folds {
     /// The query's key with each aggregate replaced by its result, `...`
     /// and the other holes kept; the value is the value's aggregate, or
     /// the value every row shared, or the query's value as written.
-    fn finish(self, path: &[String], kv: &KeyValue<'_>) -> Option<Output> {
+    fn finish(self, path: &Arc<DirPath>, kv: &KeyValue<'_>) -> Option<Output> {
         let mut key: Vec<Part> = kv
             .key
             .tuple
@@ -287,7 +289,7 @@ impl Folds {
             },
         };
         Some(Output::KeyValue(Row {
-            path: path.to_vec(),
+            path: path.clone(),
             key,
             rest: kv.key.tuple.rest.is_some(),
             value,
@@ -303,9 +305,9 @@ fn has_aggregate(kv: &KeyValue<'_>) -> bool {
 }
 
 /// A result row.
-fn row(path: &[String], elems: Vec<Elem<'static>>, value: ReadValue) -> Output {
+fn row(path: &Arc<DirPath>, elems: Vec<Elem<'static>>, value: ReadValue) -> Output {
     Output::KeyValue(Row {
-        path: path.to_vec(),
+        path: path.clone(),
         key: elems.into_iter().map(|e| Part::Data(e.kind)).collect(),
         rest: false,
         value: Some(value),
@@ -314,8 +316,9 @@ fn row(path: &[String], elems: Vec<Elem<'static>>, value: ReadValue) -> Output {
 
 fn mismatch(path: &[String], prefix: &[u8], key: &[u8], value: &[u8], step: &Step<'_>) -> Error {
     let kind = codec::decode_untyped(value);
+    let path = Arc::new(DirPath::new(path.to_vec()));
     let shown = match codec::decode_key(prefix, key) {
-        Some(elems) => row(path, elems, (Part::Data(kind), None)).to_string(),
+        Some(elems) => row(&path, elems, (Part::Data(kind), None)).to_string(),
         None => format!("the key 0x{} (not a tuple)", const_hex::encode(key)),
     };
     Error::Mismatch {
