@@ -157,8 +157,13 @@ impl ValueDecoder {
                 }
                 Encoding::Raw => super::fixed::decode_raw(bytes, ty),
                 Encoding::Tuple => {
-                    let untyped = untyped.get_or_insert_with(|| decode_untyped(bytes));
-                    decode_typed(bytes, ty, untyped)
+                    let reading = untyped.get_or_insert_with(|| decode_untyped(bytes));
+                    match decode_typed(bytes, ty, reading) {
+                        // Taken, not copied: this is the answer.
+                        Some(Typed::AsRead) => untyped.take(),
+                        Some(Typed::Other(elem)) => Some(elem),
+                        None => None,
+                    }
                 }
             };
             if let Some(elem) = found {
@@ -172,27 +177,35 @@ impl ValueDecoder {
     }
 }
 
+/// What a type makes of a tuple-encoded value.
+enum Typed {
+    /// The untyped reading itself.
+    AsRead,
+    /// Another reading of the bytes.
+    Other(ElemKind<'static>),
+}
+
 /// A tuple-encoded value read as `ty`, given its untyped reading.
-fn decode_typed(bytes: &[u8], ty: Type, untyped: &ElemKind<'static>) -> Option<ElemKind<'static>> {
+fn decode_typed(bytes: &[u8], ty: Type, untyped: &ElemKind<'static>) -> Option<Typed> {
     let is = |t: Type| type_of(untyped) == Some(t);
     match ty {
-        Type::Any | Type::Agg(Agg::Count) => Some(untyped.clone()),
+        Type::Any | Type::Agg(Agg::Count) => Some(Typed::AsRead),
         // Bytes are written raw, so they are read raw: whatever is stored.
-        Type::Bytes => Some(ElemKind::Bytes(bytes.to_vec())),
+        Type::Bytes => Some(Typed::Other(ElemKind::Bytes(bytes.to_vec()))),
         // Any valid tuple, unwrapped or not: `42` and `(42)` are one value.
         Type::Tuple => decode_tuple(bytes).map(|elems| {
-            ElemKind::Tuple(Tuple {
+            Typed::Other(ElemKind::Tuple(Tuple {
                 elems: elems.into_iter().collect(),
                 rest: None,
                 span: Default::default(),
-            })
+            }))
         }),
         Type::Agg(Agg::Sum | Agg::Min | Agg::Max | Agg::Avg) => {
-            (is(Type::Int) || is(Type::Num)).then(|| untyped.clone())
+            (is(Type::Int) || is(Type::Num)).then_some(Typed::AsRead)
         }
-        Type::Agg(Agg::Append) if is(Type::Str) => Some(untyped.clone()),
-        Type::Agg(Agg::Append) => Some(ElemKind::Bytes(bytes.to_vec())),
-        t => is(t).then(|| untyped.clone()),
+        Type::Agg(Agg::Append) if is(Type::Str) => Some(Typed::AsRead),
+        Type::Agg(Agg::Append) => Some(Typed::Other(ElemKind::Bytes(bytes.to_vec()))),
+        t => is(t).then_some(Typed::AsRead),
     }
 }
 
