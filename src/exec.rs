@@ -84,7 +84,7 @@ impl Engine {
     ) -> Result<(), Error> {
         // The rows of statements that feed later ones, by statement.
         let mut rows: Rows = HashMap::new();
-        for steps in &plan.transactions {
+        for steps in plan.transactions() {
             if steps.iter().any(|s| s.kind.writes()) {
                 let (out, fed) = self.db.run(|tx, _| {
                     let mut fed = rows.clone();

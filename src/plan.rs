@@ -19,8 +19,21 @@ use crate::syntax::ast::*;
 /// A checked script, ready to run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan<'a> {
-    /// The transactions, in order; `@commit` ends one and begins the next.
-    pub transactions: Vec<Vec<Step<'a>>>,
+    /// Every statement, in order.
+    pub steps: Vec<Step<'a>>,
+    /// Where each transaction's statements end in `steps`; `@commit` ends
+    /// one and begins the next.
+    ends: Vec<usize>,
+}
+
+impl<'a> Plan<'a> {
+    /// The transactions, in order, each its statements.
+    pub fn transactions(&self) -> impl Iterator<Item = &[Step<'a>]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(start, end)| &self.steps[start..end])
+    }
 }
 
 /// One statement to run.
@@ -132,18 +145,19 @@ pub fn plan<'a>(
     script: Script<'a>,
     params: &HashMap<String, Elem<'static>>,
 ) -> Result<Plan<'a>, Vec<Error>> {
-    let mut transactions = vec![Vec::new()];
+    let mut steps = Vec::with_capacity(script.items.len());
+    let mut ends = Vec::new();
     let mut errors = Vec::new();
     // For each name, the statement that bound it last and its types.
     let mut bound: HashMap<String, (usize, Vec<Type>)> = HashMap::new();
     // For each statement, every name its rows hold.
     let mut env_names: Vec<Vec<String>> = Vec::new();
-    let mut id = 0;
     for item in script.items {
         match item {
-            Item::Meta(m) if m.kind == MetaKind::Commit => transactions.push(Vec::new()),
+            Item::Meta(m) if m.kind == MetaKind::Commit => ends.push(steps.len()),
             Item::Meta(_) => {}
             Item::Statement(stmt) => {
+                let id = steps.len();
                 let binds = names_bound(&stmt.query);
                 let mut query = stmt.query;
                 let refs = substitute(&mut query, params, &bound, &mut errors);
@@ -154,7 +168,7 @@ pub fn plan<'a>(
                 for (name, types) in &binds {
                     bound.insert(name.clone(), (id, types.clone()));
                 }
-                let step = Step {
+                steps.push(Step {
                     id,
                     kind: query.kind(),
                     query,
@@ -163,26 +177,23 @@ pub fn plan<'a>(
                     binds: binds.into_iter().map(|(n, _)| n).collect(),
                     feeds: false,
                     driver,
-                };
-                transactions.last_mut().expect("one at least").push(step);
-                id += 1;
+                });
             }
         }
     }
-    if transactions.last().is_some_and(Vec::is_empty) && transactions.len() > 1 {
-        transactions.pop();
+    // The last transaction, unless `@commit` just ended it; an empty
+    // script is one empty transaction.
+    if ends.last() != Some(&steps.len()) || ends.is_empty() {
+        ends.push(steps.len());
     }
+    ends.dedup();
     // A statement feeds a later one when that one runs per its rows.
-    let drivers: Vec<usize> = transactions
-        .iter()
-        .flatten()
-        .filter_map(|s| s.driver)
-        .collect();
-    for step in transactions.iter_mut().flatten() {
+    let drivers: std::collections::HashSet<usize> = steps.iter().filter_map(|s| s.driver).collect();
+    for step in &mut steps {
         step.feeds = drivers.contains(&step.id);
     }
     if errors.is_empty() {
-        Ok(Plan { transactions })
+        Ok(Plan { steps, ends })
     } else {
         Err(errors)
     }

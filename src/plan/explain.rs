@@ -8,7 +8,7 @@ use crate::syntax::ast::*;
 
 impl Display for Plan<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        for (n, steps) in self.transactions.iter().enumerate() {
+        for (n, steps) in self.transactions().enumerate() {
             let writes = steps.iter().any(|s| s.kind.writes());
             writeln!(
                 f,

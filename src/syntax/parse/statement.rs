@@ -23,8 +23,15 @@ impl<'a> Parser<'a> {
         }
         // Sized for the common single query: the first push then does not
         // go through the vector's growth path, and the block is no larger
-        // than the one statement needs.
-        let mut items = Vec::with_capacity(1);
+        // than the one statement needs. A long script is sized by its lines
+        // (at most one item each), so a million statements are not copied
+        // again and again as the vector grows.
+        let capacity = if i.len() > 4096 {
+            memchr::memchr_iter(b'\n', i.as_bytes()).count() + 1
+        } else {
+            1
+        };
+        let mut items = Vec::with_capacity(capacity);
         loop {
             let (errors_before, items_before) = (self.errors.len(), items.len());
             let result = self.item(i, &mut items);
