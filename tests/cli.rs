@@ -328,3 +328,85 @@ fn explain_describes_each_statement_without_running_it() {
         "{stderr}"
     );
 }
+
+#[test]
+fn run_prints_results_and_takes_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run.db");
+    let write = "/users(:id)=:name\n/users(7)=\"bo\"\n";
+    fql_db()
+        .arg("--db")
+        .arg(&db)
+        .args(["run", "-w", "-p", "id=42", "-p", "name=ann"])
+        .write_stdin(write)
+        .assert()
+        .success()
+        .stdout("");
+    let out = fql_db()
+        .arg("--db")
+        .arg(&db)
+        .args(["run", "-p", "min=0"])
+        .write_stdin("/users(<int>)=<str>\n/users/<>\n")
+        .assert()
+        .success();
+    assert_eq!(
+        text(&out.get_output().stdout),
+        "/users(7)=\"bo\"\n/users(42)=\"ann\"\n"
+    );
+}
+
+#[test]
+fn run_refuses_writes_without_the_flag_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("refuse.db");
+    let out = fql_db()
+        .arg("--db")
+        .arg(&db)
+        .arg("run")
+        .write_stdin("/a(1)\n/a(1)=2\n")
+        .assert()
+        .code(2);
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("-w/--write") && stderr.contains("line 2"),
+        "{stderr}"
+    );
+    let out = fql_db()
+        .arg("--db")
+        .arg(&db)
+        .arg("run")
+        .write_stdin("/a(...)\n")
+        .assert()
+        .success();
+    assert!(out.get_output().stdout.is_empty());
+}
+
+#[test]
+fn run_exit_codes_name_what_failed() {
+    // 3: does not parse, or a reference nothing supplies.
+    fql_db()
+        .args(["--memory", "run"])
+        .write_stdin("/a(<string>)\n")
+        .assert()
+        .code(3);
+    let out = fql_db()
+        .args(["--memory", "run"])
+        .write_stdin("/a(:x)\n")
+        .assert()
+        .code(3);
+    assert!(text(&out.get_output().stderr).contains("fql::unbound"));
+    // 4: fails while running, after what it printed.
+    let out = fql_db()
+        .args(["--memory", "run", "-w"])
+        .write_stdin("/s(1)=1\n/s(2)=\"x\"\n@commit\n[strict] /s(<int>)=<int>\n")
+        .assert()
+        .code(4);
+    assert_eq!(text(&out.get_output().stdout), "/s(1)=1\n");
+    assert!(text(&out.get_output().stderr).contains("fql::strict_mismatch"));
+    // 2: a malformed parameter.
+    fql_db()
+        .args(["--memory", "run", "-p", "oops"])
+        .write_stdin("/a(1)\n")
+        .assert()
+        .code(2);
+}

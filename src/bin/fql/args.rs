@@ -57,6 +57,14 @@ pub enum Command {
     /// checks; otherwise prints every error and exits 3.
     Fmt(FmtArgs),
 
+    /// Run a script and print its results, one per line, as FQL.
+    ///
+    /// The whole script is checked and planned before anything runs.
+    /// Exits 0 on success, 2 for a bad argument or a write without
+    /// --write, 3 for a script that does not parse or plan, 4 when it
+    /// fails while running, 5 when the database does not answer.
+    Run(RunArgs),
+
     /// Print what a script would do, statement by statement, without
     /// running it: the directories, the keys read or written, and what is
     /// filtered on the client.
@@ -77,6 +85,28 @@ pub struct FmtArgs {
     /// Print nothing; exit 1 if the script is not already formatted.
     #[arg(long)]
     pub check: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The script; `-` or nothing reads standard input.
+    pub file: Option<PathBuf>,
+
+    /// A parameter for the script's references: `-p id=42`. The value is
+    /// read as FQL data (`42`, `"ann"`, `0xff`, `(1,2)`) or else taken as a
+    /// string.
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+
+    /// Allow sets, clears and removals; without it a script that writes is
+    /// refused before anything runs.
+    #[arg(short, long)]
+    pub write: bool,
+
+    /// Let a range read that outlives a transaction's five seconds go on in
+    /// new transactions (the output marks each break).
+    #[arg(long)]
+    pub split_reads: bool,
 }
 
 #[derive(Debug, clap::Args)]

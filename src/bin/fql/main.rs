@@ -4,6 +4,7 @@ mod args;
 mod explain;
 mod fmt;
 mod output;
+mod run;
 mod status;
 mod store;
 
@@ -25,6 +26,7 @@ fn main() -> ExitCode {
     let color = args.color.enabled_for_stderr();
     let result = match args.command {
         Some(Command::Fmt(fmt)) => fmt::run(&fmt, color),
+        Some(Command::Run(run)) => run::run(&run, &args.store, color),
         Some(Command::Explain(explain)) => explain::run(&explain, color),
         Some(Command::Status) => status::run(&args.store),
         None => {

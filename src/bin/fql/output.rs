@@ -13,6 +13,8 @@ pub enum Exit {
     Usage,
     /// 3: the script does not parse or fails a static check.
     Invalid,
+    /// 4: the script failed while running.
+    Failed,
     /// 5: the database cannot be reached or did not answer in time.
     Unreachable,
 }
@@ -23,6 +25,7 @@ impl Exit {
             Exit::Differs => 1,
             Exit::Usage => 2,
             Exit::Invalid => 3,
+            Exit::Failed => 4,
             Exit::Unreachable => 5,
         })
     }
