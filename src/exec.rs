@@ -14,7 +14,7 @@
 //!
 //! let engine = Engine::new(Arc::new(Embedded::memory()));
 //! let script = fql::syntax::load("/app/users(42)=\"ann\"\n@commit\n/app/users(<int>)=<str>").unwrap();
-//! let plan = fql::plan::plan(script, &Default::default()).unwrap();
+//! let plan = fql::plan::plan(&script, &Default::default()).unwrap();
 //! let mut out = Vec::new();
 //! engine.run(&plan, &mut |row| Ok(out.push(row.to_string()))).unwrap();
 //! assert_eq!(out, [r#"/app/users(42)="ann""#]);
@@ -160,9 +160,9 @@ impl Engine {
         let mut kept = Vec::new();
         for env in &envs {
             let query = if env.is_empty() {
-                Cow::Borrowed(&step.query)
+                Cow::Borrowed(step.query())
             } else {
-                let mut query = step.query.clone();
+                let mut query = step.query().clone();
                 replace_refs(&mut query, &mut |r| {
                     let name = r.name.name;
                     let bound = env.iter().rev().find(|(n, _)| n == name);

@@ -26,6 +26,13 @@ pub struct Plan<'a> {
     ends: Vec<usize>,
 }
 
+impl<'a> Step<'a> {
+    /// The query, parameters substituted.
+    pub fn query(&self) -> &Query<'a> {
+        self.substituted.as_deref().unwrap_or(self.written)
+    }
+}
+
 impl<'a> Plan<'a> {
     /// The transactions, in order, each its statements.
     pub fn transactions(&self) -> impl Iterator<Item = &[Step<'a>]> {
@@ -43,8 +50,10 @@ pub struct Step<'a> {
     pub id: usize,
     /// What the statement does.
     pub kind: Kind,
-    /// The query, parameters substituted.
-    pub query: Query<'a>,
+    /// The query as written.
+    written: &'a Query<'a>,
+    /// The query with parameters substituted, when it references any.
+    substituted: Option<Box<Query<'a>>>,
     /// Its resolved query options.
     pub options: ReadOptions,
     /// Where it was written.
@@ -139,10 +148,11 @@ impl Error {
 }
 
 /// Plans a script that passed [`check`](crate::syntax::check), with
-/// `params` for its unbound references. The plan takes the script's
-/// statements over, so a script of a million writes is held once.
+/// `params` for its unbound references. The plan borrows the script's
+/// statements and copies only those that take parameters, so a script of a
+/// million writes is held once.
 pub fn plan<'a>(
-    script: Script<'a>,
+    script: &'a Script<'a>,
     params: &HashMap<String, Elem<'static>>,
 ) -> Result<Plan<'a>, Vec<Error>> {
     let mut steps = Vec::with_capacity(script.items.len());
@@ -152,15 +162,20 @@ pub fn plan<'a>(
     let mut bound: HashMap<String, (usize, Vec<Type>)> = HashMap::new();
     // For each statement, every name its rows hold.
     let mut env_names: Vec<Vec<String>> = Vec::new();
-    for item in script.items {
+    for item in &script.items {
         match item {
             Item::Meta(m) if m.kind == MetaKind::Commit => ends.push(steps.len()),
             Item::Meta(_) => {}
             Item::Statement(stmt) => {
                 let id = steps.len();
                 let binds = names_bound(&stmt.query);
-                let mut query = stmt.query;
-                let refs = substitute(&mut query, params, &bound, &mut errors);
+                let (substituted, refs) = if has_refs(&stmt.query) {
+                    let mut query = stmt.query.clone();
+                    let refs = substitute(&mut query, params, &bound, &mut errors);
+                    (Some(Box::new(query)), refs)
+                } else {
+                    (None, Vec::new())
+                };
                 let driver = driver(&refs, &bound, &env_names, &mut errors);
                 let mut names = driver.map(|d| env_names[d].clone()).unwrap_or_default();
                 names.extend(binds.iter().map(|(n, _)| n.clone()));
@@ -170,8 +185,9 @@ pub fn plan<'a>(
                 }
                 steps.push(Step {
                     id,
-                    kind: query.kind(),
-                    query,
+                    kind: stmt.query.kind(),
+                    written: &stmt.query,
+                    substituted,
                     options: read_options(&stmt.options),
                     span: stmt.span,
                     binds: binds.into_iter().map(|(n, _)| n).collect(),
@@ -246,6 +262,29 @@ fn read_options(opts: &Options<'_>) -> ReadOptions {
         }
     }
     out
+}
+
+/// Whether a query holds a reference anywhere.
+fn has_refs(query: &Query<'_>) -> bool {
+    let dir = match query {
+        Query::Directory(d) | Query::Remove { dir: d, .. } => d,
+        Query::KeyValue(kv) => &kv.key.dir,
+    };
+    if dir.elems.iter().any(|e| matches!(e, DirElem::Ref(_))) {
+        return true;
+    }
+    let Query::KeyValue(kv) = query else {
+        return false;
+    };
+    let mut found = false;
+    let mut look = |e: &Elem<'_>| found |= matches!(e.kind, ElemKind::Ref(_));
+    for e in &kv.key.tuple.elems {
+        e.walk(&mut look);
+    }
+    if let Value::Data(e, _) = &kv.value {
+        e.walk(&mut look);
+    }
+    found
 }
 
 /// The names a statement's named variables bind, with their types.

@@ -90,7 +90,7 @@ impl Engine {
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
     ) -> Result<(), QueryError> {
         let script = crate::syntax::load(script).map_err(QueryError::Invalid)?;
-        let plan = crate::plan::plan(script, params).map_err(QueryError::Plan)?;
+        let plan = crate::plan::plan(&script, params).map_err(QueryError::Plan)?;
         self.run(&plan, sink)?;
         Ok(())
     }

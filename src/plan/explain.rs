@@ -26,8 +26,8 @@ impl Display for Plan<'_> {
 
 impl Display for Step<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        writeln!(f, "  {}: {}", describe(self.kind), self.query)?;
-        let (dir, kv) = match &self.query {
+        writeln!(f, "  {}: {}", describe(self.kind), self.query())?;
+        let (dir, kv) = match self.query() {
             Query::Directory(d) | Query::Remove { dir: d, .. } => (d, None),
             Query::KeyValue(kv) => (&kv.key.dir, Some(kv)),
         };

@@ -14,7 +14,7 @@ use crate::props::{data, elem};
 /// Runs `script` and returns what it prints, one line per result.
 fn run(engine: &Engine, script: &str) -> Vec<String> {
     let script = fql::syntax::load(script).unwrap_or_else(|e| panic!("{script}: {e:?}"));
-    let plan = fql::plan::plan(script, &Default::default()).expect("a plan");
+    let plan = fql::plan::plan(&script, &Default::default()).expect("a plan");
     let mut out = Vec::new();
     engine
         .run(&plan, &mut |row| {

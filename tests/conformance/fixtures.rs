@@ -81,7 +81,7 @@ fn outputs(backend: &Backend, script_text: &str) -> Vec<String> {
         .filter_map(|p| p.split_once('='))
         .map(|(name, value)| (name.to_string(), fql::plan::parse_param(value)))
         .collect();
-    let plan = match fql::plan::plan(script, &params) {
+    let plan = match fql::plan::plan(&script, &params) {
         Ok(p) => p,
         Err(errors) => return errors.iter().map(|e| code(e)).collect(),
     };

@@ -16,7 +16,7 @@ pub fn run(args: &ExplainArgs, color: bool) -> Result<(), Exit> {
             return Err(Exit::Invalid);
         }
     };
-    match fql::plan::plan(script, &Default::default()) {
+    match fql::plan::plan(&script, &Default::default()) {
         Ok(plan) => output::print(&plan.to_string()),
         Err(errors) => {
             for e in errors {

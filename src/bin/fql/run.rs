@@ -27,7 +27,7 @@ pub fn run(args: &RunArgs, store_args: &StoreArgs, color: bool) -> Result<(), Ex
             return Err(Exit::Invalid);
         }
     };
-    let plan = fql::plan::plan(script, &params).map_err(|errors| {
+    let plan = fql::plan::plan(&script, &params).map_err(|errors| {
         errors.into_iter().for_each(|e| report(e.into()));
         Exit::Invalid
     })?;
