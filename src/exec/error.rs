@@ -59,7 +59,7 @@ pub enum Error {
     #[diagnostic(
         code(fql::read_interrupted),
         help(
-            "the results printed so far are one consistent snapshot; run the query again, or narrow it with `limit` or a longer key prefix"
+            "the results printed so far are one consistent snapshot; narrow the read with `limit` or a longer key prefix, or let it go on in further transactions at the cost of one snapshot (`fql run --split-reads`, `Engine::split_reads`)"
         )
     )]
     Interrupted {
