@@ -153,12 +153,15 @@ impl Engine {
         rows: &mut Rows,
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let envs = match step.driver {
-            Some(d) => rows.get(&d).cloned().unwrap_or_default(),
-            None => vec![Vec::new()],
+        // Statements without a driver run once, with no names: the common
+        // case costs no allocation.
+        const ALONE: &[Env] = &[Vec::new()];
+        let envs: &[Env] = match step.driver {
+            Some(d) => rows.get(&d).map_or(&[], Vec::as_slice),
+            None => ALONE,
         };
         let mut kept = Vec::new();
-        for env in &envs {
+        for env in envs {
             let query = if env.is_empty() {
                 Cow::Borrowed(step.query())
             } else {
