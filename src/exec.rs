@@ -69,11 +69,6 @@ impl Engine {
         self
     }
 
-    /// The database.
-    pub fn database(&self) -> &Arc<dyn Database> {
-        &self.db
-    }
-
     /// Runs every transaction of `plan` in order, handing each result to
     /// `sink`. Stops at the first error; transactions before it stay
     /// committed.
@@ -87,58 +82,51 @@ impl Engine {
         for steps in plan.transactions() {
             if steps.iter().any(|s| s.kind.writes()) {
                 let (out, fed) = self.db.run(|tx, _| {
-                    let mut fed = rows.clone();
                     let mut out = Vec::new();
-                    let mut dirs = Dirs::new(&self.layer);
-                    for step in steps {
-                        self.step(tx, &mut dirs, step, false, &mut fed, &mut |row| {
-                            out.push(row);
-                            Ok(())
-                        })?;
-                    }
+                    let fed = self.attempt(tx, steps, false, &rows, &mut |row| {
+                        out.push(row);
+                        Ok(())
+                    })?;
                     Ok::<_, Error>((out, fed))
                 })?;
                 rows = fed;
                 out.into_iter().try_for_each(&mut *sink)?;
             } else {
-                rows = self.stream(steps, rows, sink)?;
+                // Read-only: results go out as they are read.
+                let mut printed = 0;
+                rows = self.db.run(|tx, _| {
+                    let emit = &mut |row| {
+                        printed += 1;
+                        sink(row)
+                    };
+                    match self.attempt(tx, steps, self.split_reads, &rows, emit) {
+                        Err(Error::Kv(source)) if printed > 0 => {
+                            Err(Error::Interrupted { printed, source })
+                        }
+                        other => other,
+                    }
+                })?;
             }
         }
         Ok(())
     }
 
-    /// A read-only transaction, its results handed out as they are read.
-    fn stream(
+    /// One attempt at a transaction's statements, starting from the rows
+    /// earlier transactions fed; returns the rows with this one's added.
+    fn attempt(
         &self,
+        tx: &mut dyn Transaction,
         steps: &[Step<'_>],
-        rows: Rows,
-        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+        split: bool,
+        rows: &Rows,
+        emit: &mut dyn FnMut(Output) -> Result<(), Error>,
     ) -> Result<Rows, Error> {
-        let mut printed = 0;
-        self.db.run(|tx, _| {
-            let mut fed = rows.clone();
-            let mut dirs = Dirs::new(&self.layer);
-            for step in steps {
-                let ran = self.step(
-                    tx,
-                    &mut dirs,
-                    step,
-                    self.split_reads,
-                    &mut fed,
-                    &mut |row| {
-                        printed += 1;
-                        sink(row)
-                    },
-                );
-                match ran {
-                    Err(Error::Kv(source)) if printed > 0 => {
-                        return Err(Error::Interrupted { printed, source });
-                    }
-                    other => other?,
-                }
-            }
-            Ok(fed)
-        })
+        let mut fed = rows.clone();
+        let mut dirs = Dirs::new(&self.layer);
+        for step in steps {
+            self.step(tx, &mut dirs, step, split, &mut fed, emit)?;
+        }
+        Ok(fed)
     }
 
     /// Runs one statement: once, or once per row of the statement that

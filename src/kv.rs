@@ -33,6 +33,7 @@ mod retry;
 mod transaction;
 mod watch;
 
+pub use admit::{check_key, check_range};
 pub use error::{Error, Result};
 pub use range::{
     KeyValue, RangeCursor, RangeOption, RangeResult, StreamingMode, collect_range, key_after,
@@ -44,3 +45,14 @@ pub use transaction::{
     TransactionOption,
 };
 pub use watch::{Watch, WatchFuture};
+
+/// The environment variable that names a FoundationDB cluster file, as
+/// FDB's own tools read it.
+pub const CLUSTER_FILE_ENV: &str = "FDB_CLUSTER_FILE";
+
+/// The cluster file `FDB_CLUSTER_FILE` names, when it is set and not empty.
+pub fn cluster_file_from_env() -> Option<std::path::PathBuf> {
+    std::env::var_os(CLUSTER_FILE_ENV)
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+}

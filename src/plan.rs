@@ -266,23 +266,13 @@ fn read_options(opts: &Options<'_>) -> ReadOptions {
 
 /// Whether a query holds a reference anywhere.
 fn has_refs(query: &Query<'_>) -> bool {
-    let dir = match query {
-        Query::Directory(d) | Query::Remove { dir: d, .. } => d,
-        Query::KeyValue(kv) => &kv.key.dir,
-    };
-    if dir.elems.iter().any(|e| matches!(e, DirElem::Ref(_))) {
-        return true;
-    }
-    let Query::KeyValue(kv) = query else {
-        return false;
-    };
-    let mut found = false;
-    let mut look = |e: &Elem<'_>| found |= matches!(e.kind, ElemKind::Ref(_));
-    for e in &kv.key.tuple.elems {
-        e.walk(&mut look);
-    }
-    if let Value::Data(e, _) = &kv.value {
-        e.walk(&mut look);
+    let mut found = query
+        .dir()
+        .elems
+        .iter()
+        .any(|e| matches!(e, DirElem::Ref(_)));
+    for e in query.elems() {
+        e.walk(&mut |e| found |= matches!(e.kind, ElemKind::Ref(_)));
     }
     found
 }
@@ -300,27 +290,17 @@ fn names_bound(query: &Query<'_>) -> Vec<(String, Vec<Type>)> {
             ));
         }
     };
-    let dir = match query {
-        Query::Directory(d) | Query::Remove { dir: d, .. } => d,
-        Query::KeyValue(kv) => &kv.key.dir,
-    };
-    for e in &dir.elems {
+    for e in &query.dir().elems {
         if let DirElem::Var(v) = e {
             var(v);
         }
     }
-    if let Query::KeyValue(kv) = query {
-        let mut elem = |e: &Elem<'_>| {
+    for e in query.elems() {
+        e.walk(&mut |e| {
             if let ElemKind::Var(v) = &e.kind {
                 var(v)
             }
-        };
-        for e in &kv.key.tuple.elems {
-            e.walk(&mut elem);
-        }
-        if let Value::Data(e, _) = &kv.value {
-            e.walk(&mut elem);
-        }
+        });
     }
     out
 }
@@ -370,11 +350,7 @@ pub(crate) fn replace_refs<'a>(
     query: &mut Query<'a>,
     resolve: &mut impl FnMut(&Reference<'_>) -> Option<ElemKind<'a>>,
 ) {
-    let dir = match query {
-        Query::Directory(d) | Query::Remove { dir: d, .. } => d,
-        Query::KeyValue(kv) => &mut kv.key.dir,
-    };
-    for e in dir.elems.iter_mut() {
+    for e in query.dir_mut().elems.iter_mut() {
         if let DirElem::Ref(r) = e
             && let Some(kind) = resolve(r)
         {
@@ -385,13 +361,8 @@ pub(crate) fn replace_refs<'a>(
             *e = DirElem::Name { name, span: r.span };
         }
     }
-    if let Query::KeyValue(kv) = query {
-        for e in kv.key.tuple.elems.iter_mut() {
-            substitute_elem(e, resolve);
-        }
-        if let Value::Data(e, _) = &mut kv.value {
-            substitute_elem(e, resolve);
-        }
+    for e in query.elems_mut() {
+        substitute_elem(e, resolve);
     }
 }
 

@@ -20,7 +20,6 @@ pub struct Dirs<'a> {
     last: Option<(Vec<String>, Vec<u8>)>,
 }
 
-#[derive(Clone)]
 enum Known {
     Prefix(Vec<u8>),
     Partition,
@@ -67,36 +66,33 @@ impl<'a> Dirs<'a> {
         at: Span,
         create: bool,
     ) -> Result<Option<&[u8]>, Error> {
-        let cached = self.known.get(path).cloned();
-        let known = match cached {
-            Some(Some(k)) => Some(k),
-            Some(None) if !create => None,
-            _ => {
-                let dir = if create {
-                    Some(self.layer.create_or_open(tx, path, b"")?)
-                } else if self.layer.exists(tx, path)? {
-                    Some(self.layer.open(tx, path, b"")?)
-                } else {
-                    None
-                };
-                let known = dir.map(|d| match d.prefix() {
-                    Ok(p) if !d.is_partition() => Known::Prefix(p.to_vec()),
-                    _ => Known::Partition,
-                });
-                self.known.insert(path.to_vec(), known.clone());
-                known
-            }
+        // A missing directory is looked up again when it is to be created.
+        let stale = match self.known.get(path) {
+            Some(Some(_)) => false,
+            Some(None) => create,
+            None => true,
         };
-        match known {
+        if stale {
+            let dir = if create {
+                Some(self.layer.create_or_open(tx, path, b"")?)
+            } else if self.layer.exists(tx, path)? {
+                Some(self.layer.open(tx, path, b"")?)
+            } else {
+                None
+            };
+            let known = dir.map(|d| match d.prefix() {
+                Ok(p) if !d.is_partition() => Known::Prefix(p.to_vec()),
+                _ => Known::Partition,
+            });
+            self.known.insert(path.to_vec(), known);
+        }
+        match &self.known[path] {
             None => Ok(None),
             Some(Known::Partition) => Err(Error::Partition {
-                path: display(path),
+                path: show(path),
                 at,
             }),
-            Some(Known::Prefix(_)) => match self.known.get(path) {
-                Some(Some(Known::Prefix(p))) => Ok(Some(p.as_slice())),
-                _ => unreachable!("just cached"),
-            },
+            Some(Known::Prefix(p)) => Ok(Some(p)),
         }
     }
 
@@ -182,11 +178,6 @@ fn descendants(
         descendants(tx, layer, child, out)?;
     }
     Ok(())
-}
-
-/// The path as FQL, for messages and output.
-pub fn display(path: &[String]) -> String {
-    show(path)
 }
 
 /// The directories a key query reads: its path when it has no holes (read

@@ -6,11 +6,11 @@
 //! (the holes and `...` an aggregate keeps, a value's options) as the text
 //! the query wrote.
 
-use std::borrow::Cow;
 use std::fmt::{self, Display, Formatter};
 use std::sync::Arc;
 
-use crate::syntax::ast::{DirElem, ElemKind, Span};
+use crate::directory::show;
+use crate::syntax::ast::ElemKind;
 
 /// One result.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,8 +35,7 @@ pub struct DirPath {
 impl DirPath {
     /// The path of these names.
     pub fn new(names: Vec<String>) -> DirPath {
-        let mut text = String::new();
-        write_path(&mut text, &names).expect("writing to a String");
+        let text = show(&names);
         DirPath { names, text }
     }
 
@@ -95,21 +94,6 @@ impl Display for Part {
     }
 }
 
-/// Writes `/a/b`, each name bare when it can be, quoted otherwise.
-pub(super) fn write_path(f: &mut impl fmt::Write, path: &[String]) -> fmt::Result {
-    if path.is_empty() {
-        return f.write_char('/');
-    }
-    for name in path {
-        let elem = DirElem::Name {
-            name: Cow::Borrowed(name),
-            span: Span::default(),
-        };
-        write!(f, "/{elem}")?;
-    }
-    Ok(())
-}
-
 impl Display for Row {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_str(&self.path.text)?;
@@ -138,7 +122,7 @@ impl Display for Output {
     /// The canonical FQL of the result, so every line can be pasted back.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            Output::Directory(path) => write_path(f, path),
+            Output::Directory(path) => f.write_str(&show(path)),
             Output::KeyValue(row) => row.fmt(f),
             Output::NewSnapshot => f.write_str(
                 "% the read went on in a new transaction: what follows is a later snapshot",

@@ -11,16 +11,17 @@ use std::borrow::Cow;
 
 use super::{Error, Limits, MutationType, Result};
 
-/// Keys starting with `0xff` are the system's.
-pub(crate) fn check_key(key: &[u8]) -> Result<()> {
+/// Keys starting with `0xff` are the system's: `key_outside_legal_range`.
+pub fn check_key(key: &[u8]) -> Result<()> {
     if key.first() == Some(&0xff) {
         return Err(Error::KeyOutsideLegalRange);
     }
     Ok(())
 }
 
-/// A range must be ordered and end at `0xff` at most.
-pub(crate) fn check_range(begin: &[u8], end: &[u8]) -> Result<()> {
+/// A range must be ordered (`inverted_range`) and lie below `0xff`, which
+/// it may end at (`key_outside_legal_range`).
+pub fn check_range(begin: &[u8], end: &[u8]) -> Result<()> {
     if begin > end {
         return Err(Error::InvertedRange);
     }

@@ -29,10 +29,6 @@ use super::{Database, Error, Limits, Result, Transaction};
 /// The client API version fql speaks.
 pub const API_VERSION: i32 = 730;
 
-/// The environment variable that names a cluster file, as FDB's own tools
-/// read it.
-pub const CLUSTER_FILE_ENV: &str = "FDB_CLUSTER_FILE";
-
 static STARTED: AtomicBool = AtomicBool::new(false);
 
 /// The client's network thread. FDB allows one per process, started once
@@ -78,11 +74,9 @@ impl Network {
 /// else `None` for the client library's default
 /// (`/etc/foundationdb/fdb.cluster` on Linux).
 pub fn cluster_file(explicit: Option<&Path>) -> Option<PathBuf> {
-    explicit.map(Path::to_path_buf).or_else(|| {
-        std::env::var_os(CLUSTER_FILE_ENV)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    })
+    explicit
+        .map(Path::to_path_buf)
+        .or_else(super::cluster_file_from_env)
 }
 
 /// A FoundationDB database.

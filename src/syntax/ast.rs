@@ -128,7 +128,48 @@ impl Kind {
     }
 }
 
-impl Query<'_> {
+impl<'a> Query<'a> {
+    /// The directory, or directory pattern, the query names.
+    pub fn dir(&self) -> &Directory<'a> {
+        match self {
+            Query::Directory(d) | Query::Remove { dir: d, .. } => d,
+            Query::KeyValue(kv) => &kv.key.dir,
+        }
+    }
+
+    /// [`Query::dir`], to change it.
+    pub fn dir_mut(&mut self) -> &mut Directory<'a> {
+        match self {
+            Query::Directory(d) | Query::Remove { dir: d, .. } => d,
+            Query::KeyValue(kv) => &mut kv.key.dir,
+        }
+    }
+
+    /// The elements of the key tuple, then the value when it is data;
+    /// none for a directory query.
+    pub fn elems_mut(&mut self) -> impl Iterator<Item = &mut Elem<'a>> {
+        let (key, value) = match self {
+            Query::KeyValue(kv) => match &mut kv.value {
+                Value::Data(e, _) => (kv.key.tuple.elems.iter_mut(), Some(e)),
+                _ => (kv.key.tuple.elems.iter_mut(), None),
+            },
+            _ => ([].iter_mut(), None),
+        };
+        key.chain(value)
+    }
+
+    /// [`Query::elems_mut`], to read them.
+    pub fn elems(&self) -> impl Iterator<Item = &Elem<'a>> {
+        let (key, value) = match self {
+            Query::KeyValue(kv) => match &kv.value {
+                Value::Data(e, _) => (kv.key.tuple.elems.iter(), Some(e)),
+                _ => (kv.key.tuple.elems.iter(), None),
+            },
+            _ => ([].iter(), None),
+        };
+        key.chain(value)
+    }
+
     /// Classifies the statement by where its holes are. References are not
     /// holes: each stands for one value.
     pub fn kind(&self) -> Kind {

@@ -114,7 +114,8 @@ mod cluster {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use fql::kv::fdb::{CLUSTER_FILE_ENV, Fdb, Network, cluster_file};
+    use fql::kv::CLUSTER_FILE_ENV;
+    use fql::kv::fdb::{Fdb, Network, cluster_file};
 
     /// Starts the network and opens the cluster; the network stops when
     /// the returned value is dropped.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use fql::kv::{
     self, Committed, ConflictRangeType, Database, Error, MutationType, RangeOption, RangeResult,
-    Transaction, TransactionOption, Watch,
+    Transaction, TransactionOption, Watch, check_key, check_range,
 };
 
 /// The keys under `prefix` of `inner`, as a database of their own.
@@ -50,24 +50,6 @@ impl Database for Scoped {
 struct ScopedTx {
     tx: Box<dyn Transaction>,
     prefix: Arc<[u8]>,
-}
-
-fn check_key(key: &[u8]) -> kv::Result<()> {
-    match key.first() {
-        Some(0xff) => Err(Error::KeyOutsideLegalRange),
-        _ => Ok(()),
-    }
-}
-
-fn check_range(begin: &[u8], end: &[u8]) -> kv::Result<()> {
-    if begin > end {
-        return Err(Error::InvertedRange);
-    }
-    check_key(begin)?;
-    if end > &b"\xff"[..] {
-        return Err(Error::KeyOutsideLegalRange);
-    }
-    Ok(())
 }
 
 impl ScopedTx {

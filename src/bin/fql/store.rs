@@ -13,8 +13,6 @@ use fql::kv::embedded::Embedded;
 use crate::args::StoreArgs;
 use crate::output::Exit;
 
-const CLUSTER_FILE_ENV: &str = "FDB_CLUSTER_FILE";
-
 /// The database, and the FDB client network when it is a cluster.
 pub struct Opened {
     pub db: Box<dyn Database>,
@@ -40,8 +38,8 @@ fn choose(args: &StoreArgs) -> Choice {
     if args.cluster_file.is_some() || args.fdb {
         return Choice::Cluster(args.cluster_file.clone());
     }
-    match std::env::var_os(CLUSTER_FILE_ENV).filter(|v| !v.is_empty()) {
-        Some(path) => Choice::Cluster(Some(PathBuf::from(path))),
+    match fql::kv::cluster_file_from_env() {
+        Some(path) => Choice::Cluster(Some(path)),
         None => Choice::File(Embedded::default_path()),
     }
 }
