@@ -77,37 +77,67 @@ impl Engine {
         plan: &Plan<'_>,
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        // The rows of statements that feed later ones, by statement.
-        let mut rows: Rows = HashMap::new();
+        let mut bindings = Bindings::default();
         for steps in plan.transactions() {
-            if steps.iter().any(|s| s.kind.writes()) {
-                let (out, fed) = self.db.run(|tx, _| {
-                    let mut out = Vec::new();
-                    let fed = self.attempt(tx, steps, false, &rows, &mut |row| {
-                        out.push(row);
-                        Ok(())
-                    })?;
-                    Ok::<_, Error>((out, fed))
-                })?;
-                rows = fed;
-                out.into_iter().try_for_each(&mut *sink)?;
-            } else {
-                // Read-only: results go out as they are read.
-                let mut printed = 0;
-                rows = self.db.run(|tx, _| {
-                    let emit = &mut |row| {
-                        printed += 1;
-                        sink(row)
-                    };
-                    match self.attempt(tx, steps, self.split_reads, &rows, emit) {
-                        Err(Error::Kv(source)) if printed > 0 => {
-                            Err(Error::Interrupted { printed, source })
-                        }
-                        other => other,
-                    }
-                })?;
-            }
+            self.run_transaction(steps, &mut bindings, sink)?;
         }
+        Ok(())
+    }
+
+    /// Runs one transaction of a plan (an item of
+    /// [`Plan::transactions`]) in the database's retry loop, starting from
+    /// what earlier transactions bound and adding what this one binds. A
+    /// caller that goes on after a failed transaction keeps the bindings
+    /// as they were before it.
+    pub fn run_transaction(
+        &self,
+        steps: &[Step<'_>],
+        bindings: &mut Bindings,
+        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let rows = &bindings.0;
+        let fed = if steps.iter().any(|s| s.kind.writes()) {
+            let (out, fed) = self.db.run(|tx, _| {
+                let mut out = Vec::new();
+                let fed = self.attempt(tx, steps, false, rows, &mut |row| {
+                    out.push(row);
+                    Ok(())
+                })?;
+                Ok::<_, Error>((out, fed))
+            })?;
+            out.into_iter().try_for_each(&mut *sink)?;
+            fed
+        } else {
+            // Read-only: results go out as they are read.
+            let mut printed = 0;
+            self.db.run(|tx, _| {
+                let emit = &mut |row| {
+                    printed += 1;
+                    sink(row)
+                };
+                match self.attempt(tx, steps, self.split_reads, rows, emit) {
+                    Err(Error::Kv(source)) if printed > 0 => {
+                        Err(Error::Interrupted { printed, source })
+                    }
+                    other => other,
+                }
+            })?
+        };
+        bindings.0 = fed;
+        Ok(())
+    }
+
+    /// Runs statements once in `tx`, a transaction the caller opened and
+    /// will commit or drop (an interactive `\begin` ... `\commit`):
+    /// no retries, and results go out at once, before any commit.
+    pub fn run_in(
+        &self,
+        tx: &mut dyn Transaction,
+        steps: &[Step<'_>],
+        bindings: &mut Bindings,
+        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        bindings.0 = self.attempt(tx, steps, false, &bindings.0, sink)?;
         Ok(())
     }
 
@@ -192,3 +222,8 @@ type Env = Vec<(String, ElemKind<'static>)>;
 
 /// The rows of feeding statements, by statement.
 type Rows = HashMap<usize, Vec<Env>>;
+
+/// What the statements of a plan that feed later ones have bound so far:
+/// carried from one transaction of the plan to the next.
+#[derive(Clone, Debug, Default)]
+pub struct Bindings(Rows);

@@ -28,6 +28,7 @@ pub mod embedded;
 mod error;
 #[cfg(feature = "fdb")]
 pub mod fdb;
+mod observed;
 mod range;
 mod retry;
 mod transaction;
@@ -35,6 +36,7 @@ mod watch;
 
 pub use admit::{check_key, check_range};
 pub use error::{Error, Result};
+pub use observed::{Activity, Observed};
 pub use range::{
     KeyValue, RangeCursor, RangeOption, RangeResult, StreamingMode, collect_range, key_after,
     strinc,

@@ -15,13 +15,14 @@ mod parse;
 mod print;
 mod report;
 mod span;
+pub mod tokens;
 
 pub use check::check;
 pub use error::{CheckError, Error, OptionError, ParseError};
 pub use format::format;
 pub use parse::{MAX_DEPTH, parse};
 pub use print::{quote, write_bytes, write_str};
-pub use report::Diagnostics;
+pub use report::{Diagnostics, Sources, render};
 
 /// Parses and checks a script, returning every error of both stages in
 /// source order. Statements that parse are checked even when others do not.

@@ -4,7 +4,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, NamedSource};
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, MietteError, MietteSpanContents,
+    SourceCode, SourceSpan, SpanContents,
+};
 
 use super::error::Error;
 
@@ -13,11 +16,193 @@ use super::error::Error;
 /// take time quadratic in its size; past this many the rest are counted.
 pub const SHOWN: usize = 50;
 
+/// The text of a script made of several inputs (`fql -q ... -f ...`, a
+/// REPL line), each with its own name.
+///
+/// The script is parsed as one text, so spans are offsets into the whole;
+/// a report shows the input a span falls in, under that input's name and
+/// with its own line numbers.
+#[derive(Clone, Debug)]
+pub struct Sources {
+    text: Arc<str>,
+    /// Each input's name and byte range in `text`, in order.
+    pieces: Arc<[(String, std::ops::Range<usize>)]>,
+}
+
+impl Sources {
+    /// One input.
+    pub fn single(name: impl Into<String>, text: impl Into<Arc<str>>) -> Sources {
+        let text = text.into();
+        let pieces = [(name.into(), 0..text.len())].into();
+        Sources { text, pieces }
+    }
+
+    /// Several inputs joined by `separator`, which belongs to none of them.
+    pub fn joined<N: Into<String>, T: AsRef<str>>(
+        inputs: impl IntoIterator<Item = (N, T)>,
+        separator: &str,
+    ) -> Sources {
+        let mut text = String::new();
+        let mut pieces = Vec::new();
+        for (n, (name, input)) in inputs.into_iter().enumerate() {
+            if n > 0 {
+                text.push_str(separator);
+            }
+            let start = text.len();
+            text.push_str(input.as_ref());
+            pieces.push((name.into(), start..text.len()));
+        }
+        Sources {
+            text: text.into(),
+            pieces: pieces.into(),
+        }
+    }
+
+    /// The whole text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The inputs' names and ranges in [`Sources::text`].
+    pub fn pieces(&self) -> &[(String, std::ops::Range<usize>)] {
+        &self.pieces
+    }
+
+    /// The input an offset falls in: the last that starts at or before it,
+    /// so an offset just past an input's end (an unclosed `(` at the end
+    /// of a query) stays with that input.
+    fn piece(&self, offset: usize) -> &(String, std::ops::Range<usize>) {
+        let n = self.pieces.partition_point(|(_, r)| r.start <= offset);
+        &self.pieces[n.saturating_sub(1)]
+    }
+
+    /// The name of the input `offset` falls in, and its line there (from 1).
+    pub fn locate(&self, offset: usize) -> (&str, usize) {
+        let (name, range) = self.piece(offset);
+        let end = offset.clamp(range.start, range.end);
+        let line = self.text[range.start..end].matches('\n').count() + 1;
+        (name, line)
+    }
+
+    /// A name for all the inputs: the one name, or how many there are.
+    pub fn name(&self) -> String {
+        match &*self.pieces {
+            [(name, _)] => name.clone(),
+            pieces => format!("{} inputs", pieces.len()),
+        }
+    }
+}
+
+impl SourceCode for Sources {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let (name, range) = self.piece(span.offset());
+        let input = &self.text[range.clone()];
+        let start = span.offset().clamp(range.start, range.end) - range.start;
+        let len = span.len().min(input.len() - start);
+        let local = SourceSpan::new(start.into(), len);
+        let contents = input.read_span(&local, context_lines_before, context_lines_after)?;
+        let at = contents.span();
+        Ok(Box::new(MietteSpanContents::new_named(
+            name.clone(),
+            contents.data(),
+            SourceSpan::new((at.offset() + range.start).into(), at.len()),
+            contents.line(),
+            contents.column(),
+            contents.line_count(),
+        )))
+    }
+}
+
+/// Renders one report with the source it points into; `width` is the
+/// terminal width.
+pub fn render(diagnostic: &dyn Diagnostic, sources: &Sources, color: bool, width: usize) -> String {
+    let mut out = String::new();
+    render_into(&mut out, diagnostic, sources, color, width);
+    out
+}
+
+fn render_into(
+    out: &mut String,
+    diagnostic: &dyn Diagnostic,
+    sources: &Sources,
+    color: bool,
+    width: usize,
+) {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(width);
+    let with_source = WithSource {
+        inner: diagnostic,
+        sources,
+    };
+    handler
+        .render_report(out, &with_source)
+        .expect("writing to a String");
+}
+
+/// A diagnostic shown with the script it came from.
+struct WithSource<'a> {
+    inner: &'a dyn Diagnostic,
+    sources: &'a Sources,
+}
+
+impl fmt::Debug for WithSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.inner, f)
+    }
+}
+
+impl fmt::Display for WithSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.inner, f)
+    }
+}
+
+impl std::error::Error for WithSource<'_> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.inner.source()
+    }
+}
+
+impl Diagnostic for WithSource<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.inner.code()
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        self.inner.severity()
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.inner.help()
+    }
+    fn url<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.inner.url()
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        Some(self.sources)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        self.inner.labels()
+    }
+    fn related<'b>(&'b self) -> Option<Box<dyn Iterator<Item = &'b dyn Diagnostic> + 'b>> {
+        self.inner.related()
+    }
+    fn diagnostic_source(&self) -> Option<&dyn Diagnostic> {
+        self.inner.diagnostic_source()
+    }
+}
+
 /// The errors of one source text, ready to render.
 #[derive(Clone, Debug)]
 pub struct Diagnostics {
-    name: String,
-    source: Arc<str>,
+    sources: Sources,
     errors: Vec<Error>,
 }
 
@@ -29,11 +214,12 @@ impl Diagnostics {
         source: impl Into<Arc<str>>,
         errors: Vec<Error>,
     ) -> Diagnostics {
-        Diagnostics {
-            name: name.into(),
-            source: source.into(),
-            errors,
-        }
+        Diagnostics::of(Sources::single(name, source), errors)
+    }
+
+    /// The errors of a script made of several inputs.
+    pub fn of(sources: Sources, errors: Vec<Error>) -> Diagnostics {
+        Diagnostics { sources, errors }
     }
 
     /// The errors, in source order.
@@ -44,29 +230,19 @@ impl Diagnostics {
     /// Renders every error as a report with the source lines it points at,
     /// and a last line counting them. `width` is the terminal width.
     pub fn render(&self, color: bool, width: usize) -> String {
-        let theme = if color {
-            GraphicalTheme::unicode()
-        } else {
-            GraphicalTheme::unicode_nocolor()
-        };
-        let handler = GraphicalReportHandler::new_themed(theme).with_width(width);
         let mut out = String::new();
         for (n, error) in self.errors.iter().take(SHOWN).enumerate() {
             if n > 0 {
                 out.push('\n');
             }
-            let report = miette::Report::new(error.clone())
-                .with_source_code(NamedSource::new(&self.name, Arc::clone(&self.source)));
-            handler
-                .render_report(&mut out, report.as_ref())
-                .expect("writing to a String");
+            render_into(&mut out, error, &self.sources, color, width);
         }
         let n = self.errors.len();
         if n > SHOWN {
             out.push_str(&format!("\n... and {} more\n", n - SHOWN));
         }
         let plural = if n == 1 { "" } else { "s" };
-        out.push_str(&format!("{n} error{plural} in {}\n", self.name));
+        out.push_str(&format!("{n} error{plural} in {}\n", self.sources.name()));
         out
     }
 }
@@ -78,3 +254,19 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_point_into_their_own_input() {
+        let sources = Sources::joined([("<query 1>", "/a(1)"), ("b.fql", "/b(2)\n/c(")], "\n@commit\n");
+        let errors = crate::syntax::load(sources.text()).unwrap_err();
+        let text = Diagnostics::of(sources.clone(), errors).render(false, 80);
+        assert!(text.contains("[b.fql:2:3]"), "{text}");
+        assert!(text.contains("1 error in 2 inputs"), "{text}");
+        assert_eq!(sources.locate(sources.text().len()), ("b.fql", 2));
+        assert_eq!(sources.locate(0), ("<query 1>", 1));
+    }
+}

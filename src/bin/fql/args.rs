@@ -1,20 +1,57 @@
-//! The command line, defined once for parsing, `--help` and completions.
+//! The command line, defined once for parsing, `--help`, the man page and
+//! shell completions.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// fql: the FQL query language for FoundationDB.
+///
+/// With no command, fql starts an interactive shell when standard input is
+/// a terminal, and otherwise runs the script it reads from standard input.
+/// `-q` and `-f` run queries and script files instead.
 #[derive(Debug, Parser)]
-#[command(name = "fql", version, about, max_term_width = 100)]
+#[command(
+    name = "fql",
+    version,
+    about,
+    long_about,
+    max_term_width = 100,
+    after_help = "Examples:\n  \
+        fql --memory -q '/app/users(1)=\"ann\"' -q '/app/users(<int>)=<str>' -w\n  \
+        fql -f load.fql -w --on-error continue\n  \
+        fql run backup.fql -p day=2026-11-22 --format jsonl\n  \
+        fql                      # the interactive shell"
+)]
 pub struct Args {
-    /// When to color diagnostics.
+    /// When to color output and diagnostics.
     #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
     pub color: Color,
 
     #[command(flatten)]
     pub store: StoreArgs,
+
+    /// A query to run; repeat for more. Queries and files run in the order
+    /// given, each in its own transaction unless -1 is given.
+    #[arg(short = 'q', long = "query", value_name = "QUERY")]
+    pub queries: Vec<String>,
+
+    /// A script file to run; `-` reads standard input. Repeatable, and
+    /// runs in order with -q.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Run every -q and -f in one transaction: all of them commit, or
+    /// none. A script that commits (`@commit`) is refused.
+    #[arg(short = '1', long)]
+    pub single_transaction: bool,
+
+    #[command(flatten)]
+    pub exec: ExecArgs,
+
+    #[command(flatten)]
+    pub repl: ReplArgs,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -24,8 +61,8 @@ pub struct Args {
 #[derive(Debug, clap::Args)]
 #[command(next_help_heading = "Database")]
 pub struct StoreArgs {
-    /// The embedded database file [default: fql.db in the user's data
-    /// directory, e.g. ~/.local/share/fql/fql.db].
+    /// The embedded database file [default: fql/fql.db in the user's data
+    /// directory].
     #[arg(long, value_name = "PATH", global = true, conflicts_with_all = ["memory", "cluster_file", "fdb"])]
     pub db: Option<PathBuf>,
 
@@ -49,21 +86,92 @@ pub struct StoreArgs {
     pub timeout: f64,
 }
 
+/// How scripts run and print; taken by `fql` itself and by `fql run`.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Running")]
+pub struct ExecArgs {
+    /// A parameter for the script's references: `-p id=42`. The value is
+    /// read as FQL data (`42`, `"ann"`, `0xff`, `(1,2)`) or else taken as a
+    /// string.
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+
+    /// Allow sets, clears and removals; without it a script that writes is
+    /// refused before anything runs.
+    #[arg(short, long)]
+    pub write: bool,
+
+    /// What to do when a transaction fails: stop there, or report it and
+    /// go on with the next one (the exit status still says it failed).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub on_error: Option<OnError>,
+
+    /// Print each transaction's time and result count on standard error.
+    #[arg(long)]
+    pub timing: bool,
+
+    /// Let a range read that outlives a transaction's five seconds go on in
+    /// new transactions (the output marks each break).
+    #[arg(long)]
+    pub split_reads: bool,
+
+    /// How results print: `text` is canonical FQL, one result per line;
+    /// `json` is one array; `jsonl` one JSON object per line.
+    #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Output")]
+    pub format: Option<Format>,
+
+    /// Bytes in full (`0x...`, valid input) or as their length only.
+    #[arg(long, value_enum, value_name = "HOW", help_heading = "Output")]
+    pub bytes: Option<BytesShown>,
+}
+
+impl ExecArgs {
+    /// These flags with `other`'s added: `fql -w run x.fql` and
+    /// `fql run x.fql -w` mean the same.
+    pub fn merged(mut self, other: ExecArgs) -> ExecArgs {
+        self.params.extend(other.params);
+        self.write |= other.write;
+        self.on_error = other.on_error.or(self.on_error);
+        self.timing |= other.timing;
+        self.split_reads |= other.split_reads;
+        self.format = other.format.or(self.format);
+        self.bytes = other.bytes.or(self.bytes);
+        self
+    }
+}
+
+/// The interactive shell's history.
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Interactive shell")]
+pub struct ReplArgs {
+    /// Keep no history.
+    #[arg(long)]
+    pub no_history: bool,
+
+    /// The history file [default: $FQL_HISTORY, else fql/history in the
+    /// user's state directory].
+    #[arg(long, value_name = "PATH")]
+    pub history_file: Option<PathBuf>,
+
+    /// Keep lines that write in the history too; by default a line that
+    /// sets, clears or removes is not kept, so it cannot be re-run by
+    /// accident.
+    #[arg(long)]
+    pub history_writes: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run a script file and print its results, one per line, as FQL.
+    ///
+    /// The whole script is checked and planned before anything runs.
+    Run(RunArgs),
+
     /// Print a script in canonical form, keeping its comments.
     ///
     /// Exits 0 and prints the script when it parses and passes the static
     /// checks; otherwise prints every error and exits 3.
     Fmt(FmtArgs),
-
-    /// Run a script and print its results, one per line, as FQL.
-    ///
-    /// The whole script is checked and planned before anything runs.
-    /// Exits 0 on success, 2 for a bad argument or a write without
-    /// --write, 3 for a script that does not parse or plan, 4 when it
-    /// fails while running, 5 when the database does not answer.
-    Run(RunArgs),
 
     /// Print what a script would do, statement by statement, without
     /// running it: the directories, the keys read or written, and what is
@@ -75,6 +183,26 @@ pub enum Command {
     /// Prints the database and its current read version; exits 5 when a
     /// FoundationDB cluster does not answer within the timeout.
     Status,
+
+    /// Print a shell completion script: `fql completions bash >
+    /// ~/.local/share/bash-completion/completions/fql`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+
+    /// Print the manual page (roff): `fql man | man -l -`.
+    Man,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The script file; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub exec: ExecArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -88,31 +216,45 @@ pub struct FmtArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct RunArgs {
-    /// The script; `-` or nothing reads standard input.
-    pub file: Option<PathBuf>,
-
-    /// A parameter for the script's references: `-p id=42`. The value is
-    /// read as FQL data (`42`, `"ann"`, `0xff`, `(1,2)`) or else taken as a
-    /// string.
-    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-
-    /// Allow sets, clears and removals; without it a script that writes is
-    /// refused before anything runs.
-    #[arg(short, long)]
-    pub write: bool,
-
-    /// Let a range read that outlives a transaction's five seconds go on in
-    /// new transactions (the output marks each break).
-    #[arg(long)]
-    pub split_reads: bool,
-}
-
-#[derive(Debug, clap::Args)]
 pub struct ExplainArgs {
     /// The script to explain; `-` or nothing reads standard input.
     pub file: Option<PathBuf>,
+
+    /// A parameter for the script's references, as for `fql run`.
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+}
+
+/// `--on-error`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OnError {
+    /// Stop at the first failed transaction.
+    #[default]
+    Stop,
+    /// Report a failed transaction and run the next.
+    Continue,
+}
+
+/// `--format`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Canonical FQL, one result per line: every line can be pasted back.
+    #[default]
+    Text,
+    /// One JSON array of result objects.
+    Json,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// `--bytes`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum BytesShown {
+    /// `0x` and every byte in hex.
+    #[default]
+    Full,
+    /// Only the length, `<12 bytes>`; such output is not valid input.
+    Len,
 }
 
 /// The `--color` choices.
@@ -128,16 +270,78 @@ pub enum Color {
 }
 
 impl Color {
-    /// Whether diagnostics on standard error get color.
-    pub fn enabled_for_stderr(self) -> bool {
+    /// Whether a stream that is (or is not) a terminal gets color.
+    pub fn enabled(self, terminal: bool) -> bool {
         match self {
             Color::Always => true,
             Color::Never => false,
             Color::Auto => {
                 std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                     && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
-                    && std::io::stderr().is_terminal()
+                    && terminal
             }
         }
     }
+
+    /// Whether diagnostics on standard error get color.
+    pub fn enabled_for_stderr(self) -> bool {
+        self.enabled(std::io::stderr().is_terminal())
+    }
+
+    /// Whether results on standard output get color.
+    pub fn enabled_for_stdout(self) -> bool {
+        self.enabled(std::io::stdout().is_terminal())
+    }
+}
+
+/// One input of `fql -q ... -f ...`, in command-line order.
+#[derive(Debug)]
+pub enum Input {
+    Query(String),
+    File(PathBuf),
+}
+
+/// The command's definition, with the defaults that depend on this
+/// machine filled in, so `--help` shows the real paths.
+pub fn command() -> clap::Command {
+    let db = fql::kv::embedded::Embedded::default_path();
+    let history = crate::repl::history_path();
+    Args::command()
+        .mut_arg("db", |a| {
+            a.help(format!(
+                "The embedded database file [default: {}]",
+                db.display()
+            ))
+        })
+        .mut_arg("history_file", |a| {
+            a.help(format!(
+                "The history file [default: $FQL_HISTORY, else {}]",
+                history.map_or("none".into(), |p| p.display().to_string())
+            ))
+        })
+}
+
+/// Parses the command line; exits with clap's message and status 2 on a
+/// usage error.
+pub fn parse() -> (Args, Vec<Input>) {
+    let matches = command().get_matches();
+    let args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let inputs = inputs(&matches, &args);
+    (args, inputs)
+}
+
+/// `-q` and `-f` in the order they were given.
+fn inputs(matches: &ArgMatches, args: &Args) -> Vec<Input> {
+    let indices = |id| matches.indices_of(id).into_iter().flatten();
+    let mut inputs: Vec<(usize, Input)> = indices("queries")
+        .zip(&args.queries)
+        .map(|(i, q)| (i, Input::Query(q.clone())))
+        .chain(
+            indices("files")
+                .zip(&args.files)
+                .map(|(i, f)| (i, Input::File(f.clone()))),
+        )
+        .collect();
+    inputs.sort_by_key(|(i, _)| *i);
+    inputs.into_iter().map(|(_, input)| input).collect()
 }

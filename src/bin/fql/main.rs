@@ -4,15 +4,20 @@ mod args;
 mod explain;
 mod fmt;
 mod output;
+mod paint;
+mod print;
+mod progress;
+mod repl;
 mod run;
+mod session;
+mod source;
 mod status;
 mod store;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use args::{Args, Command};
+use args::Command;
 use output::Exit;
 
 /// A parse builds and frees many small nodes; with mimalloc the parser
@@ -22,17 +27,47 @@ use output::Exit;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    let color = args.color.enabled_for_stderr();
+    let (args, inputs) = args::parse();
+    let color = args.color;
+    let stderr_color = color.enabled_for_stderr();
     let result = match args.command {
-        Some(Command::Fmt(fmt)) => fmt::run(&fmt, color),
-        Some(Command::Run(run)) => run::run(&run, &args.store, color),
-        Some(Command::Explain(explain)) => explain::run(&explain, color),
+        Some(Command::Fmt(fmt)) => fmt::run(&fmt, stderr_color),
+        Some(Command::Run(run)) => {
+            let exec = args.exec.merged(run.exec);
+            run::file(run.file.as_deref(), &exec, &args.store, color)
+        }
+        Some(Command::Explain(explain)) => explain::run(&explain, stderr_color),
         Some(Command::Status) => status::run(&args.store),
-        None => {
-            eprintln!("fql: no command given; try `fql fmt FILE` or `fql --help`");
+        Some(Command::Completions { shell }) => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut args::command(), "fql", &mut out);
+            output::print(&String::from_utf8_lossy(&out))
+        }
+        Some(Command::Man) => {
+            let mut out = Vec::new();
+            match clap_mangen::Man::new(args::command()).render(&mut out) {
+                Ok(()) => output::print(&String::from_utf8_lossy(&out)),
+                Err(e) => {
+                    eprintln!("fql: cannot render the manual: {e}");
+                    Err(Exit::Usage)
+                }
+            }
+        }
+        None if !inputs.is_empty() => run::inputs(
+            &inputs,
+            args.single_transaction,
+            &args.exec,
+            &args.store,
+            color,
+        ),
+        None if args.single_transaction => {
+            eprintln!("fql: -1/--single-transaction needs -q or -f");
             Err(Exit::Usage)
         }
+        None if std::io::stdin().is_terminal() => {
+            repl::run(&args.store, &args.exec, &args.repl, color)
+        }
+        None => run::file(None, &args.exec, &args.store, color),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,13 +3,14 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-/// Why `fql` stops with a non-zero status. The codes are documented in
-/// `docs/cli.md`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why `fql` stops with a non-zero status, least serious first. The codes
+/// are documented in `docs/cli.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Exit {
     /// 1: a check found a difference (`fmt --check`).
     Differs,
-    /// 2: a bad flag or argument, or a file that cannot be read.
+    /// 2: a bad flag or argument, a file that cannot be read, a write
+    /// without `-w`.
     Usage,
     /// 3: the script does not parse or fails a static check.
     Invalid,
@@ -17,17 +18,24 @@ pub enum Exit {
     Failed,
     /// 5: the database cannot be reached or did not answer in time.
     Unreachable,
+    /// 130: Ctrl-C stopped it (the shell's 128 + SIGINT).
+    Interrupted,
 }
 
 impl Exit {
-    pub fn code(self) -> ExitCode {
-        ExitCode::from(match self {
+    pub fn status(self) -> i32 {
+        match self {
             Exit::Differs => 1,
             Exit::Usage => 2,
             Exit::Invalid => 3,
             Exit::Failed => 4,
             Exit::Unreachable => 5,
-        })
+            Exit::Interrupted => 130,
+        }
+    }
+
+    pub fn code(self) -> ExitCode {
+        ExitCode::from(self.status() as u8)
     }
 }
 

@@ -1,0 +1,194 @@
+//! The interactive shell: rustyline for editing, history, completion and
+//! highlighting; every query goes through the same [`Session`] as scripts.
+
+mod helper;
+mod lister;
+mod meta;
+mod path;
+
+use std::path::PathBuf;
+
+use fql::kv::Transaction;
+use fql::syntax::Sources;
+use rustyline::error::ReadlineError;
+use rustyline::history::FileHistory;
+use rustyline::{Config, Editor};
+
+use crate::args::{Color, ExecArgs, ReplArgs, StoreArgs};
+use crate::output::Exit;
+use crate::session::{Session, Settings};
+use helper::FqlHelper;
+
+/// The shell's state between lines.
+pub struct Repl {
+    session: Session,
+    /// The directory relative paths resolve against (`\cd`).
+    cwd: Vec<String>,
+    /// The transaction `\begin` opened.
+    tx: Option<Box<dyn Transaction>>,
+    history_writes: bool,
+    quit: bool,
+}
+
+/// The history file: `FQL_HISTORY`, else `fql/history` in the user's state
+/// directory (`$XDG_STATE_HOME`, else `~/.local/state`).
+pub fn history_path() -> Option<PathBuf> {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    var("FQL_HISTORY").map(PathBuf::from).or_else(|| {
+        var("XDG_STATE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".local/state")))
+            .map(|dir| dir.join("fql").join("history"))
+    })
+}
+
+pub fn run(
+    store_args: &StoreArgs,
+    exec: &ExecArgs,
+    repl_args: &ReplArgs,
+    color: Color,
+) -> Result<(), Exit> {
+    let mut settings = Settings::from_args(exec, color)?;
+    settings.write_hint = "use \\writemode on to allow writes";
+    let opened = crate::store::open(store_args)?;
+    let session = Session::new(opened.db, settings, exec.split_reads);
+    session.stop_on_interrupt();
+    let history = (!repl_args.no_history)
+        .then(|| repl_args.history_file.clone().or_else(history_path))
+        .flatten();
+
+    let config = Config::builder()
+        .auto_add_history(false)
+        .history_ignore_dups(true)
+        .map_err(|e| {
+            eprintln!("fql: {e}");
+            Exit::Usage
+        })?
+        .max_history_size(10_000)
+        .map_err(|e| {
+            eprintln!("fql: {e}");
+            Exit::Usage
+        })?
+        .build();
+    let mut editor: Editor<FqlHelper, FileHistory> = Editor::with_config(config).map_err(|e| {
+        eprintln!("fql: cannot start the shell: {e}");
+        Exit::Usage
+    })?;
+    let helper = FqlHelper::new(session.db.clone(), session.settings.color_out);
+    let cwd = helper.cwd.clone();
+    editor.set_helper(Some(helper));
+    if let Some(path) = &history {
+        // A first run has no history yet.
+        let _ = editor.load_history(path);
+    }
+
+    eprintln!(
+        "fql {} on the {}\nType \\help for help, \\quit or Ctrl-D to leave.{}",
+        env!("CARGO_PKG_VERSION"),
+        session.db.describe(),
+        if session.settings.write {
+            ""
+        } else {
+            " Writes are off: \\writemode on allows them."
+        }
+    );
+    let mut repl = Repl {
+        session,
+        cwd: Vec::new(),
+        tx: None,
+        history_writes: repl_args.history_writes,
+        quit: false,
+    };
+    while !repl.quit {
+        *cwd.lock().unwrap_or_else(|e| e.into_inner()) = repl.cwd.clone();
+        match editor.readline(&repl.prompt()) {
+            Ok(line) => {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                if repl.keeps(&line) {
+                    let _ = editor.add_history_entry(line.as_str());
+                }
+                repl.line(&line);
+            }
+            // Ctrl-C at the prompt drops the line.
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => {
+                eprintln!("fql: cannot read the terminal: {e}");
+                break;
+            }
+        }
+    }
+    if repl.tx.is_some() {
+        eprintln!("the open transaction was rolled back");
+    }
+    if let Some(path) = &history {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Err(e) = editor.save_history(path) {
+            eprintln!("fql: cannot save the history to {}: {e}", path.display());
+        }
+    }
+    Ok(())
+}
+
+impl Repl {
+    fn prompt(&self) -> String {
+        let cwd = if self.cwd.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", fql::directory::show(&self.cwd))
+        };
+        let tx = if self.tx.is_some() { "*" } else { "" };
+        format!("fql{cwd}{tx}> ")
+    }
+
+    /// Whether a line goes into the history: not one that writes (or
+    /// turns writes on), unless asked, so that it cannot be re-run by a
+    /// stray arrow key and Enter.
+    fn keeps(&self, line: &str) -> bool {
+        if self.history_writes {
+            return true;
+        }
+        let line = line.trim();
+        if let Some(command) = line.strip_prefix('\\') {
+            return !command.starts_with("writemode on");
+        }
+        match fql::syntax::parse(line) {
+            Ok(script) => !script.items.iter().any(|item| match item {
+                fql::syntax::ast::Item::Statement(s) => s.query.kind().writes(),
+                fql::syntax::ast::Item::Meta(_) => false,
+            }),
+            Err(_) => true,
+        }
+    }
+
+    /// Runs one entry: a meta-command or FQL.
+    fn line(&mut self, line: &str) {
+        let trimmed = line.trim();
+        if let Some(command) = trimmed.strip_prefix('\\') {
+            self.meta(command);
+            return;
+        }
+        let text = path::resolve(line, &self.cwd);
+        self.query(&text);
+    }
+
+    /// Runs FQL text in the open transaction, or in its own.
+    fn query(&mut self, text: &str) {
+        let sources = Sources::single("<input>", text);
+        let result = self
+            .session
+            .run(&sources, self.tx.as_deref_mut().map(|t| t as _));
+        if let Err(exit) = result
+            && self.tx.is_some()
+            && matches!(exit, Exit::Failed | Exit::Unreachable | Exit::Interrupted)
+        {
+            self.tx = None;
+            eprintln!("the transaction was rolled back");
+        }
+        self.session.activity.restart();
+    }
+}

@@ -1,0 +1,183 @@
+//! The shell's own commands, `\name [argument]`.
+
+use fql::directory::{DirectoryLayer, show};
+use fql::kv::DatabaseExt;
+use fql::syntax::Sources;
+
+use super::Repl;
+use super::path;
+use crate::args::{BytesShown, Format};
+
+/// Every command with its one-line description, for `\help` and
+/// completion. The first word is what completes.
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("help", "[TOPIC]  help on commands, or a topic: syntax, types, options"),
+    ("begin", "open a transaction; queries run in it until \\commit or \\rollback"),
+    ("commit", "commit the open transaction"),
+    ("rollback", "drop the open transaction and its writes"),
+    ("writemode", "on|off  allow sets, clears and removals"),
+    ("ls", "[PATH]  list the directories under PATH (default: the current one)"),
+    ("cd", "[PATH]  make PATH the directory relative queries start from"),
+    ("pwd", "print the current directory"),
+    ("timing", "[on|off]  print each query's time and result count"),
+    ("format", "text|json|jsonl  how results print"),
+    ("bytes", "full|len  print bytes in full or as their length"),
+    ("explain", "QUERY  print the plan of a query without running it"),
+    ("quit", "leave (also \\q, Ctrl-D)"),
+];
+
+/// Topics of `\help TOPIC`.
+pub const TOPICS: &[(&str, &str)] = &[
+    ("commands", ""),
+    (
+        "syntax",
+        "A query looks like the key-value it reads or writes:\n\
+         \x20 /app/users(42,\"ann\")=\"x\"     set a key-value\n\
+         \x20 /app/users(42,<str>)=<>      read every key that matches\n\
+         \x20 /app/users(42,...)=clear     clear a range\n\
+         \x20 /app/users                   list a directory; /app/users=remove removes it\n\
+         Relative queries (`users(1)`) start from the directory \\cd chose.\n\
+         Enter continues a line while a tuple, variable or string is open.\n\
+         See docs/language.md for the whole language.",
+    ),
+    (
+        "types",
+        "Holes match elements: <> any, <int|str> one of, <id:int> named (binds :id),\n\
+         ... any number of elements. Types: any nil bool int num str bytes uuid vstamp tuple.\n\
+         Aggregates: count sum min max avg append, e.g. /app/users(...)=<count>.",
+    ),
+    (
+        "options",
+        "Query options stand before a query: [reverse,limit:10,snapshot,strict,mode:want_all].\n\
+         Value options follow a value or a type: 7[i64,be], <int[i64]>, \"x\"[raw].",
+    ),
+];
+
+impl Repl {
+    /// Runs `\command argument`.
+    pub(super) fn meta(&mut self, line: &str) {
+        let (name, arg) = line
+            .split_once(char::is_whitespace)
+            .map_or((line, ""), |(n, a)| (n, a.trim()));
+        match name {
+            "help" | "?" | "h" => help(arg),
+            "q" | "quit" | "exit" => self.quit = true,
+            "begin" => {
+                if self.tx.is_some() {
+                    eprintln!("a transaction is already open; \\commit or \\rollback it first");
+                    return;
+                }
+                match self.session.db.create_trx() {
+                    Ok(tx) => self.tx = Some(tx),
+                    Err(e) => eprintln!("fql: cannot open a transaction: {e}"),
+                }
+            }
+            "commit" => match self.tx.take() {
+                None => eprintln!("no transaction is open; \\begin opens one"),
+                Some(mut tx) => match tx.commit() {
+                    Ok(_) => eprintln!("committed"),
+                    Err(e) => eprintln!("fql: the commit failed, nothing was written: {e}"),
+                },
+            },
+            "rollback" => match self.tx.take() {
+                None => eprintln!("no transaction is open"),
+                Some(_) => eprintln!("rolled back"),
+            },
+            "writemode" => {
+                if let Some(on) = switch(arg, self.session.settings.write) {
+                    self.session.settings.write = on;
+                    eprintln!("writes are {}", if on { "on" } else { "off" });
+                }
+            }
+            "timing" => {
+                if let Some(on) = switch(arg, !self.session.settings.timing) {
+                    self.session.settings.timing = on;
+                    eprintln!("timing is {}", if on { "on" } else { "off" });
+                }
+            }
+            "format" => match arg {
+                "text" => self.session.settings.format = Format::Text,
+                "json" => self.session.settings.format = Format::Json,
+                "jsonl" => self.session.settings.format = Format::Jsonl,
+                _ => eprintln!("\\format takes text, json or jsonl"),
+            },
+            "bytes" => match arg {
+                "full" => self.session.settings.bytes = BytesShown::Full,
+                "len" => self.session.settings.bytes = BytesShown::Len,
+                _ => eprintln!("\\bytes takes full or len"),
+            },
+            "pwd" => println!("{}", show(&self.cwd)),
+            "cd" => match path::directory(arg, &self.cwd) {
+                Err(e) => eprintln!("fql: {e}"),
+                Ok(dir) => match self.exists(&dir) {
+                    Ok(true) => self.cwd = dir,
+                    Ok(false) => eprintln!("fql: there is no directory {}", show(&dir)),
+                    Err(e) => eprintln!("fql: {e}"),
+                },
+            },
+            "ls" => match path::directory(arg, &self.cwd) {
+                Err(e) => eprintln!("fql: {e}"),
+                Ok(dir) => {
+                    let text = if dir.is_empty() {
+                        "/<>".to_string()
+                    } else {
+                        format!("{}/<>", show(&dir))
+                    };
+                    self.query(&text);
+                }
+            },
+            "explain" => {
+                let text = path::resolve(arg, &self.cwd);
+                let sources = Sources::single("<input>", text);
+                let settings = &self.session.settings;
+                let _ = crate::session::with_plan(&sources, &settings.params, settings.color, |p| {
+                    print!("{p}");
+                    Ok(())
+                });
+            }
+            _ => eprintln!("fql: unknown command \\{name}; \\help lists them"),
+        }
+    }
+
+    fn exists(&self, dir: &[String]) -> Result<bool, fql::directory::Error> {
+        if dir.is_empty() {
+            return Ok(true);
+        }
+        let layer = DirectoryLayer::new();
+        self.session
+            .db
+            .run(|tx, _| layer.exists(tx, dir))
+    }
+}
+
+/// `on`/`off`, or `default` for no argument; complains about anything else.
+fn switch(arg: &str, default: bool) -> Option<bool> {
+    match arg {
+        "" => Some(default),
+        "on" => Some(true),
+        "off" => Some(false),
+        _ => {
+            eprintln!("fql: expected on or off, not `{arg}`");
+            None
+        }
+    }
+}
+
+fn help(topic: &str) {
+    match TOPICS.iter().find(|(name, _)| *name == topic) {
+        Some((_, text)) if !text.is_empty() => println!("{text}"),
+        _ if topic.is_empty() || topic == "commands" => {
+            println!("FQL queries run as typed. Commands:");
+            for (name, what) in COMMANDS {
+                let (args, what) = match what.split_once("  ") {
+                    Some((args, what)) => (args, what),
+                    None => ("", *what),
+                };
+                println!("  \\{:<22} {what}", format!("{name} {args}"));
+            }
+            let topics: Vec<_> = TOPICS.iter().map(|(n, _)| *n).collect();
+            println!("Help topics: \\help {}", topics.join(", \\help "));
+        }
+        _ => eprintln!("fql: no help on `{topic}`; \\help lists the topics"),
+    }
+}

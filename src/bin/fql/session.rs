@@ -1,0 +1,249 @@
+//! Running scripts for people: the checks, the write gate, one transaction
+//! after another with `--on-error`, results through the printer,
+//! diagnostics, timing and progress on standard error, and Ctrl-C.
+//!
+//! `fql -q/-f`, `fql run`, a script on standard input and every line of the
+//! interactive shell go through [`Session::run`].
+
+use std::collections::HashMap;
+use std::io::{self, IsTerminal, Write};
+use std::sync::Arc;
+use std::time::Instant;
+
+use fql::exec::{self, Bindings, Engine};
+use fql::kv::{Activity, AsKvError, Database, Observed, Transaction};
+use fql::plan::Plan;
+use fql::syntax::ast::Elem;
+use fql::syntax::{Diagnostics, Sources};
+
+use crate::args::{BytesShown, Color, ExecArgs, Format, OnError};
+use crate::output::{self, Exit};
+use crate::print::Printer;
+use crate::progress::Progress;
+
+/// How scripts run; the shell changes these as it goes.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub params: HashMap<String, Elem<'static>>,
+    pub write: bool,
+    pub on_error: OnError,
+    pub timing: bool,
+    pub format: Format,
+    pub bytes: BytesShown,
+    /// Colored diagnostics on standard error.
+    pub color: bool,
+    /// Colored results on standard output (text format only).
+    pub color_out: bool,
+    /// How to allow writes, for the refusal's message.
+    pub write_hint: &'static str,
+}
+
+impl Settings {
+    pub fn from_args(args: &ExecArgs, color: Color) -> Result<Settings, Exit> {
+        Ok(Settings {
+            params: params(&args.params)?,
+            write: args.write,
+            on_error: args.on_error.unwrap_or_default(),
+            timing: args.timing,
+            format: args.format.unwrap_or_default(),
+            bytes: args.bytes.unwrap_or_default(),
+            color: color.enabled_for_stderr(),
+            color_out: color.enabled_for_stdout(),
+            write_hint: "pass -w/--write to allow writes",
+        })
+    }
+}
+
+/// `-p name=value` pairs; each value is FQL data, else a string.
+pub fn params(pairs: &[String]) -> Result<HashMap<String, Elem<'static>>, Exit> {
+    pairs
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if !name.is_empty() => {
+                Ok((name.to_string(), fql::plan::parse_param(value)))
+            }
+            _ => {
+                eprintln!("fql: a parameter is NAME=VALUE, not `{pair}`");
+                Err(Exit::Usage)
+            }
+        })
+        .collect()
+}
+
+/// A database, the engine over it, and the switch Ctrl-C pulls.
+pub struct Session {
+    pub engine: Engine,
+    pub db: Arc<dyn Database>,
+    pub activity: Arc<Activity>,
+    pub settings: Settings,
+}
+
+impl Session {
+    pub fn new(db: Box<dyn Database>, settings: Settings, split_reads: bool) -> Session {
+        let activity = Arc::new(Activity::default());
+        let db: Arc<dyn Database> = Arc::new(Observed::new(db, activity.clone()));
+        let engine = Engine::new(db.clone()).split_reads(split_reads);
+        Session {
+            engine,
+            db,
+            activity,
+            settings,
+        }
+    }
+
+    /// Checks, plans and runs a script, in `tx` when the caller holds an
+    /// open transaction (the shell's `\begin`), else transaction by
+    /// transaction in the retry loop.
+    pub fn run(&self, sources: &Sources, tx: Option<&mut dyn Transaction>) -> Result<(), Exit> {
+        self.activity.restart();
+        with_plan(sources, &self.settings.params, self.settings.color, |plan| {
+            self.gate(sources, plan)?;
+            if tx.is_some() && plan.transactions().count() > 1 {
+                eprintln!("fql: `@commit` inside an open transaction; use \\commit");
+                return Err(Exit::Usage);
+            }
+            self.execute(sources, plan, tx)
+        })
+    }
+
+    /// Refuses a script that writes unless writes are allowed.
+    fn gate(&self, sources: &Sources, plan: &Plan<'_>) -> Result<(), Exit> {
+        if self.settings.write {
+            return Ok(());
+        }
+        match plan.steps.iter().find(|s| s.kind.writes()) {
+            None => Ok(()),
+            Some(step) => {
+                let (name, line) = sources.locate(step.span.start as usize);
+                eprintln!(
+                    "fql: refusing to write: {name} has a {} at line {line}; {}",
+                    step.kind.noun(),
+                    self.settings.write_hint
+                );
+                Err(Exit::Usage)
+            }
+        }
+    }
+
+    fn execute(
+        &self,
+        sources: &Sources,
+        plan: &Plan<'_>,
+        mut tx: Option<&mut dyn Transaction>,
+    ) -> Result<(), Exit> {
+        let stdout = io::stdout();
+        let terminal = stdout.is_terminal();
+        // A terminal shows each line as it comes; a pipe or file gets
+        // large writes.
+        let out: Box<dyn Write> = if terminal {
+            Box::new(stdout.lock())
+        } else {
+            Box::new(io::BufWriter::with_capacity(1 << 16, stdout.lock()))
+        };
+        let mut printer = Printer::new(
+            out,
+            self.settings.format,
+            self.settings.bytes,
+            self.settings.color_out,
+        );
+        let progress = Progress::start(self.activity.clone(), io::stderr().is_terminal());
+        let mut bindings = Bindings::default();
+        let mut failed: Option<Exit> = None;
+        let mut closed = false;
+        for steps in plan.transactions().filter(|s| !s.is_empty()) {
+            let start = Instant::now();
+            let before = printer.count();
+            let sink = &mut |row: exec::Output| {
+                progress.before_output();
+                printer.print(&row).map_err(|e| {
+                    closed = true;
+                    if e.kind() != io::ErrorKind::BrokenPipe {
+                        eprintln!("fql: cannot write to standard output: {e}");
+                    }
+                    exec::Error::Kv(fql::kv::Error::TransactionCancelled)
+                })
+            };
+            let ran = match tx.as_deref_mut() {
+                Some(tx) => self.engine.run_in(tx, steps, &mut bindings, sink),
+                None => self.engine.run_transaction(steps, &mut bindings, sink),
+            };
+            if closed {
+                break;
+            }
+            if self.settings.timing {
+                let n = printer.count() - before;
+                eprintln!(
+                    "Time: {:.3} ms, {n} result{}",
+                    start.elapsed().as_secs_f64() * 1e3,
+                    if n == 1 { "" } else { "s" }
+                );
+            }
+            if let Err(e) = ran {
+                if self.activity.stopped() {
+                    failed = Some(Exit::Interrupted);
+                    break;
+                }
+                let exit = match e.as_kv().or(match &e {
+                    exec::Error::Interrupted { source, .. } => Some(source),
+                    _ => None,
+                }) {
+                    Some(kv) if kv.code() == 1031 => Exit::Unreachable,
+                    _ => Exit::Failed,
+                };
+                let _ = printer.flush();
+                eprint!(
+                    "{}",
+                    fql::syntax::render(&e, sources, self.settings.color, output::width())
+                );
+                failed = Some(failed.map_or(exit, |f| f.max(exit)));
+                if self.settings.on_error == OnError::Stop {
+                    break;
+                }
+            }
+        }
+        drop(progress);
+        let finished = printer.finish();
+        if closed || finished.is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe) {
+            return Ok(());
+        }
+        if failed == Some(Exit::Interrupted) {
+            eprintln!("fql: interrupted; the open transaction was rolled back");
+        }
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// Lets Ctrl-C stop the running query: the first press stops it at
+    /// its next database operation; a second, if that did not happen,
+    /// ends the process.
+    pub fn stop_on_interrupt(&self) {
+        let activity = self.activity.clone();
+        let _ = ctrlc::set_handler(move || {
+            if activity.stopped() {
+                std::process::exit(Exit::Interrupted.status());
+            }
+            activity.stop();
+        });
+    }
+}
+
+/// Parses, checks and plans a script, reporting every error against its
+/// sources, and hands the plan to `f`.
+pub fn with_plan<T>(
+    sources: &Sources,
+    params: &HashMap<String, Elem<'static>>,
+    color: bool,
+    f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
+) -> Result<T, Exit> {
+    let script = fql::syntax::load(sources.text()).map_err(|errors| {
+        let diagnostics = Diagnostics::of(sources.clone(), errors);
+        eprint!("{}", diagnostics.render(color, output::width()));
+        Exit::Invalid
+    })?;
+    let plan = fql::plan::plan(&script, params).map_err(|errors| {
+        for e in &errors {
+            eprint!("{}", fql::syntax::render(e, sources, color, output::width()));
+        }
+        Exit::Invalid
+    })?;
+    f(&plan)
+}

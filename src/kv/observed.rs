@@ -1,0 +1,219 @@
+//! A database whose transactions can be watched and stopped from another
+//! thread.
+//!
+//! A user who presses Ctrl-C expects a long read to stop at once, even one
+//! that has printed nothing because its filter matched nothing yet; and a
+//! progress line wants to know how far a read has got. Both live here, at
+//! the one place every read passes through, so the engine above needs no
+//! hooks: every operation of a stopped transaction fails with
+//! `transaction_cancelled`, which is not retryable, so nothing commits.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use super::{
+    Committed, ConflictRangeType, Database, Error, MutationType, RangeOption, RangeResult, Result,
+    Transaction, TransactionOption, Watch,
+};
+
+/// What the transactions of an [`Observed`] database have read, and
+/// whether they were asked to stop. Shared between the thread that runs
+/// them and the ones that watch or interrupt.
+#[derive(Debug, Default)]
+pub struct Activity {
+    keys: AtomicU64,
+    bytes: AtomicU64,
+    stop: AtomicBool,
+}
+
+impl Activity {
+    /// Asks every transaction to stop at its next operation.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether [`Activity::stop`] was called since the last
+    /// [`Activity::restart`].
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Clears the stop request and the counts, for the next query.
+    pub fn restart(&self) {
+        self.stop.store(false, Ordering::SeqCst);
+        self.keys.store(0, Ordering::Relaxed);
+        self.bytes.store(0, Ordering::Relaxed);
+    }
+
+    /// Key-values read by range reads since the last restart.
+    pub fn keys_read(&self) -> u64 {
+        self.keys.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of keys and values read by range reads since the last restart.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.stopped() {
+            Err(Error::TransactionCancelled)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// `D`, with its transactions counted by and stoppable through an
+/// [`Activity`].
+pub struct Observed<D> {
+    inner: D,
+    activity: Arc<Activity>,
+}
+
+impl<D: Database> Observed<D> {
+    /// `inner`, observed through `activity`.
+    pub fn new(inner: D, activity: Arc<Activity>) -> Observed<D> {
+        Observed { inner, activity }
+    }
+}
+
+impl<D: Database> Database for Observed<D> {
+    fn create_trx(&self) -> Result<Box<dyn Transaction>> {
+        self.activity.check()?;
+        Ok(Box::new(ObservedTx {
+            inner: self.inner.create_trx()?,
+            activity: self.activity.clone(),
+        }))
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+struct ObservedTx {
+    inner: Box<dyn Transaction>,
+    activity: Arc<Activity>,
+}
+
+impl Transaction for ObservedTx {
+    fn read_version(&mut self) -> Result<u64> {
+        self.activity.check()?;
+        self.inner.read_version()
+    }
+
+    fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
+        self.activity.check()?;
+        self.inner.get(key, snapshot)
+    }
+
+    fn get_range(
+        &mut self,
+        range: &RangeOption,
+        iteration: usize,
+        snapshot: bool,
+    ) -> Result<RangeResult> {
+        self.activity.check()?;
+        let batch = self.inner.get_range(range, iteration, snapshot)?;
+        let bytes: usize = batch
+            .kvs
+            .iter().map(|kv| kv.key.len() + kv.value.len()).sum();
+        self.activity
+            .keys
+            .fetch_add(batch.kvs.len() as u64, Ordering::Relaxed);
+        self.activity
+            .bytes
+            .fetch_add(bytes as u64, Ordering::Relaxed);
+        Ok(batch)
+    }
+
+    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.activity.check()?;
+        self.inner.set(key, value)
+    }
+
+    fn clear(&mut self, key: &[u8]) -> Result<()> {
+        self.activity.check()?;
+        self.inner.clear(key)
+    }
+
+    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
+        self.activity.check()?;
+        self.inner.clear_range(begin, end)
+    }
+
+    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
+        self.activity.check()?;
+        self.inner.atomic_op(key, param, op)
+    }
+
+    fn add_conflict_range(
+        &mut self,
+        begin: &[u8],
+        end: &[u8],
+        ty: ConflictRangeType,
+    ) -> Result<()> {
+        self.activity.check()?;
+        self.inner.add_conflict_range(begin, end, ty)
+    }
+
+    fn set_option(&mut self, option: TransactionOption) -> Result<()> {
+        self.inner.set_option(option)
+    }
+
+    fn watch(&mut self, key: &[u8]) -> Result<Watch> {
+        self.activity.check()?;
+        self.inner.watch(key)
+    }
+
+    fn commit(&mut self) -> Result<Committed> {
+        self.activity.check()?;
+        self.inner.commit()
+    }
+
+    fn on_error(&mut self, error: Error) -> Result<()> {
+        // A retry after a stop would only fail again, after a backoff.
+        self.activity.check()?;
+        self.inner.on_error(error)
+    }
+
+    fn reset(&mut self) {
+        self.inner.reset()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kv::DatabaseExt;
+    use crate::kv::embedded::Embedded;
+
+    #[test]
+    fn counts_reads_and_stops_before_commit() {
+        let activity = Arc::new(Activity::default());
+        let db = Observed::new(Embedded::memory(), activity.clone());
+        db.run(|tx, _| {
+            tx.set(b"a", b"1")?;
+            tx.set(b"b", b"22")
+        })
+        .unwrap();
+        let rows = db
+            .run(|tx, _| crate::kv::collect_range(tx, &RangeOption::new(b"a", b"z"), false))
+            .unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(activity.keys_read(), 2);
+        assert_eq!(activity.bytes_read(), 5);
+
+        let result = db.run(|tx, _| {
+            tx.set(b"c", b"3")?;
+            activity.stop();
+            Ok::<_, Error>(())
+        });
+        assert!(matches!(result, Err(Error::TransactionCancelled)));
+        activity.restart();
+        let c = db.run(|tx, _| tx.get(b"c", false)).unwrap();
+        assert_eq!(c, None, "a stopped transaction writes nothing");
+        assert_eq!(activity.keys_read(), 0);
+    }
+}
