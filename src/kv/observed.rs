@@ -118,7 +118,9 @@ impl Transaction for ObservedTx {
         let batch = self.inner.get_range(range, iteration, snapshot)?;
         let bytes: usize = batch
             .kvs
-            .iter().map(|kv| kv.key.len() + kv.value.len()).sum();
+            .iter()
+            .map(|kv| kv.key.len() + kv.value.len())
+            .sum();
         self.activity
             .keys
             .fetch_add(batch.kvs.len() as u64, Ordering::Relaxed);

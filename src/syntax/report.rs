@@ -261,7 +261,10 @@ mod tests {
 
     #[test]
     fn spans_point_into_their_own_input() {
-        let sources = Sources::joined([("<query 1>", "/a(1)"), ("b.fql", "/b(2)\n/c(")], "\n@commit\n");
+        let sources = Sources::joined(
+            [("<query 1>", "/a(1)"), ("b.fql", "/b(2)\n/c(")],
+            "\n@commit\n",
+        );
         let errors = crate::syntax::load(sources.text()).unwrap_err();
         let text = Diagnostics::of(sources.clone(), errors).render(false, 80);
         assert!(text.contains("[b.fql:2:3]"), "{text}");

@@ -241,7 +241,9 @@ mod tests {
 
     #[test]
     fn knows_what_is_still_open() {
-        for open in ["/a(1,", "/a(\"x", "/a(<int", "[limit:", "/a((1)", "/a(\"(\""] {
+        for open in [
+            "/a(1,", "/a(\"x", "/a(<int", "[limit:", "/a((1)", "/a(\"(\"",
+        ] {
             assert!(is_open(open), "{open}");
         }
         for closed in ["/a(1)", "/a(\")\")", "/a", "/a(<int[i64,be]>)", "/a(1))"] {

@@ -58,7 +58,9 @@ impl<W: Write> Printer<W> {
             }
             Format::Text => {
                 match (self.bytes, output) {
-                    (BytesShown::Len, Output::KeyValue(row)) => write!(self.out, "{}", short_row(row))?,
+                    (BytesShown::Len, Output::KeyValue(row)) => {
+                        write!(self.out, "{}", short_row(row))?
+                    }
                     _ => write!(self.out, "{output}")?,
                 }
                 self.out.write_all(b"\n")
@@ -96,7 +98,11 @@ impl<W: Write> Printer<W> {
 /// A row with each bytes element shown as its length.
 fn short_row(row: &Row) -> Row {
     let mut short = row.clone();
-    for part in short.key.iter_mut().chain(short.value.as_mut().map(|(p, _)| p)) {
+    for part in short
+        .key
+        .iter_mut()
+        .chain(short.value.as_mut().map(|(p, _)| p))
+    {
         if let Part::Data(data) = part
             && contains_bytes(data)
         {

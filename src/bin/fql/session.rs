@@ -96,14 +96,19 @@ impl Session {
     /// transaction in the retry loop.
     pub fn run(&self, sources: &Sources, tx: Option<&mut dyn Transaction>) -> Result<(), Exit> {
         self.activity.restart();
-        with_plan(sources, &self.settings.params, self.settings.color, |plan| {
-            self.gate(sources, plan)?;
-            if tx.is_some() && plan.transactions().count() > 1 {
-                eprintln!("fql: `@commit` inside an open transaction; use \\commit");
-                return Err(Exit::Usage);
-            }
-            self.execute(sources, plan, tx)
-        })
+        with_plan(
+            sources,
+            &self.settings.params,
+            self.settings.color,
+            |plan| {
+                self.gate(sources, plan)?;
+                if tx.is_some() && plan.transactions().count() > 1 {
+                    eprintln!("fql: `@commit` inside an open transaction; use \\commit");
+                    return Err(Exit::Usage);
+                }
+                self.execute(sources, plan, tx)
+            },
+        )
     }
 
     /// Refuses a script that writes unless writes are allowed.
@@ -241,7 +246,10 @@ pub fn with_plan<T>(
     })?;
     let plan = fql::plan::plan(&script, params).map_err(|errors| {
         for e in &errors {
-            eprint!("{}", fql::syntax::render(e, sources, color, output::width()));
+            eprint!(
+                "{}",
+                fql::syntax::render(e, sources, color, output::width())
+            );
         }
         Exit::Invalid
     })?;

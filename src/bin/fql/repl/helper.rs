@@ -125,7 +125,9 @@ impl FqlHelper {
     fn query(&self, before: &str, cwd: &[String]) -> (usize, Vec<Pair>) {
         let word_start = before
             .rfind(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
-            .map_or(0, |n| n + before[n..].chars().next().map_or(1, char::len_utf8));
+            .map_or(0, |n| {
+                n + before[n..].chars().next().map_or(1, char::len_utf8)
+            });
         let word = &before[word_start..];
         let opener = before[..word_start].chars().next_back();
         // The innermost open group decides: `<` types, `[` options.
@@ -180,7 +182,11 @@ impl FqlHelper {
                 // The name as FQL writes it: bare, or quoted.
                 let shown = fql::directory::show(std::slice::from_ref(name));
                 let shown = shown.trim_start_matches('/').to_string();
-                let replacement = if query { shown.clone() } else { format!("{shown}/") };
+                let replacement = if query {
+                    shown.clone()
+                } else {
+                    format!("{shown}/")
+                };
                 Pair {
                     display: shown,
                     replacement,

@@ -11,18 +11,36 @@ use crate::args::{BytesShown, Format};
 /// Every command with its one-line description, for `\help` and
 /// completion. The first word is what completes.
 pub const COMMANDS: &[(&str, &str)] = &[
-    ("help", "[TOPIC]  help on commands, or a topic: syntax, types, options"),
-    ("begin", "open a transaction; queries run in it until \\commit or \\rollback"),
+    (
+        "help",
+        "[TOPIC]  help on commands, or a topic: syntax, types, options",
+    ),
+    (
+        "begin",
+        "open a transaction; queries run in it until \\commit or \\rollback",
+    ),
     ("commit", "commit the open transaction"),
     ("rollback", "drop the open transaction and its writes"),
     ("writemode", "on|off  allow sets, clears and removals"),
-    ("ls", "[PATH]  list the directories under PATH (default: the current one)"),
-    ("cd", "[PATH]  make PATH the directory relative queries start from"),
+    (
+        "ls",
+        "[PATH]  list the directories under PATH (default: the current one)",
+    ),
+    (
+        "cd",
+        "[PATH]  make PATH the directory relative queries start from",
+    ),
     ("pwd", "print the current directory"),
-    ("timing", "[on|off]  print each query's time and result count"),
+    (
+        "timing",
+        "[on|off]  print each query's time and result count",
+    ),
     ("format", "text|json|jsonl  how results print"),
     ("bytes", "full|len  print bytes in full or as their length"),
-    ("explain", "QUERY  print the plan of a query without running it"),
+    (
+        "explain",
+        "QUERY  print the plan of a query without running it",
+    ),
     ("quit", "leave (also \\q, Ctrl-D)"),
 ];
 
@@ -130,10 +148,11 @@ impl Repl {
                 let text = path::resolve(arg, &self.cwd);
                 let sources = Sources::single("<input>", text);
                 let settings = &self.session.settings;
-                let _ = crate::session::with_plan(&sources, &settings.params, settings.color, |p| {
-                    print!("{p}");
-                    Ok(())
-                });
+                let _ =
+                    crate::session::with_plan(&sources, &settings.params, settings.color, |p| {
+                        print!("{p}");
+                        Ok(())
+                    });
             }
             _ => eprintln!("fql: unknown command \\{name}; \\help lists them"),
         }
@@ -144,9 +163,7 @@ impl Repl {
             return Ok(true);
         }
         let layer = DirectoryLayer::new();
-        self.session
-            .db
-            .run(|tx, _| layer.exists(tx, dir))
+        self.session.db.run(|tx, _| layer.exists(tx, dir))
     }
 }
 

@@ -79,7 +79,8 @@ pub fn directory(arg: &str, cwd: &[String]) -> Result<Vec<String>, String> {
     if fql.is_empty() {
         return Ok(path);
     }
-    let script = fql::syntax::parse(&fql).map_err(|_| format!("`{arg}` is not a directory path"))?;
+    let script =
+        fql::syntax::parse(&fql).map_err(|_| format!("`{arg}` is not a directory path"))?;
     let Some(fql::syntax::ast::Item::Statement(statement)) = script.items.first() else {
         return Err(format!("`{arg}` is not a directory path"));
     };
@@ -112,7 +113,10 @@ mod tests {
         assert_eq!(resolve("(1)=2", &app()), "/app(1)=2");
         assert_eq!(resolve("[limit:2] users", &app()), "[limit:2] /app/users");
         assert_eq!(resolve("/abs(1)", &app()), "/abs(1)");
-        assert_eq!(resolve("users(1,\n2)\nx", &app()), "/app/users(1,\n2)\n/app/x");
+        assert_eq!(
+            resolve("users(1,\n2)\nx", &app()),
+            "/app/users(1,\n2)\n/app/x"
+        );
         assert_eq!(resolve("users", &[]), "/users");
     }
 

@@ -5,6 +5,9 @@ use std::process::{Command, Stdio};
 
 use assert_cmd::cargo::cargo_bin;
 
+mod output;
+mod queries;
+
 fn fql() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(cargo_bin("fql"));
     cmd.env_remove("NO_COLOR").env("COLUMNS", "100");
@@ -121,7 +124,10 @@ fn usage_errors_exit_2() {
     fql().args(["fmt", "--bogus"]).assert().code(2);
     fql().args(["bogus"]).assert().code(2);
     fql().args(["-1"]).assert().code(2);
-    fql().args(["--format", "yaml", "-q", "/a"]).assert().code(2);
+    fql()
+        .args(["--format", "yaml", "-q", "/a"])
+        .assert()
+        .code(2);
 }
 
 #[test]

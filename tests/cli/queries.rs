@@ -1,0 +1,238 @@
+//! `fql -q`, `fql -f`, scripts on standard input: order, transactions,
+//! writes, errors and exit codes.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+use assert_cmd::cargo::cargo_bin;
+
+use super::{fql, text};
+
+/// `fql --db DB` on a fresh file in its own directory.
+fn on_db() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    (dir, move || {
+        let mut cmd = fql();
+        cmd.arg("--db").arg(&db);
+        cmd
+    })
+}
+
+fn stdout(cmd: &mut assert_cmd::Command) -> String {
+    text(&cmd.assert().success().get_output().stdout)
+}
+
+#[test]
+fn queries_and_files_run_in_the_order_given() {
+    let (dir, db) = on_db();
+    let file = dir.path().join("two.fql");
+    std::fs::write(&file, "/log(2)=\"file\"\n").unwrap();
+    db().args(["-w", "-q", "/log(1)=\"first\"", "-f"])
+        .arg(&file)
+        .args(["-q", "/log(3)=\"last\""])
+        .assert()
+        .success()
+        .stdout("");
+    // Reads print in the order of their queries, each one per line.
+    let out = stdout(db().args(["-q", "/log(3)=<str>", "-q", "/log(<int>)=<str>"]));
+    assert_eq!(
+        out,
+        "/log(3)=\"last\"\n/log(1)=\"first\"\n/log(2)=\"file\"\n/log(3)=\"last\"\n"
+    );
+}
+
+#[test]
+fn each_query_commits_on_its_own_unless_single_transaction() {
+    let (_dir, db) = on_db();
+    // The second query fails: without -1 the first one stays.
+    let out = db()
+        .args(["-w", "-q", "/a(1)=1", "-q", "[strict] /a(<str>)"])
+        .assert()
+        .code(4)
+        .get_output()
+        .clone();
+    assert!(
+        text(&out.stderr).contains("fql::strict_mismatch"),
+        "{out:?}"
+    );
+    assert_eq!(stdout(db().args(["-q", "/a(<>)=<>"])), "/a(1)=1\n");
+
+    // With -1 all run in one transaction: the failure leaves nothing.
+    db().args(["-w", "-1", "-q", "/b(1)=1", "-q", "[strict] /b(<str>)"])
+        .assert()
+        .code(4);
+    assert_eq!(stdout(db().args(["-q", "/b(<>)=<>"])), "");
+    // ... and a later query sees an earlier one's write before the commit.
+    let out = stdout(db().args(["-w", "-1", "-q", "/c(1)=1", "-q", "/c(<int>)=<int>"]));
+    assert_eq!(out, "/c(1)=1\n");
+}
+
+#[test]
+fn single_transaction_refuses_a_script_that_commits() {
+    let (dir, db) = on_db();
+    let file = dir.path().join("commits.fql");
+    std::fs::write(&file, "/a(1)=1\n@commit\n/a(2)=2\n").unwrap();
+    let out = db()
+        .args(["-w", "-1", "-f"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = text(&out.stderr);
+    assert!(err.contains("commits.fql commits at line 2"), "{err}");
+    assert_eq!(stdout(db().args(["-q", "/a(<>)=<>"])), "");
+}
+
+#[test]
+fn on_error_continue_runs_the_rest_and_still_fails() {
+    let (_dir, db) = on_db();
+    let out = db()
+        .args(["-w", "--on-error", "continue"])
+        .args(["-q", "/x(1)=1", "-q", "[strict] /x(<str>)", "-q", "/x(2)=2"])
+        .assert()
+        .code(4)
+        .get_output()
+        .clone();
+    assert!(text(&out.stderr).contains("does not match the query"));
+    assert_eq!(stdout(db().args(["-q", "/x(<>)=<>"])), "/x(1)=1\n/x(2)=2\n");
+    // Stop is the default: the third query never runs.
+    db().args([
+        "-w",
+        "-q",
+        "/y(1)=1",
+        "-q",
+        "[strict] /y(<str>)",
+        "-q",
+        "/y(2)=2",
+    ])
+    .assert()
+    .code(4);
+    assert_eq!(stdout(db().args(["-q", "/y(<>)=<>"])), "/y(1)=1\n");
+}
+
+#[test]
+fn writes_are_refused_without_the_flag_and_nothing_is_written() {
+    let (_dir, db) = on_db();
+    let out = db()
+        .args(["-q", "/r(1)", "-q", "/r(1)=1"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = text(&out.stderr);
+    assert!(err.contains("<query 2>"), "{err}");
+    assert!(err.contains("-w/--write"), "{err}");
+    for query in ["/r(1)=clear", "/r(...)=clear", "/r=remove"] {
+        db().args(["-q", query]).assert().code(2);
+    }
+    assert_eq!(stdout(db().args(["-q", "/<>"])), "");
+}
+
+#[test]
+fn a_script_on_standard_input_runs_when_it_is_not_a_terminal() {
+    let (_dir, db) = on_db();
+    db().arg("-w")
+        .write_stdin("/s(1)=\"one\"\n@commit\n/s(<int>)=<str>\n")
+        .assert()
+        .success()
+        .stdout("/s(1)=\"one\"\n");
+    // `-f -` is standard input too, and `run` takes files.
+    db().args(["-f", "-"])
+        .write_stdin("/s(<int>)=<str>\n")
+        .assert()
+        .stdout("/s(1)=\"one\"\n");
+}
+
+#[test]
+fn parameters_reach_queries_and_files() {
+    let (_dir, db) = on_db();
+    db().args(["-w", "-p", "id=7", "-p", "name=ann", "-q", "/u(:id)=:name"])
+        .assert()
+        .success();
+    assert_eq!(stdout(db().args(["-q", "/u(7)=<str>"])), "/u(7)=\"ann\"\n");
+    let out = db()
+        .args(["-q", "/u(:id)"])
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    assert!(text(&out.stderr).contains("id"), "{out:?}");
+    db().args(["-p", "novalue", "-q", "/u"]).assert().code(2);
+}
+
+#[test]
+fn timing_goes_to_standard_error_per_transaction() {
+    let out = fql()
+        .args([
+            "--memory", "-w", "--timing", "-q", "/t(1)=1", "-q", "/t(<>)",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert_eq!(text(&out.stdout), "/t(1)=1\n");
+    let err = text(&out.stderr);
+    let lines: Vec<_> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].starts_with("Time: ") && lines[0].ends_with(" ms, 0 results"));
+    assert!(lines[1].ends_with(" ms, 1 result"), "{err}");
+}
+
+#[test]
+fn a_closed_pipe_after_some_results_exits_quietly() {
+    let (dir, db) = on_db();
+    let script = dir.path().join("fill.fql");
+    let lines: String = (0..20_000).map(|i| format!("/p({i})=\"{i}\"\n")).collect();
+    std::fs::write(&script, lines).unwrap();
+    db().args(["-w", "-f"]).arg(&script).assert().success();
+    let mut child = Command::new(cargo_bin("fql"))
+        .arg("--db")
+        .arg(dir.path().join("fql.db"))
+        .args(["-q", "/p(<int>)=<str>"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // Dropping the pipe closes it.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&first, b"/p(0)=\"0\"\n");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(text(&out.stderr), "");
+}
+
+#[test]
+fn interrupt_stops_a_run_with_status_130_and_rolls_back() {
+    let (dir, db) = on_db();
+    let script = dir.path().join("fill.fql");
+    let lines: String = (0..20_000).map(|i| format!("/i({i})=\"{i}\"\n")).collect();
+    std::fs::write(&script, lines).unwrap();
+    db().args(["-w", "-f"]).arg(&script).assert().success();
+    let mut child = Command::new(cargo_bin("fql"))
+        .arg("--db")
+        .arg(dir.path().join("fql.db"))
+        .args(["-q", "/i(<int>)=<str>"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The pipe is not read, so the read blocks with its buffer full; it is
+    // still running when the signal comes.
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 10];
+    out.read_exact(&mut first).unwrap();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).unwrap();
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(130), "{done:?}");
+    assert!(text(&done.stderr).contains("interrupted"), "{done:?}");
+    assert!(rest.len() < 20_000 * 12, "the read stopped early");
+}

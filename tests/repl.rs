@@ -1,0 +1,185 @@
+//! The interactive shell, driven through a real pseudo-terminal.
+
+use std::process::Command;
+
+use assert_cmd::cargo::cargo_bin;
+use rexpect::session::{PtySession, spawn_command};
+
+/// A shell on the database file `db`, without colour or history, waiting
+/// at its first prompt.
+fn shell(db: &std::path::Path, extra: &[&str]) -> PtySession {
+    let mut cmd = Command::new(cargo_bin("fql"));
+    cmd.arg("--db")
+        .arg(db)
+        .args(["--color", "never", "--no-history"])
+        .args(extra)
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR");
+    let mut p = spawn_command(cmd, Some(20_000)).expect("the shell starts");
+    p.exp_string("fql> ").expect("a prompt");
+    p
+}
+
+/// Runs `fql --db db -w -q query` and returns its standard output.
+fn query(db: &std::path::Path, query: &str) -> String {
+    let out = Command::new(cargo_bin("fql"))
+        .arg("--db")
+        .arg(db)
+        .args(["-w", "-q", query])
+        .output()
+        .expect("fql runs");
+    assert!(out.status.success(), "{query}: {out:?}");
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+fn quit(mut p: PtySession) {
+    p.send_line("\\quit").unwrap();
+    p.exp_eof().expect("the shell ends");
+    let status = p.process_mut().wait().expect("an exit status");
+    assert!(
+        matches!(status, rexpect::process::WaitStatus::Exited(_, 0)),
+        "{status:?}"
+    );
+}
+
+#[test]
+fn a_statement_goes_on_over_lines_while_a_tuple_is_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, r#"/app/users(1,"ann")=42"#);
+    let mut p = shell(&db, &[]);
+    p.send_line("/app/users(1,").unwrap();
+    p.send_line("  <str>)=<int>").unwrap();
+    p.exp_string(r#"/app/users(1,"ann")=42"#)
+        .expect("the two lines ran as one query");
+    p.exp_string("fql> ").unwrap();
+    // An error points at its span.
+    p.send_line("/app/users(<string>)").unwrap();
+    p.exp_string("unknown type `string`").unwrap();
+    p.exp_string("did you mean `str`?").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
+
+#[test]
+fn tab_completes_a_directory_name_read_from_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/shop/orders_2026(1)=1");
+    let mut p = shell(&db, &[]);
+    p.send("/shop/ord\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("orders_2026").expect("the name completes");
+    // Enter lists the completed directory.
+    p.send_line("").unwrap();
+    p.exp_string("/shop/orders_2026\r\n").unwrap();
+    p.exp_string("fql> ").unwrap();
+    // Commands and their arguments complete too.
+    p.send("\\writ\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("writemode").unwrap();
+    p.send_line(" on").unwrap();
+    p.exp_string("writes are on").unwrap();
+    quit(p);
+}
+
+#[test]
+fn begin_and_commit_make_one_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let mut p = shell(&db, &["-w"]);
+    p.send_line("\\begin").unwrap();
+    p.exp_string("fql*> ")
+        .expect("the prompt shows the transaction");
+    p.send_line("/bank(\"ann\")=10").unwrap();
+    p.exp_string("fql*> ").unwrap();
+    p.send_line("/bank(\"bob\")=20").unwrap();
+    p.exp_string("fql*> ").unwrap();
+    // Inside, the transaction reads its own writes ...
+    p.send_line("/bank(<str>)=<int>").unwrap();
+    p.exp_string("/bank(\"ann\")=10").unwrap();
+    p.exp_string("/bank(\"bob\")=20").unwrap();
+    p.exp_string("fql*> ").unwrap();
+    // ... and another process sees none of them before the commit.
+    assert_eq!(query(&db, "/bank(<str>)=<int>"), "");
+    p.send_line("\\commit").unwrap();
+    p.exp_string("committed").unwrap();
+    p.exp_string("fql> ").unwrap();
+    assert_eq!(
+        query(&db, "/bank(<str>)=<int>"),
+        "/bank(\"ann\")=10\n/bank(\"bob\")=20\n"
+    );
+
+    // A rolled-back transaction leaves nothing.
+    p.send_line("\\begin").unwrap();
+    p.exp_string("fql*> ").unwrap();
+    p.send_line("/bank(\"eve\")=30").unwrap();
+    p.exp_string("fql*> ").unwrap();
+    p.send_line("\\rollback").unwrap();
+    p.exp_string("rolled back").unwrap();
+    p.exp_string("fql> ").unwrap();
+    assert!(!query(&db, "/bank(<str>)=<int>").contains("eve"));
+    quit(p);
+}
+
+#[test]
+fn writes_need_writemode_and_relative_paths_follow_cd() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/app/users(1)=\"ann\"");
+    let mut p = shell(&db, &[]);
+    p.send_line("/app/users(2)=\"bob\"").unwrap();
+    p.exp_string("\\writemode on")
+        .expect("the refusal names the way out");
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\cd app").unwrap();
+    p.exp_string("fql /app> ").unwrap();
+    p.send_line("users(<int>)=<str>").unwrap();
+    p.exp_string("/app/users(1)=\"ann\"").unwrap();
+    p.exp_string("fql /app> ").unwrap();
+    p.send_line("\\cd /nowhere").unwrap();
+    p.exp_string("there is no directory /nowhere").unwrap();
+    p.exp_string("fql /app> ").unwrap();
+    assert!(!query(&db, "/app/users(<int>)=<str>").contains("bob"));
+    quit(p);
+}
+
+#[test]
+fn ctrl_c_cancels_a_long_read_and_the_shell_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let script = dir.path().join("fill.fql");
+    let mut text = String::new();
+    for i in 0..60_000 {
+        if i > 0 && i % 10_000 == 0 {
+            text.push_str("@commit\n");
+        }
+        text.push_str(&format!("/big({i})=\"{}\"\n", "x".repeat(40)));
+    }
+    std::fs::write(&script, text).unwrap();
+    let out = Command::new(cargo_bin("fql"))
+        .arg("--db")
+        .arg(&db)
+        .args(["-w", "-f"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+
+    let mut p = shell(&db, &[]);
+    p.send_line("/big(<int>)=<str>").unwrap();
+    p.exp_string("/big(0)=").expect("the read has started");
+    p.send_control('c').unwrap();
+    p.exp_string("interrupted").expect("the read stops");
+    p.exp_string("fql> ").expect("back at the prompt");
+    // Ctrl-C at the prompt drops the line; the shell stays.
+    p.send("/big(1)").unwrap();
+    p.flush().unwrap();
+    p.exp_string("/big(1)").unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/big(59999)=<str>").unwrap();
+    p.exp_string("/big(59999)=\"xxxx").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
