@@ -183,3 +183,33 @@ fn ctrl_c_cancels_a_long_read_and_the_shell_goes_on() {
     p.exp_string("fql> ").unwrap();
     quit(p);
 }
+
+#[test]
+fn history_keeps_reads_but_not_writes_unless_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let history = dir.path().join("state/history");
+    let run = |extra: &[&str]| {
+        let mut cmd = Command::new(cargo_bin("fql"));
+        cmd.arg("--db")
+            .arg(&db)
+            .args(["--color", "never", "-w", "--history-file"])
+            .arg(&history)
+            .args(extra)
+            .env("TERM", "xterm");
+        let mut p = spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("fql> ").unwrap();
+        p.send_line("/h(1)=\"one\"").unwrap();
+        p.exp_string("fql> ").unwrap();
+        p.send_line("/h(<int>)=<str>").unwrap();
+        p.exp_string("/h(1)=\"one\"").unwrap();
+        p.exp_string("fql> ").unwrap();
+        quit(p);
+        std::fs::read_to_string(&history).unwrap()
+    };
+    let kept = run(&[]);
+    assert!(kept.contains("/h(<int>)=<str>"), "{kept}");
+    assert!(!kept.contains("/h(1)=\"one\""), "{kept}");
+    let kept = run(&["--history-writes"]);
+    assert!(kept.contains("/h(1)=\"one\""), "{kept}");
+}
