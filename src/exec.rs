@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 use crate::directory::DirectoryLayer;
 use crate::kv::{Database, DatabaseExt, Transaction};
-use crate::plan::{Plan, Step, replace_refs};
+use crate::plan::{Guard, Plan, Step, replace_refs};
 use crate::syntax::ast::ElemKind;
 use dirs::Dirs;
 
@@ -191,7 +191,22 @@ impl Engine {
                 });
                 Cow::Owned(query)
             };
+            let mut matched: Option<Output> = None;
+            let guard = step.options.guard;
             step::run(tx, dirs, step, &query, split, &mut |found| {
+                if guard.is_some() && !matches!(found.output, Output::NewSnapshot) {
+                    if guard == Some(Guard::Absent) {
+                        // No need to read on: the guard has failed.
+                        return Err(Error::Guard {
+                            found: Some(found.output.to_string()),
+                            at: step.span,
+                        });
+                    }
+                    matched.get_or_insert_with(|| found.output.clone());
+                    if !step.feeds {
+                        return Ok(());
+                    }
+                }
                 if matches!(found.output, Output::NewSnapshot) {
                     return if step.feeds {
                         Ok(())
@@ -208,6 +223,12 @@ impl Engine {
                     sink(found.output)
                 }
             })?;
+            if guard == Some(Guard::Exists) && matched.is_none() {
+                return Err(Error::Guard {
+                    found: None,
+                    at: step.span,
+                });
+            }
         }
         if step.feeds {
             rows.insert(step.id, kept);

@@ -81,6 +81,20 @@ pub struct ReadOptions {
     pub snapshot: bool,
     /// FDB's streaming mode for range reads.
     pub mode: StreamingMode,
+    /// `[absent]` or `[exists]`: the read prints nothing and stops the
+    /// transaction unless it finds what the guard asks.
+    pub guard: Option<Guard>,
+}
+
+/// A read that checks the database instead of printing it: the smallest
+/// addition that lets one transaction act only if a key is there, or is
+/// not (a lock taken only when nobody holds it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guard {
+    /// `[absent]`: no key-value may match.
+    Absent,
+    /// `[exists]`: at least one key-value must match.
+    Exists,
 }
 
 /// Errors found while planning.
@@ -207,6 +221,10 @@ pub fn plan<'a>(
     let drivers: std::collections::HashSet<usize> = steps.iter().filter_map(|s| s.driver).collect();
     for step in &mut steps {
         step.feeds = drivers.contains(&step.id);
+        // A guard that feeds nothing needs one key-value at most.
+        if step.options.guard.is_some() && !step.feeds {
+            step.options.limit = Some(1);
+        }
     }
     if errors.is_empty() {
         Ok(Plan { steps, ends })
@@ -244,6 +262,8 @@ fn read_options(opts: &Options<'_>) -> ReadOptions {
             (OptName::Reverse, _) => out.reverse = true,
             (OptName::Strict, _) => out.strict = true,
             (OptName::Snapshot, _) => out.snapshot = true,
+            (OptName::Absent, _) => out.guard = Some(Guard::Absent),
+            (OptName::Exists, _) => out.guard = Some(Guard::Exists),
             (OptName::Limit, Some(OptArgKind::Int(Int::Small(n)))) => {
                 out.limit = usize::try_from(*n).ok();
             }

@@ -53,6 +53,26 @@ pub enum Error {
         at: Span,
     },
 
+    /// A guard found the database not as the script requires:
+    /// `[absent] /locks("owner",<str>)` found an owner, or
+    /// `[exists] /locks("owner","ann")` found none. The transaction stops
+    /// and writes nothing; so does the rest of the script.
+    #[error("{}", match found {
+        Some(kv) => format!("the guard found {kv}"),
+        None => "the guard found nothing".to_string(),
+    })]
+    #[diagnostic(
+        code(fql::guard_failed),
+        help("the transaction stopped here and wrote nothing")
+    )]
+    Guard {
+        /// What an `[absent]` guard found; `None` for an `[exists]` guard.
+        found: Option<String>,
+        /// The guard.
+        #[label("{}", if found.is_some() { "requires that nothing matches" } else { "requires a match" })]
+        at: Span,
+    },
+
     /// A read-only transaction failed after it had printed results, so
     /// running it again would print them twice.
     #[error("the read failed after printing {printed} results: {source}")]

@@ -118,6 +118,15 @@ fn is_any(e: &Elem<'_>) -> bool {
 
 fn options(o: &ReadOptions) -> Vec<String> {
     let mut out = Vec::new();
+    match o.guard {
+        Some(crate::plan::Guard::Absent) => {
+            out.push("guard: stops the transaction if anything matches".into())
+        }
+        Some(crate::plan::Guard::Exists) => {
+            out.push("guard: stops the transaction unless something matches".into())
+        }
+        None => {}
+    }
     if o.reverse {
         out.push("reverse".into());
     }

@@ -90,18 +90,30 @@ fn statement(stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
 fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
     let supported: &[OptName] = match kind {
         Kind::ReadRange => &[
+            OptName::Absent,
+            OptName::Exists,
             OptName::Reverse,
             OptName::Limit,
             OptName::Mode,
             OptName::Snapshot,
             OptName::Strict,
         ],
-        Kind::Read => &[OptName::Snapshot, OptName::Strict],
+        Kind::Read => &[
+            OptName::Absent,
+            OptName::Exists,
+            OptName::Snapshot,
+            OptName::Strict,
+        ],
+        Kind::List => &[OptName::Absent, OptName::Exists],
         Kind::Clear | Kind::ClearRange => &[OptName::Strict],
-        Kind::List | Kind::Remove | Kind::Set => &[],
+        Kind::Remove | Kind::Set => &[],
     };
     for (n, opt) in opts.items.iter().enumerate() {
-        if let Some(earlier) = opts.items[..n].iter().find(|e| e.name == opt.name) {
+        let guard = |o: OptName| matches!(o, OptName::Absent | OptName::Exists);
+        if let Some(earlier) = opts.items[..n]
+            .iter()
+            .find(|e| e.name == opt.name || guard(e.name) && guard(opt.name))
+        {
             errors.push(OptionError::conflict(opt, earlier).into());
             continue;
         }
@@ -110,6 +122,7 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
                 let kinds = match opt.name {
                     OptName::Strict => "reads and clears",
                     OptName::Snapshot => "reads",
+                    OptName::Absent | OptName::Exists => "reads and directory listings",
                     _ => "reads with holes in the key",
                 };
                 format!("`{}` applies to {kinds}", opt.name)

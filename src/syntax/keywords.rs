@@ -182,6 +182,8 @@ pub enum ArgKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
 pub enum OptName {
+    Absent,
+    Exists,
     Reverse,
     Limit,
     Mode,
@@ -208,7 +210,9 @@ pub enum OptName {
 
 impl OptName {
     /// Every option.
-    pub const ALL: [OptName; 22] = [
+    pub const ALL: [OptName; 24] = [
+        OptName::Absent,
+        OptName::Exists,
         OptName::Reverse,
         OptName::Limit,
         OptName::Mode,
@@ -236,6 +240,8 @@ impl OptName {
     /// The name as written.
     pub fn name(self) -> &'static str {
         match self {
+            OptName::Absent => "absent",
+            OptName::Exists => "exists",
             OptName::Reverse => "reverse",
             OptName::Limit => "limit",
             OptName::Mode => "mode",
@@ -281,7 +287,13 @@ impl OptName {
     pub fn is_query(self) -> bool {
         matches!(
             self,
-            OptName::Reverse | OptName::Limit | OptName::Mode | OptName::Snapshot | OptName::Strict
+            OptName::Absent
+                | OptName::Exists
+                | OptName::Reverse
+                | OptName::Limit
+                | OptName::Mode
+                | OptName::Snapshot
+                | OptName::Strict
         )
     }
 

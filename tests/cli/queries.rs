@@ -236,3 +236,29 @@ fn interrupt_stops_a_run_with_status_130_and_rolls_back() {
     assert!(text(&done.stderr).contains("interrupted"), "{done:?}");
     assert!(rest.len() < 20_000 * 12, "the read stopped early");
 }
+
+#[test]
+fn a_failed_guard_exits_1_and_its_transaction_writes_nothing() {
+    let (_dir, db) = on_db();
+    db().args(["-w", "-q", "/lock(\"owner\",\"bob\")=nil"])
+        .assert()
+        .success();
+    let script =
+        "/log(1)=\"before\"\n[absent] /lock(\"owner\",<str>)\n/lock(\"owner\",\"ann\")=nil\n";
+    let out = db()
+        .args(["-w", "-q", script])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("the guard found /lock(\"owner\",\"bob\")=nil"),
+        "{err}"
+    );
+    assert_eq!(stdout(db().args(["-q", "/log(<>)=<>"])), "");
+    assert_eq!(
+        stdout(db().args(["-q", "/lock(...)"])),
+        "/lock(\"owner\",\"bob\")=nil\n"
+    );
+}

@@ -21,7 +21,7 @@ pub fn run(args: &FmtArgs, color: bool) -> Result<(), Exit> {
             Ok(())
         } else {
             eprintln!("fql: {name} is not in canonical form");
-            Err(Exit::Differs)
+            Err(Exit::Unmet)
         };
     }
     output::print(&formatted)

@@ -7,8 +7,10 @@ use std::process::ExitCode;
 /// are documented in `docs/cli.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Exit {
-    /// 1: a check found a difference (`fmt --check`).
-    Differs,
+    /// 1: a check found things not as required: `fmt --check` a file
+    /// not in canonical form, a guard (`[absent]`, `[exists]`) the
+    /// database.
+    Unmet,
     /// 2: a bad flag or argument, a file that cannot be read, a write
     /// without `-w`.
     Usage,
@@ -25,7 +27,7 @@ pub enum Exit {
 impl Exit {
     pub fn status(self) -> i32 {
         match self {
-            Exit::Differs => 1,
+            Exit::Unmet => 1,
             Exit::Usage => 2,
             Exit::Invalid => 3,
             Exit::Failed => 4,

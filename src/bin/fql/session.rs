@@ -188,11 +188,13 @@ impl Session {
                     failed = Some(Exit::Interrupted);
                     break;
                 }
-                let exit = match e.as_kv().or(match &e {
+                let kv = match &e {
                     exec::Error::Interrupted { source, .. } => Some(source),
-                    _ => None,
-                }) {
-                    Some(kv) if kv.code() == 1031 => Exit::Unreachable,
+                    e => e.as_kv(),
+                };
+                let exit = match (&e, kv) {
+                    (exec::Error::Guard { .. }, _) => Exit::Unmet,
+                    (_, Some(kv)) if kv.code() == 1031 => Exit::Unreachable,
                     _ => Exit::Failed,
                 };
                 let _ = printer.flush();
