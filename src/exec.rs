@@ -59,6 +59,11 @@ impl Engine {
         }
     }
 
+    /// The database the engine runs on.
+    pub fn database(&self) -> &Arc<dyn Database> {
+        &self.db
+    }
+
     /// Lets a range read of a read-only transaction that outlives FDB's
     /// five-second limit go on in new transactions from the last key it
     /// read, marking each break with [`Output::NewSnapshot`]. Off by

@@ -29,5 +29,7 @@ pub mod codec;
 pub mod directory;
 pub mod exec;
 pub mod kv;
+pub mod mutex;
 pub mod plan;
+pub mod scripts;
 pub mod syntax;

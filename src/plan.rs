@@ -14,6 +14,7 @@ mod explain;
 use std::collections::HashMap;
 
 use crate::kv::StreamingMode;
+use crate::syntax::ast::ThinVec;
 use crate::syntax::ast::*;
 
 /// A checked script, ready to run.
@@ -199,7 +200,7 @@ pub fn plan<'a>(
                 }
                 steps.push(Step {
                     id,
-                    kind: stmt.query.kind(),
+                    kind: stmt.kind(),
                     written: &stmt.query,
                     substituted,
                     options: read_options(&stmt.options),
@@ -370,16 +371,36 @@ pub(crate) fn replace_refs<'a>(
     query: &mut Query<'a>,
     resolve: &mut impl FnMut(&Reference<'_>) -> Option<ElemKind<'a>>,
 ) {
-    for e in query.dir_mut().elems.iter_mut() {
-        if let DirElem::Ref(r) = e
-            && let Some(kind) = resolve(r)
-        {
-            let name = match kind {
-                ElemKind::Str(s) => s,
-                other => other.to_string().into(),
+    let dir = query.dir_mut();
+    if dir.elems.iter().any(|e| matches!(e, DirElem::Ref(_))) {
+        let mut elems = ThinVec::with_capacity(dir.elems.len());
+        for e in std::mem::take(&mut dir.elems) {
+            let DirElem::Ref(r) = e else {
+                elems.push(e);
+                continue;
             };
-            *e = DirElem::Name { name, span: r.span };
+            match resolve(&r) {
+                None => elems.push(DirElem::Ref(r)),
+                Some(ElemKind::Str(name)) => elems.push(DirElem::Name { name, span: r.span }),
+                // A tuple of names is a path: `-p dir='("locks","job")'`
+                // puts a script's `/:dir(...)` at `/locks/job(...)`.
+                Some(ElemKind::Tuple(t))
+                    if !t.elems.is_empty()
+                        && t.elems.iter().all(|e| matches!(e.kind, ElemKind::Str(_))) =>
+                {
+                    for e in t.elems {
+                        if let ElemKind::Str(name) = e.kind {
+                            elems.push(DirElem::Name { name, span: r.span });
+                        }
+                    }
+                }
+                Some(other) => elems.push(DirElem::Name {
+                    name: other.to_string().into(),
+                    span: r.span,
+                }),
+            }
         }
+        dir.elems = elems;
     }
     for e in query.elems_mut() {
         substitute_elem(e, resolve);

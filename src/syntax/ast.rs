@@ -72,6 +72,25 @@ pub struct Statement<'a> {
     pub span: Span,
 }
 
+impl Statement<'_> {
+    /// What the statement does: the query's [`Kind`], except that a guard
+    /// (`[exists] /a(1)=2`) makes a key-value without holes a read that
+    /// checks the value rather than a write.
+    pub fn kind(&self) -> Kind {
+        let kind = self.query.kind();
+        let guarded = self
+            .options
+            .items
+            .iter()
+            .any(|o| matches!(o.name, OptName::Absent | OptName::Exists));
+        if kind == Kind::Set && guarded {
+            Kind::Read
+        } else {
+            kind
+        }
+    }
+}
+
 /// The shapes a query can take.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Query<'a> {

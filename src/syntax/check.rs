@@ -40,7 +40,7 @@ pub fn check(script: &Script) -> Result<(), Vec<CheckError>> {
             },
             Item::Statement(stmt) => {
                 began.get_or_insert(stmt.span);
-                let kind = stmt.query.kind();
+                let kind = stmt.kind();
                 if let (Some(read), true) = (read_only, kind.writes()) {
                     errors.push(CheckError::WriteInRead {
                         at: stmt.span,

@@ -162,10 +162,26 @@ pub struct ReplArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a script file and print its results, one per line, as FQL.
+    /// Run a script file, or a named script that ships with fql, and print
+    /// its results, one per line, as FQL.
     ///
     /// The whole script is checked and planned before anything runs.
     Run(RunArgs),
+
+    /// List the named scripts that ship with fql, or print one.
+    Scripts {
+        #[command(subcommand)]
+        command: Option<ScriptsCommand>,
+    },
+
+    /// The distributed mutex: acquire, release, inspect and reap it, or
+    /// run a command while holding it.
+    ///
+    /// These are explicit lock operations and need no --write.
+    Mutex {
+        #[command(subcommand)]
+        command: crate::mutex::MutexCommand,
+    },
 
     /// Print a script in canonical form, keeping its comments.
     ///
@@ -195,10 +211,20 @@ pub enum Command {
     Man,
 }
 
+#[derive(Debug, Subcommand)]
+pub enum ScriptsCommand {
+    /// Print a named script.
+    Show {
+        /// The script's name, such as `mutex/release`.
+        name: String,
+    },
+}
+
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// The script file; `-` or nothing reads standard input.
-    #[arg(value_name = "FILE")]
+    /// The script: a file, a named script (`fql scripts` lists them), or
+    /// `-` or nothing for standard input.
+    #[arg(value_name = "NAME|FILE")]
     pub file: Option<PathBuf>,
 
     #[command(flatten)]

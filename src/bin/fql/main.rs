@@ -3,6 +3,7 @@
 mod args;
 mod explain;
 mod fmt;
+mod mutex;
 mod output;
 mod paint;
 mod print;
@@ -36,6 +37,11 @@ fn main() -> ExitCode {
             let exec = args.exec.merged(run.exec);
             run::file(run.file.as_deref(), &exec, &args.store, color)
         }
+        Some(Command::Scripts { command }) => run::scripts(match &command {
+            Some(args::ScriptsCommand::Show { name }) => Some(name),
+            None => None,
+        }),
+        Some(Command::Mutex { command }) => mutex::run(command, &args.store),
         Some(Command::Explain(explain)) => explain::run(&explain, stderr_color),
         Some(Command::Status) => status::run(&args.store),
         Some(Command::Completions { shell }) => {

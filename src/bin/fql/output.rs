@@ -22,6 +22,8 @@ pub enum Exit {
     Unreachable,
     /// 130: Ctrl-C stopped it (the shell's 128 + SIGINT).
     Interrupted,
+    /// The exit status of a command `fql mutex run` ran.
+    Command(u8),
 }
 
 impl Exit {
@@ -33,6 +35,7 @@ impl Exit {
             Exit::Failed => 4,
             Exit::Unreachable => 5,
             Exit::Interrupted => 130,
+            Exit::Command(code) => i32::from(code),
         }
     }
 

@@ -4,7 +4,7 @@
 mod helper;
 mod lister;
 mod meta;
-mod path;
+pub(crate) mod path;
 
 use std::path::PathBuf;
 
@@ -158,7 +158,7 @@ impl Repl {
         }
         match fql::syntax::parse(line) {
             Ok(script) => !script.items.iter().any(|item| match item {
-                fql::syntax::ast::Item::Statement(s) => s.query.kind().writes(),
+                fql::syntax::ast::Item::Statement(s) => s.kind().writes(),
                 fql::syntax::ast::Item::Meta(_) => false,
             }),
             Err(_) => true,

@@ -25,15 +25,48 @@ pub fn inputs(
     script(&sources, exec, store_args, color)
 }
 
-/// `fql run FILE` and `fql < FILE`.
+/// `fql run NAME|FILE` and `fql < FILE`. A path that is not a file but
+/// names a shipped script runs that script.
 pub fn file(
     path: Option<&std::path::Path>,
     exec: &ExecArgs,
     store_args: &StoreArgs,
     color: Color,
 ) -> Result<(), Exit> {
+    if let Some(named) = path
+        .filter(|p| !p.exists())
+        .and_then(|p| p.to_str())
+        .and_then(fql::scripts::find)
+    {
+        let sources = Sources::single(named.name, named.source);
+        return script(&sources, exec, store_args, color);
+    }
     let (name, src) = read_source(path)?;
     script(&Sources::single(name, src), exec, store_args, color)
+}
+
+/// `fql scripts`: the named scripts with what each does, or one's text.
+pub fn scripts(show: Option<&str>) -> Result<(), Exit> {
+    match show {
+        None => {
+            let mut out = String::new();
+            for s in fql::scripts::ALL {
+                let params = s.params().join(", ");
+                out.push_str(&format!("{:<20} {}\n", s.name, s.description()));
+                if !params.is_empty() {
+                    out.push_str(&format!("{:<20}   parameters: {params}\n", ""));
+                }
+            }
+            crate::output::print(&out)
+        }
+        Some(name) => match fql::scripts::find(name) {
+            Some(s) => crate::output::print(s.source),
+            None => {
+                eprintln!("fql: there is no script named {name}; `fql scripts` lists them");
+                Err(Exit::Usage)
+            }
+        },
+    }
 }
 
 fn script(

@@ -1,0 +1,251 @@
+//! `fql mutex`: the distributed mutex from the shell.
+
+mod child;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use clap::Subcommand;
+use fql::kv::Database;
+use fql::mutex::{Mutex, Reaped, Reaper, State, Timing};
+
+use crate::args::StoreArgs;
+use crate::output::Exit;
+
+#[derive(Debug, Subcommand)]
+pub enum MutexCommand {
+    /// Take the mutex, waiting in line for it; prints the fencing token.
+    ///
+    /// Exits 0 holding the mutex, 1 when --timeout passed first (the client
+    /// then leaves the queue). The holder must beat (`fql mutex heartbeat`)
+    /// at least every --stale seconds or a reaper hands the mutex on.
+    Acquire {
+        #[command(flatten)]
+        client: Client,
+        /// Give up after this many seconds.
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
+    },
+    /// Take the mutex only if it is free and nobody waits; prints the
+    /// fencing token. Exits 1, having changed nothing, otherwise.
+    TryAcquire {
+        #[command(flatten)]
+        client: Client,
+    },
+    /// Release the mutex to the longest-waiting client. Exits 1 if this
+    /// client does not hold it.
+    Release {
+        #[command(flatten)]
+        client: Client,
+    },
+    /// Beat as the owner. Exits 1 if this client no longer holds the mutex.
+    Heartbeat {
+        #[command(flatten)]
+        client: Client,
+    },
+    /// Leave the queue. Exits 1 if this client is not waiting.
+    Cancel {
+        #[command(flatten)]
+        client: Client,
+    },
+    /// Print the owner, the fencing token, heartbeats and the queue, from
+    /// one snapshot.
+    Show {
+        /// The mutex directory, such as `/locks/nightly`.
+        dir: String,
+    },
+    /// Hand on the mutex when its owner stops beating, and drop dead
+    /// waiters; runs until interrupted.
+    Reap {
+        /// The mutex directory, such as `/locks/nightly`.
+        dir: String,
+        #[command(flatten)]
+        timing: TimingArgs,
+    },
+    /// Run a command while holding the mutex.
+    ///
+    /// Acquires, beats while the command runs, and releases when it ends.
+    /// The command gets the fencing token in FQL_MUTEX_TOKEN. If the mutex
+    /// is lost, the command's process group gets SIGTERM, then SIGKILL
+    /// after --grace seconds. SIGINT, SIGTERM and SIGHUP are passed on to
+    /// it. Exits with the command's status, or 128+N if signal N ended it.
+    Run {
+        #[command(flatten)]
+        client: Client,
+        /// Seconds between SIGTERM and SIGKILL.
+        #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+        grace: f64,
+        /// The command and its arguments.
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+}
+
+/// A client of a mutex.
+#[derive(Debug, clap::Args)]
+pub struct Client {
+    /// The mutex directory, such as `/locks/nightly`.
+    dir: String,
+    /// This client's name; unique among the clients of the mutex.
+    #[arg(long)]
+    name: String,
+    #[command(flatten)]
+    timing: TimingArgs,
+}
+
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct TimingArgs {
+    /// Seconds between heartbeats (h).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    heartbeat: f64,
+    /// Seconds a heartbeat may stand still before the owner is reaped (L,
+    /// at least 3h).
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    stale: f64,
+}
+
+impl TimingArgs {
+    fn timing(self) -> Result<Timing, Exit> {
+        Ok(Timing {
+            heartbeat: seconds(self.heartbeat, "--heartbeat")?,
+            stale: seconds(self.stale, "--stale")?,
+        })
+    }
+}
+
+fn seconds(value: f64, flag: &str) -> Result<Duration, Exit> {
+    Duration::try_from_secs_f64(value)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            eprintln!("fql: {flag} must be a positive number of seconds");
+            Exit::Usage
+        })
+}
+
+pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
+    let opened = crate::store::open(store_args)?;
+    let db: Arc<dyn Database> = Arc::from(opened.db);
+    match command {
+        MutexCommand::Acquire { client, timeout } => {
+            let timeout = timeout.map(|t| seconds(t, "--timeout")).transpose()?;
+            let mutex = client.mutex(db)?;
+            granted(mutex.acquire(timeout))
+        }
+        MutexCommand::TryAcquire { client } => granted(client.mutex(db)?.try_acquire()),
+        MutexCommand::Release { client } => done(client.mutex(db)?.release(), "does not hold"),
+        MutexCommand::Heartbeat { client } => done(client.mutex(db)?.heartbeat(), "does not hold"),
+        MutexCommand::Cancel { client } => done(client.mutex(db)?.cancel(), "is not waiting for"),
+        MutexCommand::Show { dir } => show(&db, &directory(&dir)?),
+        MutexCommand::Reap { dir, timing } => {
+            let mut reaper = Reaper::new(db, directory(&dir)?, timing.timing()?).map_err(failed)?;
+            let stop = Arc::new(AtomicBool::new(false));
+            for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+                let _ = signal_hook::flag::register(signal, stop.clone());
+            }
+            reaper
+                .run(&stop, &mut |r| match r {
+                    Reaped::Owner(name) => println!("reaped owner {name}"),
+                    Reaped::Waiter(name) => println!("dropped waiter {name}"),
+                })
+                .map_err(failed)
+        }
+        MutexCommand::Run {
+            client,
+            grace,
+            command,
+        } => {
+            let grace = seconds(grace, "--grace")?;
+            let mutex = client.mutex(db)?;
+            child::run(&mutex, &client.dir, &client.name, grace, &command)
+        }
+    }
+}
+
+impl Client {
+    fn mutex(&self, db: Arc<dyn Database>) -> Result<Mutex, Exit> {
+        Mutex::new(db, directory(&self.dir)?, &self.name, self.timing.timing()?).map_err(|e| {
+            eprintln!("fql: {e}");
+            Exit::Usage
+        })
+    }
+}
+
+/// The names of an absolute directory path.
+fn directory(arg: &str) -> Result<Vec<String>, Exit> {
+    if !arg.starts_with('/') {
+        eprintln!(
+            "fql: the mutex directory is an absolute path such as /locks/nightly, not `{arg}`"
+        );
+        return Err(Exit::Usage);
+    }
+    match crate::repl::path::directory(arg, &[]) {
+        Ok(path) if !path.is_empty() => Ok(path),
+        Ok(_) => {
+            eprintln!("fql: the mutex directory cannot be the root");
+            Err(Exit::Usage)
+        }
+        Err(e) => {
+            eprintln!("fql: {e}");
+            Err(Exit::Usage)
+        }
+    }
+}
+
+fn failed(e: fql::mutex::Error) -> Exit {
+    eprintln!("fql: {e}");
+    match &e {
+        fql::mutex::Error::Run(fql::exec::Error::Kv(kv)) if kv.code() == 1031 => Exit::Unreachable,
+        _ => Exit::Failed,
+    }
+}
+
+fn granted(result: Result<Option<fql::mutex::Token>, fql::mutex::Error>) -> Result<(), Exit> {
+    match result.map_err(failed)? {
+        Some(token) => crate::output::print(&format!("{token}\n")),
+        None => {
+            eprintln!("fql: not acquired");
+            Err(Exit::Unmet)
+        }
+    }
+}
+
+fn done(result: Result<bool, fql::mutex::Error>, not: &str) -> Result<(), Exit> {
+    if result.map_err(failed)? {
+        Ok(())
+    } else {
+        eprintln!("fql: this client {not} the mutex");
+        Err(Exit::Unmet)
+    }
+}
+
+fn show(db: &Arc<dyn Database>, dir: &[String]) -> Result<(), Exit> {
+    let engine = fql::exec::Engine::new(db.clone());
+    let state = State::read(&engine, dir).map_err(failed)?;
+    let mut out = String::new();
+    let age = |name: &str| match state.heartbeat_age(name) {
+        Some(v) => format!("last beat {v} versions before this snapshot"),
+        None => "no heartbeat".into(),
+    };
+    match &state.owner {
+        Some(owner) => out.push_str(&format!("owner: {owner} ({})\n", age(owner))),
+        None => out.push_str("owner: none (free)\n"),
+    }
+    match state.token {
+        Some(token) => out.push_str(&format!("token: {token}\n")),
+        None => out.push_str("token: none\n"),
+    }
+    out.push_str(&format!("queue: {} waiting\n", state.queue.len()));
+    for (n, w) in state.queue.iter().enumerate() {
+        out.push_str(&format!(
+            "  {}. {} (queued at {}, {})\n",
+            n + 1,
+            w.name,
+            const_hex::encode(w.since),
+            age(&w.name)
+        ));
+    }
+    out.push_str(&format!("read version: {}\n", state.read_version));
+    crate::output::print(&out)
+}

@@ -1,0 +1,143 @@
+//! `fql mutex run -- CMD`: a command that runs only while this client
+//! holds the mutex.
+//!
+//! The command runs in its own process group, so that everything it starts
+//! can be stopped together: when the mutex is lost (a heartbeat finds
+//! another owner, or none commits for longer than the staleness less one
+//! heartbeat, after which a reaper may already have handed it on), and when
+//! the command ends while children it left behind still run.
+
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Command, ExitStatus};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use fql::mutex::Mutex;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use crate::output::Exit;
+
+pub fn run(
+    mutex: &Mutex,
+    dir: &str,
+    name: &str,
+    grace: Duration,
+    command: &[String],
+) -> Result<(), Exit> {
+    let token = match mutex.acquire(None).map_err(super::failed)? {
+        Some(token) => token,
+        None => return Err(Exit::Unmet),
+    };
+    let timing = mutex.timing();
+    let mut child = match Command::new(&command[0])
+        .args(&command[1..])
+        .process_group(0)
+        .env("FQL_MUTEX_TOKEN", token.to_string())
+        .env("FQL_MUTEX_DIR", dir)
+        .env("FQL_MUTEX_NAME", name)
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("fql: cannot run {}: {e}", command[0]);
+            let _ = mutex.release();
+            return Err(Exit::Usage);
+        }
+    };
+    let group = Pid::from_raw(child.id() as i32);
+
+    // Signals for fql go to the command's group instead.
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ])
+    .map_err(|e| {
+        eprintln!("fql: cannot handle signals: {e}");
+        Exit::Failed
+    })?;
+    let forwarder = signals.handle();
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            if let Ok(signal) = Signal::try_from(signal) {
+                let _ = killpg(group, signal);
+            }
+        }
+    });
+
+    let (done, ended) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait());
+    });
+
+    let mut last_beat = Instant::now();
+    let mut lost = false;
+    let status = loop {
+        match ended.recv_timeout(timing.heartbeat) {
+            Ok(status) => break status,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break Err(std::io::Error::other("lost the command"));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if lost {
+            continue;
+        }
+        match mutex.heartbeat() {
+            Ok(true) => last_beat = Instant::now(),
+            Ok(false) => lost = true,
+            // A beat that cannot commit for L - h may already be too late.
+            Err(_) => lost = last_beat.elapsed() + timing.heartbeat >= timing.stale,
+        }
+        if lost {
+            eprintln!("fql: lost the mutex; stopping the command");
+            stop_group(group, grace);
+        }
+    };
+    forwarder.close();
+    // Whatever the command left running must not outlive the lock.
+    stop_group(group, grace);
+    if !lost {
+        match mutex.release() {
+            Ok(true) => {}
+            Ok(false) => eprintln!("fql: the mutex was lost before the command ended"),
+            Err(e) => eprintln!("fql: cannot release the mutex: {e}"),
+        }
+    }
+    match status {
+        Ok(status) => match code(status) {
+            0 => Ok(()),
+            n => Err(Exit::Command(n)),
+        },
+        Err(e) => {
+            eprintln!("fql: cannot wait for the command: {e}");
+            Err(Exit::Failed)
+        }
+    }
+}
+
+/// SIGTERM to the group, then SIGKILL after `grace` if any of it remains.
+fn stop_group(group: Pid, grace: Duration) {
+    if killpg(group, Signal::SIGTERM).is_err() {
+        return;
+    }
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        // Signal 0: does any process of the group remain?
+        if killpg(group, None).is_err() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = killpg(group, Signal::SIGKILL);
+}
+
+/// The shell's convention: the exit code, or 128 + the signal.
+fn code(status: ExitStatus) -> u8 {
+    let code = status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(1);
+    u8::try_from(code).unwrap_or(1)
+}

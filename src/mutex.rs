@@ -1,0 +1,319 @@
+//! The distributed mutex, driven from Rust: each operation is one of the
+//! named scripts of `src/scripts/mutex/`, run as one transaction that
+//! reads what it checks; this module only sequences them and waits.
+//!
+//! The layout is that of the Go client janderland/fdb-mutex (owner key,
+//! versionstamp queue), with fql's state beside it: a fencing token (the
+//! grant's versionstamp), heartbeats on keys waiters do not watch, and a
+//! per-waiter key that a waiter watches, so that a grant wakes exactly
+//! the client it grants. `docs/mutex.md` describes the protocol.
+
+mod reaper;
+mod state;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use foundationdb_tuple::TuplePack;
+
+use crate::directory::DirectoryLayer;
+use crate::exec::{Engine, Error as ExecError, QueryError};
+use crate::kv::{Database, DatabaseExt, Watch};
+use crate::syntax::ast::{Elem, ElemKind, Span, Tuple};
+
+pub use reaper::{Reaped, Reaper};
+pub use state::{State, Waiter};
+
+/// Timing of a mutex: how often holders and waiters beat, and how long a
+/// reaper lets a heartbeat stand still before it takes the mutex away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// `h`: the heartbeat interval.
+    pub heartbeat: Duration,
+    /// `L`: the staleness after which an owner is reaped; at least `3h`.
+    pub stale: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing {
+            heartbeat: Duration::from_secs(1),
+            stale: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Why a mutex operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The client name is empty: Go clients use `""` to mean "no owner".
+    #[error("a client name must not be empty: the empty name marks a free mutex")]
+    EmptyName,
+    /// `L < 3h`.
+    #[error("the staleness ({stale:?}) must be at least three heartbeats ({heartbeat:?})")]
+    Timing {
+        /// `L`.
+        stale: Duration,
+        /// `h`.
+        heartbeat: Duration,
+    },
+    /// The database failed.
+    #[error(transparent)]
+    Run(#[from] ExecError),
+    /// A directory operation failed.
+    #[error(transparent)]
+    Directory(#[from] crate::directory::Error),
+}
+
+impl crate::kv::AsKvError for Error {
+    fn as_kv(&self) -> Option<&crate::kv::Error> {
+        match self {
+            Error::Run(e) => e.as_kv(),
+            Error::Directory(e) => e.as_kv(),
+            _ => None,
+        }
+    }
+}
+
+impl From<crate::kv::Error> for Error {
+    fn from(e: crate::kv::Error) -> Error {
+        Error::Run(ExecError::Kv(e))
+    }
+}
+
+/// A fencing token: the versionstamp of the transaction that granted the
+/// mutex, so tokens increase strictly from one grant to the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Token(pub [u8; 12]);
+
+impl std::fmt::Display for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&const_hex::encode(self.0))
+    }
+}
+
+/// One client of one mutex.
+pub struct Mutex {
+    db: Arc<dyn Database>,
+    engine: Engine,
+    dir: Vec<String>,
+    name: String,
+    timing: Timing,
+}
+
+/// What a script found: it ran, or one of its guards stopped it.
+enum Outcome {
+    Ran,
+    Refused,
+}
+
+impl Mutex {
+    /// The client `name` of the mutex in directory `dir`.
+    pub fn new(
+        db: Arc<dyn Database>,
+        dir: Vec<String>,
+        name: impl Into<String>,
+        timing: Timing,
+    ) -> Result<Mutex, Error> {
+        let name = name.into();
+        if name.is_empty() {
+            return Err(Error::EmptyName);
+        }
+        check_timing(timing)?;
+        Ok(Mutex {
+            engine: Engine::new(db.clone()),
+            db,
+            dir,
+            name,
+            timing,
+        })
+    }
+
+    /// The timing this client uses.
+    pub fn timing(&self) -> Timing {
+        self.timing
+    }
+
+    /// Takes the mutex if it is free and nobody waits; changes nothing
+    /// otherwise. Holding it already counts as taking it, so a retried or
+    /// repeated call agrees with the first.
+    pub fn try_acquire(&self) -> Result<Option<Token>, Error> {
+        self.script("mutex/try-acquire", &[])?;
+        self.answer()
+    }
+
+    /// Takes the mutex, waiting in the queue for at most `timeout` (for
+    /// ever with `None`). Waiting blocks on a watch of this client's own
+    /// queue entry, beating every heartbeat interval so that a reaper
+    /// keeps it queued. On timeout the client leaves the queue.
+    pub fn acquire(&self, timeout: Option<Duration>) -> Result<Option<Token>, Error> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            if let Some(token) = self.try_acquire()? {
+                return Ok(Some(token));
+            }
+            // Queue, unless the mutex came free meanwhile (try again) or
+            // this client is queued already (wait on).
+            self.script("mutex/enqueue", &[])?;
+            loop {
+                match self.wait_state()? {
+                    Wait::Owner => return self.answer(),
+                    Wait::NotQueued => break,
+                    Wait::Queued(mut watch) => {
+                        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+                        if left == Some(Duration::ZERO) {
+                            return self.give_up();
+                        }
+                        let wait =
+                            left.map_or(self.timing.heartbeat, |l| l.min(self.timing.heartbeat));
+                        if !watch.wait(Some(wait))? {
+                            // Still waiting: show the reaper this client lives.
+                            self.script("mutex/waiting", &[])?;
+                        }
+                    }
+                }
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return self.give_up();
+            }
+        }
+    }
+
+    /// Leaves the queue after a timeout; a grant that came just before
+    /// is kept.
+    fn give_up(&self) -> Result<Option<Token>, Error> {
+        self.cancel()?;
+        self.answer()
+    }
+
+    /// If this client holds the mutex, beats at once, which tells a
+    /// reaper the grant reached a live client, and returns the token.
+    fn answer(&self) -> Result<Option<Token>, Error> {
+        let token = self.held()?;
+        if token.is_some() && !self.heartbeat()? {
+            // Reaped between the two transactions.
+            return Ok(None);
+        }
+        Ok(token)
+    }
+
+    /// Releases the mutex, handing it to the longest-waiting client;
+    /// `false` if this client did not hold it.
+    pub fn release(&self) -> Result<bool, Error> {
+        Ok(matches!(self.script("mutex/release", &[])?, Outcome::Ran))
+    }
+
+    /// Beats as the owner; `false` if this client no longer holds the
+    /// mutex.
+    pub fn heartbeat(&self) -> Result<bool, Error> {
+        Ok(matches!(self.script("mutex/heartbeat", &[])?, Outcome::Ran))
+    }
+
+    /// Leaves the queue; `false` if this client was not waiting.
+    pub fn cancel(&self) -> Result<bool, Error> {
+        Ok(matches!(self.script("mutex/cancel", &[])?, Outcome::Ran))
+    }
+
+    /// The token of the grant this client holds, or `None`.
+    pub fn held(&self) -> Result<Option<Token>, Error> {
+        let state = State::read(&self.engine, &self.dir)?;
+        Ok(state.owner.filter(|o| *o == self.name).and(state.token))
+    }
+
+    /// In one transaction: whether this client holds the mutex, or is
+    /// queued (with a watch on its queue entry, armed in the same
+    /// transaction, so no grant is missed), or neither.
+    fn wait_state(&self) -> Result<Wait, Error> {
+        let layer = DirectoryLayer::new();
+        let dir = &self.dir;
+        let name = self.name.as_str();
+        self.db.run(|tx, _| {
+            if !layer.exists(tx, dir)? {
+                return Ok(Wait::NotQueued);
+            }
+            let prefix = layer.open(tx, dir, b"")?.prefix()?.to_vec();
+            let key = |kind: &str| {
+                let mut k = prefix.clone();
+                (kind, name).pack_into_vec(&mut k);
+                k
+            };
+            let owner = key("owner");
+            if tx.get(&owner, false)?.is_some() {
+                return Ok(Wait::Owner);
+            }
+            let waiter = key("waiter");
+            if tx.get(&waiter, false)?.is_none() {
+                return Ok(Wait::NotQueued);
+            }
+            Ok::<_, Error>(Wait::Queued(tx.watch(&waiter)?))
+        })
+    }
+
+    /// Runs a named mutex script with this client's parameters.
+    fn script(&self, name: &str, extra: &[(&str, ElemKind<'static>)]) -> Result<Outcome, Error> {
+        run_script(&self.engine, name, &self.dir, Some(&self.name), extra)
+    }
+}
+
+enum Wait {
+    Owner,
+    Queued(Watch),
+    NotQueued,
+}
+
+fn check_timing(timing: Timing) -> Result<(), Error> {
+    if timing.stale < timing.heartbeat * 3 || timing.heartbeat.is_zero() {
+        return Err(Error::Timing {
+            stale: timing.stale,
+            heartbeat: timing.heartbeat,
+        });
+    }
+    Ok(())
+}
+
+/// The FQL value of a directory path: a tuple of names.
+pub fn dir_param(dir: &[String]) -> ElemKind<'static> {
+    ElemKind::Tuple(Tuple {
+        elems: dir
+            .iter()
+            .map(|n| elem(ElemKind::Str(n.clone().into())))
+            .collect(),
+        rest: None,
+        span: Span::default(),
+    })
+}
+
+fn elem(kind: ElemKind<'static>) -> Elem<'static> {
+    Elem {
+        kind,
+        span: Span::default(),
+    }
+}
+
+/// Runs a shipped script with `dir`, `name` and `extra` as parameters.
+fn run_script(
+    engine: &Engine,
+    script: &str,
+    dir: &[String],
+    name: Option<&str>,
+    extra: &[(&str, ElemKind<'static>)],
+) -> Result<Outcome, Error> {
+    let source = crate::scripts::find(script)
+        .unwrap_or_else(|| panic!("{script} ships with fql"))
+        .source;
+    let mut params: HashMap<String, Elem<'static>> = HashMap::new();
+    params.insert("dir".into(), elem(dir_param(dir)));
+    if let Some(name) = name {
+        params.insert("name".into(), elem(ElemKind::Str(name.to_string().into())));
+    }
+    for (k, v) in extra {
+        params.insert(k.to_string(), elem(v.clone()));
+    }
+    match engine.run_text(source, &params, &mut |_| Ok(())) {
+        Ok(()) => Ok(Outcome::Ran),
+        Err(QueryError::Run(ExecError::Guard { .. })) => Ok(Outcome::Refused),
+        Err(QueryError::Run(e)) => Err(Error::Run(e)),
+        Err(e) => panic!("{script} ships valid: {e}"),
+    }
+}

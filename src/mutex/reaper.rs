@@ -1,0 +1,126 @@
+//! The reaper: hands on a mutex whose owner stopped beating, and drops
+//! waiters that stopped beating from the queue.
+//!
+//! Staleness is measured on the reaper's own monotonic clock: a heartbeat
+//! is a versionstamp, only ever compared with itself ("has it changed since
+//! I last looked?"), never with anyone's wall clock. A reaper that starts
+//! (or restarts) must therefore watch a heartbeat for a whole threshold
+//! before it may act on it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::exec::Engine;
+use crate::kv::Database;
+use crate::syntax::ast::ElemKind;
+
+use super::{Error, Outcome, State, Timing, check_timing, run_script};
+
+/// What the reaper did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reaped {
+    /// Took the mutex from this owner and handed it on.
+    Owner(String),
+    /// Dropped this waiter from the queue.
+    Waiter(String),
+}
+
+/// The reaper of one mutex.
+pub struct Reaper {
+    engine: Engine,
+    dir: Vec<String>,
+    timing: Timing,
+    /// Each client's heartbeat as last seen, and when it was first seen
+    /// with that value.
+    seen: HashMap<String, ([u8; 12], Instant)>,
+}
+
+impl Reaper {
+    /// A reaper of the mutex in `dir`.
+    pub fn new(db: Arc<dyn Database>, dir: Vec<String>, timing: Timing) -> Result<Reaper, Error> {
+        check_timing(timing)?;
+        Ok(Reaper {
+            engine: Engine::new(db),
+            dir,
+            timing,
+            seen: HashMap::new(),
+        })
+    }
+
+    /// Looks once, and reaps what has stood still too long:
+    ///
+    /// - an owner whose heartbeat has not moved for the staleness `L`;
+    /// - an owner that has not beaten at all since its grant (its
+    ///   heartbeat still equals the grant's token) within one heartbeat
+    ///   interval `h`: a live client answers a grant at once, so a dead
+    ///   waiter that reached the head of the queue costs `h`, not `L`;
+    /// - a waiter whose heartbeat has not moved for `L`.
+    pub fn tick(&mut self) -> Result<Vec<Reaped>, Error> {
+        let state = State::read(&self.engine, &self.dir)?;
+        let now = Instant::now();
+        self.seen
+            .retain(|name, _| state.heartbeats.contains_key(name));
+        for (name, hb) in &state.heartbeats {
+            match self.seen.get(name) {
+                Some((seen, _)) if seen == hb => {}
+                _ => {
+                    self.seen.insert(name.clone(), (*hb, now));
+                }
+            }
+        }
+        let mut reaped = Vec::new();
+        if let Some(owner) = &state.owner
+            && let Some((hb, since)) = self.seen.get(owner)
+        {
+            let unanswered = state.token.is_some_and(|t| t.0 == *hb);
+            let limit = if unanswered {
+                self.timing.heartbeat
+            } else {
+                self.timing.stale
+            };
+            if now.duration_since(*since) >= limit {
+                let params = [
+                    ("owner", ElemKind::Str(owner.clone().into())),
+                    ("seen", ElemKind::Bytes(hb.to_vec())),
+                ];
+                if let Outcome::Ran =
+                    run_script(&self.engine, "mutex/reap", &self.dir, None, &params)?
+                {
+                    reaped.push(Reaped::Owner(owner.clone()));
+                }
+            }
+        }
+        for waiter in &state.queue {
+            let Some((hb, since)) = self.seen.get(&waiter.name) else {
+                continue;
+            };
+            if now.duration_since(*since) >= self.timing.stale {
+                let params = [
+                    ("waiter", ElemKind::Str(waiter.name.clone().into())),
+                    ("seen", ElemKind::Bytes(hb.to_vec())),
+                ];
+                if let Outcome::Ran =
+                    run_script(&self.engine, "mutex/drop-waiter", &self.dir, None, &params)?
+                {
+                    reaped.push(Reaped::Waiter(waiter.name.clone()));
+                }
+            }
+        }
+        Ok(reaped)
+    }
+
+    /// Looks four times per heartbeat interval until `stop` is set,
+    /// telling `report` what it reaped.
+    pub fn run(&mut self, stop: &AtomicBool, report: &mut dyn FnMut(&Reaped)) -> Result<(), Error> {
+        let tick = self.timing.heartbeat / 4;
+        while !stop.load(Ordering::SeqCst) {
+            for r in self.tick()? {
+                report(&r);
+            }
+            std::thread::sleep(tick);
+        }
+        Ok(())
+    }
+}

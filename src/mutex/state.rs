@@ -1,0 +1,103 @@
+//! A mutex's whole state from one snapshot, for `show` and for the
+//! reaper's observations.
+
+use std::collections::HashMap;
+
+use crate::exec::{Bindings, Engine, Output, Part};
+use crate::kv::DatabaseExt;
+use crate::syntax::ast::ElemKind;
+
+use super::{Error, Token, dir_param, elem};
+
+/// What one snapshot of a mutex holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    /// The owner; `None` when the mutex is free.
+    pub owner: Option<String>,
+    /// The token of the last grant, if fql granted it.
+    pub token: Option<Token>,
+    /// The waiters, longest-waiting first.
+    pub queue: Vec<Waiter>,
+    /// Each client's last heartbeat (the owner's and the waiters').
+    pub heartbeats: HashMap<String, [u8; 12]>,
+    /// The version the snapshot was read at.
+    pub read_version: u64,
+}
+
+/// A client in the queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiter {
+    /// Its name.
+    pub name: String,
+    /// The versionstamp of its queue entry.
+    pub since: [u8; 12],
+}
+
+impl State {
+    /// Reads the state of the mutex in `dir` with `mutex/show`, in one
+    /// transaction.
+    pub fn read(engine: &Engine, dir: &[String]) -> Result<State, Error> {
+        let source = crate::scripts::find("mutex/show").expect("shipped").source;
+        let script = crate::syntax::load(source).expect("shipped scripts load");
+        let params = [("dir".to_string(), elem(dir_param(dir)))].into();
+        let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
+        let (rows, read_version) = engine.database().run(|tx, _| {
+            let mut rows = Vec::new();
+            let mut bindings = Bindings::default();
+            for steps in plan.transactions() {
+                engine.run_in(tx, steps, &mut bindings, &mut |o| {
+                    rows.push(o);
+                    Ok(())
+                })?;
+            }
+            let version = tx.read_version()?;
+            Ok::<_, crate::exec::Error>((rows, version))
+        })?;
+        let mut state = State {
+            read_version,
+            ..State::default()
+        };
+        for row in rows {
+            let Output::KeyValue(row) = row else { continue };
+            let data: Vec<&ElemKind<'static>> = row.key.iter().filter_map(Part::data).collect();
+            let value = row.value.as_ref().and_then(|(v, _)| v.data());
+            match (data.as_slice(), value) {
+                ([ElemKind::Str(k), ElemKind::Str(name)], _)
+                    if k == "owner" && !name.is_empty() =>
+                {
+                    state.owner = Some(name.to_string())
+                }
+                ([ElemKind::Str(k)], Some(ElemKind::Bytes(b))) if k == "fence" => {
+                    state.token = <[u8; 12]>::try_from(b.as_slice()).ok().map(Token)
+                }
+                ([ElemKind::Str(k), ElemKind::Vstamp(v)], Some(ElemKind::Str(name)))
+                    if k == "queue" =>
+                {
+                    let mut since = [0; 12];
+                    since[..10].copy_from_slice(&v.tx.unwrap_or([0; 10]));
+                    since[10..].copy_from_slice(&v.user.to_be_bytes());
+                    state.queue.push(Waiter {
+                        name: name.to_string(),
+                        since,
+                    })
+                }
+                ([ElemKind::Str(k), ElemKind::Str(name)], Some(ElemKind::Bytes(b)))
+                    if k == "hb" =>
+                {
+                    if let Ok(b) = <[u8; 12]>::try_from(b.as_slice()) {
+                        state.heartbeats.insert(name.to_string(), b);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(state)
+    }
+
+    /// How many versions before the snapshot `name` last beat.
+    pub fn heartbeat_age(&self, name: &str) -> Option<u64> {
+        let hb = self.heartbeats.get(name)?;
+        let version = u64::from_be_bytes(hb[..8].try_into().expect("8 bytes"));
+        Some(self.read_version.saturating_sub(version))
+    }
+}

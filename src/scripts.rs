@@ -1,0 +1,89 @@
+//! Named scripts shipped inside fql: `fql scripts` lists them, `fql run
+//! NAME` runs one. Their sources are the `.fql` files under `src/scripts/`,
+//! where readers find them; each starts with a comment line that says what
+//! it does.
+
+/// A named script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Script {
+    /// `mutex/try-acquire`.
+    pub name: &'static str,
+    /// The FQL text.
+    pub source: &'static str,
+}
+
+macro_rules! scripts {
+    ($($name:literal),* $(,)?) => {
+        /// Every named script, by name.
+        pub const ALL: &[Script] = &[
+            $(Script { name: $name, source: include_str!(concat!("scripts/", $name, ".fql")) }),*
+        ];
+    };
+}
+
+scripts![
+    "lock/slot",
+    "lock/take-task",
+    "lock/finish-task",
+    "mutex/cancel",
+    "mutex/drop-waiter",
+    "mutex/enqueue",
+    "mutex/heartbeat",
+    "mutex/reap",
+    "mutex/release",
+    "mutex/schema",
+    "mutex/show",
+    "mutex/try-acquire",
+    "mutex/waiting",
+];
+
+impl Script {
+    /// The first line of its leading comment.
+    pub fn description(&self) -> &'static str {
+        self.source
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix('%'))
+            .map_or("", str::trim)
+    }
+
+    /// The parameters it needs: the names its references use that none
+    /// of its statements binds, in order of first use.
+    pub fn params(&self) -> Vec<String> {
+        let script = crate::syntax::parse(self.source).expect("shipped scripts parse");
+        let mut names: Vec<String> = Vec::new();
+        if let Err(errors) = crate::plan::plan(&script, &Default::default()) {
+            for e in errors {
+                if let crate::plan::Error::Unbound { name, .. } = e
+                    && !names.contains(&name)
+                {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+}
+
+/// The script called `name`.
+pub fn find(name: &str) -> Option<&'static Script> {
+    ALL.iter().find(|s| s.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_script_loads_and_says_what_it_does() {
+        for script in ALL {
+            crate::syntax::load(script.source).unwrap_or_else(|e| panic!("{}: {e:?}", script.name));
+            assert!(!script.description().is_empty(), "{}", script.name);
+        }
+        assert_eq!(find("mutex/release").unwrap().params(), ["dir", "name"]);
+        assert_eq!(
+            find("mutex/reap").unwrap().params(),
+            ["dir", "owner", "seen"]
+        );
+    }
+}

@@ -1,0 +1,369 @@
+//! The mutex: its bytes against the Go client's layout, each defect of
+//! fdb-mutex shown not to happen here, the reaper, and real processes
+//! contending through `fql mutex run`.
+
+mod processes;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fql::directory::DirectoryLayer;
+use fql::exec::Engine;
+use fql::kv::embedded::Embedded;
+use fql::kv::{Database, DatabaseExt, RangeOption};
+use fql::mutex::{Mutex, Reaped, Reaper, State, Timing, dir_param};
+
+fn db() -> Arc<dyn Database> {
+    Arc::new(Embedded::memory())
+}
+
+fn dir() -> Vec<String> {
+    vec!["locks".into(), "job".into()]
+}
+
+const FAST: Timing = Timing {
+    heartbeat: Duration::from_millis(100),
+    stale: Duration::from_millis(300),
+};
+
+fn client(db: &Arc<dyn Database>, name: &str) -> Mutex {
+    Mutex::new(db.clone(), dir(), name, FAST).expect("a valid client")
+}
+
+fn state(db: &Arc<dyn Database>) -> State {
+    State::read(&Engine::new(db.clone()), &dir()).expect("readable")
+}
+
+/// A directory's prefix and its key-values, raw.
+type Raw = (Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>);
+
+/// Every key-value under the mutex directory, raw, with the prefix.
+fn raw(db: &Arc<dyn Database>) -> Raw {
+    db.run(|tx, _| {
+        let prefix = DirectoryLayer::new()
+            .open(tx, &dir(), b"")?
+            .prefix()?
+            .to_vec();
+        let rows = fql::kv::collect_range(tx, &RangeOption::prefix(&prefix), false)?;
+        Ok::<_, fql::directory::Error>((
+            prefix,
+            rows.into_iter().map(|kv| (kv.key, kv.value)).collect(),
+        ))
+    })
+    .unwrap()
+}
+
+/// Runs a shipped script with parameters, as `fql run NAME -p ...` would.
+fn script(
+    db: &Arc<dyn Database>,
+    name: &str,
+    params: &[(&str, fql::syntax::ast::ElemKind<'static>)],
+) {
+    let engine = Engine::new(db.clone());
+    let mut all: std::collections::HashMap<_, _> = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), elem(v.clone())))
+        .collect();
+    all.insert("dir".into(), elem(dir_param(&dir())));
+    let source = fql::scripts::find(name).unwrap().source;
+    engine.run_text(source, &all, &mut |_| Ok(())).unwrap();
+}
+
+fn elem(kind: fql::syntax::ast::ElemKind<'static>) -> fql::syntax::ast::Elem<'static> {
+    fql::syntax::ast::Elem {
+        kind,
+        span: Default::default(),
+    }
+}
+
+fn name(n: &str) -> fql::syntax::ast::ElemKind<'static> {
+    fql::syntax::ast::ElemKind::Str(n.to_string().into())
+}
+
+#[test]
+fn owner_and_queue_keys_are_the_go_clients_bytes() {
+    let db = db();
+    let ann = client(&db, "ann");
+    ann.try_acquire().unwrap().expect("free");
+    script(&db, "mutex/enqueue", &[("name", name("client1"))]);
+    let (p, rows) = raw(&db);
+    let owner: Vec<u8> = [
+        &p[..],
+        &const_hex::decode("026f776e657200").unwrap(),
+        b"\x02ann\x00",
+    ]
+    .concat();
+    let (_, value) = rows
+        .iter()
+        .find(|(k, _)| *k == owner)
+        .expect("the owner key");
+    // Granted: empty, as Go's grant writes it.
+    assert_eq!(value, b"");
+    let queue_prefix: Vec<u8> = [&p[..], &const_hex::decode("02717565756500").unwrap()].concat();
+    let queued: Vec<_> = rows
+        .iter()
+        .filter(|(k, _)| k.starts_with(&queue_prefix))
+        .collect();
+    assert_eq!(queued.len(), 1);
+    let (key, value) = queued[0];
+    // `33`, the 10-byte commit stamp, user version `00 00`.
+    assert_eq!(key.len(), queue_prefix.len() + 13);
+    assert_eq!(key[queue_prefix.len()], 0x33);
+    assert_eq!(&key[key.len() - 2..], &[0, 0]);
+    // The raw name, not tuple-encoded.
+    assert_eq!(value, b"client1");
+    // fql's own keys stay outside both prefixes.
+    for (k, _) in &rows {
+        let rest = &k[p.len()..];
+        assert!(
+            rest.starts_with(&const_hex::decode("026f776e657200").unwrap())
+                || rest.starts_with(&const_hex::decode("02717565756500").unwrap())
+                || rest.starts_with(b"\x02waiter\x00")
+                || rest.starts_with(b"\x02hb\x00")
+                || rest.starts_with(b"\x02fence\x00"),
+            "{}",
+            const_hex::encode(rest)
+        );
+    }
+}
+
+#[test]
+fn the_heartbeat_value_is_go_s_twelve_byte_stamp() {
+    let db = db();
+    let ann = client(&db, "ann");
+    let token = ann.try_acquire().unwrap().unwrap();
+    let (p, rows) = raw(&db);
+    let hb: Vec<u8> = [&p[..], b"\x02hb\x00\x02ann\x00"].concat();
+    let (_, value) = rows.iter().find(|(k, _)| *k == hb).unwrap();
+    assert_eq!(value.len(), 12);
+    assert_eq!(&value[10..], &[0, 0]);
+    assert_ne!(value.as_slice(), token.0, "answered: beat after the grant");
+}
+
+#[test]
+fn opening_a_client_writes_nothing() {
+    // fdb-mutex defect 1: NewMutex wiped the owner.
+    let db = db();
+    let ann = client(&db, "ann");
+    ann.try_acquire().unwrap().unwrap();
+    let before = raw(&db);
+    let _carl = client(&db, "carl");
+    assert_eq!(raw(&db), before);
+    assert_eq!(state(&db).owner.as_deref(), Some("ann"));
+}
+
+#[test]
+fn a_released_owner_cannot_beat_its_way_back() {
+    // Defect 2: a heartbeat checked ownership in another transaction and
+    // resurrected the old owner key.
+    let db = db();
+    let (ann, bob) = (client(&db, "ann"), client(&db, "bob"));
+    ann.try_acquire().unwrap().unwrap();
+    script(&db, "mutex/enqueue", &[("name", name("bob"))]);
+    assert!(ann.release().unwrap());
+    assert!(!ann.heartbeat().unwrap(), "ann no longer holds it");
+    let s = state(&db);
+    assert_eq!(s.owner.as_deref(), Some("bob"));
+    assert!(!s.heartbeats.contains_key("ann"));
+    assert!(bob.heartbeat().unwrap());
+}
+
+#[test]
+fn a_client_granted_from_the_queue_answers_and_beats() {
+    // Defect 3: owners that won by waiting never beat and were reaped.
+    let db = db();
+    let ann = client(&db, "ann");
+    let t1 = ann.try_acquire().unwrap().unwrap();
+    let waiter = {
+        let db = db.clone();
+        std::thread::spawn(move || client(&db, "bob").acquire(Some(Duration::from_secs(10))))
+    };
+    wait_until(|| state(&db).queue.len() == 1);
+    assert!(ann.release().unwrap());
+    let t2 = waiter.join().unwrap().unwrap().expect("granted");
+    assert!(t2 > t1, "tokens increase from grant to grant");
+    let s = state(&db);
+    assert_eq!(s.owner.as_deref(), Some("bob"));
+    assert_ne!(s.heartbeats["bob"], t2.0, "the grant was answered");
+}
+
+#[test]
+fn release_by_a_non_owner_returns_at_once() {
+    // Defect 4: Release blocked for ever without a heartbeat goroutine.
+    let db = db();
+    let ann = client(&db, "ann");
+    assert!(!ann.release().unwrap());
+    ann.try_acquire().unwrap().unwrap();
+    assert!(ann.release().unwrap());
+    assert!(!ann.release().unwrap(), "a second release is refused");
+}
+
+#[test]
+fn a_failed_try_acquire_changes_nothing() {
+    // Defect 5: TryAcquire queued the caller on failure.
+    let db = db();
+    client(&db, "ann").try_acquire().unwrap().unwrap();
+    let before = raw(&db);
+    assert_eq!(client(&db, "bob").try_acquire().unwrap(), None);
+    assert_eq!(raw(&db), before);
+}
+
+#[test]
+fn a_timed_out_waiter_leaves_no_trace() {
+    // Defect 6: a cancelled Acquire left its queue entry, later granted.
+    let db = db();
+    let ann = client(&db, "ann");
+    ann.try_acquire().unwrap().unwrap();
+    let started = Instant::now();
+    let got = client(&db, "bob")
+        .acquire(Some(Duration::from_millis(300)))
+        .unwrap();
+    assert_eq!(got, None);
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    let s = state(&db);
+    assert!(s.queue.is_empty(), "{s:?}");
+    assert!(!s.heartbeats.contains_key("bob"));
+    // Releasing hands the mutex to nobody.
+    assert!(ann.release().unwrap());
+    assert_eq!(state(&db).owner, None);
+}
+
+#[test]
+fn a_queued_client_is_queued_once_and_never_barges() {
+    // Defects 7 and 10: stale second entries, re-grants, range scans.
+    let db = db();
+    let ann = client(&db, "ann");
+    ann.try_acquire().unwrap().unwrap();
+    script(&db, "mutex/enqueue", &[("name", name("bob"))]);
+    let before = raw(&db);
+    // Queueing again, or trying while queued, changes nothing.
+    assert_eq!(client(&db, "bob").try_acquire().unwrap(), None);
+    assert_eq!(raw(&db), before);
+    // A newcomer cannot take the mutex between release and grant: the
+    // release grants in the same transaction.
+    assert!(ann.release().unwrap());
+    assert_eq!(client(&db, "carl").try_acquire().unwrap(), None);
+    assert_eq!(state(&db).owner.as_deref(), Some("bob"));
+}
+
+#[test]
+fn holding_already_counts_as_acquiring() {
+    // Defect 11: TryAcquire by the owner started another heartbeat.
+    let db = db();
+    let ann = client(&db, "ann");
+    let t = ann.try_acquire().unwrap().unwrap();
+    assert_eq!(ann.try_acquire().unwrap(), Some(t));
+    assert_eq!(
+        ann.acquire(Some(Duration::from_millis(10))).unwrap(),
+        Some(t)
+    );
+    assert!(state(&db).queue.is_empty());
+}
+
+#[test]
+fn owner_heartbeats_wake_no_waiter() {
+    // Defect 9: waiters watched the owner key, which every beat changed.
+    let db = db();
+    let ann = client(&db, "ann");
+    ann.try_acquire().unwrap().unwrap();
+    script(&db, "mutex/enqueue", &[("name", name("bob"))]);
+    let mut watch = db
+        .run(|tx, _| {
+            let p = DirectoryLayer::new()
+                .open(tx, &dir(), b"")?
+                .prefix()?
+                .to_vec();
+            let key = [&p[..], b"\x02waiter\x00\x02bob\x00"].concat();
+            Ok::<_, fql::directory::Error>(tx.watch(&key)?)
+        })
+        .unwrap();
+    for _ in 0..5 {
+        assert!(ann.heartbeat().unwrap());
+    }
+    assert!(
+        !watch.wait(Some(Duration::from_millis(200))).unwrap(),
+        "no wake-up"
+    );
+    assert!(ann.release().unwrap());
+    assert!(
+        watch.wait(Some(Duration::from_secs(5))).unwrap(),
+        "the grant wakes bob"
+    );
+}
+
+#[test]
+fn the_reaper_hands_on_a_silent_owner_after_the_staleness() {
+    // Defect 8 and the reaper: a dead owner costs L, a dead waiter that
+    // reaches the head costs about h, not L.
+    let db = db();
+    let ann = client(&db, "ann");
+    ann.try_acquire().unwrap().unwrap();
+    // Two waiters that die in the queue (they never beat again), then a
+    // live one.
+    script(&db, "mutex/enqueue", &[("name", name("dead1"))]);
+    script(&db, "mutex/enqueue", &[("name", name("dead2"))]);
+    let live = {
+        let db = db.clone();
+        std::thread::spawn(move || client(&db, "carl").acquire(Some(Duration::from_secs(20))))
+    };
+    wait_until(|| state(&db).queue.len() == 3);
+    let mut reaper = Reaper::new(db.clone(), dir(), FAST).unwrap();
+    let started = Instant::now();
+    let mut reaped = Vec::new();
+    // ann stopped beating: reaped after L; dead1 and dead2 are granted in
+    // turn and reaped for not answering within h, or dropped from the
+    // queue as waiters that stopped beating.
+    while !live.is_finished() && started.elapsed() < Duration::from_secs(10) {
+        reaped.extend(reaper.tick().unwrap());
+        std::thread::sleep(FAST.heartbeat / 4);
+    }
+    let token = live.join().unwrap().unwrap().expect("carl gets the mutex");
+    let took = started.elapsed();
+    assert_eq!(
+        reaped.first(),
+        Some(&Reaped::Owner("ann".into())),
+        "{reaped:?}"
+    );
+    assert!(reaped.len() >= 3, "{reaped:?}");
+    // L for ann, then at most about h for each dead waiter.
+    assert!(
+        took < FAST.stale + FAST.heartbeat * 4 + Duration::from_millis(500),
+        "{took:?}"
+    );
+    assert_eq!(state(&db).owner.as_deref(), Some("carl"));
+    assert_eq!(state(&db).token, Some(token));
+}
+
+#[test]
+fn a_live_owner_that_beats_is_never_reaped() {
+    let db = db();
+    let ann = client(&db, "ann");
+    ann.try_acquire().unwrap().unwrap();
+    let mut reaper = Reaper::new(db.clone(), dir(), FAST).unwrap();
+    let started = Instant::now();
+    while started.elapsed() < FAST.stale * 3 {
+        assert!(ann.heartbeat().unwrap());
+        assert_eq!(reaper.tick().unwrap(), []);
+        std::thread::sleep(FAST.heartbeat / 2);
+    }
+    assert_eq!(state(&db).owner.as_deref(), Some("ann"));
+}
+
+#[test]
+fn names_and_timings_are_checked() {
+    let db = db();
+    assert!(Mutex::new(db.clone(), dir(), "", FAST).is_err());
+    let bad = Timing {
+        heartbeat: Duration::from_secs(1),
+        stale: Duration::from_secs(2),
+    };
+    assert!(Mutex::new(db, dir(), "ann", bad).is_err());
+}
+
+fn wait_until(mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < Duration::from_secs(10), "timed out");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
