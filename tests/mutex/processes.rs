@@ -1,1 +1,273 @@
-//! placeholder
+//! Real processes contending through the `fql` binary on one database file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::cargo_bin;
+
+const TIMING: [&str; 4] = ["--heartbeat", "0.1", "--stale", "0.4"];
+
+fn fql(db: &Path) -> Command {
+    let mut cmd = Command::new(cargo_bin("fql"));
+    cmd.arg("--db").arg(db);
+    cmd
+}
+
+/// The critical section: a transaction that commits only while this
+/// holder's token is the current one and it still owns the mutex, then
+/// appends to the audit log in commit order.
+fn critical_section(db: &Path) -> String {
+    let fql = cargo_bin("fql");
+    format!(
+        "for i in 1 2; do {fql} --db {db} -w -p token=0x$FQL_MUTEX_TOKEN -p name=$FQL_MUTEX_NAME \
+         -q '[exists] /locks/job(\"fence\")=:token\n[exists] /locks/job(\"owner\",:name)\n/audit(#:0000)=(:name,:token)' \
+         2>/dev/null; sleep 0.03; done",
+        fql = fql.display(),
+        db = db.display()
+    )
+}
+
+/// A small deterministic generator, so a failure can be replayed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let _ = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status();
+}
+
+#[test]
+fn no_two_holders_with_kills_pauses_and_a_reaper() {
+    let dir = tempfile::tempdir().unwrap();
+    let db: PathBuf = dir.path().join("fql.db");
+    fql(&db).args(["-w", "-q", "/audit(0)=0"]).status().unwrap();
+    let mut reaper = fql(&db)
+        .args(["mutex", "reap", "/locks/job"])
+        .args(TIMING)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let section = critical_section(&db);
+    let workers: Vec<_> = (0..6u64)
+        .map(|k| {
+            let db = db.clone();
+            let section = section.clone();
+            std::thread::spawn(move || {
+                let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (k + 1));
+                for round in 0..6 {
+                    let mut child = fql(&db)
+                        .args(["mutex", "run", "/locks/job", "--name"])
+                        .arg(format!("w{k}-{round}"))
+                        .args(TIMING)
+                        .args(["--grace", "0.2", "--", "sh", "-c", &section])
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .spawn()
+                        .unwrap();
+                    std::thread::sleep(Duration::from_millis(rng.next(200)));
+                    match rng.next(10) {
+                        0 => signal(&child, "-KILL"),
+                        1 => {
+                            // Paused for twice the staleness: reaped meanwhile.
+                            signal(&child, "-STOP");
+                            std::thread::sleep(Duration::from_millis(800));
+                            signal(&child, "-CONT");
+                        }
+                        _ => {}
+                    }
+                    let _ = child.wait();
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    signal(&reaper, "-TERM");
+    let _ = reaper.wait();
+
+    let out = fql(&db)
+        .args(["-q", "/audit(<vstamp>)=(<str>,<bytes>)"])
+        .output()
+        .unwrap();
+    let audit = String::from_utf8(out.stdout).unwrap();
+    let entries: Vec<(String, String)> = audit
+        .lines()
+        .map(|l| {
+            let value = l.split_once(")=(").unwrap().1.trim_end_matches(')');
+            let (name, token) = value.split_once(',').unwrap();
+            (name.to_string(), token.to_string())
+        })
+        .collect();
+    assert!(entries.len() >= 20, "most rounds wrote: {audit}");
+    // Tokens never go back, and each belongs to one holder.
+    let mut owners = std::collections::HashMap::new();
+    for pair in entries.windows(2) {
+        assert!(pair[0].1 <= pair[1].1, "token went back: {pair:?}");
+    }
+    for (name, token) in &entries {
+        let first = owners.entry(token.clone()).or_insert_with(|| name.clone());
+        assert_eq!(first, name, "token {token} held by two clients");
+    }
+}
+
+#[test]
+fn waiters_are_granted_in_queue_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let status = fql(&db)
+        .args(["mutex", "try-acquire", "/locks/fifo", "--name", "first"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut waiters = Vec::new();
+    for n in 0..5 {
+        let child = fql(&db)
+            .args(["mutex", "acquire", "/locks/fifo", "--name"])
+            .arg(format!("w{n}"))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Each queues before the next starts.
+        let start = Instant::now();
+        loop {
+            let show = fql(&db)
+                .args(["mutex", "show", "/locks/fifo"])
+                .output()
+                .unwrap();
+            if String::from_utf8_lossy(&show.stdout).contains(&format!("{}. w{n} ", n + 1)) {
+                break;
+            }
+            assert!(start.elapsed() < Duration::from_secs(10));
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        waiters.push(child);
+    }
+    let mut holder = "first".to_string();
+    for (n, mut waiter) in waiters.into_iter().enumerate() {
+        let release = fql(&db)
+            .args(["mutex", "release", "/locks/fifo", "--name", &holder])
+            .status()
+            .unwrap();
+        assert!(release.success(), "{holder} held it");
+        // The oldest waiter, and only it, returns holding the mutex.
+        assert!(waiter.wait().unwrap().success());
+        holder = format!("w{n}");
+        let show = fql(&db)
+            .args(["mutex", "show", "/locks/fifo"])
+            .output()
+            .unwrap();
+        let show = String::from_utf8(show.stdout).unwrap();
+        assert!(show.starts_with(&format!("owner: {holder} ")), "{show}");
+    }
+}
+
+#[test]
+fn run_passes_exit_codes_and_stops_the_command_when_the_lock_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    for code in [0, 3, 255] {
+        let status = fql(&db)
+            .args([
+                "mutex",
+                "run",
+                "/locks/run",
+                "--name",
+                "c",
+                "--",
+                "sh",
+                "-c",
+            ])
+            .arg(format!("exit {code}"))
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(code));
+    }
+    // Killed by a signal: 128 + n.
+    let status = fql(&db)
+        .args([
+            "mutex",
+            "run",
+            "/locks/run",
+            "--name",
+            "c",
+            "--",
+            "sh",
+            "-c",
+            "kill -TERM $$",
+        ])
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(128 + 15));
+
+    // A command holding the lock, with a grandchild that ignores SIGTERM;
+    // another client takes the lock away (by reaping a stopped holder).
+    let pidfile = dir.path().join("grandchild.pid");
+    let script = format!(
+        "sh -c 'trap \"\" TERM; echo $$ > {}; sleep 60' & wait",
+        pidfile.display()
+    );
+    let mut holder = fql(&db)
+        .args([
+            "mutex",
+            "run",
+            "/locks/run",
+            "--name",
+            "h",
+            "--grace",
+            "0.3",
+        ])
+        .args(TIMING)
+        .args(["--", "sh", "-c", &script])
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !pidfile.exists() || std::fs::read_to_string(&pidfile).unwrap().trim().is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let grandchild = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .to_string();
+    // Pause the holder past the staleness; a reaper hands the lock on.
+    signal(&holder, "-STOP");
+    let mut reaper = fql(&db)
+        .args(["mutex", "reap", "/locks/run"])
+        .args(TIMING)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    signal(&holder, "-CONT");
+    let status = holder.wait().unwrap();
+    signal(&reaper, "-TERM");
+    let _ = reaper.wait();
+    // The command was stopped: killed, so 128 + a signal.
+    assert!(status.code().is_some_and(|c| c > 128), "{status:?}");
+    // No descendant survives, not even the one that ignored SIGTERM.
+    // (A killed process nobody reaped is a zombie: dead, but listed.)
+    let stat = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .trim_start()
+        .chars()
+        .next();
+    assert!(
+        matches!(state, None | Some('Z' | 'X')),
+        "grandchild {grandchild} survived: {stat}"
+    );
+}
