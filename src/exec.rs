@@ -33,7 +33,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::directory::DirectoryLayer;
-use crate::kv::{Database, DatabaseExt, Transaction};
+use crate::kv::{Committed, Database, DatabaseExt, RetryOptions, Transaction};
 use crate::plan::{Guard, Plan, Step, replace_refs};
 use crate::syntax::ast::ElemKind;
 use dirs::Dirs;
@@ -93,16 +93,17 @@ impl Engine {
     /// [`Plan::transactions`]) in the database's retry loop, starting from
     /// what earlier transactions bound and adding what this one binds. A
     /// caller that goes on after a failed transaction keeps the bindings
-    /// as they were before it.
+    /// as they were before it. Returns what the commit reports: its
+    /// versionstamp is the one every `#:NNNN` of the transaction took.
     pub fn run_transaction(
         &self,
         steps: &[Step<'_>],
         bindings: &mut Bindings,
         sink: &mut dyn FnMut(Output) -> Result<(), Error>,
-    ) -> Result<(), Error> {
+    ) -> Result<Committed, Error> {
         let rows = &bindings.0;
-        let fed = if steps.iter().any(|s| s.kind.writes()) {
-            let (out, fed) = self.db.run(|tx, _| {
+        let (fed, committed) = if steps.iter().any(|s| s.kind.writes()) {
+            let ((out, fed), committed) = self.db.run_with(RetryOptions::default(), |tx, _| {
                 let mut out = Vec::new();
                 let fed = self.attempt(tx, steps, false, rows, &mut |row| {
                     out.push(row);
@@ -111,11 +112,11 @@ impl Engine {
                 Ok::<_, Error>((out, fed))
             })?;
             out.into_iter().try_for_each(&mut *sink)?;
-            fed
+            (fed, committed)
         } else {
             // Read-only: results go out as they are read.
             let mut printed = 0;
-            self.db.run(|tx, _| {
+            let fed = self.db.run(|tx, _| {
                 let emit = &mut |row| {
                     printed += 1;
                     sink(row)
@@ -126,10 +127,11 @@ impl Engine {
                     }
                     other => other,
                 }
-            })?
+            })?;
+            (fed, Committed::default())
         };
         bindings.0 = fed;
-        Ok(())
+        Ok(committed)
     }
 
     /// Runs statements once in `tx`, a transaction the caller opened and

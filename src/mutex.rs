@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 use foundationdb_tuple::TuplePack;
 
 use crate::directory::DirectoryLayer;
-use crate::exec::{Engine, Error as ExecError, QueryError};
+use crate::exec::{Bindings, Engine, Error as ExecError, Output, Part};
+use crate::kv::Committed;
 use crate::kv::{Database, DatabaseExt, Watch};
 use crate::syntax::ast::{Elem, ElemKind, Span, Tuple};
 
@@ -104,7 +105,7 @@ pub struct Mutex {
 
 /// What a script found: it ran, or one of its guards stopped it.
 enum Outcome {
-    Ran,
+    Ran(Vec<Output>, Committed),
     Refused,
 }
 
@@ -135,12 +136,18 @@ impl Mutex {
         self.timing
     }
 
-    /// Takes the mutex if it is free and nobody waits; changes nothing
-    /// otherwise. Holding it already counts as taking it, so a retried or
-    /// repeated call agrees with the first.
+    /// Takes the mutex if it is free and nobody waits, in one transaction;
+    /// changes nothing otherwise. Holding it already counts as taking it,
+    /// so a retried or repeated call agrees with the first.
     pub fn try_acquire(&self) -> Result<Option<Token>, Error> {
-        self.script("mutex/try-acquire", &[])?;
-        self.answer()
+        match self.script("mutex/try-acquire", &[])? {
+            Outcome::Ran(_, committed) => Ok(committed.versionstamp.map(|stamp| {
+                let mut token = [0; 12];
+                token[..10].copy_from_slice(&stamp);
+                Token(token)
+            })),
+            Outcome::Refused => self.answer(),
+        }
     }
 
     /// Takes the mutex, waiting in the queue for at most `timeout` (for
@@ -170,6 +177,9 @@ impl Mutex {
                         if !watch.wait(Some(wait))? {
                             // Still waiting: show the reaper this client lives.
                             self.script("mutex/waiting", &[])?;
+                        } else if let Some(token) = self.answer()? {
+                            // Granted: one transaction answers it.
+                            return Ok(Some(token));
                         }
                     }
                 }
@@ -187,32 +197,48 @@ impl Mutex {
         self.answer()
     }
 
-    /// If this client holds the mutex, beats at once, which tells a
-    /// reaper the grant reached a live client, and returns the token.
+    /// If this client holds the mutex, beats, which tells a reaper the
+    /// grant reached a live client, and returns the token: one
+    /// transaction.
     fn answer(&self) -> Result<Option<Token>, Error> {
-        let token = self.held()?;
-        if token.is_some() && !self.heartbeat()? {
-            // Reaped between the two transactions.
+        let Outcome::Ran(rows, _) = self.script("mutex/answer", &[])? else {
             return Ok(None);
-        }
-        Ok(token)
+        };
+        let fence = rows.iter().find_map(|o| match o {
+            Output::KeyValue(row) => match row.value.as_ref().map(|(v, _)| v) {
+                Some(Part::Data(ElemKind::Bytes(b))) => <[u8; 12]>::try_from(b.as_slice()).ok(),
+                _ => None,
+            },
+            _ => None,
+        });
+        // A grant by a Go client keeps no token.
+        Ok(Some(Token(fence.unwrap_or([0; 12]))))
     }
 
     /// Releases the mutex, handing it to the longest-waiting client;
     /// `false` if this client did not hold it.
     pub fn release(&self) -> Result<bool, Error> {
-        Ok(matches!(self.script("mutex/release", &[])?, Outcome::Ran))
+        Ok(matches!(
+            self.script("mutex/release", &[])?,
+            Outcome::Ran(..)
+        ))
     }
 
     /// Beats as the owner; `false` if this client no longer holds the
     /// mutex.
     pub fn heartbeat(&self) -> Result<bool, Error> {
-        Ok(matches!(self.script("mutex/heartbeat", &[])?, Outcome::Ran))
+        Ok(matches!(
+            self.script("mutex/heartbeat", &[])?,
+            Outcome::Ran(..)
+        ))
     }
 
     /// Leaves the queue; `false` if this client was not waiting.
     pub fn cancel(&self) -> Result<bool, Error> {
-        Ok(matches!(self.script("mutex/cancel", &[])?, Outcome::Ran))
+        Ok(matches!(
+            self.script("mutex/cancel", &[])?,
+            Outcome::Ran(..)
+        ))
     }
 
     /// The token of the grant this client holds, or `None`.
@@ -310,10 +336,21 @@ fn run_script(
     for (k, v) in extra {
         params.insert(k.to_string(), elem(v.clone()));
     }
-    match engine.run_text(source, &params, &mut |_| Ok(())) {
-        Ok(()) => Ok(Outcome::Ran),
-        Err(QueryError::Run(ExecError::Guard { .. })) => Ok(Outcome::Refused),
-        Err(QueryError::Run(e)) => Err(Error::Run(e)),
-        Err(e) => panic!("{script} ships valid: {e}"),
+    let script = crate::syntax::load(source).expect("shipped scripts load");
+    let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
+    let mut rows = Vec::new();
+    let mut committed = Committed::default();
+    let mut bindings = Bindings::default();
+    for steps in plan.transactions() {
+        let ran = engine.run_transaction(steps, &mut bindings, &mut |o| {
+            rows.push(o);
+            Ok(())
+        });
+        match ran {
+            Ok(c) => committed = c,
+            Err(ExecError::Guard { .. }) => return Ok(Outcome::Refused),
+            Err(e) => return Err(Error::Run(e)),
+        }
     }
+    Ok(Outcome::Ran(rows, committed))
 }

@@ -25,6 +25,7 @@ scripts![
     "lock/slot",
     "lock/take-task",
     "lock/finish-task",
+    "mutex/answer",
     "mutex/cancel",
     "mutex/drop-waiter",
     "mutex/enqueue",

@@ -85,7 +85,7 @@ impl Reaper {
                     ("owner", ElemKind::Str(owner.clone().into())),
                     ("seen", ElemKind::Bytes(hb.to_vec())),
                 ];
-                if let Outcome::Ran =
+                if let Outcome::Ran(..) =
                     run_script(&self.engine, "mutex/reap", &self.dir, None, &params)?
                 {
                     reaped.push(Reaped::Owner(owner.clone()));
@@ -101,7 +101,7 @@ impl Reaper {
                     ("waiter", ElemKind::Str(waiter.name.clone().into())),
                     ("seen", ElemKind::Bytes(hb.to_vec())),
                 ];
-                if let Outcome::Ran =
+                if let Outcome::Ran(..) =
                     run_script(&self.engine, "mutex/drop-waiter", &self.dir, None, &params)?
                 {
                     reaped.push(Reaped::Waiter(waiter.name.clone()));

@@ -128,16 +128,25 @@ fn owner_and_queue_keys_are_the_go_clients_bytes() {
 }
 
 #[test]
-fn the_heartbeat_value_is_go_s_twelve_byte_stamp() {
+fn try_acquire_is_one_transaction_whose_stamp_is_the_token() {
     let db = db();
     let ann = client(&db, "ann");
     let token = ann.try_acquire().unwrap().unwrap();
     let (p, rows) = raw(&db);
-    let hb: Vec<u8> = [&p[..], b"\x02hb\x00\x02ann\x00"].concat();
-    let (_, value) = rows.iter().find(|(k, _)| *k == hb).unwrap();
-    assert_eq!(value.len(), 12);
-    assert_eq!(&value[10..], &[0, 0]);
-    assert_ne!(value.as_slice(), token.0, "answered: beat after the grant");
+    let value = |key: &[u8]| {
+        let key = [&p[..], key].concat();
+        rows.iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    };
+    // The fence holds the grant's 12-byte stamp; the heartbeat, written by
+    // the same transaction, differs only in its user version, so it counts
+    // as answered.
+    assert_eq!(value(b"\x02fence\x00"), token.0);
+    let hb = value(b"\x02hb\x00\x02ann\x00");
+    assert_eq!(&hb[..10], &token.0[..10]);
+    assert_eq!(&hb[10..], &[0, 1]);
 }
 
 #[test]
@@ -366,4 +375,73 @@ fn wait_until(mut cond: impl FnMut() -> bool) {
         assert!(start.elapsed() < Duration::from_secs(10), "timed out");
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// A database that counts the transactions made through it.
+struct Counting {
+    inner: Arc<dyn Database>,
+    count: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Database for Counting {
+    fn create_trx(&self) -> fql::kv::Result<Box<dyn fql::kv::Transaction>> {
+        self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.create_trx()
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+#[test]
+fn a_grant_costs_the_waiters_one_transaction_in_all() {
+    let slow = Timing {
+        heartbeat: Duration::from_secs(10),
+        stale: Duration::from_secs(30),
+    };
+    let db = db();
+    let ann = Mutex::new(db.clone(), dir(), "ann", slow).unwrap();
+    ann.try_acquire().unwrap().unwrap();
+    let mut counts = Vec::new();
+    let mut waiters = Vec::new();
+    for n in 0..5 {
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        counts.push(count.clone());
+        let counted: Arc<dyn Database> = Arc::new(Counting {
+            inner: db.clone(),
+            count,
+        });
+        waiters.push(std::thread::spawn(move || {
+            let me = Mutex::new(counted, dir(), format!("w{n}"), slow).unwrap();
+            let token = me.acquire(Some(Duration::from_secs(20))).unwrap();
+            assert!(me.release().unwrap());
+            token
+        }));
+        wait_until(|| state(&db).queue.len() == n + 1);
+    }
+    let total = |counts: &[Arc<std::sync::atomic::AtomicUsize>]| -> usize {
+        counts
+            .iter()
+            .map(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+            .sum()
+    };
+    let before = total(&counts);
+    // Owner heartbeats cost the waiters nothing.
+    for _ in 0..5 {
+        assert!(ann.heartbeat().unwrap());
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(total(&counts), before);
+    // The release wakes w0 alone, which answers in one transaction and
+    // then releases in one more; the next grant the same, and so on.
+    assert!(ann.release().unwrap());
+    for w in waiters {
+        assert!(w.join().unwrap().is_some());
+    }
+    assert_eq!(
+        total(&counts) - before,
+        5 * 2,
+        "one answer and one release per waiter"
+    );
 }

@@ -170,7 +170,10 @@ impl Session {
             };
             let ran = match tx.as_deref_mut() {
                 Some(tx) => self.engine.run_in(tx, steps, &mut bindings, sink),
-                None => self.engine.run_transaction(steps, &mut bindings, sink),
+                None => self
+                    .engine
+                    .run_transaction(steps, &mut bindings, sink)
+                    .map(|_| ()),
             };
             if closed {
                 break;
