@@ -60,10 +60,15 @@ fn main() {
                 });
                 let (events, stop, grants) = (events.clone(), stop.clone(), grants.clone());
                 std::thread::spawn(move || {
-                    let me = Mutex::new(db, vec!["bench".into()], format!("c{n}"), Timing::default())
-                        .expect("a client");
+                    let me =
+                        Mutex::new(db, vec!["bench".into()], format!("c{n}"), Timing::default())
+                            .expect("a client");
                     while !stop.load(Ordering::SeqCst) {
-                        if me.acquire(Some(Duration::from_secs(2))).expect("acquires").is_none() {
+                        if me
+                            .acquire(Some(Duration::from_secs(2)))
+                            .expect("acquires")
+                            .is_none()
+                        {
                             continue;
                         }
                         events.lock().unwrap().push((false, Instant::now()));
@@ -90,7 +95,8 @@ fn main() {
             .skip(waiters)
             .collect();
         handovers.sort();
-        let per_grant = transactions.load(Ordering::Relaxed) as f64 / grants.load(Ordering::SeqCst) as f64;
+        let per_grant =
+            transactions.load(Ordering::Relaxed) as f64 / grants.load(Ordering::SeqCst) as f64;
         report.push_str(&format!(
             "mutex handover, {waiters:>2} waiting: p50 {:.2?}, p99 {:.2?} over {} grants; {per_grant:.1} transactions per grant (all clients)\n",
             percentile(&handovers, 0.5),

@@ -7,6 +7,7 @@ use assert_cmd::cargo::cargo_bin;
 
 mod output;
 mod queries;
+mod scripts;
 
 fn fql() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(cargo_bin("fql"));

@@ -1,0 +1,206 @@
+//! Named scripts and `fql mutex` from the command line.
+
+use super::{fql, text};
+
+fn on_db() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    (dir, move || {
+        let mut cmd = fql();
+        cmd.arg("--db").arg(&db);
+        cmd
+    })
+}
+
+#[test]
+fn scripts_are_listed_shown_and_run_by_name() {
+    let list = fql().arg("scripts").assert().success().get_output().clone();
+    let list = text(&list.stdout);
+    for name in [
+        "mutex/try-acquire",
+        "mutex/release",
+        "mutex/schema",
+        "lock/slot",
+    ] {
+        assert!(list.contains(name), "{list}");
+    }
+    assert!(list.contains("parameters: dir, name"), "{list}");
+    let shown = fql()
+        .args(["scripts", "show", "mutex/release"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert_eq!(
+        text(&shown.stdout),
+        fql::scripts::find("mutex/release").unwrap().source
+    );
+    fql()
+        .args(["scripts", "show", "mutex/nope"])
+        .assert()
+        .code(2);
+
+    // A named script runs with parameters; a missing one is a static error.
+    let (_dir, db) = on_db();
+    let dir = "dir=(\"jobs\",\"hourly\")";
+    db().args([
+        "run",
+        "lock/slot",
+        "-w",
+        "-p",
+        dir,
+        "-p",
+        "slot=7",
+        "-p",
+        "name=ann",
+    ])
+    .assert()
+    .success();
+    let out = db()
+        .args([
+            "run",
+            "lock/slot",
+            "-w",
+            "-p",
+            dir,
+            "-p",
+            "slot=7",
+            "-p",
+            "name=bob",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert!(text(&out.stderr).contains("fql::guard_failed"));
+    db().args(["run", "lock/slot", "-w", "-p", dir])
+        .assert()
+        .code(3);
+    let slots = db()
+        .args(["-q", "/jobs/hourly(...)"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert_eq!(text(&slots.stdout), "/jobs/hourly(\"slot\",7)=\"ann\"\n");
+    // Neither a file nor a script.
+    db().args(["run", "no/such"]).assert().code(2);
+}
+
+#[test]
+fn the_state_transition_lock_moves_tasks_only_from_allowed_states() {
+    let (_dir, db) = on_db();
+    let dir = "dir=(\"tasks\",)";
+    db().args(["-w", "-q", "/tasks(\"task\",\"t1\")=\"waiting\""])
+        .assert()
+        .success();
+    let take = |who: &str| {
+        db().args([
+            "run",
+            "lock/take-task",
+            "-w",
+            "-p",
+            dir,
+            "-p",
+            "task=t1",
+            "-p",
+        ])
+        .arg(format!("name={who}"))
+        .assert()
+        .get_output()
+        .status
+        .code()
+    };
+    assert_eq!(take("ann"), Some(0));
+    assert_eq!(take("bob"), Some(1), "running: not takeable");
+    let finish = |who: &str, state: &str| {
+        db().args([
+            "run",
+            "lock/finish-task",
+            "-w",
+            "-p",
+            dir,
+            "-p",
+            "task=t1",
+            "-p",
+        ])
+        .arg(format!("name={who}"))
+        .arg("-p")
+        .arg(format!("state={state}"))
+        .assert()
+        .get_output()
+        .status
+        .code()
+    };
+    assert_eq!(
+        finish("bob", "done"),
+        Some(1),
+        "only the worker that took it"
+    );
+    assert_eq!(finish("ann", "failed"), Some(0));
+    assert_eq!(take("bob"), Some(0), "a failed task can be taken again");
+    assert_eq!(finish("bob", "done"), Some(0));
+    assert_eq!(take("carl"), Some(1), "done is final");
+}
+
+#[test]
+fn mutex_commands_exit_with_what_happened() {
+    let (_dir, db) = on_db();
+    let ok = db()
+        .args(["mutex", "try-acquire", "/locks/a", "--name", "ann"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let token = text(&ok.stdout);
+    assert_eq!(token.trim().len(), 24, "{token}");
+    db().args(["mutex", "try-acquire", "/locks/a", "--name", "bob"])
+        .assert()
+        .code(1);
+    db().args([
+        "mutex",
+        "acquire",
+        "/locks/a",
+        "--name",
+        "bob",
+        "--timeout",
+        "0.2",
+    ])
+    .assert()
+    .code(1);
+    db().args(["mutex", "heartbeat", "/locks/a", "--name", "ann"])
+        .assert()
+        .success();
+    db().args(["mutex", "heartbeat", "/locks/a", "--name", "bob"])
+        .assert()
+        .code(1);
+    db().args(["mutex", "cancel", "/locks/a", "--name", "bob"])
+        .assert()
+        .code(1);
+    let show = db()
+        .args(["mutex", "show", "/locks/a"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let show = text(&show.stdout);
+    assert!(show.starts_with("owner: ann ("), "{show}");
+    assert!(show.contains(&format!("token: {}", token.trim())), "{show}");
+    assert!(show.contains("queue: 0 waiting"), "{show}");
+    db().args(["mutex", "release", "/locks/a", "--name", "ann"])
+        .assert()
+        .success();
+    db().args(["mutex", "release", "/locks/a", "--name", "ann"])
+        .assert()
+        .code(1);
+    // Mistakes are usage errors.
+    db().args(["mutex", "show", "locks/a"]).assert().code(2);
+    db().args(["mutex", "try-acquire", "/locks/a", "--name", ""])
+        .assert()
+        .code(2);
+    db().args([
+        "mutex", "acquire", "/locks/a", "--name", "x", "--stale", "1",
+    ])
+    .assert()
+    .code(2);
+}
