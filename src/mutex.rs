@@ -101,6 +101,8 @@ pub struct Mutex {
     dir: Vec<String>,
     name: String,
     timing: Timing,
+    /// Writes only what Go clients write (`mutex/compat/*`).
+    compat: bool,
 }
 
 /// What a script found: it ran, or one of its guards stopped it.
@@ -128,7 +130,17 @@ impl Mutex {
             dir,
             name,
             timing,
+            compat: false,
         })
+    }
+
+    /// Writes only what the Go client janderland/fdb-mutex writes, so Go
+    /// clients can share the mutex: no token (it reads as zeros), no
+    /// waiter keys, heartbeats on the owner key. Waiters then watch the
+    /// owner key as Go's do, and wake at every heartbeat.
+    pub fn compat(mut self, on: bool) -> Mutex {
+        self.compat = on;
+        self
     }
 
     /// The timing this client uses.
@@ -140,7 +152,8 @@ impl Mutex {
     /// changes nothing otherwise. Holding it already counts as taking it,
     /// so a retried or repeated call agrees with the first.
     pub fn try_acquire(&self) -> Result<Option<Token>, Error> {
-        match self.script("mutex/try-acquire", &[])? {
+        match self.script("try-acquire", &[])? {
+            Outcome::Ran(..) if self.compat => self.answer(),
             Outcome::Ran(_, committed) => Ok(committed.versionstamp.map(|stamp| {
                 let mut token = [0; 12];
                 token[..10].copy_from_slice(&stamp);
@@ -162,11 +175,22 @@ impl Mutex {
             }
             // Queue, unless the mutex came free meanwhile (try again) or
             // this client is queued already (wait on).
-            self.script("mutex/enqueue", &[])?;
+            self.script("enqueue", &[])?;
             loop {
-                match self.wait_state()? {
+                let state = if self.compat {
+                    self.wait_state_compat()?
+                } else {
+                    self.wait_state()?
+                };
+                match state {
                     Wait::Owner => return self.answer(),
                     Wait::NotQueued => break,
+                    Wait::Free => {
+                        if let Outcome::Ran(..) = self.script("claim", &[])? {
+                            return self.answer();
+                        }
+                        continue;
+                    }
                     Wait::Queued(mut watch) => {
                         let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
                         if left == Some(Duration::ZERO) {
@@ -175,8 +199,13 @@ impl Mutex {
                         let wait =
                             left.map_or(self.timing.heartbeat, |l| l.min(self.timing.heartbeat));
                         if !watch.wait(Some(wait))? {
-                            // Still waiting: show the reaper this client lives.
-                            self.script("mutex/waiting", &[])?;
+                            // Still waiting: show the reaper this client
+                            // lives (Go clients keep no such sign).
+                            if !self.compat {
+                                self.script("waiting", &[])?;
+                            }
+                        } else if self.compat {
+                            // Any change of the owner key: look again.
                         } else if let Some(token) = self.answer()? {
                             // Granted: one transaction answers it.
                             return Ok(Some(token));
@@ -201,7 +230,10 @@ impl Mutex {
     /// grant reached a live client, and returns the token: one
     /// transaction.
     fn answer(&self) -> Result<Option<Token>, Error> {
-        let Outcome::Ran(rows, _) = self.script("mutex/answer", &[])? else {
+        if self.compat {
+            return Ok(self.heartbeat()?.then_some(Token([0; 12])));
+        }
+        let Outcome::Ran(rows, _) = self.script("answer", &[])? else {
             return Ok(None);
         };
         let fence = rows.iter().find_map(|o| match o {
@@ -218,27 +250,18 @@ impl Mutex {
     /// Releases the mutex, handing it to the longest-waiting client;
     /// `false` if this client did not hold it.
     pub fn release(&self) -> Result<bool, Error> {
-        Ok(matches!(
-            self.script("mutex/release", &[])?,
-            Outcome::Ran(..)
-        ))
+        Ok(matches!(self.script("release", &[])?, Outcome::Ran(..)))
     }
 
     /// Beats as the owner; `false` if this client no longer holds the
     /// mutex.
     pub fn heartbeat(&self) -> Result<bool, Error> {
-        Ok(matches!(
-            self.script("mutex/heartbeat", &[])?,
-            Outcome::Ran(..)
-        ))
+        Ok(matches!(self.script("heartbeat", &[])?, Outcome::Ran(..)))
     }
 
     /// Leaves the queue; `false` if this client was not waiting.
     pub fn cancel(&self) -> Result<bool, Error> {
-        Ok(matches!(
-            self.script("mutex/cancel", &[])?,
-            Outcome::Ran(..)
-        ))
+        Ok(matches!(self.script("cancel", &[])?, Outcome::Ran(..)))
     }
 
     /// The token of the grant this client holds, or `None`.
@@ -277,13 +300,64 @@ impl Mutex {
     }
 
     /// Runs a named mutex script with this client's parameters.
-    fn script(&self, name: &str, extra: &[(&str, ElemKind<'static>)]) -> Result<Outcome, Error> {
-        run_script(&self.engine, name, &self.dir, Some(&self.name), extra)
+    fn script(&self, op: &str, extra: &[(&str, ElemKind<'static>)]) -> Result<Outcome, Error> {
+        let name = if self.compat {
+            format!("mutex/compat/{op}")
+        } else {
+            format!("mutex/{op}")
+        };
+        run_script(&self.engine, &name, &self.dir, Some(&self.name), extra)
+    }
+
+    /// [`Mutex::wait_state`] as a Go client sees the mutex: the first
+    /// owner key is the owner (none, or the name `""`, is free), and the
+    /// queue holds names as values. A free mutex with this client queued
+    /// is claimed ([`Wait::Free`]); otherwise the watch is on the owner's
+    /// key, as Go's waiters watch it.
+    fn wait_state_compat(&self) -> Result<Wait, Error> {
+        let layer = DirectoryLayer::new();
+        let dir = &self.dir;
+        let name = self.name.as_str();
+        self.db.run(|tx, _| {
+            if !layer.exists(tx, dir)? {
+                return Ok(Wait::NotQueued);
+            }
+            let prefix = layer.open(tx, dir, b"")?.prefix()?.to_vec();
+            // Every key whose tuple starts with `kind`.
+            let range = |kind: &str| {
+                let mut p = prefix.clone();
+                (kind,).pack_into_vec(&mut p);
+                crate::kv::RangeOption::prefix(&p)
+            };
+            let owners = crate::kv::collect_range(tx, &range("owner").limit(1), false)?;
+            let owner_key = owners.first().map(|kv| kv.key.clone());
+            let owner = owner_key
+                .as_deref()
+                .and_then(|k| {
+                    foundationdb_tuple::unpack::<(String, String)>(&k[prefix.len()..]).ok()
+                })
+                .map(|(_, n)| n)
+                .unwrap_or_default();
+            if owner == name {
+                return Ok(Wait::Owner);
+            }
+            let queue = crate::kv::collect_range(tx, &range("queue"), false)?;
+            if !queue.iter().any(|kv| kv.value == name.as_bytes()) {
+                return Ok(Wait::NotQueued);
+            }
+            match owner_key {
+                Some(key) if !owner.is_empty() => Ok::<_, Error>(Wait::Queued(tx.watch(&key)?)),
+                _ => Ok(Wait::Free),
+            }
+        })
     }
 }
 
 enum Wait {
     Owner,
+    /// Free, with this client queued (a Go client released to an empty
+    /// queue as this one queued).
+    Free,
     Queued(Watch),
     NotQueued,
 }

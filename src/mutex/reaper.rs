@@ -34,7 +34,9 @@ pub struct Reaper {
     timing: Timing,
     /// Each client's heartbeat as last seen, and when it was first seen
     /// with that value.
-    seen: HashMap<String, ([u8; 12], Instant)>,
+    seen: HashMap<String, (Vec<u8>, Instant)>,
+    /// Reaps as Go clients expect: by the owner key's value.
+    compat: bool,
 }
 
 impl Reaper {
@@ -46,7 +48,15 @@ impl Reaper {
             dir,
             timing,
             seen: HashMap::new(),
+            compat: false,
         })
+    }
+
+    /// Watches the owner key's value, where Go clients beat, and reaps with
+    /// `mutex/compat/reap`, writing only what Go clients write.
+    pub fn compat(mut self, on: bool) -> Reaper {
+        self.compat = on;
+        self
     }
 
     /// Looks once, and reaps what has stood still too long:
@@ -60,13 +70,22 @@ impl Reaper {
     pub fn tick(&mut self) -> Result<Vec<Reaped>, Error> {
         let state = State::read(&self.engine, &self.dir)?;
         let now = Instant::now();
-        self.seen
-            .retain(|name, _| state.heartbeats.contains_key(name));
-        for (name, hb) in &state.heartbeats {
-            match self.seen.get(name) {
-                Some((seen, _)) if seen == hb => {}
+        let beats: HashMap<String, Vec<u8>> = if self.compat {
+            let owner = state
+                .owner
+                .iter()
+                .map(|o| (o.clone(), state.owner_value.clone()));
+            owner.collect()
+        } else {
+            let beats = state.heartbeats.iter();
+            beats.map(|(n, hb)| (n.clone(), hb.to_vec())).collect()
+        };
+        self.seen.retain(|name, _| beats.contains_key(name));
+        for (name, hb) in beats {
+            match self.seen.get(&name) {
+                Some((seen, _)) if *seen == hb => {}
                 _ => {
-                    self.seen.insert(name.clone(), (*hb, now));
+                    self.seen.insert(name, (hb, now));
                 }
             }
         }
@@ -74,7 +93,7 @@ impl Reaper {
         if let Some(owner) = &state.owner
             && let Some((hb, since)) = self.seen.get(owner)
         {
-            let unanswered = state.token.is_some_and(|t| t.0 == *hb);
+            let unanswered = !self.compat && state.token.is_some_and(|t| t.0[..] == hb[..]);
             let limit = if unanswered {
                 self.timing.heartbeat
             } else {
@@ -83,14 +102,23 @@ impl Reaper {
             if now.duration_since(*since) >= limit {
                 let params = [
                     ("owner", ElemKind::Str(owner.clone().into())),
-                    ("seen", ElemKind::Bytes(hb.to_vec())),
+                    ("seen", ElemKind::Bytes(hb.clone())),
                 ];
+                let script = if self.compat {
+                    "mutex/compat/reap"
+                } else {
+                    "mutex/reap"
+                };
                 if let Outcome::Ran(..) =
-                    run_script(&self.engine, "mutex/reap", &self.dir, None, &params)?
+                    run_script(&self.engine, script, &self.dir, None, &params)?
                 {
                     reaped.push(Reaped::Owner(owner.clone()));
                 }
             }
+        }
+        if self.compat {
+            // Go waiters show no sign of life to judge them by.
+            return Ok(reaped);
         }
         for waiter in &state.queue {
             let Some((hb, since)) = self.seen.get(&waiter.name) else {
@@ -99,11 +127,11 @@ impl Reaper {
             if now.duration_since(*since) >= self.timing.stale {
                 let params = [
                     ("waiter", ElemKind::Str(waiter.name.clone().into())),
-                    ("seen", ElemKind::Bytes(hb.to_vec())),
+                    ("seen", ElemKind::Bytes(hb.clone())),
                 ];
-                if let Outcome::Ran(..) =
-                    run_script(&self.engine, "mutex/drop-waiter", &self.dir, None, &params)?
-                {
+                let dropped =
+                    run_script(&self.engine, "mutex/drop-waiter", &self.dir, None, &params)?;
+                if let Outcome::Ran(..) = dropped {
                     reaped.push(Reaped::Waiter(waiter.name.clone()));
                 }
             }

@@ -14,6 +14,8 @@ use super::{Error, Token, dir_param, elem};
 pub struct State {
     /// The owner; `None` when the mutex is free.
     pub owner: Option<String>,
+    /// The owner key's value: empty, or a Go client's heartbeat.
+    pub owner_value: Vec<u8>,
     /// The token of the last grant, if fql granted it.
     pub token: Option<Token>,
     /// The waiters, longest-waiting first.
@@ -62,10 +64,13 @@ impl State {
             let data: Vec<&ElemKind<'static>> = row.key.iter().filter_map(Part::data).collect();
             let value = row.value.as_ref().and_then(|(v, _)| v.data());
             match (data.as_slice(), value) {
-                ([ElemKind::Str(k), ElemKind::Str(name)], _)
-                    if k == "owner" && !name.is_empty() =>
+                ([ElemKind::Str(k), ElemKind::Str(name)], value)
+                    if k == "owner" && !name.is_empty() && state.owner.is_none() =>
                 {
-                    state.owner = Some(name.to_string())
+                    state.owner = Some(name.to_string());
+                    if let Some(ElemKind::Bytes(b)) = value {
+                        state.owner_value = b.clone();
+                    }
                 }
                 ([ElemKind::Str(k)], Some(ElemKind::Bytes(b))) if k == "fence" => {
                     state.token = <[u8; 12]>::try_from(b.as_slice()).ok().map(Token)

@@ -445,3 +445,135 @@ fn a_grant_costs_the_waiters_one_transaction_in_all() {
         "one answer and one release per waiter"
     );
 }
+
+/// The transactions of the Go client janderland/fdb-mutex, as its code
+/// runs them (including its own bugs, which are not exercised here).
+mod go {
+    use super::*;
+    use foundationdb_tuple::TuplePack;
+
+    fn prefix(tx: &mut dyn fql::kv::Transaction) -> Vec<u8> {
+        DirectoryLayer::new()
+            .create_or_open(tx, &dir(), b"")
+            .unwrap()
+            .prefix()
+            .unwrap()
+            .to_vec()
+    }
+
+    /// `setOwner`: clear the owner range, set `("owner", name)` empty.
+    pub fn set_owner(db: &Arc<dyn Database>, name: &str) {
+        db.run(|tx, _| {
+            let p = prefix(tx);
+            let range = [&p[..], &("owner",).pack_to_vec()].concat();
+            tx.clear_range(&range, &fql::kv::strinc(&range))?;
+            tx.set(&[&p[..], &("owner", name).pack_to_vec()].concat(), b"")
+        })
+        .unwrap();
+    }
+
+    /// `getOwner`: the first owner key's name, `""` when there is none.
+    pub fn owner(db: &Arc<dyn Database>) -> String {
+        db.run(|tx, _| {
+            let p = prefix(tx);
+            let range = [&p[..], &("owner",).pack_to_vec()].concat();
+            let rows = fql::kv::collect_range(tx, &RangeOption::prefix(&range).limit(1), false)?;
+            Ok::<_, fql::kv::Error>(rows.first().map_or(String::new(), |kv| {
+                foundationdb_tuple::unpack::<(String, String)>(&kv.key[p.len()..])
+                    .unwrap()
+                    .1
+            }))
+        })
+        .unwrap()
+    }
+
+    /// `release` as fdb-mutex runs it for its owner: pop the queue head
+    /// and make it owner, or `""`.
+    pub fn release(db: &Arc<dyn Database>) {
+        let next = db
+            .run(|tx, _| {
+                let p = prefix(tx);
+                let range = [&p[..], &("queue",).pack_to_vec()].concat();
+                let rows =
+                    fql::kv::collect_range(tx, &RangeOption::prefix(&range).limit(1), false)?;
+                let next = match rows.first() {
+                    Some(kv) => {
+                        tx.clear(&kv.key)?;
+                        String::from_utf8(kv.value.clone()).unwrap()
+                    }
+                    None => String::new(),
+                };
+                Ok::<_, fql::kv::Error>(next)
+            })
+            .unwrap();
+        set_owner(db, &next);
+    }
+}
+
+#[test]
+fn compat_clients_share_a_mutex_with_go_clients() {
+    let db = db();
+    // A Go client starts (NewMutex writes the free marker) and takes it.
+    go::set_owner(&db, "");
+    let fql_client = client(&db, "fql").compat(true);
+    assert!(fql_client.try_acquire().unwrap().is_some(), "\"\" is free");
+    assert_eq!(go::owner(&db), "fql");
+    assert!(fql_client.heartbeat().unwrap());
+    assert!(fql_client.release().unwrap());
+    assert_eq!(go::owner(&db), "", "free, as Go reads it");
+
+    go::set_owner(&db, "gopher");
+    let waiter = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            client(&db, "fql")
+                .compat(true)
+                .acquire(Some(Duration::from_secs(10)))
+        })
+    };
+    wait_until(|| {
+        !raw(&db)
+            .1
+            .iter()
+            .all(|(k, _)| !k.windows(6).any(|w| w == b"queue\x00"))
+    });
+    go::release(&db);
+    assert!(
+        waiter.join().unwrap().unwrap().is_some(),
+        "granted by Go's release"
+    );
+    assert_eq!(go::owner(&db), "fql");
+
+    // Only keys and values Go writes: the owner key, with Go's 12-byte
+    // heartbeat, and nothing of fql's own.
+    let (p, rows) = raw(&db);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let (key, value) = &rows[0];
+    assert_eq!(&key[p.len()..], &b"\x02owner\x00\x02fql\x00"[..]);
+    assert_eq!(value.len(), 12);
+    assert_eq!(&value[10..], &[0, 0]);
+}
+
+#[test]
+fn a_compat_reaper_reaps_by_the_owner_value_go_beats() {
+    let db = db();
+    let ann = client(&db, "ann").compat(true);
+    ann.try_acquire().unwrap().unwrap();
+    let mut reaper = Reaper::new(db.clone(), dir(), FAST).unwrap().compat(true);
+    let start = Instant::now();
+    // While ann beats it stays.
+    let mut last_beat = Instant::now();
+    while start.elapsed() < FAST.stale * 2 {
+        assert!(ann.heartbeat().unwrap());
+        last_beat = Instant::now();
+        assert_eq!(reaper.tick().unwrap(), []);
+        std::thread::sleep(FAST.heartbeat / 2);
+    }
+    // Then it stops, and is reaped once its beat stood still for L.
+    while reaper.tick().unwrap().is_empty() {
+        assert!(last_beat.elapsed() < Duration::from_secs(5));
+        std::thread::sleep(FAST.heartbeat / 4);
+    }
+    assert!(last_beat.elapsed() >= FAST.stale);
+    assert_eq!(go::owner(&db), "");
+}

@@ -96,6 +96,11 @@ pub struct Client {
 
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct TimingArgs {
+    /// Write only what the Go client janderland/fdb-mutex writes, so Go
+    /// clients can share the mutex (no fencing token; waiters wake at
+    /// every heartbeat).
+    #[arg(long)]
+    compat: bool,
     /// Seconds between heartbeats (h).
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
     heartbeat: f64,
@@ -139,7 +144,9 @@ pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
         MutexCommand::Cancel { client } => done(client.mutex(db)?.cancel(), "is not waiting for"),
         MutexCommand::Show { dir } => show(&db, &directory(&dir)?),
         MutexCommand::Reap { dir, timing } => {
-            let mut reaper = Reaper::new(db, directory(&dir)?, timing.timing()?).map_err(failed)?;
+            let mut reaper = Reaper::new(db, directory(&dir)?, timing.timing()?)
+                .map_err(failed)?
+                .compat(timing.compat);
             let stop = Arc::new(AtomicBool::new(false));
             for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
                 let _ = signal_hook::flag::register(signal, stop.clone());
@@ -165,10 +172,12 @@ pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
 
 impl Client {
     fn mutex(&self, db: Arc<dyn Database>) -> Result<Mutex, Exit> {
-        Mutex::new(db, directory(&self.dir)?, &self.name, self.timing.timing()?).map_err(|e| {
-            eprintln!("fql: {e}");
-            Exit::Usage
-        })
+        Mutex::new(db, directory(&self.dir)?, &self.name, self.timing.timing()?)
+            .map(|m| m.compat(self.timing.compat))
+            .map_err(|e| {
+                eprintln!("fql: {e}");
+                Exit::Usage
+            })
     }
 }
 
