@@ -140,15 +140,17 @@ impl Reaper {
     }
 
     /// Looks four times per heartbeat interval until `stop` is set,
-    /// telling `report` what it reaped.
-    pub fn run(&mut self, stop: &AtomicBool, report: &mut dyn FnMut(&Reaped)) -> Result<(), Error> {
+    /// telling `report` what it reaped, or what went wrong: an error ends
+    /// one look, not the reaper (a reaper that stopped at its first error
+    /// would leave every later dead owner in place).
+    pub fn run(&mut self, stop: &AtomicBool, report: &mut dyn FnMut(Result<&Reaped, &Error>)) {
         let tick = self.timing.heartbeat / 4;
         while !stop.load(Ordering::SeqCst) {
-            for r in self.tick()? {
-                report(&r);
+            match self.tick() {
+                Ok(reaped) => reaped.iter().for_each(|r| report(Ok(r))),
+                Err(e) => report(Err(&e)),
             }
             std::thread::sleep(tick);
         }
-        Ok(())
     }
 }

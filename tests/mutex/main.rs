@@ -577,3 +577,54 @@ fn a_compat_reaper_reaps_by_the_owner_value_go_beats() {
     assert!(last_beat.elapsed() >= FAST.stale);
     assert_eq!(go::owner(&db), "");
 }
+
+/// A database whose transactions fail, not retryably, while `broken` is set.
+struct Flaky {
+    inner: Arc<dyn Database>,
+    broken: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Database for Flaky {
+    fn create_trx(&self) -> fql::kv::Result<Box<dyn fql::kv::Transaction>> {
+        if self.broken.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(fql::kv::Error::TransactionCancelled);
+        }
+        self.inner.create_trx()
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+#[test]
+fn the_reaper_goes_on_after_errors() {
+    // Defect 14: AutoRelease stopped at its first error.
+    let db = db();
+    let broken = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let flaky: Arc<dyn Database> = Arc::new(Flaky {
+        inner: db.clone(),
+        broken: broken.clone(),
+    });
+    client(&db, "ann").try_acquire().unwrap().unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reaper = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut reaper = Reaper::new(flaky, dir(), FAST).unwrap();
+            let (mut errors, mut reaped) = (0, Vec::new());
+            reaper.run(&stop, &mut |r| match r {
+                Ok(r) => reaped.push(r.clone()),
+                Err(_) => errors += 1,
+            });
+            (errors, reaped)
+        })
+    };
+    std::thread::sleep(FAST.heartbeat * 2);
+    broken.store(false, std::sync::atomic::Ordering::SeqCst);
+    wait_until(|| state(&db).owner.is_none());
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let (errors, reaped) = reaper.join().unwrap();
+    assert!(errors > 0);
+    assert_eq!(reaped, [Reaped::Owner("ann".into())]);
+}

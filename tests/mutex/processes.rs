@@ -46,8 +46,21 @@ fn signal(child: &Child, sig: &str) {
         .status();
 }
 
+/// `FQL_MUTEX_SOAK=CLIENTSxROUNDS` (e.g. `16x50`) runs the contention
+/// test bigger than the default, which keeps `cargo test` quick.
+fn soak_size() -> (u64, u64) {
+    std::env::var("FQL_MUTEX_SOAK")
+        .ok()
+        .and_then(|v| {
+            let (k, r) = v.split_once('x')?;
+            Some((k.parse().ok()?, r.parse().ok()?))
+        })
+        .unwrap_or((6, 6))
+}
+
 #[test]
 fn no_two_holders_with_kills_pauses_and_a_reaper() {
+    let (clients, rounds) = soak_size();
     let dir = tempfile::tempdir().unwrap();
     let db: PathBuf = dir.path().join("fql.db");
     fql(&db).args(["-w", "-q", "/audit(0)=0"]).status().unwrap();
@@ -58,13 +71,30 @@ fn no_two_holders_with_kills_pauses_and_a_reaper() {
         .spawn()
         .unwrap();
     let section = critical_section(&db);
-    let workers: Vec<_> = (0..6u64)
+    let workers: Vec<_> = (0..clients)
         .map(|k| {
             let db = db.clone();
             let section = section.clone();
             std::thread::spawn(move || {
                 let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (k + 1));
-                for round in 0..6 {
+                for round in 0..rounds {
+                    if rng.next(10) == 0 {
+                        // A waiter that gives up: it must leave no trace.
+                        let _ = fql(&db)
+                            .args([
+                                "mutex",
+                                "acquire",
+                                "/locks/job",
+                                "--timeout",
+                                "0.05",
+                                "--name",
+                            ])
+                            .arg(format!("gave-up-{k}-{round}"))
+                            .args(TIMING)
+                            .stdout(Stdio::null())
+                            .stderr(Stdio::null())
+                            .status();
+                    }
                     let mut child = fql(&db)
                         .args(["mutex", "run", "/locks/job", "--name"])
                         .arg(format!("w{k}-{round}"))
@@ -109,7 +139,17 @@ fn no_two_holders_with_kills_pauses_and_a_reaper() {
             (name.to_string(), token.to_string())
         })
         .collect();
-    assert!(entries.len() >= 20, "most rounds wrote: {audit}");
+    assert!(
+        entries.len() as u64 >= clients * rounds / 2,
+        "most rounds wrote: {audit}"
+    );
+    // Waiters that gave up are gone from the queue.
+    let show = fql(&db)
+        .args(["mutex", "show", "/locks/job"])
+        .output()
+        .unwrap();
+    let show = String::from_utf8(show.stdout).unwrap();
+    assert!(!show.contains("gave-up"), "{show}");
     // Tokens never go back, and each belongs to one holder.
     let mut owners = std::collections::HashMap::new();
     for pair in entries.windows(2) {
@@ -210,6 +250,33 @@ fn run_passes_exit_codes_and_stops_the_command_when_the_lock_is_lost() {
         .status()
         .unwrap();
     assert_eq!(status.code(), Some(128 + 15));
+
+    // Signals to fql go to the command, whose status fql then returns.
+    let started = dir.path().join("started");
+    let mut child = fql(&db)
+        .args([
+            "mutex",
+            "run",
+            "/locks/run",
+            "--name",
+            "s",
+            "--",
+            "sh",
+            "-c",
+        ])
+        .arg(format!(
+            "trap 'exit 7' TERM; touch {}; while :; do sleep 0.05; done",
+            started.display()
+        ))
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !started.exists() {
+        assert!(start.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    signal(&child, "-TERM");
+    assert_eq!(child.wait().unwrap().code(), Some(7));
 
     // A command holding the lock, with a grandchild that ignores SIGTERM;
     // another client takes the lock away (by reaping a stopped holder).

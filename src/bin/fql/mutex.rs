@@ -151,12 +151,12 @@ pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
             for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
                 let _ = signal_hook::flag::register(signal, stop.clone());
             }
-            reaper
-                .run(&stop, &mut |r| match r {
-                    Reaped::Owner(name) => println!("reaped owner {name}"),
-                    Reaped::Waiter(name) => println!("dropped waiter {name}"),
-                })
-                .map_err(failed)
+            reaper.run(&stop, &mut |r| match r {
+                Ok(Reaped::Owner(name)) => println!("reaped owner {name}"),
+                Ok(Reaped::Waiter(name)) => println!("dropped waiter {name}"),
+                Err(e) => eprintln!("fql: the reaper goes on after: {e}"),
+            });
+            Ok(())
         }
         MutexCommand::Run {
             client,

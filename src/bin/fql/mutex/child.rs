@@ -30,6 +30,17 @@ pub fn run(
         None => return Err(Exit::Unmet),
     };
     let timing = mutex.timing();
+    // Signals for fql go to the command's group instead; caught from before
+    // the command starts, so none is lost in between.
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ])
+    .map_err(|e| {
+        eprintln!("fql: cannot handle signals: {e}");
+        Exit::Failed
+    })?;
     let mut child = match Command::new(&command[0])
         .args(&command[1..])
         .process_group(0)
@@ -47,16 +58,6 @@ pub fn run(
     };
     let group = Pid::from_raw(child.id() as i32);
 
-    // Signals for fql go to the command's group instead.
-    let mut signals = signal_hook::iterator::Signals::new([
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ])
-    .map_err(|e| {
-        eprintln!("fql: cannot handle signals: {e}");
-        Exit::Failed
-    })?;
     let forwarder = signals.handle();
     std::thread::spawn(move || {
         for signal in signals.forever() {
