@@ -5,7 +5,10 @@
 //! through memory). Target: p99 ≤ 30 ms, flat in the queue length.
 //!
 //! `cargo bench --bench mutex` prints p50 and p99 for each queue length
-//! and the transactions the clients made per grant.
+//! and the transactions the clients made per grant; then, with real
+//! processes of the `fql` binary, the time from `kill -9` of an owner to
+//! the next owner's return, with a reaper running (target: within
+//! L + h + 250 ms).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex as Shared};
@@ -104,5 +107,81 @@ fn main() {
             handovers.len(),
         ));
     }
+    report.push_str(&dead_owner(dir.path()));
     eprint!("{report}");
+}
+
+/// `kill -9` of an owner (`fql mutex run -- sleep`) to the return of the
+/// waiter's `fql mutex acquire`, with `fql mutex reap` running.
+fn dead_owner(dir: &std::path::Path) -> String {
+    use std::process::{Command, Stdio};
+    let fql = env!("CARGO_BIN_EXE_fql");
+    let db = dir.join("dead-owner.db");
+    let timing = ["--heartbeat", "0.2", "--stale", "0.6"];
+    let (h, l) = (Duration::from_millis(200), Duration::from_millis(600));
+    let mut reaper = Command::new(fql)
+        .arg("--db")
+        .arg(&db)
+        .args(["mutex", "reap", "/dead"])
+        .args(timing)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("the reaper starts");
+    let mut times = Vec::new();
+    for round in 0..10 {
+        let mut owner = Command::new(fql)
+            .arg("--db")
+            .arg(&db)
+            .args(["mutex", "run", "/dead", "--name"])
+            .arg(format!("owner{round}"))
+            .args(timing)
+            .args(["--", "sleep", "59.919"])
+            .spawn()
+            .expect("the owner starts");
+        // Held once `show` names it.
+        loop {
+            let show = Command::new(fql)
+                .arg("--db")
+                .arg(&db)
+                .args(["mutex", "show", "/dead"])
+                .output()
+                .expect("show runs");
+            if String::from_utf8_lossy(&show.stdout).contains(&format!("owner: owner{round} ")) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut waiter = Command::new(fql)
+            .arg("--db")
+            .arg(&db)
+            .args(["mutex", "acquire", "/dead", "--name"])
+            .arg(format!("next{round}"))
+            .args(timing)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the waiter starts");
+        std::thread::sleep(Duration::from_millis(300));
+        let killed = Instant::now();
+        owner.kill().expect("kill -9");
+        let _ = owner.wait();
+        assert!(waiter.wait().expect("the waiter ends").success());
+        times.push(killed.elapsed());
+        // The sleeping command survives its killed fql; end it.
+        let _ = Command::new("pkill").args(["-f", "^sleep 59.919$"]).status();
+        let _ = Command::new(fql)
+            .arg("--db")
+            .arg(&db)
+            .args(["mutex", "release", "/dead", "--name"])
+            .arg(format!("next{round}"))
+            .status();
+    }
+    let _ = reaper.kill();
+    times.sort();
+    format!(
+        "dead owner (kill -9) to next owner: median {:.0?}, max {:.0?} over {} runs; L + h + 250 ms = {:.0?}\n",
+        times[times.len() / 2],
+        times[times.len() - 1],
+        times.len(),
+        l + h + Duration::from_millis(250)
+    )
 }
