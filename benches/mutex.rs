@@ -167,7 +167,9 @@ fn dead_owner(dir: &std::path::Path) -> String {
         assert!(waiter.wait().expect("the waiter ends").success());
         times.push(killed.elapsed());
         // The sleeping command survives its killed fql; end it.
-        let _ = Command::new("pkill").args(["-f", "^sleep 59.919$"]).status();
+        let _ = Command::new("pkill")
+            .args(["-f", "^sleep 59.919$"])
+            .status();
         let _ = Command::new(fql)
             .arg("--db")
             .arg(&db)
@@ -176,6 +178,7 @@ fn dead_owner(dir: &std::path::Path) -> String {
             .status();
     }
     let _ = reaper.kill();
+    let _ = reaper.wait();
     times.sort();
     format!(
         "dead owner (kill -9) to next owner: median {:.0?}, max {:.0?} over {} runs; L + h + 250 ms = {:.0?}\n",

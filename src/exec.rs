@@ -21,7 +21,7 @@
 //! ```
 
 mod aggregate;
-mod dirs;
+pub(crate) mod dirs;
 mod error;
 mod matching;
 mod output;
@@ -199,8 +199,12 @@ impl Engine {
                 Cow::Owned(query)
             };
             let mut matched: Option<Output> = None;
+            let mut count = 0usize;
             let guard = step.options.guard;
             step::run(tx, dirs, step, &query, split, &mut |found| {
+                if !matches!(found.output, Output::NewSnapshot) {
+                    count += 1;
+                }
                 if guard.is_some() && !matches!(found.output, Output::NewSnapshot) {
                     if guard == Some(Guard::Absent) {
                         // No need to read on: the guard has failed.
@@ -233,6 +237,15 @@ impl Engine {
             if guard == Some(Guard::Exists) && matched.is_none() {
                 return Err(Error::Guard {
                     found: None,
+                    at: step.span,
+                });
+            }
+            let (min, max) = (step.options.min, step.options.max);
+            if min.is_some_and(|m| count < m) || max.is_some_and(|m| count > m) {
+                return Err(Error::Cardinality {
+                    found: count,
+                    min,
+                    max,
                     at: step.span,
                 });
             }

@@ -31,5 +31,6 @@ pub mod exec;
 pub mod kv;
 pub mod mutex;
 pub mod plan;
+pub mod schema;
 pub mod scripts;
 pub mod syntax;

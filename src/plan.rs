@@ -85,6 +85,10 @@ pub struct ReadOptions {
     /// `[absent]` or `[exists]`: the read prints nothing and stops the
     /// transaction unless it finds what the guard asks.
     pub guard: Option<Guard>,
+    /// `[min:N]`: at least this many key-values must match.
+    pub min: Option<usize>,
+    /// `[max:N]`: at most this many key-values may match.
+    pub max: Option<usize>,
 }
 
 /// A read that checks the database instead of printing it: the smallest
@@ -265,6 +269,12 @@ fn read_options(opts: &Options<'_>) -> ReadOptions {
             (OptName::Snapshot, _) => out.snapshot = true,
             (OptName::Absent, _) => out.guard = Some(Guard::Absent),
             (OptName::Exists, _) => out.guard = Some(Guard::Exists),
+            (OptName::Min, Some(OptArgKind::Int(Int::Small(n)))) => {
+                out.min = usize::try_from(*n).ok();
+            }
+            (OptName::Max, Some(OptArgKind::Int(Int::Small(n)))) => {
+                out.max = usize::try_from(*n).ok();
+            }
             (OptName::Limit, Some(OptArgKind::Int(Int::Small(n)))) => {
                 out.limit = usize::try_from(*n).ok();
             }

@@ -213,3 +213,22 @@ fn history_keeps_reads_but_not_writes_unless_asked() {
     let kept = run(&["--history-writes"]);
     assert!(kept.contains("/h(1)=\"one\""), "{kept}");
 }
+
+#[test]
+fn validate_checks_the_data_against_a_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/v(1)=\"one\"");
+    query(&db, "/v(\"two\")=2");
+    let schema = dir.path().join("v.fql");
+    std::fs::write(&schema, "/v(<int>)=<str>\n").unwrap();
+    let mut p = shell(&db, &[]);
+    p.send_line(&format!("\\validate {}", schema.display()))
+        .unwrap();
+    p.exp_string("/v(\"two\")=2 % element 1: expected int, found str \"two\"")
+        .unwrap();
+    p.exp_string("2 keys in 1 directories, 1 violations")
+        .unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}

@@ -73,6 +73,23 @@ pub enum Error {
         at: Span,
     },
 
+    /// A read with `[min:N]` or `[max:N]` matched a number of key-values
+    /// outside its bounds: `[max:1] /locks("owner",<str>)` that finds two
+    /// owners.
+    #[error("{found} key-values match, {}", bounds(*min, *max))]
+    #[diagnostic(code(fql::cardinality))]
+    Cardinality {
+        /// How many matched.
+        found: usize,
+        /// `[min:N]`.
+        min: Option<usize>,
+        /// `[max:N]`.
+        max: Option<usize>,
+        /// The read.
+        #[label("this read")]
+        at: Span,
+    },
+
     /// A read-only transaction failed after it had printed results, so
     /// running it again would print them twice.
     #[error("the read failed after printing {printed} results: {source}")]
@@ -88,6 +105,16 @@ pub enum Error {
         /// What stopped the read.
         source: kv::Error,
     },
+}
+
+/// `[min:N]`, `[max:M]` in words.
+fn bounds(min: Option<usize>, max: Option<usize>) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!("but between {a} and {b} must"),
+        (Some(a), None) => format!("but at least {a} must"),
+        (None, Some(b)) => format!("but at most {b} may"),
+        (None, None) => "as any number may".into(),
+    }
 }
 
 impl kv::AsKvError for Error {

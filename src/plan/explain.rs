@@ -127,6 +127,12 @@ fn options(o: &ReadOptions) -> Vec<String> {
         }
         None => {}
     }
+    match (o.min, o.max) {
+        (Some(min), Some(max)) => out.push(format!("between {min} and {max} must match")),
+        (Some(min), None) => out.push(format!("at least {min} must match")),
+        (None, Some(max)) => out.push(format!("at most {max} may match")),
+        (None, None) => {}
+    }
     if o.reverse {
         out.push("reverse".into());
     }

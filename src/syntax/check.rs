@@ -92,6 +92,8 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
         Kind::ReadRange => &[
             OptName::Absent,
             OptName::Exists,
+            OptName::Min,
+            OptName::Max,
             OptName::Reverse,
             OptName::Limit,
             OptName::Mode,
@@ -101,6 +103,8 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
         Kind::Read => &[
             OptName::Absent,
             OptName::Exists,
+            OptName::Min,
+            OptName::Max,
             OptName::Snapshot,
             OptName::Strict,
         ],
@@ -123,6 +127,7 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
                     OptName::Strict => "reads and clears",
                     OptName::Snapshot => "reads",
                     OptName::Absent | OptName::Exists => "reads and directory listings",
+                    OptName::Min | OptName::Max => "reads",
                     _ => "reads with holes in the key",
                 };
                 format!("`{}` applies to {kinds}", opt.name)
@@ -162,9 +167,9 @@ fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
             continue;
         }
         match opt.name {
-            OptName::Limit => match &opt.arg {
+            OptName::Limit | OptName::Min | OptName::Max => match &opt.arg {
                 Some(OptArg { kind: OptArgKind::Int(Int::Small(n)), .. }) if *n >= 0 => {}
-                _ => errors.push(OptionError::argument(opt, "takes a non-negative int, as in `limit:10`").into()),
+                _ => errors.push(OptionError::argument(opt, &format!("takes a non-negative int, as in `{}:10`", opt.name)).into()),
             },
             OptName::Mode => match &opt.arg {
                 Some(OptArg { kind: OptArgKind::Name(m), .. }) if STREAMING_MODES.contains(m) => {}

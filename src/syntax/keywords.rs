@@ -184,6 +184,8 @@ pub enum ArgKind {
 pub enum OptName {
     Absent,
     Exists,
+    Min,
+    Max,
     Reverse,
     Limit,
     Mode,
@@ -210,9 +212,11 @@ pub enum OptName {
 
 impl OptName {
     /// Every option.
-    pub const ALL: [OptName; 24] = [
+    pub const ALL: [OptName; 26] = [
         OptName::Absent,
         OptName::Exists,
+        OptName::Min,
+        OptName::Max,
         OptName::Reverse,
         OptName::Limit,
         OptName::Mode,
@@ -242,6 +246,8 @@ impl OptName {
         match self {
             OptName::Absent => "absent",
             OptName::Exists => "exists",
+            OptName::Min => "min",
+            OptName::Max => "max",
             OptName::Reverse => "reverse",
             OptName::Limit => "limit",
             OptName::Mode => "mode",
@@ -275,7 +281,7 @@ impl OptName {
     /// The argument the option requires.
     pub fn arg(self) -> ArgKind {
         match self {
-            OptName::Limit | OptName::Width => ArgKind::Int,
+            OptName::Limit | OptName::Width | OptName::Min | OptName::Max => ArgKind::Int,
             OptName::Mode => ArgKind::Name,
             OptName::Sep => ArgKind::Str,
             _ => ArgKind::None,
@@ -289,6 +295,8 @@ impl OptName {
             self,
             OptName::Absent
                 | OptName::Exists
+                | OptName::Min
+                | OptName::Max
                 | OptName::Reverse
                 | OptName::Limit
                 | OptName::Mode

@@ -7,6 +7,7 @@ use assert_cmd::cargo::cargo_bin;
 
 mod output;
 mod queries;
+mod schema;
 mod scripts;
 
 fn fql() -> assert_cmd::Command {

@@ -183,6 +183,18 @@ pub enum Command {
         command: crate::mutex::MutexCommand,
     },
 
+    /// Check stored data against a schema: an FQL file, or a named script
+    /// such as mutex/schema, whose reads are the allowed patterns.
+    ///
+    /// Every key-value of every directory a pattern names must match one of
+    /// that directory's patterns. Exits 0 when the data conforms, 1 when it
+    /// does not.
+    Validate(ValidateArgs),
+
+    /// Print the shapes of the data stored in a directory as FQL patterns,
+    /// with counts: a schema for `fql validate`.
+    Infer(InferArgs),
+
     /// Print a script in canonical form, keeping its comments.
     ///
     /// Exits 0 and prints the script when it parses and passes the static
@@ -229,6 +241,41 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub exec: ExecArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// The schema: a file, or a named script (`fql scripts`).
+    #[arg(value_name = "SCHEMA")]
+    pub schema: PathBuf,
+
+    /// A parameter for the schema's references, as for `fql run`.
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+
+    /// Stop after this many violations.
+    #[arg(long, value_name = "N")]
+    pub max_violations: Option<u64>,
+
+    /// `text`: each violation as FQL with a comment saying why, then a
+    /// summary on standard error; `json`: one JSON object per violation,
+    /// then the summary object.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InferArgs {
+    /// The directory, such as `/app/users`.
+    pub dir: String,
+
+    /// Also this many levels of subdirectories.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub depth: usize,
+
+    /// Read at most this many key-values of each directory.
+    #[arg(long, value_name = "N")]
+    pub sample: Option<u64>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -10,6 +10,7 @@ mod print;
 mod progress;
 mod repl;
 mod run;
+mod schema;
 mod session;
 mod source;
 mod status;
@@ -42,6 +43,8 @@ fn main() -> ExitCode {
             None => None,
         }),
         Some(Command::Mutex { command }) => mutex::run(command, &args.store),
+        Some(Command::Validate(v)) => schema::validate(&v, &args.store, stderr_color),
+        Some(Command::Infer(i)) => schema::infer(&i, &args.store),
         Some(Command::Explain(explain)) => explain::run(&explain, stderr_color),
         Some(Command::Status) => status::run(&args.store),
         Some(Command::Completions { shell }) => {

@@ -182,17 +182,15 @@ impl Client {
 }
 
 /// The names of an absolute directory path.
-fn directory(arg: &str) -> Result<Vec<String>, Exit> {
+pub fn directory(arg: &str) -> Result<Vec<String>, Exit> {
     if !arg.starts_with('/') {
-        eprintln!(
-            "fql: the mutex directory is an absolute path such as /locks/nightly, not `{arg}`"
-        );
+        eprintln!("fql: a directory is an absolute path such as /locks/nightly, not `{arg}`");
         return Err(Exit::Usage);
     }
     match crate::repl::path::directory(arg, &[]) {
         Ok(path) if !path.is_empty() => Ok(path),
         Ok(_) => {
-            eprintln!("fql: the mutex directory cannot be the root");
+            eprintln!("fql: the directory cannot be the root");
             Err(Exit::Usage)
         }
         Err(e) => {

@@ -154,7 +154,43 @@ impl Repl {
                         Ok(())
                     });
             }
+            "validate" => self.validate(arg),
             _ => eprintln!("fql: unknown command \\{name}; \\help lists them"),
+        }
+    }
+
+    /// `\validate SCHEMA`: violations as FQL with a comment, then counts.
+    fn validate(&mut self, arg: &str) {
+        if arg.is_empty() {
+            eprintln!("fql: \\validate takes a schema file or a named script");
+            return;
+        }
+        let path = std::path::Path::new(arg);
+        let source = match fql::scripts::find(arg).filter(|_| !path.exists()) {
+            Some(named) => named.source.to_string(),
+            None => match std::fs::read_to_string(path) {
+                Ok(text) => text,
+                Err(e) => {
+                    eprintln!("fql: cannot read {arg}: {e}");
+                    return;
+                }
+            },
+        };
+        let settings = &self.session.settings;
+        let result = fql::schema::validate(
+            &*self.session.db,
+            &source,
+            &settings.params,
+            None,
+            &mut |v| println!("{} % {}", v.key, v.reason),
+        );
+        self.session.activity.restart();
+        match result {
+            Ok(s) => eprintln!(
+                "{} keys in {} directories, {} violations",
+                s.keys, s.directories, s.violations
+            ),
+            Err(e) => eprintln!("fql: {e}"),
         }
     }
 

@@ -1,0 +1,153 @@
+//! `fql validate` and `fql infer`.
+
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+
+use fql::kv::{Activity, Database, Observed};
+use fql::schema::{Summary, Violation};
+use fql::syntax::Sources;
+
+use crate::args::{Format, InferArgs, StoreArgs, ValidateArgs};
+use crate::output::{self, Exit};
+use crate::progress::Progress;
+
+/// The schema's text: a file, or a named script.
+fn schema_source(path: &std::path::Path) -> Result<(String, String), Exit> {
+    if !path.exists()
+        && let Some(named) = path.to_str().and_then(fql::scripts::find)
+    {
+        return Ok((named.name.to_string(), named.source.to_string()));
+    }
+    crate::source::read_source(Some(path))
+}
+
+pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(), Exit> {
+    let params = crate::session::params(&args.params)?;
+    let (name, src) = schema_source(&args.schema)?;
+    let sources = Sources::single(name, src.clone());
+    // Report schema errors with their spans before touching the database.
+    crate::session::with_plan(&sources, &params, color, |_| Ok(()))?;
+    let opened = crate::store::open(store)?;
+    let activity = Arc::new(Activity::default());
+    let db = Observed::new(opened.db, activity.clone());
+    let progress = Progress::start(activity, std::io::stderr().is_terminal());
+    let result = run(&db, &src, &params, args, &progress);
+    drop(progress);
+    match result {
+        Ok(summary) => {
+            print_summary(&summary, args.format)?;
+            if summary.violations == 0 {
+                Ok(())
+            } else {
+                Err(Exit::Unmet)
+            }
+        }
+        Err(e) => {
+            eprintln!("fql: {e}");
+            Err(Exit::Failed)
+        }
+    }
+}
+
+fn run(
+    db: &dyn Database,
+    src: &str,
+    params: &std::collections::HashMap<String, fql::syntax::ast::Elem<'static>>,
+    args: &ValidateArgs,
+    progress: &Progress,
+) -> Result<Summary, fql::schema::Error> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let summary = fql::schema::validate(db, src, params, args.max_violations, &mut |v| {
+        progress.before_output();
+        let _ = match args.format {
+            Format::Json | Format::Jsonl => writeln!(out, "{}", violation_json(v)),
+            Format::Text => writeln!(out, "{} % {}", v.key, v.reason),
+        };
+    });
+    let _ = out.flush();
+    summary
+}
+
+fn violation_json(v: &Violation) -> String {
+    serde_json::json!({
+        "type": "violation",
+        "key": v.key,
+        "reason": v.reason,
+        "kind": v.kind,
+        "pattern": v.pattern,
+    })
+    .to_string()
+}
+
+fn print_summary(s: &Summary, format: Format) -> Result<(), Exit> {
+    match format {
+        Format::Json | Format::Jsonl => {
+            let summary = serde_json::json!({
+                "type": "summary",
+                "directories": s.directories,
+                "keys": s.keys,
+                "violations": s.violations,
+                "matches": s.matches.iter().map(|(p, n)| serde_json::json!({"pattern": p, "keys": n})).collect::<Vec<_>>(),
+                "reasons": s.reasons,
+                "transactions": s.transactions,
+                "stopped": s.stopped,
+            });
+            output::print(&format!("{summary}\n"))
+        }
+        Format::Text => {
+            let mut text = format!(
+                "{} keys in {} directories, {} violations\n",
+                s.keys, s.directories, s.violations
+            );
+            for (pattern, n) in &s.matches {
+                text.push_str(&format!("  {n:>10}  {pattern}\n"));
+            }
+            for (reason, n) in &s.reasons {
+                text.push_str(&format!("  {n:>10}  violations: {reason}\n"));
+            }
+            if s.transactions > 1 {
+                text.push_str(&format!(
+                    "  the scan took {} transactions, so it is not one snapshot\n",
+                    s.transactions
+                ));
+            }
+            if s.stopped {
+                text.push_str("  stopped at --max-violations\n");
+            }
+            eprint!("{text}");
+            Ok(())
+        }
+    }
+}
+
+pub fn infer(args: &InferArgs, store: &StoreArgs) -> Result<(), Exit> {
+    let dir = crate::mutex::directory(&args.dir)?;
+    let opened = crate::store::open(store)?;
+    let shapes = fql::schema::infer(&*opened.db, &dir, args.depth, args.sample).map_err(|e| {
+        eprintln!("fql: {e}");
+        Exit::Failed
+    })?;
+    let mut text = String::new();
+    for shape in &shapes {
+        let sampled = if shape.sampled { " in a sample" } else { "" };
+        let plural = if shape.count == 1 { "" } else { "s" };
+        text.push_str(&format!(
+            "{shape} % {} key{plural}{sampled}\n",
+            thousands(shape.count)
+        ));
+    }
+    output::print(&text)
+}
+
+/// `1203` as `1,203`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

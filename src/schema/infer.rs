@@ -1,0 +1,194 @@
+//! Writing a schema from stored data: the shapes of the key-values of a
+//! directory, with what varies merged into typed holes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use crate::codec::{self, type_of};
+use crate::directory::{DirectoryLayer, show};
+use crate::kv::{Database, DatabaseExt, RangeCursor, RangeOption, Transaction};
+use crate::syntax::ast::{Elem, ElemKind, Type};
+
+use super::Error;
+
+/// At most this many distinct leading strings (table tags such as
+/// `"owner"` and `"queue"`) are kept as constants per key length; past
+/// it, the first element is a typed hole like the rest.
+const TAGS: usize = 32;
+
+/// One shape of key-value found: a pattern and how many matched it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The directory.
+    pub path: Vec<String>,
+    /// A leading string the keys share, if any.
+    pub tag: Option<String>,
+    /// The types found at each position of the key (after the tag).
+    pub key: Vec<BTreeSet<TypeName>>,
+    /// The types of the values found.
+    pub value: BTreeSet<TypeName>,
+    /// Key-values of this shape.
+    pub count: u64,
+    /// Whether the directory was sampled rather than read whole.
+    pub sampled: bool,
+}
+
+/// A type, ordered by its name so printed unions are stable.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TypeName(&'static str);
+
+impl Shape {
+    fn new(path: &[String], tag: Option<String>, len: usize) -> Shape {
+        Shape {
+            path: path.to_vec(),
+            tag,
+            key: vec![BTreeSet::new(); len],
+            value: BTreeSet::new(),
+            count: 0,
+            sampled: false,
+        }
+    }
+}
+
+/// `/users(<int>,<str>)=<str|nil>`, a pattern that matches every
+/// key-value of the shape.
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&show(&self.path))?;
+        f.write_str("(")?;
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(tag) = &self.tag {
+            parts.push(crate::syntax::quote(tag));
+        }
+        parts.extend(self.key.iter().map(hole));
+        f.write_str(&parts.join(","))?;
+        write!(f, ")={}", hole(&self.value))
+    }
+}
+
+fn hole(types: &BTreeSet<TypeName>) -> String {
+    let names: Vec<&str> = types.iter().map(|t| t.0).collect();
+    format!("<{}>", names.join("|"))
+}
+
+/// The shapes stored in `dir` and, `depth` levels down, its
+/// subdirectories; at most `sample` key-values are read per directory.
+pub fn infer(
+    db: &dyn Database,
+    dir: &[String],
+    depth: usize,
+    sample: Option<u64>,
+) -> Result<Vec<Shape>, Error> {
+    let layer = DirectoryLayer::new();
+    let mut paths = vec![dir.to_vec()];
+    let mut frontier = vec![dir.to_vec()];
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for path in &frontier {
+            let children = db
+                .run(|tx, _| layer.list(tx, path))
+                .map_err(crate::exec::Error::from)?;
+            for child in children {
+                let mut p = path.clone();
+                p.push(child);
+                next.push(p);
+            }
+        }
+        paths.extend(next.iter().cloned());
+        frontier = next;
+    }
+    paths.sort();
+    let mut shapes = Vec::new();
+    let mut tx = db.create_trx()?;
+    for path in &paths {
+        if !layer
+            .exists(&mut *tx, path)
+            .map_err(crate::exec::Error::from)?
+        {
+            continue;
+        }
+        let Ok(prefix) = layer
+            .open(&mut *tx, path, b"")
+            .map_err(crate::exec::Error::from)?
+            .prefix()
+            .map(<[u8]>::to_vec)
+        else {
+            continue;
+        };
+        shapes.extend(directory(&mut tx, path, &prefix, sample)?);
+    }
+    Ok(shapes)
+}
+
+/// The shapes of one directory.
+fn directory(
+    tx: &mut Box<dyn Transaction>,
+    path: &[String],
+    prefix: &[u8],
+    sample: Option<u64>,
+) -> Result<Vec<Shape>, Error> {
+    // By key length, then leading tag.
+    let mut groups: BTreeMap<(usize, Option<String>), Shape> = BTreeMap::new();
+    let mut tags: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    let mut cursor = RangeCursor::new(RangeOption::prefix(prefix), true);
+    let mut read = 0u64;
+    let mut sampled = false;
+    'scan: loop {
+        let batch = match cursor.next_batch(&mut **tx) {
+            Ok(Some(batch)) => batch,
+            Ok(None) => break,
+            Err(e) if e.code() == 1007 => {
+                tx.reset();
+                continue;
+            }
+            Err(e) => {
+                tx.on_error(e)?;
+                continue;
+            }
+        };
+        for kv in batch {
+            if sample.is_some_and(|s| read >= s) {
+                sampled = true;
+                break 'scan;
+            }
+            read += 1;
+            let Some(elems) = codec::decode_key(prefix, &kv.key) else {
+                continue;
+            };
+            let tag = match elems.first().map(|e| &e.kind) {
+                Some(ElemKind::Str(s)) => {
+                    let known = tags.entry(elems.len()).or_default();
+                    if known.contains(s.as_ref()) || known.len() < TAGS {
+                        known.insert(s.to_string());
+                        Some(s.to_string())
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
+            let rest: &[Elem<'_>] = if tag.is_some() { &elems[1..] } else { &elems };
+            let shape = groups
+                .entry((elems.len(), tag.clone()))
+                .or_insert_with(|| Shape::new(path, tag, rest.len()));
+            for (slot, e) in shape.key.iter_mut().zip(rest) {
+                slot.insert(name_of(&e.kind));
+            }
+            shape
+                .value
+                .insert(name_of(&codec::decode_untyped(&kv.value)));
+            shape.count += 1;
+        }
+    }
+    Ok(groups
+        .into_values()
+        .map(|mut s| {
+            s.sampled = sampled;
+            s
+        })
+        .collect())
+}
+
+fn name_of(kind: &ElemKind<'_>) -> TypeName {
+    TypeName(type_of(kind).unwrap_or(Type::Any).name())
+}

@@ -1,0 +1,252 @@
+//! Checking stored data against a schema: every key-value of every
+//! directory a pattern names must match one of that directory's patterns.
+
+use std::collections::BTreeMap;
+
+use crate::codec;
+use crate::directory::{DirectoryLayer, show};
+use crate::kv::{Database, DatabaseExt, RangeCursor, RangeOption, Transaction};
+use crate::syntax::ast::{Elem, Kind, Query};
+
+use super::{Error, Pattern};
+
+/// A key-value that matches no pattern of its directory, or a pattern that
+/// matched too few or too many.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The key-value in canonical FQL (the value as an untyped read shows
+    /// it), or the pattern for a count.
+    pub key: String,
+    /// Why, against the nearest pattern: `element 2: expected str, found
+    /// int 7`.
+    pub reason: String,
+    /// The reason without the value found, to count violations by.
+    pub kind: String,
+    /// The nearest pattern, if one came close.
+    pub pattern: Option<String>,
+}
+
+/// What a validation found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Directories scanned.
+    pub directories: u64,
+    /// Key-values checked.
+    pub keys: u64,
+    /// Each pattern and how many key-values it matched.
+    pub matches: Vec<(String, u64)>,
+    /// Violations by kind.
+    pub reasons: BTreeMap<String, u64>,
+    /// Violations in all.
+    pub violations: u64,
+    /// Transactions the scan took: more than one when a directory took
+    /// longer to read than a transaction may live, so the data checked is
+    /// not one snapshot.
+    pub transactions: u64,
+    /// Whether it stopped at the violation limit.
+    pub stopped: bool,
+}
+
+/// Validates the data under `db` against the schema `source` with
+/// `params`, reporting each violation to `report`, and stopping after
+/// `max_violations` of them.
+pub fn validate(
+    db: &dyn Database,
+    source: &str,
+    params: &std::collections::HashMap<String, Elem<'static>>,
+    max_violations: Option<u64>,
+    report: &mut dyn FnMut(&Violation),
+) -> Result<Summary, Error> {
+    let script = crate::syntax::load(source).map_err(Error::Invalid)?;
+    let plan = crate::plan::plan(&script, params).map_err(Error::Plan)?;
+    let mut patterns = Vec::new();
+    for step in &plan.steps {
+        if !matches!(step.kind, Kind::Read | Kind::ReadRange) {
+            continue;
+        }
+        if let Query::KeyValue(kv) = step.query() {
+            let n = patterns.len();
+            patterns.push(Pattern::new(n, kv, step.options.min, step.options.max)?);
+        }
+    }
+    let layer = DirectoryLayer::new();
+    // Every directory a pattern names, with the patterns naming it.
+    let dirs = db.run(|tx, _| {
+        let mut dirs: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
+        for p in &patterns {
+            for path in crate::exec::dirs::matching(tx, &layer, p.dir)? {
+                dirs.entry(path).or_default().push(p.index);
+            }
+        }
+        Ok::<_, crate::exec::Error>(dirs)
+    })?;
+    let mut summary = Summary {
+        matches: patterns.iter().map(|p| (p.text.clone(), 0)).collect(),
+        ..Summary::default()
+    };
+    let mut tx = db.create_trx()?;
+    summary.transactions = 1;
+    let mut emit = |summary: &mut Summary, v: Violation| {
+        summary.violations += 1;
+        *summary.reasons.entry(v.kind.clone()).or_default() += 1;
+        report(&v);
+        if max_violations.is_some_and(|m| summary.violations >= m) {
+            summary.stopped = true;
+        }
+    };
+    for (path, indexes) in &dirs {
+        if summary.stopped {
+            break;
+        }
+        let dir = layer
+            .open(&mut *tx, path, b"")
+            .map_err(crate::exec::Error::from)?;
+        // A partition holds directories, not keys.
+        let Ok(prefix) = dir.prefix().map(<[u8]>::to_vec) else {
+            continue;
+        };
+        summary.directories += 1;
+        let mine: Vec<&Pattern<'_>> = indexes.iter().map(|&i| &patterns[i]).collect();
+        let mut counts = vec![0u64; mine.len()];
+        let mut cursor = RangeCursor::new(RangeOption::prefix(&prefix), true);
+        while let Some(batch) = next_batch(&mut cursor, &mut tx, &mut summary)? {
+            for kv in batch {
+                summary.keys += 1;
+                if let Some(v) = check(path, &prefix, &kv.key, &kv.value, &mine, &mut counts) {
+                    emit(&mut summary, v);
+                    if summary.stopped {
+                        break;
+                    }
+                }
+            }
+            if summary.stopped {
+                break;
+            }
+        }
+        for (p, &n) in mine.iter().zip(&counts) {
+            summary.matches[p.index].1 += n;
+            let n = n as usize;
+            if p.min.is_some_and(|m| n < m) || p.max.is_some_and(|m| n > m) && !summary.stopped {
+                let bound = match (p.min, p.max) {
+                    (Some(a), Some(b)) => format!("between {a} and {b}"),
+                    (Some(a), None) => format!("at least {a}"),
+                    (None, Some(b)) => format!("at most {b}"),
+                    (None, None) => unreachable!("a bound failed"),
+                };
+                emit(
+                    &mut summary,
+                    Violation {
+                        key: p.text.clone(),
+                        reason: format!("{n} key-values match in {}, {bound} allowed", show(path)),
+                        kind: format!("pattern matches {bound} key-values"),
+                        pattern: Some(p.text.clone()),
+                    },
+                );
+            }
+        }
+    }
+    Ok(summary)
+}
+
+/// The next batch of a scan, going on in a new transaction when the old
+/// one has lived too long.
+fn next_batch(
+    cursor: &mut RangeCursor,
+    tx: &mut Box<dyn Transaction>,
+    summary: &mut Summary,
+) -> Result<Option<Vec<crate::kv::KeyValue>>, Error> {
+    loop {
+        match cursor.next_batch(&mut **tx) {
+            Ok(batch) => return Ok(batch),
+            Err(e) if e.code() == 1007 => {
+                tx.reset();
+                summary.transactions += 1;
+            }
+            Err(e) => {
+                tx.on_error(e)?;
+            }
+        }
+    }
+}
+
+/// Checks one key-value against its directory's patterns; counts the
+/// first that matches, or explains the failure against the nearest.
+fn check(
+    path: &[String],
+    prefix: &[u8],
+    key: &[u8],
+    value: &[u8],
+    patterns: &[&Pattern<'_>],
+    counts: &mut [u64],
+) -> Option<Violation> {
+    let value_text = codec::decode_untyped(value).to_string();
+    let Some(elems) = codec::decode_key(prefix, key) else {
+        return Some(Violation {
+            key: format!(
+                "{}{}={value_text}",
+                show(path),
+                hex_key(&key[prefix.len()..])
+            ),
+            reason: "key: not a valid tuple".into(),
+            kind: "key: not a valid tuple".into(),
+            pattern: None,
+        });
+    };
+    let mut nearest: Option<(super::pattern::Mismatch, &Pattern<'_>)> = None;
+    for (n, p) in patterns.iter().enumerate() {
+        match p.check(&elems, value) {
+            Ok(()) => {
+                counts[n] += 1;
+                return None;
+            }
+            Err(m) => {
+                if nearest
+                    .as_ref()
+                    .is_none_or(|(best, _)| m.score > best.score)
+                {
+                    nearest = Some((m, p));
+                }
+            }
+        }
+    }
+    let key_text = {
+        let parts: Vec<String> = elems.iter().map(|e| e.kind.to_string()).collect();
+        format!("{}({})={value_text}", show(path), parts.join(","))
+    };
+    let (mismatch, pattern) = nearest?;
+    let (reason, pattern) = if mismatch.length
+        && patterns
+            .iter()
+            .all(|p| p.check(&elems, value).is_err_and(|m| m.length))
+    {
+        let n = elems.len();
+        let noun = if n == 1 { "element" } else { "elements" };
+        (format!("no pattern has {n} {noun}"), None)
+    } else {
+        (mismatch.reason, Some(pattern.text.clone()))
+    };
+    Some(Violation {
+        key: key_text,
+        kind: kind_of(&reason),
+        reason,
+        pattern,
+    })
+}
+
+/// A key that is not a tuple, as a comment can show it.
+fn hex_key(rest: &[u8]) -> String {
+    format!("(% raw 0x{} %)", const_hex::encode(rest))
+}
+
+/// The reason up to the type of what was found: `element 2: expected str,
+/// found int`.
+fn kind_of(reason: &str) -> String {
+    match reason.find(", found ") {
+        Some(n) => {
+            let rest = &reason[n + ", found ".len()..];
+            let ty = rest.split_whitespace().next().unwrap_or("");
+            format!("{}, found {ty}", &reason[..n])
+        }
+        None => reason.to_string(),
+    }
+}

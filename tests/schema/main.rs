@@ -1,0 +1,192 @@
+//! Schemas: the mutex schema against every state the mutex commands
+//! leave, corrupted data reported with the right reasons, and inferred
+//! schemas that validate the data they came from.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use fql::kv::embedded::Embedded;
+use fql::kv::{Database, DatabaseExt};
+use fql::mutex::{Mutex, Reaper, Timing, dir_param};
+use fql::schema::{Violation, validate};
+use fql::syntax::ast::Elem;
+
+const FAST: Timing = Timing {
+    heartbeat: Duration::from_millis(50),
+    stale: Duration::from_millis(150),
+};
+
+fn dir() -> Vec<String> {
+    vec!["locks".into(), "job".into()]
+}
+
+fn params() -> HashMap<String, Elem<'static>> {
+    let dir = Elem {
+        kind: dir_param(&dir()),
+        span: Default::default(),
+    };
+    [("dir".to_string(), dir)].into()
+}
+
+/// The violations of the mutex schema in `db`.
+fn mutex_violations(db: &Arc<dyn Database>) -> Vec<Violation> {
+    let schema = fql::scripts::find("mutex/schema").unwrap().source;
+    let mut found = Vec::new();
+    validate(&**db, schema, &params(), None, &mut |v| {
+        found.push(v.clone())
+    })
+    .unwrap();
+    found
+}
+
+fn run(db: &Arc<dyn Database>, script: &str) {
+    let engine = fql::exec::Engine::new(db.clone());
+    engine.run_text(script, &params(), &mut |_| Ok(())).unwrap();
+}
+
+#[test]
+fn the_mutex_schema_holds_in_every_state_the_commands_leave() {
+    let db: Arc<dyn Database> = Arc::new(Embedded::memory());
+    let client = |name: &str| Mutex::new(db.clone(), dir(), name, FAST).unwrap();
+    let (ann, bob) = (client("ann"), client("bob"));
+    let mut states = Vec::new();
+    ann.try_acquire().unwrap().unwrap();
+    states.push(("held", mutex_violations(&db)));
+    let waiter = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            Mutex::new(db, dir(), "carl", FAST)
+                .unwrap()
+                .acquire(Some(Duration::from_secs(10)))
+        })
+    };
+    while fql::mutex::State::read(&fql::exec::Engine::new(db.clone()), &dir())
+        .unwrap()
+        .queue
+        .is_empty()
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    states.push(("held, one waiting", mutex_violations(&db)));
+    assert!(ann.release().unwrap());
+    waiter.join().unwrap().unwrap().unwrap();
+    states.push(("handed on", mutex_violations(&db)));
+    assert_eq!(bob.acquire(Some(Duration::from_millis(100))).unwrap(), None);
+    states.push(("after a timed-out wait", mutex_violations(&db)));
+    // The owner stops beating and is reaped.
+    let mut reaper = Reaper::new(db.clone(), dir(), FAST).unwrap();
+    let start = std::time::Instant::now();
+    while reaper.tick().unwrap().is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(5));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    states.push(("reaped", mutex_violations(&db)));
+    // Go-compatible clients: heartbeats on the owner key.
+    let go = Mutex::new(db.clone(), dir(), "gopher", FAST)
+        .unwrap()
+        .compat(true);
+    go.try_acquire().unwrap().unwrap();
+    go.heartbeat().unwrap();
+    states.push(("held by a compatible client", mutex_violations(&db)));
+    go.release().unwrap();
+    states.push(("free", mutex_violations(&db)));
+    for (state, violations) in states {
+        assert!(violations.is_empty(), "{state}: {violations:?}");
+    }
+}
+
+#[test]
+fn corrupted_mutex_data_is_reported_with_its_reasons() {
+    let db: Arc<dyn Database> = Arc::new(Embedded::memory());
+    let ann = Mutex::new(db.clone(), dir(), "ann", FAST).unwrap();
+    ann.try_acquire().unwrap().unwrap();
+    run(
+        &db,
+        "/:dir(\"owner\",\"mallory\")=nil\n/:dir(\"queue\",#:0000)=0xff\n/:dir(\"bogus\",1,2)=3\n/:dir(\"nope\",\"x\")=1",
+    );
+    let found = mutex_violations(&db);
+    let reasons: Vec<(&str, &str)> = found
+        .iter()
+        .map(|v| (v.key.as_str(), v.reason.as_str()))
+        .collect();
+    assert!(
+        reasons.contains(&("/locks/job(\"bogus\",1,2)=3", "no pattern has 3 elements")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|(k, r)| k.starts_with("/locks/job(\"queue\",#")
+                && *r == "value: expected str[raw], found bytes 0xff"),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.contains(&(
+            "/locks/job(\"nope\",\"x\")=1",
+            "element 1: expected \"owner\", found str \"nope\""
+        )),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|(k, r)| k.contains("\"owner\"")
+            && r.starts_with("2 key-values match in /locks/job, at most 1")),
+        "{reasons:?}"
+    );
+    assert_eq!(found.len(), 4, "{reasons:?}");
+}
+
+#[test]
+fn inferred_schemas_validate_the_data_they_came_from() {
+    use proptest::prelude::*;
+    let elem = prop_oneof![
+        any::<i64>().prop_map(|n| format!("{n}")),
+        "[a-z]{0,6}".prop_map(|s| format!("\"{s}\"")),
+        any::<bool>().prop_map(|b| b.to_string()),
+        proptest::collection::vec(any::<u8>(), 0..4)
+            .prop_map(|b| format!("0x{}", const_hex::encode(b))),
+        Just("nil".to_string()),
+        (-1e6f64..1e6).prop_map(|f| format!("{f:?}")),
+    ];
+    let tag = prop_oneof![Just("\"users\""), Just("\"orders\""), Just("7")];
+    let row = (tag, proptest::collection::vec(elem.clone(), 0..4), elem);
+    let rows = proptest::collection::vec(row, 1..40);
+    proptest!(ProptestConfig::with_cases(40), |(rows in rows)| {
+        let db: Arc<dyn Database> = Arc::new(Embedded::memory());
+        let mut script = String::new();
+        for (tag, key, value) in &rows {
+            let mut elems = vec![tag.to_string()];
+            elems.extend(key.iter().cloned());
+            script.push_str(&format!("/data/set({})={value}\n", elems.join(",")));
+        }
+        run(&db, &script);
+        let shapes = fql::schema::infer(&*db, &["data".into(), "set".into()], 0, None).unwrap();
+        let schema: String = shapes.iter().map(|s| format!("{s}\n")).collect();
+        let total: u64 = shapes.iter().map(|s| s.count).sum();
+        let stored = db
+            .run(|tx, _| {
+                let p = fql::directory::DirectoryLayer::new().open(tx, &["data", "set"], b"")?.prefix()?.to_vec();
+                Ok::<_, fql::directory::Error>(fql::kv::collect_range(tx, &fql::kv::RangeOption::prefix(&p), false)?.len())
+            })
+            .unwrap();
+        prop_assert_eq!(total, stored as u64);
+        let mut found = Vec::new();
+        let summary = validate(&*db, &schema, &HashMap::new(), None, &mut |v| found.push(v.clone())).unwrap();
+        prop_assert!(found.is_empty(), "{schema}\n{found:?}");
+        prop_assert_eq!(summary.keys, stored as u64);
+    });
+}
+
+#[test]
+fn a_missing_parameter_or_a_bad_schema_is_an_error_not_a_verdict() {
+    let db: Arc<dyn Database> = Arc::new(Embedded::memory());
+    let schema = fql::scripts::find("mutex/schema").unwrap().source;
+    assert!(matches!(
+        validate(&*db, schema, &HashMap::new(), None, &mut |_| {}),
+        Err(fql::schema::Error::Plan(_))
+    ));
+    assert!(matches!(
+        validate(&*db, "/a(<string>)", &HashMap::new(), None, &mut |_| {}),
+        Err(fql::schema::Error::Invalid(_))
+    ));
+}
