@@ -111,6 +111,24 @@ fn main() {
     eprint!("{report}");
 }
 
+/// Ends the `sleep 59.919` commands a killed owner left running.
+fn end_orphans() {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in procs.flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if cmdline == b"sleep\x0059.919\x00"
+            && let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>()
+        {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
 /// `kill -9` of an owner (`fql mutex run -- sleep`) to the return of the
 /// waiter's `fql mutex acquire`, with `fql mutex reap` running.
 fn dead_owner(dir: &std::path::Path) -> String {
@@ -167,9 +185,7 @@ fn dead_owner(dir: &std::path::Path) -> String {
         assert!(waiter.wait().expect("the waiter ends").success());
         times.push(killed.elapsed());
         // The sleeping command survives its killed fql; end it.
-        let _ = Command::new("pkill")
-            .args(["-f", "^sleep 59.919$"])
-            .status();
+        end_orphans();
         let _ = Command::new(fql)
             .arg("--db")
             .arg(&db)

@@ -224,11 +224,11 @@ fn interrupt_stops_a_run_with_status_130_and_rolls_back() {
     let mut out = child.stdout.take().unwrap();
     let mut first = [0u8; 10];
     out.read_exact(&mut first).unwrap();
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
     let mut rest = Vec::new();
     out.read_to_end(&mut rest).unwrap();
     let done = child.wait_with_output().unwrap();

@@ -41,9 +41,15 @@ impl Rng {
 }
 
 fn signal(child: &Child, sig: &str) {
-    let _ = Command::new("kill")
-        .args([sig, &child.id().to_string()])
-        .status();
+    use nix::sys::signal::Signal;
+    let sig = match sig {
+        "-KILL" => Signal::SIGKILL,
+        "-STOP" => Signal::SIGSTOP,
+        "-CONT" => Signal::SIGCONT,
+        "-TERM" => Signal::SIGTERM,
+        other => panic!("no signal {other}"),
+    };
+    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig);
 }
 
 /// `FQL_MUTEX_SOAK=CLIENTSxROUNDS` (e.g. `16x50`) runs the contention
