@@ -122,7 +122,12 @@ impl Engine {
                     sink(row)
                 };
                 match self.attempt(tx, steps, self.split_reads, rows, emit) {
-                    Err(Error::Kv(source)) if printed > 0 => {
+                    // Started again, it would print the same results twice;
+                    // or, if it outlived its transaction, outlive the next
+                    // one too, for ever.
+                    Err(Error::Kv(source))
+                        if printed > 0 || source == crate::kv::Error::TransactionTooOld =>
+                    {
                         Err(Error::Interrupted { printed, source })
                     }
                     other => other,

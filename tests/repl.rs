@@ -232,3 +232,31 @@ fn validate_checks_the_data_against_a_schema() {
     p.exp_string("fql> ").unwrap();
     quit(p);
 }
+
+#[test]
+fn a_long_read_shows_progress_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let fill: String = (0..50_000).map(|i| format!("/p({i})=\"{i}\"\n")).collect();
+    let script = dir.path().join("fill.fql");
+    std::fs::write(&script, fill).unwrap();
+    let out = Command::new(cargo_bin("fql"))
+        .arg("--db")
+        .arg(&db)
+        .args(["-w", "-f"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // Reads that print nothing for a while, in one transaction.
+    let scans = vec!["/p(<str>)"; 12].join("\n");
+    let mut cmd = Command::new(cargo_bin("fql"));
+    cmd.arg("--db")
+        .arg(&db)
+        .args(["-q", &scans])
+        .env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(60_000)).unwrap();
+    p.exp_regex(r"[0-9.]+[kM]? keys read \([0-9.]+[kM]?/s\), 0 results")
+        .expect("a progress line");
+    p.exp_eof().unwrap();
+}

@@ -91,8 +91,14 @@ pub enum Error {
     },
 
     /// A read-only transaction failed after it had printed results, so
-    /// running it again would print them twice.
-    #[error("the read failed after printing {printed} results: {source}")]
+    /// running it again would print them twice; or it outlived its
+    /// transaction (five seconds on FoundationDB), so running it again
+    /// would only outlive the next one.
+    #[error("{}", if *printed == 0 {
+        format!("the read outlived its transaction: {source}")
+    } else {
+        format!("the read failed after printing {printed} results: {source}")
+    })]
     #[diagnostic(
         code(fql::read_interrupted),
         help(
