@@ -186,7 +186,7 @@ impl fql::kv::Transaction for SlowTx {
 /// anything fails too, rather than start again and outlive it again.
 fn silent_long_read(db: Arc<Embedded>) {
     let engine = Engine::new(Arc::new(Slow(db)));
-    let script = vec!["/slow(<str>)"; 10].join("\n");
+    let script = ["/slow(<str>)"; 10].join("\n");
     let ran = engine.run_text(&script, &Default::default(), &mut |_| Ok(()));
     assert!(
         matches!(

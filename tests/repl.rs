@@ -249,7 +249,7 @@ fn a_long_read_shows_progress_on_a_terminal() {
         .unwrap();
     assert!(out.status.success());
     // Reads that print nothing for a while, in one transaction.
-    let scans = vec!["/p(<str>)"; 12].join("\n");
+    let scans = ["/p(<str>)"; 12].join("\n");
     let mut cmd = Command::new(cargo_bin("fql"));
     cmd.arg("--db")
         .arg(&db)
