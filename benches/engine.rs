@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fql::directory::DirectoryLayer;
-use fql::exec::Engine;
+use fql::exec::{Each, Engine, Found};
 use fql::kv::embedded::Embedded;
 use fql::kv::{Database, DatabaseExt, Error, RangeCursor, RangeOption, StreamingMode};
 
@@ -67,12 +67,19 @@ fn run_script(engine: &Engine, src: &str, sink: &mut impl std::io::Write) -> usi
     let script = fql::syntax::load(src).expect("a valid script");
     let plan = fql::plan::plan(&script, &Default::default()).expect("a plan");
     let mut n = 0;
+    let mut line = Vec::new();
     engine
-        .run(&plan, &mut |row| {
-            n += 1;
-            writeln!(sink, "{row}").expect("the sink takes it");
-            Ok(())
-        })
+        .run(
+            &plan,
+            &mut Each(|found: Found<'_>| {
+                n += 1;
+                line.clear();
+                found.write_to(&mut line);
+                line.push(b'\n');
+                sink.write_all(&line).expect("the sink takes it");
+                Ok(())
+            }),
+        )
         .expect("runs");
     n
 }

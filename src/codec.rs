@@ -30,14 +30,18 @@ mod fixed;
 mod key;
 pub mod options;
 mod tuple;
+mod unpack;
 mod value;
 
 use crate::kv::MutationType;
 use crate::syntax::ast::{Elem, Options};
 
-pub use element::{from_element, from_elements, single_vstamp, to_element, to_elements, type_of};
+pub use element::{
+    from_element, from_elements, into_owned, single_vstamp, to_element, to_elements, to_owned,
+    type_of,
+};
 pub use error::Error;
-pub use key::{ElementFilter, compare, decode_key, encode_key};
+pub use key::{ElementFilter, compare, decode_key, decode_key_into, encode_key};
 pub use options::{Encoding, IntLayout, IntWidth, NumLayout, NumWidth, Subject};
 pub use value::{Decoded, ValueDecoder, decode_tuple, decode_untyped, encode_value};
 

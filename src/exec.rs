@@ -9,20 +9,32 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use fql::exec::Engine;
+//! use fql::exec::{Each, Engine, Found, Output};
 //! use fql::kv::embedded::Embedded;
 //!
 //! let engine = Engine::new(Arc::new(Embedded::memory()));
 //! let script = fql::syntax::load("/app/users(42)=\"ann\"\n@commit\n/app/users(<int>)=<str>").unwrap();
 //! let plan = fql::plan::plan(&script, &Default::default()).unwrap();
-//! let mut out = Vec::new();
-//! engine.run(&plan, &mut |row| Ok(out.push(row.to_string()))).unwrap();
-//! assert_eq!(out, [r#"/app/users(42)="ann""#]);
+//!
+//! // Results printed as found, with no copy of what was read.
+//! let mut text = Vec::new();
+//! engine.run(&plan, &mut Each(|found: Found<'_>| {
+//!     found.write_to(&mut text);
+//!     text.push(b'\n');
+//!     Ok(())
+//! })).unwrap();
+//! assert_eq!(text, b"/app/users(42)=\"ann\"\n");
+//!
+//! // Results kept, as owned values.
+//! let mut kept = Vec::new();
+//! engine.run(&plan, &mut |row: Output| Ok(kept.push(row))).unwrap();
+//! assert_eq!(kept[0].to_string(), r#"/app/users(42)="ann""#);
 //! ```
 
 mod aggregate;
 pub(crate) mod dirs;
 mod error;
+mod found;
 mod matching;
 mod output;
 mod step;
@@ -39,6 +51,7 @@ use crate::syntax::ast::ElemKind;
 use dirs::Dirs;
 
 pub use error::Error;
+pub use found::{Each, Found, Sink};
 pub use output::{DirPath, Output, Part, Row};
 pub use stream::{QueryError, Results};
 
@@ -77,11 +90,7 @@ impl Engine {
     /// Runs every transaction of `plan` in order, handing each result to
     /// `sink`. Stops at the first error; transactions before it stay
     /// committed.
-    pub fn run(
-        &self,
-        plan: &Plan<'_>,
-        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
-    ) -> Result<(), Error> {
+    pub fn run(&self, plan: &Plan<'_>, sink: &mut dyn Sink) -> Result<(), Error> {
         let mut bindings = Bindings::default();
         for steps in plan.transactions() {
             self.run_transaction(steps, &mut bindings, sink)?;
@@ -99,28 +108,30 @@ impl Engine {
         &self,
         steps: &[Step<'_>],
         bindings: &mut Bindings,
-        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+        sink: &mut dyn Sink,
     ) -> Result<Committed, Error> {
         let rows = &bindings.0;
         let (fed, committed) = if steps.iter().any(|s| s.kind.writes()) {
             let ((out, fed), committed) = self.db.run_with(RetryOptions::default(), |tx, _| {
                 let mut out = Vec::new();
-                let fed = self.attempt(tx, steps, false, rows, &mut |row| {
+                let fed = self.attempt(tx, steps, false, rows, &mut |row: Output| {
                     out.push(row);
                     Ok(())
                 })?;
                 Ok::<_, Error>((out, fed))
             })?;
-            out.into_iter().try_for_each(&mut *sink)?;
+            for row in out {
+                sink.take(row.into())?;
+            }
             (fed, committed)
         } else {
             // Read-only: results go out as they are read.
             let mut printed = 0;
             let fed = self.db.run(|tx, _| {
-                let emit = &mut |row| {
+                let emit = &mut Each(|found: Found<'_>| {
                     printed += 1;
-                    sink(row)
-                };
+                    sink.take(found)
+                });
                 match self.attempt(tx, steps, self.split_reads, rows, emit) {
                     // Started again, it would print the same results twice;
                     // or, if it outlived its transaction, outlive the next
@@ -147,7 +158,7 @@ impl Engine {
         tx: &mut dyn Transaction,
         steps: &[Step<'_>],
         bindings: &mut Bindings,
-        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+        sink: &mut dyn Sink,
     ) -> Result<(), Error> {
         bindings.0 = self.attempt(tx, steps, false, &bindings.0, sink)?;
         Ok(())
@@ -161,7 +172,7 @@ impl Engine {
         steps: &[Step<'_>],
         split: bool,
         rows: &Rows,
-        emit: &mut dyn FnMut(Output) -> Result<(), Error>,
+        emit: &mut dyn Sink,
     ) -> Result<Rows, Error> {
         let mut fed = rows.clone();
         let mut dirs = Dirs::new(&self.layer);
@@ -181,7 +192,7 @@ impl Engine {
         step: &Step<'_>,
         split: bool,
         rows: &mut Rows,
-        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+        sink: &mut dyn Sink,
     ) -> Result<(), Error> {
         // Statements without a driver run once, with no names: the common
         // case costs no allocation.
@@ -203,43 +214,38 @@ impl Engine {
                 });
                 Cow::Owned(query)
             };
-            let mut matched: Option<Output> = None;
+            let mut matched = false;
             let mut count = 0usize;
             let guard = step.options.guard;
-            step::run(tx, dirs, step, &query, split, &mut |found| {
-                if !matches!(found.output, Output::NewSnapshot) {
+            step::run(tx, dirs, step, &query, split, &mut |hit| {
+                let snapshot = hit.found.is_new_snapshot();
+                if !snapshot {
                     count += 1;
                 }
-                if guard.is_some() && !matches!(found.output, Output::NewSnapshot) {
+                if guard.is_some() && !snapshot {
                     if guard == Some(Guard::Absent) {
                         // No need to read on: the guard has failed.
                         return Err(Error::Guard {
-                            found: Some(found.output.to_string()),
+                            found: Some(hit.found.to_string()),
                             at: step.span,
                         });
                     }
-                    matched.get_or_insert_with(|| found.output.clone());
+                    matched = true;
                     if !step.feeds {
                         return Ok(());
                     }
                 }
-                if matches!(found.output, Output::NewSnapshot) {
-                    return if step.feeds {
-                        Ok(())
-                    } else {
-                        sink(found.output)
-                    };
+                if !step.feeds {
+                    return sink.take(hit.found);
                 }
-                if step.feeds {
+                if !snapshot {
                     let mut row = env.clone();
-                    row.extend(found.captures);
+                    row.extend(hit.captures);
                     kept.push(row);
-                    Ok(())
-                } else {
-                    sink(found.output)
                 }
+                Ok(())
             })?;
-            if guard == Some(Guard::Exists) && matched.is_none() {
+            if guard == Some(Guard::Exists) && !matched {
                 return Err(Error::Guard {
                     found: None,
                     at: step.span,

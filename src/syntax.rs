@@ -21,7 +21,7 @@ pub use check::check;
 pub use error::{CheckError, Error, OptionError, ParseError};
 pub use format::format;
 pub use parse::{MAX_DEPTH, parse};
-pub use print::{quote, write_bytes, write_str};
+pub use print::{quote, write_bytes, write_elem, write_str};
 pub use report::{Diagnostics, Sources, render};
 
 /// Parses and checks a script, returning every error of both stages in

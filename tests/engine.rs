@@ -206,7 +206,7 @@ fn long_read(db: Arc<Embedded>, split: bool) {
         let engine = Engine::new(db.clone()).split_reads(split);
         let mut out = Vec::new();
         let mut slept = false;
-        let ran = engine.run_text("/slow(<int>)", &Default::default(), &mut |row| {
+        let ran = engine.run_text("/slow(<int>)", &Default::default(), &mut |row: Output| {
             out.push(row.to_string());
             if !slept {
                 slept = true;

@@ -63,13 +63,15 @@ pub(super) fn versionstamp(v: Vstamp) -> Versionstamp {
     }
 }
 
-/// The data element for a decoded tuple-layer element.
+/// The data element for a decoded tuple-layer element, borrowing the
+/// strings the crate borrowed from the stored bytes, so a read that only
+/// prints or filters a row copies none of its text.
 ///
 /// A stored stamp is always read as complete, even one whose transaction
 /// version is all `ff` (which the crate would call incomplete): what is in
 /// the database is what was committed, and reading it as `#:...` would turn
 /// a read result into a versionstamped write if written back.
-pub fn from_element(e: Element<'_>) -> ElemKind<'static> {
+pub fn from_element(e: Element<'_>) -> ElemKind<'_> {
     match e {
         Element::Nil => ElemKind::Nil,
         Element::Bool(b) => ElemKind::Bool(b),
@@ -77,7 +79,7 @@ pub fn from_element(e: Element<'_>) -> ElemKind<'static> {
         Element::BigInt(n) => ElemKind::Int(Int::from_big(n)),
         Element::Float(x) => ElemKind::Num(Num(f64::from(x))),
         Element::Double(x) => ElemKind::Num(Num(x)),
-        Element::String(s) => ElemKind::Str(Cow::Owned(s.into_owned())),
+        Element::String(s) => ElemKind::Str(s),
         Element::Bytes(b) => ElemKind::Bytes(b.into_owned()),
         Element::Uuid(u) => ElemKind::Uuid(u),
         Element::Versionstamp(v) => {
@@ -94,7 +96,7 @@ pub fn from_element(e: Element<'_>) -> ElemKind<'static> {
 
 /// A decoded tuple as an AST tuple. Decoded data has no place in any
 /// source text, so its spans are empty.
-pub fn from_elements(items: Vec<Element<'_>>) -> Tuple<'static> {
+pub fn from_elements(items: Vec<Element<'_>>) -> Tuple<'_> {
     Tuple {
         elems: items.into_iter().map(elem).collect::<ThinVec<_>>(),
         rest: None,
@@ -103,11 +105,48 @@ pub fn from_elements(items: Vec<Element<'_>>) -> Tuple<'static> {
 }
 
 /// An element with no place in the source.
-pub(super) fn elem(e: Element<'_>) -> Elem<'static> {
+pub(super) fn elem(e: Element<'_>) -> Elem<'_> {
     Elem {
         kind: from_element(e),
         span: Span::default(),
     }
+}
+
+/// Decoded data that owns its text, to outlive the bytes it was read from
+/// (a row kept for a join, an aggregate's value, an owned result).
+///
+/// Decoded data holds no holes; the AST's holes borrow their names from
+/// the script and cannot be made to outlive it.
+pub fn into_owned(kind: ElemKind<'_>) -> ElemKind<'static> {
+    match kind {
+        ElemKind::Nil => ElemKind::Nil,
+        ElemKind::Bool(b) => ElemKind::Bool(b),
+        ElemKind::Int(n) => ElemKind::Int(n),
+        ElemKind::Num(x) => ElemKind::Num(x),
+        ElemKind::Str(s) => ElemKind::Str(Cow::Owned(s.into_owned())),
+        ElemKind::Bytes(b) => ElemKind::Bytes(b),
+        ElemKind::Uuid(u) => ElemKind::Uuid(u),
+        ElemKind::Vstamp(v) => ElemKind::Vstamp(v),
+        ElemKind::Tuple(t) => ElemKind::Tuple(Tuple {
+            elems: t
+                .elems
+                .into_iter()
+                .map(|e| Elem {
+                    kind: into_owned(e.kind),
+                    span: e.span,
+                })
+                .collect(),
+            rest: None,
+            span: t.span,
+        }),
+        ElemKind::Var(_) | ElemKind::Ref(_) => unreachable!("decoded data holds no holes"),
+    }
+}
+
+/// [`into_owned`] of a borrowed element.
+pub fn to_owned(kind: &ElemKind<'_>) -> ElemKind<'static> {
+    // Cloning a borrowed string copies a pointer; `into_owned` copies it once.
+    into_owned(kind.clone())
 }
 
 /// The type of a data element; `None` for a hole.

@@ -8,9 +8,10 @@ use std::cmp::Ordering;
 
 use crate::syntax::ast::{Agg, Elem, ElemKind, Span, Type, Variable};
 
-use super::element::{elem, type_of};
+use super::element::into_owned;
 use super::options::{self, Encoding, Subject};
-use super::tuple::{pack, unpack_tuple};
+use super::tuple::pack;
+use super::unpack::unpack_into;
 use super::{Encoded, Error, Op};
 
 /// Encodes a key: `prefix` and the packed `elems`, all of them data.
@@ -38,8 +39,24 @@ pub fn encode_key(prefix: &[u8], elems: &[Elem]) -> Result<Encoded, Error> {
 /// element, as the tuple crate also offers, would read `15 01` and
 /// `05 15 01 00` alike.
 pub fn decode_key(prefix: &[u8], key: &[u8]) -> Option<Vec<Elem<'static>>> {
-    let rest = key.strip_prefix(prefix)?;
-    Some(unpack_tuple(rest)?.into_iter().map(elem).collect())
+    let mut elems = Vec::new();
+    decode_key_into(prefix, key, &mut elems).then(|| {
+        elems
+            .into_iter()
+            .map(|e| Elem {
+                kind: into_owned(e.kind),
+                span: e.span,
+            })
+            .collect()
+    })
+}
+
+/// [`decode_key`] onto `out`, borrowing the key's text: a range read
+/// decodes every row into one vector and copies nothing. `false` when the
+/// key is not a tuple under `prefix`.
+pub fn decode_key_into<'k>(prefix: &[u8], key: &'k [u8], out: &mut Vec<Elem<'k>>) -> bool {
+    key.strip_prefix(prefix)
+        .is_some_and(|rest| unpack_into(rest, out))
 }
 
 /// Compares two key tuples as the database orders them: by their packed
@@ -53,10 +70,31 @@ pub fn compare(a: &[Elem], b: &[Elem]) -> Result<Ordering, Error> {
 /// What a variable inside a key or a tuple value matches. Its elements are
 /// tuple-encoded and carry their types, so matching is by type alone, and
 /// encoding options have no place there.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElementFilter {
-    /// The accepted types; empty accepts every element.
-    types: Vec<Type>,
+    /// The accepted types, one bit each by [`DATA_TYPES`] order, worked
+    /// out once: a range read asks for every element of every row.
+    accepted: u16,
+}
+
+/// Every type of data, in the order of [`ElementFilter`]'s bits.
+const DATA_TYPES: [Type; 9] = [
+    Type::Nil,
+    Type::Bool,
+    Type::Int,
+    Type::Num,
+    Type::Str,
+    Type::Bytes,
+    Type::Uuid,
+    Type::Vstamp,
+    Type::Tuple,
+];
+
+/// Accepts every element, as `<>` does.
+impl Default for ElementFilter {
+    fn default() -> Self {
+        ElementFilter::of(&[])
+    }
 }
 
 impl ElementFilter {
@@ -74,26 +112,49 @@ impl ElementFilter {
             }
         }
         if errors.is_empty() {
-            let types = var.types.iter().map(|spec| spec.ty).collect();
-            Ok(ElementFilter { types })
+            let types: Vec<Type> = var.types.iter().map(|spec| spec.ty).collect();
+            Ok(ElementFilter::of(&types))
         } else {
             Err(errors)
         }
     }
 
+    /// The filter that accepts the elements of any of `types`; no types
+    /// accept every element.
+    fn of(types: &[Type]) -> ElementFilter {
+        let takes = |found: Type| {
+            types.is_empty()
+                || types.iter().any(|&ty| match ty {
+                    Type::Any | Type::Agg(Agg::Count) => true,
+                    Type::Agg(Agg::Sum | Agg::Min | Agg::Max | Agg::Avg) => {
+                        matches!(found, Type::Int | Type::Num)
+                    }
+                    Type::Agg(Agg::Append) => matches!(found, Type::Str | Type::Bytes),
+                    ty => ty == found,
+                })
+        };
+        let accepted = DATA_TYPES
+            .iter()
+            .enumerate()
+            .filter(|&(_, &ty)| takes(ty))
+            .fold(0, |bits, (n, _)| bits | (1 << n));
+        ElementFilter { accepted }
+    }
+
     /// Whether a decoded element matches.
     pub fn accepts(&self, kind: &ElemKind) -> bool {
-        let Some(found) = type_of(kind) else {
-            return false;
+        let bit = match kind {
+            ElemKind::Nil => 0,
+            ElemKind::Bool(_) => 1,
+            ElemKind::Int(_) => 2,
+            ElemKind::Num(_) => 3,
+            ElemKind::Str(_) => 4,
+            ElemKind::Bytes(_) => 5,
+            ElemKind::Uuid(_) => 6,
+            ElemKind::Vstamp(_) => 7,
+            ElemKind::Tuple(_) => 8,
+            ElemKind::Var(_) | ElemKind::Ref(_) => return false,
         };
-        self.types.is_empty()
-            || self.types.iter().any(|&ty| match ty {
-                Type::Any | Type::Agg(Agg::Count) => true,
-                Type::Agg(Agg::Sum | Agg::Min | Agg::Max | Agg::Avg) => {
-                    matches!(found, Type::Int | Type::Num)
-                }
-                Type::Agg(Agg::Append) => matches!(found, Type::Str | Type::Bytes),
-                ty => ty == found,
-            })
+        self.accepted & (1 << bit) != 0
     }
 }

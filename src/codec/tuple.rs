@@ -1,12 +1,10 @@
-//! Packing and unpacking whole tuples through the tuple crate, with the
-//! guards the crate leaves to its callers: incomplete versionstamps are
-//! counted here rather than trusted to its panicking helpers, sizes are
-//! bounded before anything is written, and nesting is bounded before
-//! anything is read.
+//! Packing whole tuples through the tuple crate, with the guards the crate
+//! leaves to its callers: incomplete versionstamps are counted here rather
+//! than trusted to its panicking helpers, and sizes are bounded before
+//! anything is written.
 
-use foundationdb_tuple::{Element, TuplePack, Versionstamp, VersionstampOffset, unpack};
+use foundationdb_tuple::{Element, TuplePack, Versionstamp, VersionstampOffset};
 
-use crate::syntax::MAX_DEPTH;
 use crate::syntax::ast::{Elem, ElemKind, Span, Vstamp};
 
 use super::element::{incomplete_vstamps, size_bound, to_element};
@@ -112,85 +110,4 @@ fn mark(elem: &Elem, t: &mut Element<'_>) {
         }
         _ => {}
     }
-}
-
-/// The elements of packed tuple bytes, or `None` when the bytes are not a
-/// tuple, or nest deeper than fql's tuples may (the crate unpacks nested
-/// tuples by recursion, so a value of a few kilobytes of `05` bytes would
-/// otherwise exhaust the stack).
-pub(super) fn unpack_tuple(bytes: &[u8]) -> Option<Vec<Element<'_>>> {
-    if !shallow(bytes) {
-        return None;
-    }
-    unpack::<Vec<Element>>(bytes).ok()
-}
-
-/// Whether packed bytes nest tuples at most [`MAX_DEPTH`] deep. Bytes that
-/// are not a valid tuple answer `true` when the crate would reject them
-/// before nesting deeper, and `false` otherwise, so either way no deep
-/// input reaches the crate.
-fn shallow(bytes: &[u8]) -> bool {
-    // Each level of nesting takes a 05 byte; few of them need no walk.
-    if bytecount(bytes, 0x05) <= MAX_DEPTH {
-        return true;
-    }
-    let mut depth = 0usize;
-    let mut i = 0;
-    while let Some(&code) = bytes.get(i) {
-        i += 1;
-        let skip = match code {
-            0x00 if depth > 0 && bytes.get(i) == Some(&0xff) => 1,
-            0x00 if depth > 0 => {
-                depth -= 1;
-                0
-            }
-            0x00 | 0x26 | 0x27 => 0,
-            0x01 | 0x02 => match end_of_string(&bytes[i..]) {
-                Some(len) => len,
-                None => return true,
-            },
-            0x05 => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return false;
-                }
-                0
-            }
-            0x0b => match bytes.get(i) {
-                Some(&n) => 1 + usize::from(n ^ 0xff),
-                None => return true,
-            },
-            0x1d => match bytes.get(i) {
-                Some(&n) => 1 + usize::from(n),
-                None => return true,
-            },
-            0x0c..=0x1c => usize::from(code.abs_diff(0x14)),
-            0x20 => 4,
-            0x21 => 8,
-            0x30 => 16,
-            0x33 => 12,
-            // The crate rejects any other code where it stands.
-            _ => return true,
-        };
-        i += skip;
-    }
-    true
-}
-
-/// The length of an escaped byte string up to and including its
-/// terminator, or `None` if it has none.
-fn end_of_string(bytes: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    loop {
-        let nul = from + memchr::memchr(0x00, &bytes[from..])?;
-        if bytes.get(nul + 1) == Some(&0xff) {
-            from = nul + 2;
-        } else {
-            return Some(nul + 1);
-        }
-    }
-}
-
-fn bytecount(bytes: &[u8], byte: u8) -> usize {
-    memchr::memchr_iter(byte, bytes).count()
 }

@@ -12,9 +12,10 @@
 
 use crate::syntax::ast::{Agg, Elem, ElemKind, Num, Options, Tuple, Type, Variable};
 
-use super::element::{elem, from_element, from_elements, type_of};
+use super::element::type_of;
 use super::options::{self, Encoding, Subject};
-use super::tuple::{Packed, pack, unpack_tuple};
+use super::tuple::{Packed, pack};
+use super::unpack::{unpack_into, unpack_single};
 use super::{Encoded, Error, Op};
 
 /// Encodes a data element as a value, as its options say.
@@ -81,21 +82,29 @@ fn encode_tuple(elem: &Elem) -> Result<Encoded, Error> {
 /// Decodes a value with no type to go by, as `<>` and a left-out value
 /// read it: empty bytes are `nil`, a tuple of one element is that element,
 /// a longer tuple is a tuple, and bytes that are not a tuple are bytes.
-pub fn decode_untyped(bytes: &[u8]) -> ElemKind<'static> {
+/// Text is borrowed from `bytes`.
+pub fn decode_untyped(bytes: &[u8]) -> ElemKind<'_> {
     if bytes.is_empty() {
         return ElemKind::Nil;
     }
-    match unpack_tuple(bytes) {
-        Some(mut items) if items.len() == 1 => from_element(items.swap_remove(0)),
-        Some(items) => ElemKind::Tuple(from_elements(items)),
+    if let Some(one) = unpack_single(bytes) {
+        return one;
+    }
+    match decode_tuple(bytes) {
+        Some(elems) => ElemKind::Tuple(Tuple {
+            elems: elems.into_iter().collect(),
+            rest: None,
+            span: Default::default(),
+        }),
         None => ElemKind::Bytes(bytes.to_vec()),
     }
 }
 
 /// Decodes a value as a tuple, for a value written as a tuple pattern such
 /// as `=(<int>,...)`: any valid tuple, the empty value included.
-pub fn decode_tuple(bytes: &[u8]) -> Option<Vec<Elem<'static>>> {
-    Some(unpack_tuple(bytes)?.into_iter().map(elem).collect())
+pub fn decode_tuple(bytes: &[u8]) -> Option<Vec<Elem<'_>>> {
+    let mut elems = Vec::new();
+    unpack_into(bytes, &mut elems).then_some(elems)
 }
 
 /// How a read decodes values: by the types of a variable, in order.
@@ -105,11 +114,11 @@ pub struct ValueDecoder {
     alternatives: Vec<(Type, Encoding)>,
 }
 
-/// A decoded value.
+/// A decoded value, its text borrowed from the stored bytes.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Decoded {
+pub struct Decoded<'a> {
     /// The element.
-    pub elem: ElemKind<'static>,
+    pub elem: ElemKind<'a>,
     /// Which of the variable's types decoded it; `None` for an untyped read.
     pub alternative: Option<usize>,
 }
@@ -140,7 +149,7 @@ impl ValueDecoder {
 
     /// The value `bytes` holds, by the first type that decodes it; `None`
     /// when none does.
-    pub fn decode(&self, bytes: &[u8]) -> Option<Decoded> {
+    pub fn decode<'b>(&self, bytes: &'b [u8]) -> Option<Decoded<'b>> {
         if self.alternatives.is_empty() {
             return Some(Decoded {
                 elem: decode_untyped(bytes),
@@ -148,7 +157,7 @@ impl ValueDecoder {
             });
         }
         // Decoded at most once, by the first type that needs it.
-        let mut untyped: Option<ElemKind<'static>> = None;
+        let mut untyped: Option<ElemKind<'b>> = None;
         for (n, &(ty, encoding)) in self.alternatives.iter().enumerate() {
             let found = match encoding {
                 Encoding::Int(layout) => super::fixed::decode_int(bytes, layout).map(ElemKind::Int),
@@ -178,15 +187,15 @@ impl ValueDecoder {
 }
 
 /// What a type makes of a tuple-encoded value.
-enum Typed {
+enum Typed<'b> {
     /// The untyped reading itself.
     AsRead,
     /// Another reading of the bytes.
-    Other(ElemKind<'static>),
+    Other(ElemKind<'b>),
 }
 
 /// A tuple-encoded value read as `ty`, given its untyped reading.
-fn decode_typed(bytes: &[u8], ty: Type, untyped: &ElemKind<'static>) -> Option<Typed> {
+fn decode_typed<'b>(bytes: &'b [u8], ty: Type, untyped: &ElemKind<'_>) -> Option<Typed<'b>> {
     let is = |t: Type| type_of(untyped) == Some(t);
     match ty {
         Type::Any | Type::Agg(Agg::Count) => Some(Typed::AsRead),

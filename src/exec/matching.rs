@@ -8,6 +8,8 @@ use crate::codec::{self, ElementFilter, ValueDecoder};
 use crate::syntax::ast::*;
 
 use super::Part;
+use super::output::Piece;
+use crate::syntax::write_elem;
 
 /// A hole's name and, for an aggregate, its kind and options.
 #[derive(Clone, Debug, Default)]
@@ -69,11 +71,11 @@ impl<'a> TupleMatch<'a> {
     }
 
     /// The values of the named holes in a matching tuple.
-    pub fn captures(&self, elems: &[Elem<'static>], out: &mut Captures) {
+    pub fn captures(&self, elems: &[Elem<'_>], out: &mut Captures) {
         for (m, e) in self.elems.iter().zip(elems) {
             match (m, &e.kind) {
                 (ElemMatch::Hole(_, HoleInfo { name: Some(n), .. }), k) => {
-                    out.push((n.to_string(), k.clone()))
+                    out.push((n.to_string(), codec::to_owned(k)))
                 }
                 (ElemMatch::Tuple(t), ElemKind::Tuple(inner)) => t.captures(&inner.elems, out),
                 _ => {}
@@ -134,8 +136,53 @@ pub enum ValueMatch<'a> {
     Equals(Vec<u8>, Arc<str>),
 }
 
-/// A value as a result prints it.
-pub type ReadValue = (Part, Option<Arc<str>>);
+/// A value as a result prints it, borrowed from the stored bytes and the
+/// statement that read it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadValue<'a> {
+    /// Decoded data, with the options of the type that decoded it.
+    Data(ElemKind<'a>, Option<&'a Arc<str>>),
+    /// A constant the query matched, printed as written.
+    Written(&'a Arc<str>),
+}
+
+impl ReadValue<'_> {
+    /// The value as an owned row holds it.
+    pub fn to_owned(&self) -> (Part, Option<Arc<str>>) {
+        match self {
+            ReadValue::Data(d, o) => (Part::Data(codec::to_owned(d)), o.cloned()),
+            ReadValue::Written(text) => (Part::Written(Arc::clone(text)), None),
+        }
+    }
+
+    /// Whether this is the value an owned row holds.
+    pub fn is(&self, owned: &(Part, Option<Arc<str>>)) -> bool {
+        match (self, owned) {
+            (ReadValue::Data(d, o), (Part::Data(e), p)) => {
+                d == e && o.map(|o| &**o) == p.as_deref()
+            }
+            (ReadValue::Written(t), (Part::Written(u), None)) => t == &u,
+            _ => false,
+        }
+    }
+
+    /// The options it prints with.
+    pub fn options(&self) -> Option<&str> {
+        match self {
+            ReadValue::Data(_, o) => o.map(|o| &**o),
+            ReadValue::Written(_) => None,
+        }
+    }
+}
+
+impl Piece for ReadValue<'_> {
+    fn put(&self, w: &mut impl std::fmt::Write) -> std::fmt::Result {
+        match self {
+            ReadValue::Data(d, _) => write_elem(w, d),
+            ReadValue::Written(text) => w.write_str(text),
+        }
+    }
+}
 
 impl<'a> ValueMatch<'a> {
     pub fn new(value: &Value<'a>) -> Result<ValueMatch<'a>, codec::Error> {
@@ -163,14 +210,12 @@ impl<'a> ValueMatch<'a> {
 
     /// The value to print for `bytes`, with its options, or `None` when
     /// the value does not match.
-    pub fn read(&self, bytes: &[u8]) -> Option<ReadValue> {
+    pub fn read<'r>(&'r self, bytes: &'r [u8]) -> Option<ReadValue<'r>> {
         match self {
             ValueMatch::Decode(d, opts, _) => {
                 let found = d.decode(bytes)?;
-                let opts = found
-                    .alternative
-                    .and_then(|n| opts.get(n).cloned().flatten());
-                Some((Part::Data(found.elem), opts))
+                let opts = found.alternative.and_then(|n| opts.get(n)?.as_ref());
+                Some(ReadValue::Data(found.elem, opts))
             }
             ValueMatch::Tuple(m) => {
                 let elems = codec::decode_tuple(bytes)?;
@@ -180,22 +225,24 @@ impl<'a> ValueMatch<'a> {
                         rest: None,
                         span: Span::default(),
                     };
-                    (Part::Data(ElemKind::Tuple(tuple)), None)
+                    ReadValue::Data(ElemKind::Tuple(tuple), None)
                 })
             }
             ValueMatch::Equals(want, text) => {
-                (want.as_slice() == bytes).then(|| (Part::Written(text.clone()), None))
+                (want.as_slice() == bytes).then_some(ReadValue::Written(text))
             }
         }
     }
 
     /// The names a read value binds.
-    pub fn captures(&self, value: &Part, out: &mut Captures) {
+    pub fn captures(&self, value: &ReadValue<'_>, out: &mut Captures) {
         match (self, value) {
-            (ValueMatch::Decode(_, _, HoleInfo { name: Some(n), .. }), Part::Data(v)) => {
-                out.push((n.to_string(), v.clone()))
+            (ValueMatch::Decode(_, _, HoleInfo { name: Some(n), .. }), ReadValue::Data(v, _)) => {
+                out.push((n.to_string(), codec::to_owned(v)))
             }
-            (ValueMatch::Tuple(m), Part::Data(ElemKind::Tuple(t))) => m.captures(&t.elems, out),
+            (ValueMatch::Tuple(m), ReadValue::Data(ElemKind::Tuple(t), _)) => {
+                m.captures(&t.elems, out)
+            }
             _ => {}
         }
     }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::directory::show;
 use crate::syntax::ast::ElemKind;
+use crate::syntax::write_elem;
 
 /// One result.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,48 +86,124 @@ impl Part {
     }
 }
 
+impl Piece for Part {
+    fn put(&self, w: &mut impl fmt::Write) -> fmt::Result {
+        match self {
+            Part::Data(d) => write_elem(w, d),
+            Part::Written(text) => w.write_str(text),
+        }
+    }
+}
+
 impl Display for Part {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            Part::Data(d) => d.fmt(f),
-            Part::Written(text) => f.write_str(text),
-        }
+        self.put(f)
+    }
+}
+
+impl Row {
+    /// Appends the row's canonical FQL to `out`, as `Display` prints it
+    /// but straight into bytes.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        let _ = self.print(&mut Bytes(out));
+    }
+
+    fn print(&self, w: &mut impl fmt::Write) -> fmt::Result {
+        let value = self.value.as_ref().map(|(v, o)| (v, o.as_deref()));
+        print_row(w, &self.path, &self.key, self.rest, value)
     }
 }
 
 impl Display for Row {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.path.text)?;
-        f.write_str("(")?;
-        for (n, part) in self.key.iter().enumerate() {
-            if n > 0 {
-                f.write_str(",")?;
-            }
-            part.fmt(f)?;
-        }
-        if self.rest {
-            f.write_str(if self.key.is_empty() { "..." } else { ",..." })?;
-        }
-        f.write_str(")")?;
-        if let Some((value, options)) = &self.value {
-            write!(f, "={value}")?;
-            if let Some(o) = options {
-                f.write_str(o)?;
-            }
-        }
-        Ok(())
+        self.print(f)
     }
 }
+
+/// The canonical FQL of a key-value, whatever holds its parts: the owned
+/// [`Part`]s of a [`Row`] or the borrowed elements of a row being read.
+pub(super) fn print_row(
+    w: &mut impl fmt::Write,
+    path: &DirPath,
+    key: &[impl Piece],
+    rest: bool,
+    value: Option<(&impl Piece, Option<&str>)>,
+) -> fmt::Result {
+    w.write_str(&path.text)?;
+    w.write_char('(')?;
+    for (n, k) in key.iter().enumerate() {
+        if n > 0 {
+            w.write_char(',')?;
+        }
+        k.put(w)?;
+    }
+    if rest {
+        w.write_str(if key.is_empty() { "..." } else { ",..." })?;
+    }
+    w.write_char(')')?;
+    if let Some((value, options)) = value {
+        w.write_char('=')?;
+        value.put(w)?;
+        if let Some(o) = options {
+            w.write_str(o)?;
+        }
+    }
+    Ok(())
+}
+
+/// An element of a row, owned or borrowed, in canonical FQL.
+pub(super) trait Piece {
+    fn put(&self, w: &mut impl fmt::Write) -> fmt::Result;
+}
+
+impl Output {
+    /// Appends the result's canonical FQL to `out`, as `Display` prints
+    /// it but straight into bytes: the way to print results in bulk.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        let _ = self.print(&mut Bytes(out));
+    }
+
+    pub(super) fn print(&self, w: &mut impl fmt::Write) -> fmt::Result {
+        match self {
+            Output::Directory(path) => w.write_str(&show(path)),
+            Output::KeyValue(row) => row.print(w),
+            Output::NewSnapshot => w.write_str(NEW_SNAPSHOT),
+        }
+    }
+}
+
+/// How a break between snapshots prints: a comment, so the output still
+/// reads back as FQL.
+const NEW_SNAPSHOT: &str =
+    "% the read went on in a new transaction: what follows is a later snapshot";
 
 impl Display for Output {
     /// The canonical FQL of the result, so every line can be pasted back.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            Output::Directory(path) => f.write_str(&show(path)),
-            Output::KeyValue(row) => row.fmt(f),
-            Output::NewSnapshot => f.write_str(
-                "% the read went on in a new transaction: what follows is a later snapshot",
-            ),
+        self.print(f)
+    }
+}
+
+/// A byte buffer as a text sink: appending never fails, and a row goes
+/// in piece by piece with no formatting machinery in between.
+pub(super) struct Bytes<'a>(pub &'a mut Vec<u8>);
+
+impl fmt::Write for Bytes<'_> {
+    #[inline]
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+
+    /// Punctuation, one byte: pushed, not encoded and copied.
+    #[inline]
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        match u8::try_from(c) {
+            Ok(b) if b.is_ascii() => self.0.push(b),
+            _ => self
+                .0
+                .extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
         }
+        Ok(())
     }
 }

@@ -8,16 +8,17 @@ use crate::syntax::ast::*;
 use super::aggregate::Fold;
 use super::dirs::{self, Dirs};
 use super::matching::{Captures, ReadValue, TupleMatch, ValueMatch};
-use super::{DirPath, Error, Output, Part, Row};
+use super::{DirPath, Error, Found, Output, Part, Row};
 use std::sync::Arc;
 
-/// A result and the values its named variables took.
-pub struct Found {
-    pub output: Output,
+/// A result and the values its named variables took, which only a
+/// statement that feeds another collects.
+pub struct Hit<'a> {
+    pub found: Found<'a>,
     pub captures: Captures,
 }
 
-type Emit<'a> = &'a mut dyn FnMut(Found) -> Result<(), Error>;
+type Emit<'a> = &'a mut dyn FnMut(Hit<'_>) -> Result<(), Error>;
 
 /// Runs `step` (its `query`, which may have had references replaced),
 /// handing each result to `emit`.
@@ -34,8 +35,8 @@ pub fn run(
             for path in dirs::matching(tx, dirs.layer, pattern)? {
                 let mut captures = Vec::new();
                 dirs::captures(pattern, &path, &mut captures);
-                emit(Found {
-                    output: Output::Directory(path),
+                emit(Hit {
+                    found: Output::Directory(path).into(),
                     captures,
                 })?;
             }
@@ -107,14 +108,18 @@ fn read(
         return Ok(());
     };
     let values = ValueMatch::new(&kv.value)?;
+    let mut elems = Vec::new();
+    // The key as stored, which is the key as written.
+    codec::decode_key_into(prefix, &key, &mut elems);
     match values.read(&bytes) {
         Some(value) => {
             let mut captures = Vec::new();
-            values.captures(&value.0, &mut captures);
-            // The key as stored, which is the key as written.
-            let elems = codec::decode_key(prefix, &key).unwrap_or_default();
-            emit(Found {
-                output: row(&Arc::new(DirPath::new(path)), elems, value),
+            if step.feeds {
+                values.captures(&value, &mut captures);
+            }
+            let path = Arc::new(DirPath::new(path));
+            emit(Hit {
+                found: Found::row(&path, &elems, value),
                 captures,
             })
         }
@@ -173,22 +178,30 @@ fn scan(
                 Ok(None) => break,
                 Err(crate::kv::Error::TransactionTooOld) if split => {
                     tx.reset();
-                    emit(Found {
-                        output: Output::NewSnapshot,
+                    emit(Hit {
+                        found: Output::NewSnapshot.into(),
                         captures: Vec::new(),
                     })?;
                     continue;
                 }
                 Err(e) => return Err(e.into()),
             };
-            for stored in batch {
+            // Each row's key decodes into this one vector, borrowing the
+            // batch: a row costs no allocation unless it is kept.
+            let mut elems = Vec::new();
+            for stored in &batch {
                 if left == Some(0) {
                     break 'rows;
                 }
-                let found = codec::decode_key(prefix, &stored.key)
-                    .filter(|elems| keys.matches(elems))
-                    .and_then(|elems| values.read(&stored.value).map(|v| (elems, v)));
-                let Some((elems, value)) = found else {
+                elems.clear();
+                let key_ok =
+                    codec::decode_key_into(prefix, &stored.key, &mut elems) && keys.matches(&elems);
+                let value = if key_ok {
+                    values.read(&stored.value)
+                } else {
+                    None
+                };
+                let Some(value) = value else {
                     if opts.strict {
                         return Err(mismatch(&path, prefix, &stored.key, &stored.value, step));
                     }
@@ -200,21 +213,24 @@ fn scan(
                 if clearing {
                     tx.clear(&stored.key)?;
                 } else if folding {
-                    folds.push(&elems, value);
+                    folds.push(&elems, &value);
                 } else {
-                    let mut captures = dir_captures.clone();
-                    keys.captures(&elems, &mut captures);
-                    values.captures(&value.0, &mut captures);
-                    emit(Found {
-                        output: row(&shared, elems, value),
+                    let mut captures = Vec::new();
+                    if step.feeds {
+                        captures.extend_from_slice(&dir_captures);
+                        keys.captures(&elems, &mut captures);
+                        values.captures(&value, &mut captures);
+                    }
+                    emit(Hit {
+                        found: Found::row(&shared, &elems, value),
                         captures,
                     })?;
                 }
             }
         }
         if folding && let Some(output) = folds.finish(&shared, kv) {
-            emit(Found {
-                output,
+            emit(Hit {
+                found: output.into(),
                 captures: dir_captures,
             })?;
         }
@@ -231,7 +247,7 @@ struct Folds {
     value: Option<Fold>,
     /// The value every row had so far: `None` before the first row,
     /// `Some(None)` once two differed.
-    common: Option<Option<ReadValue>>,
+    common: Option<Option<(Part, Option<Arc<str>>)>>,
 }
 
 impl Folds {
@@ -246,20 +262,20 @@ impl Folds {
         }
     }
 
-    fn push(&mut self, elems: &[Elem<'_>], value: ReadValue) {
+    fn push(&mut self, elems: &[Elem<'_>], value: &ReadValue<'_>) {
         for (n, fold) in &mut self.keys {
             fold.push(&elems[*n].kind);
         }
         match &mut self.value {
             Some(fold) => {
-                if let Part::Data(v) = &value.0 {
+                if let ReadValue::Data(v, _) = value {
                     fold.push(v);
                 }
             }
             None => {
                 self.common = match self.common.take() {
-                    None => Some(Some(value)),
-                    Some(Some(c)) if c == value => Some(Some(c)),
+                    None => Some(Some(value.to_owned())),
+                    Some(Some(c)) if value.is(&c) => Some(Some(c)),
                     Some(_) => Some(None),
                 }
             }
@@ -304,22 +320,14 @@ fn has_aggregate(kv: &KeyValue<'_>) -> bool {
     kv.key.tuple.elems.iter().any(agg) || matches!(&kv.value, Value::Data(e, _) if agg(e))
 }
 
-/// A result row.
-fn row(path: &Arc<DirPath>, elems: Vec<Elem<'static>>, value: ReadValue) -> Output {
-    Output::KeyValue(Row {
-        path: path.clone(),
-        key: elems.into_iter().map(|e| Part::Data(e.kind)).collect(),
-        rest: false,
-        value: Some(value),
-    })
-}
-
 fn mismatch(path: &[String], prefix: &[u8], key: &[u8], value: &[u8], step: &Step<'_>) -> Error {
-    let kind = codec::decode_untyped(value);
-    let path = Arc::new(DirPath::new(path.to_vec()));
-    let shown = match codec::decode_key(prefix, key) {
-        Some(elems) => row(&path, elems, (Part::Data(kind), None)).to_string(),
-        None => format!("the key 0x{} (not a tuple)", const_hex::encode(key)),
+    let mut elems = Vec::new();
+    let shown = if codec::decode_key_into(prefix, key, &mut elems) {
+        let path = Arc::new(DirPath::new(path.to_vec()));
+        let value = ReadValue::Data(codec::decode_untyped(value), None);
+        Found::row(&path, &elems, value).to_string()
+    } else {
+        format!("the key 0x{} (not a tuple)", const_hex::encode(key))
     };
     Error::Mismatch {
         key: shown,

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::{Engine, Error, Output};
+use super::{Engine, Error, Output, Sink};
 use crate::syntax::ast::Elem;
 
 /// Why a script did not run, or stopped.
@@ -70,7 +70,7 @@ impl Engine {
         let engine = self.clone();
         let script = script.into();
         tokio::task::spawn_blocking(move || {
-            let outcome = engine.run_text(&script, &params, &mut |row| {
+            let outcome = engine.run_text(&script, &params, &mut |row: Output| {
                 // The reader is gone: stop.
                 tx.blocking_send(Ok(row))
                     .map_err(|_| Error::Kv(crate::kv::Error::TransactionCancelled))
@@ -87,7 +87,7 @@ impl Engine {
         &self,
         script: &str,
         params: &HashMap<String, Elem<'static>>,
-        sink: &mut dyn FnMut(Output) -> Result<(), Error>,
+        sink: &mut dyn Sink,
     ) -> Result<(), QueryError> {
         let script = crate::syntax::load(script).map_err(QueryError::Invalid)?;
         let plan = crate::plan::plan(&script, params).map_err(QueryError::Plan)?;

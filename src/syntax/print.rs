@@ -105,77 +105,100 @@ impl Display for DirElem<'_> {
 
 impl Display for Tuple<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_char('(')?;
-        for (n, elem) in self.elems.iter().enumerate() {
-            if n > 0 {
-                f.write_char(',')?;
-            }
-            elem.fmt(f)?;
-        }
-        if self.rest.is_some() {
-            if !self.elems.is_empty() {
-                f.write_char(',')?;
-            }
-            f.write_str("...")?;
-        }
-        f.write_char(')')
+        write_tuple(f, self)
     }
 }
 
 impl Display for Elem<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        self.kind.fmt(f)
+        write_elem(f, &self.kind)
     }
 }
 
 impl Display for ElemKind<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            ElemKind::Nil => f.write_str("nil"),
-            ElemKind::Bool(b) => write!(f, "{b}"),
-            ElemKind::Int(n) => n.fmt(f),
-            ElemKind::Num(n) => n.fmt(f),
-            ElemKind::Str(s) => write_str(f, s),
-            ElemKind::Bytes(b) => write_bytes(f, b),
-            ElemKind::Uuid(u) => write!(f, "{}", u.hyphenated()),
-            ElemKind::Vstamp(v) => v.fmt(f),
-            ElemKind::Tuple(t) => t.fmt(f),
-            ElemKind::Var(v) => v.fmt(f),
-            ElemKind::Ref(r) => r.fmt(f),
-        }
+        write_elem(f, self)
     }
 }
 
 impl Display for Int {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            Int::Small(n) => f.write_str(itoa::Buffer::new().format(*n)),
-            Int::Big(n) => write!(f, "{n}"),
-        }
+        write_int(f, self)
     }
 }
 
 impl Display for Num {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let x = self.0;
-        if x.is_nan() {
-            f.write_str("nan")
-        } else if x.is_infinite() {
-            f.write_str(if x > 0.0 { "inf" } else { "-inf" })
-        } else {
-            f.write_str(ryu::Buffer::new().format_finite(x))
-        }
+        write_num(f, self.0)
     }
 }
 
 impl Display for Vstamp {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_char('#')?;
-        if let Some(tx) = &self.tx {
-            write_hex(f, tx)?;
-        }
-        write!(f, ":{:04x}", self.user)
+        write_vstamp(f, self)
     }
+}
+
+/// Writes an element in canonical form into any text sink: a formatter
+/// for `Display`, or a byte buffer for results, which then print without
+/// going through `fmt`'s machinery. Holes print as written.
+pub fn write_elem(w: &mut impl Write, kind: &ElemKind<'_>) -> fmt::Result {
+    match kind {
+        ElemKind::Nil => w.write_str("nil"),
+        ElemKind::Bool(b) => w.write_str(if *b { "true" } else { "false" }),
+        ElemKind::Int(n) => write_int(w, n),
+        ElemKind::Num(n) => write_num(w, n.0),
+        ElemKind::Str(s) => write_str(w, s),
+        ElemKind::Bytes(b) => write_bytes(w, b),
+        ElemKind::Uuid(u) => w.write_str(u.hyphenated().encode_lower(&mut Uuid::encode_buffer())),
+        ElemKind::Vstamp(v) => write_vstamp(w, v),
+        ElemKind::Tuple(t) => write_tuple(w, t),
+        ElemKind::Var(v) => write!(w, "{v}"),
+        ElemKind::Ref(r) => write!(w, "{r}"),
+    }
+}
+
+fn write_tuple(w: &mut impl Write, t: &Tuple<'_>) -> fmt::Result {
+    w.write_char('(')?;
+    for (n, elem) in t.elems.iter().enumerate() {
+        if n > 0 {
+            w.write_char(',')?;
+        }
+        write_elem(w, &elem.kind)?;
+    }
+    if t.rest.is_some() {
+        if !t.elems.is_empty() {
+            w.write_char(',')?;
+        }
+        w.write_str("...")?;
+    }
+    w.write_char(')')
+}
+
+fn write_int(w: &mut impl Write, n: &Int) -> fmt::Result {
+    match n {
+        Int::Small(n) => w.write_str(itoa::Buffer::new().format(*n)),
+        Int::Big(n) => write!(w, "{n}"),
+    }
+}
+
+fn write_num(w: &mut impl Write, x: f64) -> fmt::Result {
+    if x.is_nan() {
+        w.write_str("nan")
+    } else if x.is_infinite() {
+        w.write_str(if x > 0.0 { "inf" } else { "-inf" })
+    } else {
+        w.write_str(ryu::Buffer::new().format_finite(x))
+    }
+}
+
+fn write_vstamp(w: &mut impl Write, v: &Vstamp) -> fmt::Result {
+    w.write_char('#')?;
+    if let Some(tx) = &v.tx {
+        write_hex(w, tx)?;
+    }
+    w.write_char(':')?;
+    write_hex(w, &v.user.to_be_bytes())
 }
 
 impl Display for Variable<'_> {
@@ -240,8 +263,14 @@ impl Display for Opt<'_> {
 /// The text between escapes goes out in one piece: result rows are mostly
 /// strings, and a byte search is much cheaper than one write per char.
 pub fn write_str(f: &mut impl Write, s: &str) -> fmt::Result {
-    f.write_str("\"")?;
+    f.write_char('"')?;
     let bytes = s.as_bytes();
+    // Most strings are short and need no escape: one scan, one write. A
+    // vector search costs more than it saves on a few bytes.
+    if bytes.len() < 64 && !has_escape(bytes) {
+        f.write_str(s)?;
+        return f.write_char('"');
+    }
     let mut start = 0;
     for n in memchr::memchr3_iter(b'"', b'\\', b'\n', bytes) {
         f.write_str(&s[start..n])?;
@@ -253,7 +282,30 @@ pub fn write_str(f: &mut impl Write, s: &str) -> fmt::Result {
         start = n + 1;
     }
     f.write_str(&s[start..])?;
-    f.write_str("\"")
+    f.write_char('"')
+}
+
+/// Whether `bytes` hold a `"`, a `\\` or a line feed, looked for eight
+/// bytes at a time: a word has one of them when the word xor that byte
+/// repeated has a zero byte.
+fn has_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
+    let mut words = bytes.chunks_exact(8);
+    for chunk in &mut words {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        if zero_byte(w ^ (ONES * u64::from(b'"')))
+            || zero_byte(w ^ (ONES * u64::from(b'\\')))
+            || zero_byte(w ^ (ONES * u64::from(b'\n')))
+        {
+            return true;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .any(|&b| matches!(b, b'"' | b'\\' | b'\n'))
 }
 
 /// A string literal for `s`.
@@ -300,6 +352,25 @@ mod tests {
         assert_eq!(num(f64::NAN), "nan");
         assert_eq!(num(f64::MAX), "1.7976931348623157e308");
         assert_eq!(num(5e-324), "5e-324");
+    }
+
+    #[test]
+    fn escapes_are_found_wherever_they_stand() {
+        for len in 0..40 {
+            assert!(!has_escape(&vec![b'a'; len]));
+            assert!(!has_escape(&vec![0xff; len]));
+            assert!(!has_escape(&vec![0x00; len]));
+            for at in 0..len {
+                for b in [b'"', b'\\', b'\n'] {
+                    let mut bytes = vec![0xffu8; len];
+                    bytes[at] = b;
+                    assert!(has_escape(&bytes), "{len} {at} {b}");
+                }
+                let mut near = vec![b'a'; len];
+                near[at] = b'"' + 1;
+                assert!(!has_escape(&near));
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ fn decoder(src: &str) -> ValueDecoder {
 }
 
 /// The element `src` reads from `bytes`, and which type read it.
-fn read(src: &str, bytes: &[u8]) -> Option<(ElemKind<'static>, Option<usize>)> {
+fn read<'b>(src: &str, bytes: &'b [u8]) -> Option<(ElemKind<'b>, Option<usize>)> {
     decoder(src).decode(bytes).map(|d| (d.elem, d.alternative))
 }
 

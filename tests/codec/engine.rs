@@ -17,7 +17,7 @@ fn run(engine: &Engine, script: &str) -> Vec<String> {
     let plan = fql::plan::plan(&script, &Default::default()).expect("a plan");
     let mut out = Vec::new();
     engine
-        .run(&plan, &mut |row| {
+        .run(&plan, &mut |row: fql::exec::Output| {
             out.push(row.to_string());
             Ok(())
         })

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use fql::exec::Engine;
+use fql::exec::{Each, Engine, Found};
 use fql::kv::Database;
 
 use crate::backend::{Backend, Kind};
@@ -87,10 +87,24 @@ fn outputs(backend: &Backend, script_text: &str) -> Vec<String> {
     };
     let db: Arc<dyn Database> = backend.handle();
     let mut out = Vec::new();
-    let ran = Engine::new(db).run(&plan, &mut |row| {
-        out.push(row.to_string());
-        Ok(())
-    });
+    // Every way of printing a result gives the same text: as found, into
+    // bytes, and as an owned result.
+    let ran = Engine::new(db).run(
+        &plan,
+        &mut Each(|found: Found<'_>| {
+            let text = found.to_string();
+            let mut bytes = Vec::new();
+            found.write_to(&mut bytes);
+            assert_eq!(String::from_utf8(bytes).unwrap(), text);
+            let output = found.into_output();
+            let mut bytes = Vec::new();
+            output.write_to(&mut bytes);
+            assert_eq!(String::from_utf8(bytes).unwrap(), text);
+            assert_eq!(output.to_string(), text);
+            out.push(text);
+            Ok(())
+        }),
+    );
     if let Err(e) = ran {
         out.push(code(&e));
     }

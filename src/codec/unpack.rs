@@ -1,0 +1,244 @@
+//! Unpacking tuples into data elements that borrow their text from the
+//! packed bytes, with the guard the crate leaves to its callers: nesting is
+//! bounded before anything nested is read.
+//!
+//! The elements rows are mostly made of, strings and small ints, are read
+//! here directly; every other element, and a string with an escaped zero
+//! byte, goes through the crate. A range read decodes every row, and the
+//! crate's general path (an element type covering every case, moved
+//! through results) cost several times the decoding itself.
+
+use std::borrow::Cow;
+
+use foundationdb_tuple::{Element, PackResult, TupleDepth, TupleUnpack, unpack};
+
+use crate::syntax::MAX_DEPTH;
+use crate::syntax::ast::{Elem, ElemKind, Int, Span};
+
+use super::element::from_element;
+
+/// Unpacks the elements of packed tuple bytes one by one onto `out`,
+/// borrowing their text from `bytes`: a row's key decodes into a vector
+/// the caller reuses. `false` when the bytes are not a tuple, or nest
+/// deeper than fql's tuples may (the crate unpacks nested tuples by
+/// recursion, so a value of a few kilobytes of `05` bytes would otherwise
+/// exhaust the stack); `out` then holds whatever came before the fault.
+pub(super) fn unpack_into<'b>(bytes: &'b [u8], out: &mut Vec<Elem<'b>>) -> bool {
+    let mut rest = bytes;
+    let mut unpacker = Unpacker::default();
+    while !rest.is_empty() {
+        match unpacker.next(rest) {
+            Some((kind, left)) => {
+                out.push(Elem {
+                    kind,
+                    span: Span::default(),
+                });
+                rest = left;
+            }
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The one element packed tuple bytes hold, or `None` when they hold
+/// another number of elements or are not a tuple: most values are one
+/// element, read with no vector at all.
+pub(super) fn unpack_single(bytes: &[u8]) -> Option<ElemKind<'_>> {
+    match Unpacker::default().next(bytes)? {
+        (kind, []) => Some(kind),
+        _ => None,
+    }
+}
+
+/// Reads the elements of one tuple, in order.
+#[derive(Default)]
+struct Unpacker {
+    /// Whether the bytes from the first nested tuple on were found
+    /// shallow enough: checked once, as the elements before it are flat.
+    checked: bool,
+}
+
+impl Unpacker {
+    /// The element `bytes` start with and the bytes after it, or `None`
+    /// when they do not start with a valid element.
+    fn next<'b>(&mut self, bytes: &'b [u8]) -> Option<(ElemKind<'b>, &'b [u8])> {
+        let (&code, body) = bytes.split_first()?;
+        match code {
+            0x02 => {
+                let end = memchr::memchr(0x00, body)?;
+                // An escaped zero byte needs unescaping: the crate's.
+                if body.get(end + 1) != Some(&0xff) {
+                    let text = std::str::from_utf8(&body[..end]).ok()?;
+                    return Some((ElemKind::Str(Cow::Borrowed(text)), &body[end + 1..]));
+                }
+            }
+            // Ints of up to seven bytes: eight may not fit an i64.
+            0x0d..=0x1b => {
+                let n = usize::from(code.abs_diff(0x14));
+                let digits = body.get(..n)?;
+                let mut be = if code < 0x14 { [0xff; 8] } else { [0; 8] };
+                be[8 - n..].copy_from_slice(digits);
+                let value = i64::from_be_bytes(be);
+                // A negative int is stored as its value less one.
+                let value = if code < 0x14 { value + 1 } else { value };
+                return Some((ElemKind::Int(Int::Small(value)), &body[n..]));
+            }
+            0x05 if !std::mem::replace(&mut self.checked, true) && !shallow(bytes) => {
+                return None;
+            }
+            _ => {}
+        }
+        let (rest, e) = Element::unpack(bytes, element_depth()).ok()?;
+        Some((from_element(e), rest))
+    }
+}
+
+/// The depth at which the crate unpacks the elements of a tuple that is
+/// not nested. The crate keeps its constructor private but hands the root
+/// depth to whatever it unpacks, so a unit unpacked from no bytes gets it.
+fn element_depth() -> TupleDepth {
+    struct Root(TupleDepth);
+    impl TupleUnpack<'_> for Root {
+        fn unpack(input: &[u8], depth: TupleDepth) -> PackResult<(&[u8], Root)> {
+            Ok((input, Root(depth)))
+        }
+    }
+    match unpack::<Root>(&[]) {
+        Ok(Root(depth)) => depth.increment(),
+        Err(_) => unreachable!("a unit unpacks from no bytes"),
+    }
+}
+
+/// Whether packed bytes nest tuples at most [`MAX_DEPTH`] deep. Bytes that
+/// are not a valid tuple answer `true` when the crate would reject them
+/// before nesting deeper, and `false` otherwise, so either way no deep
+/// input reaches the crate.
+fn shallow(bytes: &[u8]) -> bool {
+    // Each level of nesting takes a 05 byte; few of them need no walk.
+    if bytecount(bytes, 0x05) <= MAX_DEPTH {
+        return true;
+    }
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&code) = bytes.get(i) {
+        i += 1;
+        let skip = match code {
+            0x00 if depth > 0 && bytes.get(i) == Some(&0xff) => 1,
+            0x00 if depth > 0 => {
+                depth -= 1;
+                0
+            }
+            0x00 | 0x26 | 0x27 => 0,
+            0x01 | 0x02 => match end_of_string(&bytes[i..]) {
+                Some(len) => len,
+                None => return true,
+            },
+            0x05 => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return false;
+                }
+                0
+            }
+            0x0b => match bytes.get(i) {
+                Some(&n) => 1 + usize::from(n ^ 0xff),
+                None => return true,
+            },
+            0x1d => match bytes.get(i) {
+                Some(&n) => 1 + usize::from(n),
+                None => return true,
+            },
+            0x0c..=0x1c => usize::from(code.abs_diff(0x14)),
+            0x20 => 4,
+            0x21 => 8,
+            0x30 => 16,
+            0x33 => 12,
+            // The crate rejects any other code where it stands.
+            _ => return true,
+        };
+        i += skip;
+    }
+    true
+}
+
+/// The length of an escaped byte string up to and including its
+/// terminator, or `None` if it has none.
+fn end_of_string(bytes: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        let nul = from + memchr::memchr(0x00, &bytes[from..])?;
+        if bytes.get(nul + 1) == Some(&0xff) {
+            from = nul + 2;
+        } else {
+            return Some(nul + 1);
+        }
+    }
+}
+
+fn bytecount(bytes: &[u8], byte: u8) -> usize {
+    memchr::memchr_iter(byte, bytes).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::codec::element::elem;
+
+    /// What the crate alone makes of the bytes.
+    fn by_the_crate(bytes: &[u8]) -> Option<Vec<Elem<'_>>> {
+        if !shallow(bytes) {
+            return None;
+        }
+        let items = unpack::<Vec<Element>>(bytes).ok()?;
+        Some(items.into_iter().map(elem).collect())
+    }
+
+    fn ours(bytes: &[u8]) -> Option<Vec<Elem<'_>>> {
+        let mut out = Vec::new();
+        unpack_into(bytes, &mut out).then_some(out)
+    }
+
+    #[test]
+    fn ints_at_every_length_read_as_the_crate_reads_them() {
+        let mut n: i64 = 1;
+        for _ in 0..64 {
+            let m = n.wrapping_neg();
+            for v in [
+                n,
+                n.wrapping_sub(1),
+                n.wrapping_add(1),
+                m,
+                m.wrapping_add(1),
+                m.wrapping_sub(1),
+            ] {
+                let bytes = foundationdb_tuple::pack(&(v,));
+                assert_eq!(ours(&bytes), by_the_crate(&bytes), "{v}");
+                assert_eq!(unpack_single(&bytes), Some(ElemKind::Int(Int::Small(v))));
+            }
+            n = n.wrapping_mul(2);
+        }
+        // Non-canonical bytes too: a leading zero, all ones.
+        for bytes in [
+            &[0x15, 0x00][..],
+            &[0x13, 0xff],
+            &[0x0d, 0xff, 0, 0, 0, 0, 0, 1],
+        ] {
+            assert_eq!(ours(bytes), by_the_crate(bytes));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_bytes_read_as_the_crate_reads_them(
+            bytes in proptest::collection::vec(
+                prop_oneof![Just(0x00u8), Just(0xff), Just(0x02), Just(0x05), 0x0bu8..0x1e, any::<u8>()],
+                0..24,
+            )
+        ) {
+            prop_assert_eq!(ours(&bytes), by_the_crate(&bytes));
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Results as the engine finds them, and the sinks that take them.
+//!
+//! A range read decodes each row into elements that borrow the bytes it
+//! read. A [`Found`] hands the row over as it is: a sink that prints it
+//! ([`Found::write_to`]) copies nothing, and one that keeps it makes it an
+//! owned [`Output`] ([`Found::into_output`]). A million-row read then
+//! costs about what decoding and printing cost, not a million owned rows
+//! made and dropped.
+
+use std::fmt::{self, Display, Formatter};
+use std::sync::Arc;
+
+use crate::codec;
+use crate::syntax::ast::Elem;
+use crate::syntax::write_elem;
+
+use super::matching::ReadValue;
+use super::output::{Bytes, Piece, print_row};
+use super::{DirPath, Error, Output, Part, Row};
+
+/// One result, as a [`Sink`] receives it: borrowed from the read that
+/// found it, or owned.
+#[derive(Debug)]
+pub struct Found<'a>(Inner<'a>);
+
+#[derive(Debug)]
+enum Inner<'a> {
+    /// A key-value a read found: the directory, the decoded key, the value.
+    Row(&'a Arc<DirPath>, &'a [Elem<'a>], ReadValue<'a>),
+    Owned(Output),
+}
+
+impl<'a> Found<'a> {
+    /// A key-value as a read decoded it.
+    pub(super) fn row(path: &'a Arc<DirPath>, key: &'a [Elem<'a>], value: ReadValue<'a>) -> Self {
+        Found(Inner::Row(path, key, value))
+    }
+
+    /// Appends the result's canonical FQL to `out`, with no line break:
+    /// the same text as `Display` and [`Output::write_to`], written
+    /// straight from the decoded row.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        let _ = self.print(&mut Bytes(out));
+    }
+
+    /// The result as an owned [`Output`], to keep or send elsewhere.
+    pub fn into_output(self) -> Output {
+        match self.0 {
+            Inner::Row(path, key, value) => Output::KeyValue(Row {
+                path: Arc::clone(path),
+                key: key
+                    .iter()
+                    .map(|e| Part::Data(codec::to_owned(&e.kind)))
+                    .collect(),
+                rest: false,
+                value: Some(value.to_owned()),
+            }),
+            Inner::Owned(output) => output,
+        }
+    }
+
+    /// Whether this marks a read going on in a new transaction.
+    pub(super) fn is_new_snapshot(&self) -> bool {
+        matches!(self.0, Inner::Owned(Output::NewSnapshot))
+    }
+
+    fn print(&self, w: &mut impl fmt::Write) -> fmt::Result {
+        match &self.0 {
+            Inner::Row(path, key, value) => {
+                print_row(w, path, key, false, Some((value, value.options())))
+            }
+            Inner::Owned(output) => output.print(w),
+        }
+    }
+}
+
+impl From<Output> for Found<'_> {
+    fn from(output: Output) -> Self {
+        Found(Inner::Owned(output))
+    }
+}
+
+impl Display for Found<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.print(f)
+    }
+}
+
+impl Piece for Elem<'_> {
+    fn put(&self, w: &mut impl fmt::Write) -> fmt::Result {
+        write_elem(w, &self.kind)
+    }
+}
+
+/// Where the engine hands its results, one at a time and in order.
+///
+/// A closure that takes an owned [`Output`] is a sink; a sink that prints
+/// implements the trait itself, or wraps its closure in [`Each`], and
+/// takes each result as found.
+pub trait Sink {
+    /// Takes one result. An error stops the run.
+    fn take(&mut self, found: Found<'_>) -> Result<(), Error>;
+}
+
+impl<F: FnMut(Output) -> Result<(), Error>> Sink for F {
+    fn take(&mut self, found: Found<'_>) -> Result<(), Error> {
+        self(found.into_output())
+    }
+}
+
+/// A closure that takes results as found, as a [`Sink`]:
+/// `Each(|found: Found<'_>| ...)`.
+pub struct Each<F>(pub F);
+
+impl<F: FnMut(Found<'_>) -> Result<(), Error>> Sink for Each<F> {
+    fn take(&mut self, found: Found<'_>) -> Result<(), Error> {
+        (self.0)(found)
+    }
+}
