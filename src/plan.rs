@@ -302,8 +302,12 @@ fn has_refs(query: &Query<'_>) -> bool {
         .elems
         .iter()
         .any(|e| matches!(e, DirElem::Ref(_)));
+    // Only a reference or a tuple holds a reference: the others need no
+    // walk, and a script of a million writes is planned at once.
     for e in query.elems() {
-        e.walk(&mut |e| found |= matches!(e.kind, ElemKind::Ref(_)));
+        if matches!(e.kind, ElemKind::Ref(_) | ElemKind::Tuple(_)) {
+            e.walk(&mut |e| found |= matches!(e.kind, ElemKind::Ref(_)));
+        }
     }
     found
 }
@@ -327,11 +331,13 @@ fn names_bound(query: &Query<'_>) -> Vec<(String, Vec<Type>)> {
         }
     }
     for e in query.elems() {
-        e.walk(&mut |e| {
-            if let ElemKind::Var(v) = &e.kind {
-                var(v)
-            }
-        });
+        if matches!(e.kind, ElemKind::Var(_) | ElemKind::Tuple(_)) {
+            e.walk(&mut |e| {
+                if let ElemKind::Var(v) = &e.kind {
+                    var(v)
+                }
+            });
+        }
     }
     out
 }

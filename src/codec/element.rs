@@ -169,7 +169,12 @@ pub fn type_of(kind: &ElemKind) -> Option<Type> {
 /// order, by where they were written.
 pub(super) fn incomplete_vstamps<'a>(elems: impl IntoIterator<Item = &'a Elem<'a>>) -> Vec<Span> {
     let mut found = Vec::new();
-    for e in elems {
+    // Only stamps and tuples can hold a stamp: most elements are passed
+    // over without a walk.
+    for e in elems
+        .into_iter()
+        .filter(|e| matches!(e.kind, ElemKind::Vstamp(_) | ElemKind::Tuple(_)))
+    {
         e.walk(&mut |e| {
             if let ElemKind::Vstamp(Vstamp { tx: None, .. }) = e.kind {
                 found.push(e.span);

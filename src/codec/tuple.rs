@@ -5,7 +5,7 @@
 
 use foundationdb_tuple::{Element, TuplePack, Versionstamp, VersionstampOffset};
 
-use crate::syntax::ast::{Elem, ElemKind, Span, Vstamp};
+use crate::syntax::ast::{Elem, ElemKind, Int, Span, Vstamp};
 
 use super::element::{incomplete_vstamps, size_bound, to_element};
 use super::{Encoded, Error, Op};
@@ -46,6 +46,26 @@ impl Packed {
 /// enclosing nesting). At most one incomplete vstamp is allowed; its offset
 /// counts the prefix. `at` stands for the whole, for a size error.
 pub(super) fn pack(prefix: &[u8], elems: &[Elem], at: Span) -> Result<Packed, Error> {
+    // What writes are mostly made of, strings and ints, is packed here at
+    // once: no stamps to look for, no vector of the crate's elements.
+    if elems.iter().all(|e| plain(&e.kind)) {
+        let size = elems.iter().fold(prefix.len(), |sum, e| match &e.kind {
+            ElemKind::Str(s) => sum.saturating_add(2 + 2 * s.len()),
+            _ => sum + 9,
+        });
+        if size as u64 > MAX_PACKED {
+            return Err(Error::TooLarge {
+                size: size as u64,
+                at,
+            });
+        }
+        let mut bytes = Vec::with_capacity(size);
+        bytes.extend_from_slice(prefix);
+        for e in elems {
+            pack_plain(&mut bytes, &e.kind);
+        }
+        return Ok(Packed { bytes, stamp: None });
+    }
     let stamps = incomplete_vstamps(elems);
     if let [first, second, ..] = stamps[..] {
         return Err(Error::TooManyVstamps { at: second, first });
@@ -75,6 +95,49 @@ pub(super) fn pack(prefix: &[u8], elems: &[Elem], at: Span) -> Result<Packed, Er
     };
     let stamp = stamp.map(|offset| offset + prefix.len() as u32);
     Ok(Packed { bytes, stamp })
+}
+
+/// Whether an element is one [`pack_plain`] packs: a string, or an int
+/// of at most seven bytes (eight may need the crate's care at the edges
+/// of an i64).
+fn plain(kind: &ElemKind) -> bool {
+    match kind {
+        ElemKind::Str(_) => true,
+        ElemKind::Int(Int::Small(n)) => n.unsigned_abs() < 1 << 56,
+        _ => false,
+    }
+}
+
+/// Packs a [`plain`] element as the crate packs it inside a tuple that is
+/// not nested: a string as `02`, its bytes with each zero byte escaped as
+/// `00 ff`, and `00`; an int as `14` plus or minus its length in bytes,
+/// then the bytes of the int, big-endian, or of the int less one when it
+/// is negative.
+fn pack_plain(out: &mut Vec<u8>, kind: &ElemKind) {
+    match kind {
+        ElemKind::Str(s) => {
+            out.push(0x02);
+            let mut rest = s.as_bytes();
+            while let Some(zero) = memchr::memchr(0x00, rest) {
+                out.extend_from_slice(&rest[..=zero]);
+                out.push(0xff);
+                rest = &rest[zero + 1..];
+            }
+            out.extend_from_slice(rest);
+            out.push(0x00);
+        }
+        ElemKind::Int(Int::Small(n)) => {
+            let len = 8 - n.unsigned_abs().leading_zeros() as usize / 8;
+            let (code, be) = if *n >= 0 {
+                (0x14 + len as u8, n.to_be_bytes())
+            } else {
+                (0x14 - len as u8, (n - 1).to_be_bytes())
+            };
+            out.push(code);
+            out.extend_from_slice(&be[8 - len..]);
+        }
+        _ => unreachable!("only plain elements"),
+    }
 }
 
 /// Finds the transaction version of the one incomplete stamp in `packed`
@@ -109,5 +172,54 @@ fn mark(elem: &Elem, t: &mut Element<'_>) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use foundationdb_tuple::Element;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn both(kind: ElemKind<'_>) {
+        let elems = [Elem {
+            kind,
+            span: Span::default(),
+        }];
+        let ours = pack(b"p", &elems, Span::default()).unwrap();
+        let theirs: Vec<Element> = vec![to_element(&elems[0]).unwrap()];
+        let mut expected = b"p".to_vec();
+        theirs.pack_root(&mut expected).unwrap();
+        assert_eq!(ours.bytes, expected, "{:?}", elems[0].kind);
+    }
+
+    #[test]
+    fn ints_pack_as_the_crate_packs_them() {
+        let mut n: i64 = 1;
+        for _ in 0..64 {
+            let m = n.wrapping_neg();
+            for v in [
+                n,
+                n.wrapping_sub(1),
+                n.wrapping_add(1),
+                m,
+                m.wrapping_add(1),
+                m.wrapping_sub(1),
+                0,
+            ] {
+                both(ElemKind::Int(Int::Small(v)));
+            }
+            n = n.wrapping_mul(2);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn strings_and_ints_pack_as_the_crate_packs_them(s in "[a\\x00\\xff\u{e9}]{0,12}", n in any::<i64>()) {
+            both(ElemKind::Str(s.as_str().into()));
+            both(ElemKind::Int(Int::Small(n)));
+            both(ElemKind::Int(Int::Small(n >> 8)));
+        }
     }
 }

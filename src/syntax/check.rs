@@ -71,15 +71,21 @@ fn statement(stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
         }
     }
     let Some(kv) = kv else { return };
+    // Said once per kind, not formatted per statement: a script may hold
+    // a million writes.
     let agg_place = match kind {
         Kind::Read | Kind::ReadRange => None,
-        _ => Some(format!("in a {}", kind.noun())),
+        Kind::Set => Some("in a write"),
+        Kind::Clear | Kind::ClearRange => Some("in a clear"),
+        Kind::List => Some("in a directory listing"),
+        Kind::Remove => Some("in a directory removal"),
     };
+    debug_assert!(agg_place.is_none_or(|p| p == format!("in a {}", kind.noun())));
     for elem in &kv.key.tuple.elems {
-        element(elem, agg_place.as_deref(), true, errors);
+        element(elem, agg_place, true, errors);
     }
     if let Value::Data(elem, opts) = &kv.value {
-        element(elem, agg_place.as_deref(), false, errors);
+        element(elem, agg_place, false, errors);
         value_options(elem, opts, errors);
     }
     vstamps(kv, kind, errors);
