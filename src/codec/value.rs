@@ -156,6 +156,17 @@ impl ValueDecoder {
                 alternative: None,
             });
         }
+        // One scalar type, tuple-encoded, as most reads name: the untyped
+        // reading, if it has the type.
+        if let [(ty, Encoding::Tuple)] = self.alternatives[..]
+            && !matches!(ty, Type::Any | Type::Bytes | Type::Tuple | Type::Agg(_))
+        {
+            let elem = decode_untyped(bytes);
+            return (type_of(&elem) == Some(ty)).then_some(Decoded {
+                elem,
+                alternative: Some(0),
+            });
+        }
         // Decoded at most once, by the first type that needs it.
         let mut untyped: Option<ElemKind<'b>> = None;
         for (n, &(ty, encoding)) in self.alternatives.iter().enumerate() {

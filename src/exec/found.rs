@@ -11,8 +11,8 @@ use std::fmt::{self, Display, Formatter};
 use std::sync::Arc;
 
 use crate::codec;
-use crate::syntax::ast::Elem;
-use crate::syntax::write_elem;
+use crate::syntax::ast::{Elem, ElemKind, Int};
+use crate::syntax::{write_elem, write_str};
 
 use super::matching::ReadValue;
 use super::output::{Bytes, Piece, print_row};
@@ -88,7 +88,18 @@ impl Display for Found<'_> {
 
 impl Piece for Elem<'_> {
     fn put(&self, w: &mut impl fmt::Write) -> fmt::Result {
-        write_elem(w, &self.kind)
+        put_data(w, &self.kind)
+    }
+}
+
+/// [`write_elem`], with what rows mostly hold, strings and ints, written
+/// without the general match.
+#[inline]
+pub(super) fn put_data(w: &mut impl fmt::Write, kind: &ElemKind<'_>) -> fmt::Result {
+    match kind {
+        ElemKind::Str(s) => write_str(w, s),
+        ElemKind::Int(Int::Small(n)) => w.write_str(itoa::Buffer::new().format(*n)),
+        other => write_elem(w, other),
     }
 }
 

@@ -8,8 +8,8 @@ use crate::codec::{self, ElementFilter, ValueDecoder};
 use crate::syntax::ast::*;
 
 use super::Part;
+use super::found::put_data;
 use super::output::Piece;
-use crate::syntax::write_elem;
 
 /// A hole's name and, for an aggregate, its kind and options.
 #[derive(Clone, Debug, Default)]
@@ -178,7 +178,7 @@ impl ReadValue<'_> {
 impl Piece for ReadValue<'_> {
     fn put(&self, w: &mut impl std::fmt::Write) -> std::fmt::Result {
         match self {
-            ReadValue::Data(d, _) => write_elem(w, d),
+            ReadValue::Data(d, _) => put_data(w, d),
             ReadValue::Written(text) => w.write_str(text),
         }
     }

@@ -262,6 +262,7 @@ impl Display for Opt<'_> {
 /// Writes a string literal: quoted, with `"`, `\` and line feeds escaped.
 /// The text between escapes goes out in one piece: result rows are mostly
 /// strings, and a byte search is much cheaper than one write per char.
+#[inline]
 pub fn write_str(f: &mut impl Write, s: &str) -> fmt::Result {
     f.write_char('"')?;
     let bytes = s.as_bytes();
