@@ -79,7 +79,7 @@ impl Op {
 }
 
 /// A key-value ready to write.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Write {
     /// The key (the mutation's key).
     pub key: Vec<u8>,
@@ -110,4 +110,69 @@ pub fn encode_write(
         value: value.bytes,
         op,
     })
+}
+
+/// [`encode_write`] into `out`, reusing its buffers: a script of a million
+/// writes encodes each into the same two. A write of strings and ints with
+/// no options is packed here directly.
+pub fn encode_write_into(
+    prefix: &[u8],
+    key: &[Elem],
+    value: &Elem,
+    opts: &Options,
+    out: &mut Write,
+) -> Result<(), Error> {
+    if opts.is_empty()
+        && tuple::pack_plain_into(&mut out.value, &[], std::slice::from_ref(value))
+        && tuple::pack_plain_into(&mut out.key, prefix, key)
+    {
+        out.op = Op::Set;
+        return Ok(());
+    }
+    *out = encode_write(prefix, key, value, opts)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key, value and options of a one-statement script's write.
+    fn write_of(src: &str) -> (Vec<Elem<'_>>, Elem<'_>, Options<'_>) {
+        let script = crate::syntax::parse(src).unwrap();
+        let crate::syntax::ast::Item::Statement(stmt) = &script.items[0] else {
+            unreachable!()
+        };
+        let crate::syntax::ast::Query::KeyValue(kv) = &stmt.query else {
+            unreachable!()
+        };
+        let crate::syntax::ast::Value::Data(value, opts) = &kv.value else {
+            unreachable!()
+        };
+        let key = kv.key.tuple.elems.iter().cloned().collect();
+        (key, value.clone(), opts.clone())
+    }
+
+    #[test]
+    fn writes_encode_into_reused_buffers_as_they_encode_alone() {
+        let mut out = Write {
+            key: b"left over".to_vec(),
+            value: b"from before".to_vec(),
+            op: Op::VersionstampedKey,
+        };
+        for src in [
+            r#"/a(1,"k")="v""#,
+            "/a(-72057594037927935,\"\u{0}x\")=72057594037927935",
+            r#"/a(9223372036854775807)=-9223372036854775808"#,
+            r#"/a("k")=7[i64]"#,
+            r#"/a("k")=nil"#,
+            r#"/a(#:0001)="v""#,
+            r#"/a(1.5,(1,"x"))=0xff"#,
+        ] {
+            let (key, value, opts) = write_of(src);
+            let alone = encode_write(b"\x15\x02", &key, &value, &opts).unwrap();
+            encode_write_into(b"\x15\x02", &key, &value, &opts, &mut out).unwrap();
+            assert_eq!(out, alone, "{src}");
+        }
+    }
 }

@@ -48,7 +48,6 @@ use crate::directory::DirectoryLayer;
 use crate::kv::{Committed, Database, DatabaseExt, RetryOptions, Transaction};
 use crate::plan::{Guard, Plan, Step, replace_refs};
 use crate::syntax::ast::ElemKind;
-use dirs::Dirs;
 
 pub use error::Error;
 pub use found::{Each, Found, Sink};
@@ -175,9 +174,9 @@ impl Engine {
         emit: &mut dyn Sink,
     ) -> Result<Rows, Error> {
         let mut fed = rows.clone();
-        let mut dirs = Dirs::new(&self.layer);
+        let mut attempt = step::Attempt::new(&self.layer);
         for step in steps {
-            self.step(tx, &mut dirs, step, split, &mut fed, emit)?;
+            self.step(tx, &mut attempt, step, split, &mut fed, emit)?;
         }
         Ok(fed)
     }
@@ -188,7 +187,7 @@ impl Engine {
     fn step(
         &self,
         tx: &mut dyn Transaction,
-        dirs: &mut Dirs<'_>,
+        attempt: &mut step::Attempt<'_>,
         step: &Step<'_>,
         split: bool,
         rows: &mut Rows,
@@ -217,7 +216,7 @@ impl Engine {
             let mut matched = false;
             let mut count = 0usize;
             let guard = step.options.guard;
-            step::run(tx, dirs, step, &query, split, &mut |hit| {
+            step::run(tx, attempt, step, &query, split, &mut |hit| {
                 let snapshot = hit.found.is_new_snapshot();
                 if !snapshot {
                     count += 1;

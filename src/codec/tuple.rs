@@ -48,22 +48,8 @@ impl Packed {
 pub(super) fn pack(prefix: &[u8], elems: &[Elem], at: Span) -> Result<Packed, Error> {
     // What writes are mostly made of, strings and ints, is packed here at
     // once: no stamps to look for, no vector of the crate's elements.
-    if elems.iter().all(|e| plain(&e.kind)) {
-        let size = elems.iter().fold(prefix.len(), |sum, e| match &e.kind {
-            ElemKind::Str(s) => sum.saturating_add(2 + 2 * s.len()),
-            _ => sum + 9,
-        });
-        if size as u64 > MAX_PACKED {
-            return Err(Error::TooLarge {
-                size: size as u64,
-                at,
-            });
-        }
-        let mut bytes = Vec::with_capacity(size);
-        bytes.extend_from_slice(prefix);
-        for e in elems {
-            pack_plain(&mut bytes, &e.kind);
-        }
+    let mut bytes = Vec::new();
+    if pack_plain_into(&mut bytes, prefix, elems) {
         return Ok(Packed { bytes, stamp: None });
     }
     let stamps = incomplete_vstamps(elems);
@@ -97,18 +83,32 @@ pub(super) fn pack(prefix: &[u8], elems: &[Elem], at: Span) -> Result<Packed, Er
     Ok(Packed { bytes, stamp })
 }
 
-/// Whether an element is one [`pack_plain`] packs: a string, or an int
-/// of at most seven bytes (eight may need the crate's care at the edges
-/// of an i64).
-fn plain(kind: &ElemKind) -> bool {
-    match kind {
-        ElemKind::Str(_) => true,
-        ElemKind::Int(Int::Small(n)) => n.unsigned_abs() < 1 << 56,
-        _ => false,
+/// Packs `elems` after `prefix` into `out`, replacing what it held, when
+/// every element is plain, a string or an int of at most seven bytes (at
+/// eight, the edges of an i64 need the crate's care), and the whole is
+/// within [`MAX_PACKED`]; `false`, and `out` untouched, otherwise.
+pub(super) fn pack_plain_into(out: &mut Vec<u8>, prefix: &[u8], elems: &[Elem]) -> bool {
+    let mut size = prefix.len();
+    for e in elems {
+        size = size.saturating_add(match &e.kind {
+            ElemKind::Str(s) => 2 + 2 * s.len(),
+            ElemKind::Int(Int::Small(n)) if n.unsigned_abs() < 1 << 56 => 9,
+            _ => return false,
+        });
     }
+    if size as u64 > MAX_PACKED {
+        return false;
+    }
+    out.clear();
+    out.reserve(size);
+    out.extend_from_slice(prefix);
+    for e in elems {
+        pack_plain(out, &e.kind);
+    }
+    true
 }
 
-/// Packs a [`plain`] element as the crate packs it inside a tuple that is
+/// Packs a plain element as the crate packs it inside a tuple that is
 /// not nested: a string as `02`, its bytes with each zero byte escaped as
 /// `00 ff`, and `00`; an int as `14` plus or minus its length in bytes,
 /// then the bytes of the int, big-endian, or of the int less one when it
@@ -118,6 +118,12 @@ fn pack_plain(out: &mut Vec<u8>, kind: &ElemKind) {
         ElemKind::Str(s) => {
             out.push(0x02);
             let mut rest = s.as_bytes();
+            // Most strings are short with no zero byte: one look, one copy.
+            if rest.len() < 16 && !rest.contains(&0) {
+                out.extend_from_slice(rest);
+                out.push(0x00);
+                return;
+            }
             while let Some(zero) = memchr::memchr(0x00, rest) {
                 out.extend_from_slice(&rest[..=zero]);
                 out.push(0xff);
@@ -216,7 +222,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn strings_and_ints_pack_as_the_crate_packs_them(s in "[a\\x00\\xff\u{e9}]{0,12}", n in any::<i64>()) {
+        fn strings_and_ints_pack_as_the_crate_packs_them(s in "[a\\x00\\xff\u{e9}]{0,40}", n in any::<i64>()) {
             both(ElemKind::Str(s.as_str().into()));
             both(ElemKind::Int(Int::Small(n)));
             both(ElemKind::Int(Int::Small(n >> 8)));

@@ -1,6 +1,7 @@
 //! Running one statement inside a transaction.
 
 use crate::codec::{self, Op};
+use crate::directory::DirectoryLayer;
 use crate::kv::{RangeCursor, RangeOption, Transaction};
 use crate::plan::Step;
 use crate::syntax::ast::*;
@@ -20,16 +21,33 @@ pub struct Hit<'a> {
 
 type Emit<'a> = &'a mut dyn FnMut(Hit<'_>) -> Result<(), Error>;
 
+/// What the statements of one transaction attempt share: the directories
+/// looked up, and the buffers each write is encoded into.
+pub struct Attempt<'a> {
+    pub dirs: Dirs<'a>,
+    write: codec::Write,
+}
+
+impl<'a> Attempt<'a> {
+    pub fn new(layer: &'a DirectoryLayer) -> Attempt<'a> {
+        Attempt {
+            dirs: Dirs::new(layer),
+            write: codec::Write::default(),
+        }
+    }
+}
+
 /// Runs `step` (its `query`, which may have had references replaced),
 /// handing each result to `emit`.
 pub fn run(
     tx: &mut dyn Transaction,
-    dirs: &mut Dirs<'_>,
+    attempt: &mut Attempt<'_>,
     step: &Step<'_>,
     query: &Query<'_>,
     split: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
+    let Attempt { dirs, write } = attempt;
     match query {
         Query::Directory(pattern) => {
             for path in dirs::matching(tx, dirs.layer, pattern)? {
@@ -50,7 +68,7 @@ pub fn run(
             Ok(())
         }
         Query::KeyValue(kv) => match step.kind {
-            Kind::Set => set(tx, dirs, kv, step.span),
+            Kind::Set => set(tx, dirs, write, kv, step.span),
             Kind::Clear => clear(tx, dirs, kv, step.span),
             // An aggregate folds even the one key of a single read.
             Kind::Read if !has_aggregate(kv) => read(tx, dirs, kv, step, emit),
@@ -62,6 +80,7 @@ pub fn run(
 fn set(
     tx: &mut dyn Transaction,
     dirs: &mut Dirs<'_>,
+    write: &mut codec::Write,
     kv: &KeyValue<'_>,
     at: Span,
 ) -> Result<(), Error> {
@@ -69,7 +88,7 @@ fn set(
         unreachable!("a set has a value")
     };
     let prefix = dirs.prefix_of(tx, &kv.key.dir, at, true)?.expect("created");
-    let write = codec::encode_write(prefix, &kv.key.tuple.elems, value, opts)?;
+    codec::encode_write_into(prefix, &kv.key.tuple.elems, value, opts, write)?;
     match write.op.mutation() {
         Some(m) => tx.atomic_op(&write.key, &write.value, m)?,
         None => tx.set(&write.key, &write.value)?,
