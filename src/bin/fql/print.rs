@@ -10,7 +10,7 @@
 
 use std::io::{self, Write};
 
-use fql::exec::{Output, Part, Row};
+use fql::exec::{Found, Output, Part, Row};
 use fql::syntax::ast::{ElemKind, Num};
 
 use crate::args::{BytesShown, Format};
@@ -26,6 +26,8 @@ pub struct Printer<W: Write> {
     opened: bool,
     /// Whether text results are coloured.
     color: bool,
+    /// The line being printed, kept to reuse its allocation.
+    line: Vec<u8>,
 }
 
 impl<W: Write> Printer<W> {
@@ -37,12 +39,26 @@ impl<W: Write> Printer<W> {
             count: 0,
             opened: false,
             color,
+            line: Vec::new(),
         }
     }
 
     /// Results printed so far.
     pub fn count(&self) -> u64 {
         self.count
+    }
+
+    /// Prints one result as the engine found it: plain text straight from
+    /// the bytes read, anything else through an owned [`Output`].
+    pub fn print_found(&mut self, found: Found<'_>) -> io::Result<()> {
+        if self.format == Format::Text && !self.color && self.bytes == BytesShown::Full {
+            self.count += 1;
+            self.line.clear();
+            found.write_to(&mut self.line);
+            self.line.push(b'\n');
+            return self.out.write_all(&self.line);
+        }
+        self.print(&found.into_output())
     }
 
     /// Prints one result.

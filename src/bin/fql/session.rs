@@ -158,16 +158,16 @@ impl Session {
         for steps in plan.transactions().filter(|s| !s.is_empty()) {
             let start = Instant::now();
             let before = printer.count();
-            let sink = &mut |row: exec::Output| {
+            let sink = &mut exec::Each(|found: exec::Found<'_>| {
                 progress.before_output();
-                printer.print(&row).map_err(|e| {
+                printer.print_found(found).map_err(|e| {
                     closed = true;
                     if e.kind() != io::ErrorKind::BrokenPipe {
                         eprintln!("fql: cannot write to standard output: {e}");
                     }
                     exec::Error::Kv(fql::kv::Error::TransactionCancelled)
                 })
-            };
+            });
             let ran = match tx.as_deref_mut() {
                 Some(tx) => self.engine.run_in(tx, steps, &mut bindings, sink),
                 None => self
