@@ -262,34 +262,28 @@ impl<'a> Parser<'a> {
         let mut i = i;
         let mut elems = ThinVec::with_capacity(4);
         let mut rest = None;
-        // Each element is pushed in the branch that parsed it: built as a
-        // value and pushed later, it was copied once more and read back
-        // before its stores retired.
+        // Every element goes through the one push below: with a push in each
+        // branch, the vector's push was left out of line, a call per element.
         while let Some(at) = i.strip_prefix('/') {
-            let after = match peek(at) {
+            let (after, elem) = match peek(at) {
                 Some(b) if is_name_start(b) => {
                     let (after, name) = word(at);
-                    elems.push(DirElem::Name {
-                        name: Cow::Borrowed(name),
-                        span: self.span_of(name),
-                    });
-                    after
+                    let span = self.span_of(name);
+                    let name = Cow::Borrowed(name);
+                    (after, DirElem::Name { name, span })
                 }
                 Some(b'"') => {
                     let (after, name) = self.string(at)?;
                     let span = self.span_from(self.pos(at), after);
-                    elems.push(DirElem::Name { name, span });
-                    after
+                    (after, DirElem::Name { name, span })
                 }
                 Some(b'<') => {
                     let (after, v) = self.variable(at)?;
-                    elems.push(DirElem::Var(Box::new(v)));
-                    after
+                    (after, DirElem::Var(Box::new(v)))
                 }
                 Some(b':') => {
                     let (after, r) = self.reference(at)?;
-                    elems.push(DirElem::Ref(Box::new(r)));
-                    after
+                    (after, DirElem::Ref(Box::new(r)))
                 }
                 Some(b'.') if at.starts_with("...") => {
                     let span = self.span_of(&at[..3]);
@@ -313,7 +307,7 @@ impl<'a> Parser<'a> {
                 None | Some(b'/' | b'(' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'%')
             ) {
                 let bare = !at.starts_with('"');
-                let named = matches!(elems.last(), Some(DirElem::Name { .. }));
+                let named = matches!(elem, DirElem::Name { .. });
                 if bare && named && peek(after) != Some(b'[') {
                     return fail(self.invalid_dir_name(dir_junk(at)));
                 }
@@ -324,6 +318,7 @@ impl<'a> Parser<'a> {
                     Some(help.into()),
                 ));
             }
+            elems.push(elem);
             i = after;
         }
         let span = self.span_from(start, i);
