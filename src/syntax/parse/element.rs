@@ -6,7 +6,7 @@ use super::literal::{plain_string, small_int};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
     Cast, Elem, ElemKind, Ident, Int, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span,
-    ThinVec, Tuple, Type, TypeSpec, Variable,
+    ThinVec, Tuple, Type, TypeSpec, Value, Variable,
 };
 use crate::syntax::error::ParseError;
 
@@ -402,6 +402,13 @@ impl<'a> Sink<'a> for ThinVec<Elem<'a>> {
     #[inline(always)]
     fn put(&mut self, elem: Elem<'a>) {
         self.push(elem);
+    }
+}
+
+impl<'a> Sink<'a> for Value<'a> {
+    #[inline(always)]
+    fn put(&mut self, elem: Elem<'a>) {
+        *self = Value::Data(elem, Options::default());
     }
 }
 

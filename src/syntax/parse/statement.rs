@@ -148,9 +148,10 @@ impl<'a> Parser<'a> {
             Some(b'(') => {
                 let (i, tuple) = self.tuple(i)?;
                 let key = Key { dir, tuple };
-                let (i, value) = match i.strip_prefix('=') {
-                    Some(v) => self.value(v)?,
-                    None => (i, Value::Omitted),
+                let mut value = Value::Omitted;
+                let i = match i.strip_prefix('=') {
+                    Some(v) => self.value(v, &mut value)?,
+                    None => i,
                 };
                 (i, Query::KeyValue(KeyValue { key, value }))
             }
@@ -180,18 +181,29 @@ impl<'a> Parser<'a> {
         Ok(i)
     }
 
-    /// What follows `=` after a key: `clear`, or an element and its options.
-    fn value(&mut self, i: &'a str) -> PResult<'a, Value<'a>> {
+    /// What follows `=` after a key: `clear`, or an element and its
+    /// options, written into `out`.
+    ///
+    /// The element is parsed straight into the statement's value: returned
+    /// instead, it was moved through three frames on its way there.
+    fn value(&mut self, i: &'a str, out: &mut Value<'a>) -> Result<&'a str, nom::Err<super::Fail>> {
         // Only a word starting with `c` or `r` can be `clear` or `remove`;
         // other values are not scanned twice.
         if matches!(peek(i), Some(b'c' | b'r')) {
             let (after, w) = word(i);
             if !peek(after).is_some_and(|b| is_name_byte(b) || b == b'-') {
                 match w {
-                    "clear" => return Ok((after, Value::Clear(self.span_of(w)))),
+                    "clear" => {
+                        *out = Value::Clear(self.span_of(w));
+                        return Ok(after);
+                    }
                     "remove" => {
                         let help = "`remove` removes a directory: write the directory alone, as in `/dir=remove`";
-                        return fail(self.expected(i, "a value or `clear`", Some(help.into())));
+                        return Err(failure(self.expected(
+                            i,
+                            "a value or `clear`",
+                            Some(help.into()),
+                        )));
                     }
                     _ => {}
                 }
@@ -199,31 +211,37 @@ impl<'a> Parser<'a> {
         }
         if i.starts_with("...") {
             let help = "`...` may stand only last in a tuple or a directory path; a value matching anything is `<>`";
-            return fail(self.expected(i, "a value or `clear`", Some(help.into())));
+            return Err(failure(self.expected(
+                i,
+                "a value or `clear`",
+                Some(help.into()),
+            )));
         }
-        // The element is parsed straight into this frame's slot.
-        let mut slot = None;
-        let (i, elem) = match self.element_into(i, &mut slot) {
-            Ok(rest) => (rest, slot.expect("an element was parsed")),
+        let i = match self.element_into(i, out) {
+            Ok(rest) => rest,
             Err(nom::Err::Error(_)) => {
                 let help = matches!(peek(i), Some(b' ' | b'\t'))
                     .then(|| "FQL allows no spaces around `=`".to_string());
-                return fail(self.expected(i, "a value or `clear`", help));
+                return Err(failure(self.expected(i, "a value or `clear`", help)));
             }
             Err(e) => return Err(e),
         };
         if peek(i) != Some(b'[') {
-            return Ok((i, Value::Data(elem, Options::default())));
+            return Ok(i);
         }
         let (i, opts) = self.options(i)?;
+        let Value::Data(elem, options) = out else {
+            unreachable!("an element was parsed")
+        };
         if let ElemKind::Var(var) = &elem.kind {
-            let help = self.options_inside(&elem, !var.types.is_empty(), &opts);
+            let help = self.options_inside(elem, !var.types.is_empty(), &opts);
             self.report(ParseError::OptionsOnVariable {
                 at: opts.span,
                 help,
             });
         }
-        Ok((i, Value::Data(elem, opts)))
+        *options = opts;
+        Ok(i)
     }
 
     /// The fix for `<int>[i64]`: `<int[i64]>`.
@@ -244,34 +262,28 @@ impl<'a> Parser<'a> {
         let mut i = i;
         let mut elems = ThinVec::with_capacity(4);
         let mut rest = None;
-        // Each element is pushed in the branch that parsed it: built as a
-        // value and pushed later, it was copied once more and read back
-        // before its stores retired.
+        // Every element goes through the one push below: with a push in each
+        // branch, the vector's push was left out of line, a call per element.
         while let Some(at) = i.strip_prefix('/') {
-            let after = match peek(at) {
+            let (after, elem) = match peek(at) {
                 Some(b) if is_name_start(b) => {
                     let (after, name) = word(at);
-                    elems.push(DirElem::Name {
-                        name: Cow::Borrowed(name),
-                        span: self.span_of(name),
-                    });
-                    after
+                    let span = self.span_of(name);
+                    let name = Cow::Borrowed(name);
+                    (after, DirElem::Name { name, span })
                 }
                 Some(b'"') => {
                     let (after, name) = self.string(at)?;
                     let span = self.span_from(self.pos(at), after);
-                    elems.push(DirElem::Name { name, span });
-                    after
+                    (after, DirElem::Name { name, span })
                 }
                 Some(b'<') => {
                     let (after, v) = self.variable(at)?;
-                    elems.push(DirElem::Var(Box::new(v)));
-                    after
+                    (after, DirElem::Var(Box::new(v)))
                 }
                 Some(b':') => {
                     let (after, r) = self.reference(at)?;
-                    elems.push(DirElem::Ref(Box::new(r)));
-                    after
+                    (after, DirElem::Ref(Box::new(r)))
                 }
                 Some(b'.') if at.starts_with("...") => {
                     let span = self.span_of(&at[..3]);
@@ -295,7 +307,7 @@ impl<'a> Parser<'a> {
                 None | Some(b'/' | b'(' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'%')
             ) {
                 let bare = !at.starts_with('"');
-                let named = matches!(elems.last(), Some(DirElem::Name { .. }));
+                let named = matches!(elem, DirElem::Name { .. });
                 if bare && named && peek(after) != Some(b'[') {
                     return fail(self.invalid_dir_name(dir_junk(at)));
                 }
@@ -306,6 +318,7 @@ impl<'a> Parser<'a> {
                     Some(help.into()),
                 ));
             }
+            elems.push(elem);
             i = after;
         }
         let span = self.span_from(start, i);
