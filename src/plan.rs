@@ -316,13 +316,10 @@ fn has_refs(query: &Query<'_>) -> bool {
 fn names_bound(query: &Query<'_>) -> Vec<(String, Vec<Type>)> {
     let mut out: Vec<(String, Vec<Type>)> = Vec::new();
     let mut var = |v: &Variable<'_>| {
-        if let Some(name) = &v.name
-            && !out.iter().any(|(n, _)| n == name.name)
+        if let Some(name) = v.name
+            && !out.iter().any(|(n, _)| n == name)
         {
-            out.push((
-                name.name.to_string(),
-                v.types.iter().map(|t| t.ty).collect(),
-            ));
+            out.push((name.to_string(), v.types.iter().map(|t| t.ty).collect()));
         }
     };
     for e in &query.dir().elems {

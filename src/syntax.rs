@@ -10,6 +10,7 @@ pub mod ast;
 pub mod check;
 mod error;
 mod format;
+mod items;
 mod keywords;
 mod parse;
 mod print;

@@ -202,9 +202,9 @@ pub fn captures(
 ) {
     for (elem, name) in pattern.elems.iter().zip(path) {
         if let DirElem::Var(v) = elem
-            && let Some(n) = &v.name
+            && let Some(n) = v.name
         {
-            out.push((n.name.to_string(), ElemKind::Str(name.clone().into())));
+            out.push((n.to_string(), ElemKind::Str(name.clone().into())));
         }
     }
 }

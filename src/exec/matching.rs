@@ -21,7 +21,7 @@ pub struct HoleInfo<'a> {
 impl<'a> HoleInfo<'a> {
     fn new(v: &Variable<'a>) -> HoleInfo<'a> {
         HoleInfo {
-            name: v.name.as_ref().map(|n| n.name),
+            name: v.name,
             agg: v.types.iter().find_map(|t| match t.ty {
                 Type::Agg(a) => Some((a, t.options.clone())),
                 _ => None,

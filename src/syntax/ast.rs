@@ -20,6 +20,7 @@ use num_bigint::BigInt;
 pub use thin_vec::ThinVec;
 pub use uuid::Uuid;
 
+pub use super::items::Items;
 pub use super::keywords::{Agg, ArgKind, MetaKind, OptName, Type};
 pub use super::span::Span;
 
@@ -28,7 +29,7 @@ pub use super::span::Span;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Script<'a> {
     /// Statements and meta statements in source order.
-    pub items: Vec<Item<'a>>,
+    pub items: Items<'a>,
     /// Comments and blank lines; the AST proper ignores them.
     pub trivia: Trivia<'a>,
 }
@@ -314,8 +315,9 @@ pub enum ElemKind<'a> {
     Vstamp(Vstamp),
     /// A nested tuple.
     Tuple(Tuple<'a>),
-    /// `<>`, `<int|str>`, `<name:type>`.
-    Var(Box<Variable<'a>>),
+    /// `<>`, `<int|str>`, `<name:type>`. Held inline: holes are frequent,
+    /// and a box each cost a tenth of the parse of a short query.
+    Var(Variable<'a>),
     /// `:name` or `:name!type`.
     Ref(Box<Reference<'a>>),
 }
@@ -323,12 +325,23 @@ pub enum ElemKind<'a> {
 /// A hole that matches one element, optionally binding it to a name.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Variable<'a> {
-    /// `name` in `<name:int>`; a named variable always has a type.
-    pub name: Option<Ident<'a>>,
+    /// `name` in `<name:int>`; a named variable always has a type. The
+    /// name starts right after the `<`, so its span is not stored (see
+    /// [`Variable::name_span`]): that keeps a variable small enough to
+    /// stand inline in an element.
+    pub name: Option<&'a str>,
     /// The allowed types in order; empty means any element.
     pub types: ThinVec<TypeSpec<'a>>,
     /// From `<` to `>`.
     pub span: Span,
+}
+
+impl Variable<'_> {
+    /// Where the name was written.
+    pub fn name_span(&self) -> Option<Span> {
+        let start = self.span.start as usize + 1;
+        self.name.map(|n| Span::new(start, start + n.len()))
+    }
 }
 
 /// One alternative of a variable's type list, such as `int[i64,be]`.

@@ -205,7 +205,7 @@ impl Display for Variable<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_char('<')?;
         if let Some(name) = &self.name {
-            write!(f, "{}:", name.name)?;
+            write!(f, "{}:", name)?;
         }
         for (n, spec) in self.types.iter().enumerate() {
             if n > 0 {

@@ -56,7 +56,7 @@ pub fn key(tuple: &str) -> Vec<Elem<'static>> {
 /// The variable of `/t(0)=<src>`.
 pub fn variable(src: &str) -> Variable<'static> {
     match value(src).0.kind {
-        fql::syntax::ast::ElemKind::Var(var) => *var,
+        fql::syntax::ast::ElemKind::Var(var) => var,
         other => panic!("{src}: not a variable: {other:?}"),
     }
 }

@@ -189,7 +189,7 @@ fn type_spec() -> impl Strategy<Value = TypeSpec<'static>> {
 pub fn variable() -> impl Strategy<Value = Variable<'static>> {
     prop_oneof![
         vec(type_spec(), 0..4).prop_map(|types| (None, types)),
-        (ident(), vec(type_spec(), 1..4)).prop_map(|(name, types)| (Some(name), types)),
+        (name(), vec(type_spec(), 1..4)).prop_map(|(name, types)| (Some(name), types)),
     ]
     .prop_map(|(name, types)| Variable {
         name,
@@ -221,7 +221,7 @@ fn leaf() -> impl Strategy<Value = Elem<'static>> {
         bytes().prop_map(ElemKind::Bytes),
         uuid().prop_map(ElemKind::Uuid),
         vstamp().prop_map(ElemKind::Vstamp),
-        variable().prop_map(|v| ElemKind::Var(Box::new(v))),
+        variable().prop_map(ElemKind::Var),
         reference().prop_map(|r| ElemKind::Ref(Box::new(r))),
     ]
     .prop_map(elem_of)
@@ -314,7 +314,7 @@ pub fn item() -> impl Strategy<Value = Item<'static>> {
 
 pub fn script() -> impl Strategy<Value = Script<'static>> {
     vec(item(), 0..6).prop_map(|items| Script {
-        items,
+        items: items.into(),
         trivia: Trivia::default(),
     })
 }

@@ -181,8 +181,8 @@ impl Spans<'_> {
 
     fn variable(&mut self, v: &Variable) {
         self.expect(v.span, v);
-        if let Some(name) = &v.name {
-            self.expect(name.span, name.name);
+        if let (Some(name), Some(span)) = (v.name, v.name_span()) {
+            self.expect(span, name);
         }
         for spec in &v.types {
             self.expect(spec.span, format!("{}{}", spec.ty, spec.options));

@@ -59,7 +59,7 @@ impl<'a> Parser<'a> {
                 let (rest, v) = self.variable(i)?;
                 let span = self.span_from(start, rest);
                 sink.put(Elem {
-                    kind: ElemKind::Var(Box::new(v)),
+                    kind: ElemKind::Var(v),
                     span,
                 });
                 return Ok(rest);
@@ -214,10 +214,7 @@ impl<'a> Parser<'a> {
                     Ok(ok) => ok,
                     Err(_) => return fail(self.expected(i, "a name", None)),
                 };
-                var_name = Some(Ident {
-                    name: text,
-                    span: self.span_of(text),
-                });
+                var_name = Some(text);
                 i = &after_name[1..];
                 if !peek(i).is_some_and(is_name_start) {
                     if peek(i) != Some(b'>') {

@@ -8,8 +8,8 @@ use super::{PResult, Parser};
 use std::borrow::Cow;
 
 use crate::syntax::ast::{
-    DirElem, Directory, Elem, ElemKind, Item, Key, KeyValue, Meta, MetaKind, Options, Query, Span,
-    Statement, ThinVec, Value,
+    DirElem, Directory, Elem, ElemKind, Item, Items, Key, KeyValue, Meta, MetaKind, Options, Query,
+    Span, Statement, ThinVec, Value,
 };
 use crate::syntax::error::ParseError;
 
@@ -31,7 +31,7 @@ impl<'a> Parser<'a> {
         } else {
             1
         };
-        let mut items = Vec::with_capacity(capacity);
+        let mut items = Items::with_capacity(capacity);
         loop {
             let (errors_before, items_before) = (self.errors.len(), items.len());
             let result = self.item(i, &mut items);
@@ -68,7 +68,7 @@ impl<'a> Parser<'a> {
     fn item(
         &mut self,
         i: &'a str,
-        items: &mut Vec<Item<'a>>,
+        items: &mut Items<'a>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         match peek(i) {
             Some(b'@') => {
@@ -141,7 +141,7 @@ impl<'a> Parser<'a> {
         i: &'a str,
         start: usize,
         options: Options<'a>,
-        items: &mut Vec<Item<'a>>,
+        items: &mut Items<'a>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         let (i, dir) = self.directory(i)?;
         let (i, query) = match peek(i) {
