@@ -53,11 +53,21 @@ impl<'a> Items<'a> {
         self.0 = Repr::Many(vec![*first, item]);
     }
 
-    /// [`Items::push`], and the item where it now is, for the parser to
-    /// fill in place.
-    #[inline]
-    pub(super) fn push_mut(&mut self, item: Item<'a>) -> &mut Item<'a> {
-        self.push(item);
+    /// Adds the item `make` makes, and returns it where it now is, for the
+    /// parser to fill in place.
+    ///
+    /// The first item is made straight into its box: made first and then
+    /// boxed, as [`Items::push`] does, it was copied, hundreds of bytes.
+    #[inline(always)]
+    pub(super) fn push_with(&mut self, make: impl FnOnce() -> Item<'a>) -> &mut Item<'a> {
+        if let Repr::Empty = self.0 {
+            // The list was empty: nothing is lost to forget.
+            // Allocated first, the box is where the item is made.
+            let item = Box::write(Box::new_uninit(), make());
+            std::mem::forget(std::mem::replace(&mut self.0, Repr::One(item)));
+        } else {
+            self.push(make());
+        }
         match &mut self.0 {
             Repr::One(item) => item,
             Repr::Many(items) => items.last_mut().expect("just pushed"),

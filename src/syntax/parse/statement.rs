@@ -143,17 +143,19 @@ impl<'a> Parser<'a> {
         // The items are taken out of the parser while it fills the new
         // one, and put back whatever the outcome.
         let mut items = std::mem::take(&mut self.out.items);
-        let item = items.push_mut(Item::Statement(Statement {
-            options,
-            query: Query::KeyValue(KeyValue {
-                key: Key {
-                    dir: Directory::default(),
-                    tuple: Tuple::default(),
-                },
-                value: Value::Omitted,
-            }),
-            span: Span::default(),
-        }));
+        let item = items.push_with(|| {
+            Item::Statement(Statement {
+                options,
+                query: Query::KeyValue(KeyValue {
+                    key: Key {
+                        dir: Directory::default(),
+                        tuple: Tuple::default(),
+                    },
+                    value: Value::Omitted,
+                }),
+                span: Span::default(),
+            })
+        });
         let Item::Statement(statement) = item else {
             unreachable!("a statement was pushed")
         };
