@@ -31,17 +31,19 @@ impl<'a> Parser<'a> {
         } else {
             1
         };
-        self.out.items = Items::with_capacity(capacity);
+        // The items are gathered apart from the parser, which the item
+        // parsers borrow, and put in the script at the end.
+        let mut items = Items::with_capacity(capacity);
         loop {
-            let (errors_before, items_before) = (self.errors.len(), self.out.items.len());
-            let result = self.item(i);
+            let (errors_before, items_before) = (self.errors.len(), items.len());
+            let result = self.item(i, &mut items);
             // A statement with an error is left out, so the checker does not
             // report what follows from it; an unknown meta statement stays,
             // as the boundary it was meant to be.
             let flawed = self.errors.len() != errors_before
-                && matches!(self.out.items.last(), Some(Item::Statement(_)));
+                && matches!(items.last(), Some(Item::Statement(_)));
             if result.is_err() || flawed {
-                self.out.items.truncate(items_before);
+                items.truncate(items_before);
             }
             match result {
                 Ok(rest) => i = rest,
@@ -57,23 +59,28 @@ impl<'a> Parser<'a> {
             }
             i = self.skip_lines(i);
             if i.is_empty() {
+                self.out.items = items;
                 return;
             }
         }
     }
 
     /// A statement (with its query options) or a meta statement, through
-    /// the end of its line, pushed onto the script's items.
-    fn item(&mut self, i: &'a str) -> Result<&'a str, nom::Err<super::Fail>> {
+    /// the end of its line, pushed onto `items`.
+    fn item(
+        &mut self,
+        i: &'a str,
+        items: &mut Items<'a>,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
         match peek(i) {
             Some(b'@') => {
                 let (rest, meta) = self.meta(i)?;
                 let (rest, ()) = self.end_of_line(rest, "the end of the line")?;
-                self.out.items.push(Item::Meta(meta));
+                items.push(Item::Meta(meta));
                 Ok(rest)
             }
             Some(b'/') => {
-                let rest = self.statement(i, self.pos(i), Options::default())?;
+                let rest = self.statement(i, self.pos(i), Options::default(), items)?;
                 let (rest, ()) = self.end_of_line(rest, "the end of the statement")?;
                 Ok(rest)
             }
@@ -90,7 +97,7 @@ impl<'a> Parser<'a> {
                 if peek(j) != Some(b'/') {
                     return Err(failure(ParseError::DanglingOptions { at: opts.span }));
                 }
-                let rest = self.statement(j, start, opts)?;
+                let rest = self.statement(j, start, opts, items)?;
                 let (rest, ()) = self.end_of_line(rest, "the end of the statement")?;
                 Ok(rest)
             }
@@ -129,20 +136,18 @@ impl<'a> Parser<'a> {
     /// A query: a directory, `dir=remove`, or a key-value. `start` is
     /// where its options began, if it has any.
     ///
-    /// The statement is parsed in place, into an item pushed onto the
-    /// script's items first: with its inline directory and key tuple a
-    /// statement is hundreds of bytes, and built apart and moved there it
-    /// was copied five times over. An error leaves the item half filled;
-    /// the script parser takes it away again.
+    /// The statement is parsed in place, into an item pushed onto `items`
+    /// first: with its inline directory and key tuple a statement is
+    /// hundreds of bytes, and built apart and moved there it was copied
+    /// five times over. An error leaves the item half filled; the script
+    /// parser takes it away again.
     fn statement(
         &mut self,
         i: &'a str,
         start: usize,
         options: Options<'a>,
+        items: &mut Items<'a>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
-        // The items are taken out of the parser while it fills the new
-        // one, and put back whatever the outcome.
-        let mut items = std::mem::take(&mut self.out.items);
         let item = items.push_with(|| {
             Item::Statement(Statement {
                 options,
@@ -159,9 +164,7 @@ impl<'a> Parser<'a> {
         let Item::Statement(statement) = item else {
             unreachable!("a statement was pushed")
         };
-        let result = self.statement_into(i, start, statement);
-        self.out.items = items;
-        result
+        self.statement_into(i, start, statement)
     }
 
     /// [`Parser::statement`] into `out`, which holds an empty key-value.
