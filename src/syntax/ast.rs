@@ -520,6 +520,20 @@ impl Blank for Elem<'_> {
             span: Span::default(),
         }
     }
+
+    #[inline]
+    fn owns_nothing(&self) -> bool {
+        matches!(
+            self.kind,
+            ElemKind::Nil
+                | ElemKind::Bool(_)
+                | ElemKind::Int(Int::Small(_))
+                | ElemKind::Num(_)
+                | ElemKind::Str(Cow::Borrowed(_))
+                | ElemKind::Uuid(_)
+                | ElemKind::Vstamp(_)
+        )
+    }
 }
 
 impl Blank for DirElem<'_> {
@@ -528,6 +542,17 @@ impl Blank for DirElem<'_> {
             name: Cow::Borrowed(""),
             span: Span::default(),
         }
+    }
+
+    #[inline]
+    fn owns_nothing(&self) -> bool {
+        matches!(
+            self,
+            DirElem::Name {
+                name: Cow::Borrowed(_),
+                ..
+            }
+        )
     }
 }
 

@@ -11,6 +11,13 @@ use thin_vec::ThinVec;
 pub trait Blank {
     /// The filler.
     fn blank() -> Self;
+
+    /// Whether the value owns nothing, like a blank, so that dropping it
+    /// would do nothing: most names and elements of a query borrow their
+    /// text, and a test is cheaper than the drop.
+    fn owns_nothing(&self) -> bool {
+        false
+    }
 }
 
 /// A list whose first `N` items are stored in the list itself; past `N`,
@@ -113,7 +120,9 @@ impl<T: Blank, const N: usize> Drop for SmallList<T, N> {
         let len = self.len as usize;
         if len <= N {
             for slot in &mut self.inline[..len] {
-                drop(std::mem::replace(slot, T::blank()));
+                if !slot.owns_nothing() {
+                    drop(std::mem::replace(slot, T::blank()));
+                }
             }
         }
     }
