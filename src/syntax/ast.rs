@@ -603,12 +603,15 @@ impl DirElem<'_> {
 }
 
 /// Comments and blank lines, kept beside the tree for `fql fmt`.
+///
+/// The lists are [`ThinVec`]s, a word each: most scripts have neither, and
+/// the script is moved on its way out of the parser.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trivia<'a> {
     /// Every `%` comment in source order.
-    pub comments: Vec<Comment<'a>>,
+    pub comments: ThinVec<Comment<'a>>,
     /// The offsets of lines that hold nothing but whitespace, in order.
-    pub blank_lines: Vec<u32>,
+    pub blank_lines: ThinVec<u32>,
 }
 
 /// A `%` comment.
