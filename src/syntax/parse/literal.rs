@@ -25,21 +25,29 @@ fn looks_like_uuid(i: &str) -> bool {
     b.get(8) == Some(&b'-') && b[..8].iter().all(|&c| is_hex(c))
 }
 
-/// The value of a hex digit.
-#[inline]
-fn hex_digit(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
+/// The value of each hex digit; 0xff for other bytes.
+static HEX: [u8; 256] = {
+    let mut table = [0xff; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => 0xff,
+        };
+        b += 1;
     }
-}
+    table
+};
 
-/// The byte that two hex digits spell.
+/// The byte that two hex digits spell: looked up, with one test for both
+/// digits.
 #[inline]
 fn hex_byte(hi: u8, lo: u8) -> Option<u8> {
-    Some(hex_digit(hi)? << 4 | hex_digit(lo)?)
+    let (hi, lo) = (HEX[usize::from(hi)], HEX[usize::from(lo)]);
+    ((hi | lo) & 0xf0 == 0).then_some(hi << 4 | lo)
 }
 
 /// Decodes hex digits, two a byte, into `out`, or `None` if one is not a
