@@ -107,8 +107,10 @@ impl<'a> Parser<'a> {
     ///
     /// The tuple is parsed in place, where its caller keeps it (the key of
     /// a statement, the box of a nested tuple): with its inline elements
-    /// it is too big to return cheaply.
-    #[inline]
+    /// it is too big to return cheaply. Always inlined: the elements are
+    /// parsed by a call anyway, and the call of this small frame around
+    /// them cost as much as its body.
+    #[inline(always)]
     pub(super) fn tuple(
         &mut self,
         i: &'a str,
