@@ -374,14 +374,14 @@ fn check_timing(timing: Timing) -> Result<(), Error> {
 
 /// The FQL value of a directory path: a tuple of names.
 pub fn dir_param(dir: &[String]) -> ElemKind<'static> {
-    ElemKind::Tuple(Tuple {
+    ElemKind::Tuple(Box::new(Tuple {
         elems: dir
             .iter()
             .map(|n| elem(ElemKind::Str(n.clone().into())))
             .collect(),
         rest: None,
         span: Span::default(),
-    })
+    }))
 }
 
 fn elem(kind: ElemKind<'static>) -> Elem<'static> {

@@ -14,7 +14,6 @@ mod explain;
 use std::collections::HashMap;
 
 use crate::kv::StreamingMode;
-use crate::syntax::ast::ThinVec;
 use crate::syntax::ast::*;
 
 /// A checked script, ready to run.
@@ -386,7 +385,7 @@ pub(crate) fn replace_refs<'a>(
 ) {
     let dir = query.dir_mut();
     if dir.elems.iter().any(|e| matches!(e, DirElem::Ref(_))) {
-        let mut elems = ThinVec::with_capacity(dir.elems.len());
+        let mut elems = DirElems::new();
         for e in std::mem::take(&mut dir.elems) {
             let DirElem::Ref(r) = e else {
                 elems.push(e);

@@ -15,6 +15,7 @@ mod keywords;
 mod parse;
 mod print;
 mod report;
+mod small_list;
 mod span;
 pub mod tokens;
 

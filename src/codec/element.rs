@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use foundationdb_tuple::{Bytes, Element, Versionstamp};
 
-use crate::syntax::ast::{Elem, ElemKind, Int, Num, Span, ThinVec, Tuple, Type, Vstamp};
+use crate::syntax::ast::{Elem, ElemKind, Int, Num, Span, Tuple, Type, Vstamp};
 
 use super::Error;
 
@@ -90,7 +90,7 @@ pub fn from_element(e: Element<'_>) -> ElemKind<'_> {
                 user: v.user_version(),
             })
         }
-        Element::Tuple(items) => ElemKind::Tuple(from_elements(items)),
+        Element::Tuple(items) => ElemKind::Tuple(Box::new(from_elements(items))),
     }
 }
 
@@ -98,7 +98,7 @@ pub fn from_element(e: Element<'_>) -> ElemKind<'_> {
 /// source text, so its spans are empty.
 pub fn from_elements(items: Vec<Element<'_>>) -> Tuple<'_> {
     Tuple {
-        elems: items.into_iter().map(elem).collect::<ThinVec<_>>(),
+        elems: items.into_iter().map(elem).collect(),
         rest: None,
         span: Span::default(),
     }
@@ -127,7 +127,7 @@ pub fn into_owned(kind: ElemKind<'_>) -> ElemKind<'static> {
         ElemKind::Bytes(b) => ElemKind::Bytes(b),
         ElemKind::Uuid(u) => ElemKind::Uuid(u),
         ElemKind::Vstamp(v) => ElemKind::Vstamp(v),
-        ElemKind::Tuple(t) => ElemKind::Tuple(Tuple {
+        ElemKind::Tuple(t) => ElemKind::Tuple(Box::new(Tuple {
             elems: t
                 .elems
                 .into_iter()
@@ -138,7 +138,7 @@ pub fn into_owned(kind: ElemKind<'_>) -> ElemKind<'static> {
                 .collect(),
             rest: None,
             span: t.span,
-        }),
+        })),
         ElemKind::Var(_) | ElemKind::Ref(_) => unreachable!("decoded data holds no holes"),
     }
 }

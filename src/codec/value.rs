@@ -91,11 +91,11 @@ pub fn decode_untyped(bytes: &[u8]) -> ElemKind<'_> {
         return one;
     }
     match decode_tuple(bytes) {
-        Some(elems) => ElemKind::Tuple(Tuple {
+        Some(elems) => ElemKind::Tuple(Box::new(Tuple {
             elems: elems.into_iter().collect(),
             rest: None,
             span: Default::default(),
-        }),
+        })),
         None => ElemKind::Bytes(bytes.to_vec()),
     }
 }
@@ -214,11 +214,11 @@ fn decode_typed<'b>(bytes: &'b [u8], ty: Type, untyped: &ElemKind<'_>) -> Option
         Type::Bytes => Some(Typed::Other(ElemKind::Bytes(bytes.to_vec()))),
         // Any valid tuple, unwrapped or not: `42` and `(42)` are one value.
         Type::Tuple => decode_tuple(bytes).map(|elems| {
-            Typed::Other(ElemKind::Tuple(Tuple {
+            Typed::Other(ElemKind::Tuple(Box::new(Tuple {
                 elems: elems.into_iter().collect(),
                 rest: None,
                 span: Default::default(),
-            }))
+            })))
         }),
         Type::Agg(Agg::Sum | Agg::Min | Agg::Max | Agg::Avg) => {
             (is(Type::Int) || is(Type::Num)).then_some(Typed::AsRead)

@@ -225,7 +225,7 @@ impl<'a> ValueMatch<'a> {
                         rest: None,
                         span: Span::default(),
                     };
-                    ReadValue::Data(ElemKind::Tuple(tuple), None)
+                    ReadValue::Data(ElemKind::Tuple(Box::new(tuple)), None)
                 })
             }
             ValueMatch::Equals(want, text) => {

@@ -8,7 +8,10 @@
 //! not an element that could stand in the middle.
 //!
 //! Lists inside statements are [`ThinVec`]s, as in rustc's AST: an empty one
-//! takes one word and no allocation, which keeps nodes small to move.
+//! takes one word and no allocation, which keeps nodes small to move. The
+//! two lists nearly every statement has, its directory path and its key
+//! tuple, are [`SmallList`]s instead, whose first few items need no
+//! allocation; a nested tuple is boxed, which also keeps an element small.
 //!
 //! Names and strings borrow from the source text (`'a`): copying each into
 //! its own string cost more than a tenth of the parse of a short query. A
@@ -22,6 +25,7 @@ pub use uuid::Uuid;
 
 pub use super::items::Items;
 pub use super::keywords::{Agg, ArgKind, MetaKind, OptName, Type};
+pub use super::small_list::{Blank, SmallList};
 pub use super::span::Span;
 
 /// A whole script: statements and meta statements in order, plus the comments
@@ -35,6 +39,11 @@ pub struct Script<'a> {
 }
 
 /// One line-level unit of a script.
+///
+/// A statement is far larger than a meta statement; boxing it would cost
+/// an allocation per statement, and a script of one statement already
+/// holds its item in a box (see [`Items`]).
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item<'a> {
     /// A query.
@@ -93,6 +102,11 @@ impl Statement<'_> {
 }
 
 /// The shapes a query can take.
+///
+/// A key-value, with its key tuple inline, is the largest and the most
+/// frequent shape: it is not boxed, which would cost an allocation per
+/// statement.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Query<'a> {
     /// `/a/b`: list directories.
@@ -241,15 +255,18 @@ pub enum Value<'a> {
 }
 
 /// A directory path: `/` elements, optionally ending in `/...`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Directory<'a> {
     /// The elements before any `...`; empty only in `/...`.
-    pub elems: ThinVec<DirElem<'a>>,
+    pub elems: DirElems<'a>,
     /// The span of a trailing `...` (this directory and every descendant).
     pub rest: Option<Span>,
     /// From the first `/` to the end of the path.
     pub span: Span,
 }
+
+/// The elements of a directory path: most paths have one or two.
+pub type DirElems<'a> = SmallList<DirElem<'a>, 2>;
 
 /// One element of a directory path.
 #[derive(Clone, Debug, PartialEq)]
@@ -269,15 +286,18 @@ pub enum DirElem<'a> {
 }
 
 /// A parenthesized tuple, optionally ending in `...`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tuple<'a> {
     /// The elements before any `...`.
-    pub elems: ThinVec<Elem<'a>>,
+    pub elems: Elems<'a>,
     /// The span of a trailing `...` (any number of further elements).
     pub rest: Option<Span>,
     /// From `(` to `)`.
     pub span: Span,
 }
+
+/// The elements of a tuple: most key tuples have at most four.
+pub type Elems<'a> = SmallList<Elem<'a>, 4>;
 
 /// A data element or a hole.
 #[derive(Clone, Debug, PartialEq)]
@@ -313,8 +333,9 @@ pub enum ElemKind<'a> {
     Uuid(Uuid),
     /// `#0102030405060708090a:0000` or the incomplete `#:0000`.
     Vstamp(Vstamp),
-    /// A nested tuple.
-    Tuple(Tuple<'a>),
+    /// A nested tuple, boxed: its inline elements would make every
+    /// element as large as four.
+    Tuple(Box<Tuple<'a>>),
     /// `<>`, `<int|str>`, `<name:type>`. Held inline: holes are frequent,
     /// and a box each cost a tenth of the parse of a short query.
     Var(Variable<'a>),
@@ -492,6 +513,49 @@ pub struct Vstamp {
     pub user: u16,
 }
 
+impl Blank for Elem<'_> {
+    fn blank() -> Self {
+        Elem {
+            kind: ElemKind::Nil,
+            span: Span::default(),
+        }
+    }
+
+    #[inline]
+    fn owns_nothing(&self) -> bool {
+        matches!(
+            self.kind,
+            ElemKind::Nil
+                | ElemKind::Bool(_)
+                | ElemKind::Int(Int::Small(_))
+                | ElemKind::Num(_)
+                | ElemKind::Str(Cow::Borrowed(_))
+                | ElemKind::Uuid(_)
+                | ElemKind::Vstamp(_)
+        )
+    }
+}
+
+impl Blank for DirElem<'_> {
+    fn blank() -> Self {
+        DirElem::Name {
+            name: Cow::Borrowed(""),
+            span: Span::default(),
+        }
+    }
+
+    #[inline]
+    fn owns_nothing(&self) -> bool {
+        matches!(
+            self,
+            DirElem::Name {
+                name: Cow::Borrowed(_),
+                ..
+            }
+        )
+    }
+}
+
 impl Tuple<'_> {
     /// Whether anything in the tuple (nested tuples included) is a hole.
     pub fn has_holes(&self) -> bool {
@@ -539,12 +603,15 @@ impl DirElem<'_> {
 }
 
 /// Comments and blank lines, kept beside the tree for `fql fmt`.
+///
+/// The lists are [`ThinVec`]s, a word each: most scripts have neither, and
+/// the script is moved on its way out of the parser.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trivia<'a> {
     /// Every `%` comment in source order.
-    pub comments: Vec<Comment<'a>>,
+    pub comments: ThinVec<Comment<'a>>,
     /// The offsets of lines that hold nothing but whitespace, in order.
-    pub blank_lines: Vec<u32>,
+    pub blank_lines: ThinVec<u32>,
 }
 
 /// A `%` comment.

@@ -7,10 +7,13 @@ use super::ast::Item;
 /// The items of a script in source order.
 ///
 /// Most scripts are one query typed at a prompt or passed with `-q`; the
-/// one item is held inline, so parsing it allocates no list. A general
-/// small-vector type would do the same, but its array parameter makes the
-/// AST invariant in its lifetime, and ASTs of different texts could then no
-/// longer be compared or passed where a shorter borrow is expected.
+/// one item is held in a box of its own rather than in a list, which keeps
+/// the script a few words long: a statement with its inline directory and
+/// key tuple is hundreds of bytes, and the script is moved several times
+/// on its way out of the parser. A general small-vector type could hold
+/// the item inline, but its array parameter makes the AST invariant in its
+/// lifetime, and ASTs of different texts could then no longer be compared
+/// or passed where a shorter borrow is expected.
 #[derive(Clone, Default)]
 pub struct Items<'a>(Repr<'a>);
 
@@ -18,7 +21,7 @@ pub struct Items<'a>(Repr<'a>);
 enum Repr<'a> {
     #[default]
     Empty,
-    One(Item<'a>),
+    One(Box<Item<'a>>),
     Many(Vec<Item<'a>>),
 }
 
@@ -36,14 +39,39 @@ impl<'a> Items<'a> {
     #[inline]
     pub fn push(&mut self, item: Item<'a>) {
         match &mut self.0 {
-            Repr::Empty => self.0 = Repr::One(item),
+            Repr::Empty => self.0 = Repr::One(Box::new(item)),
             Repr::Many(items) => items.push(item),
-            Repr::One(_) => {
-                let Repr::One(first) = std::mem::take(&mut self.0) else {
-                    unreachable!("matched above")
-                };
-                self.0 = Repr::Many(vec![first, item]);
-            }
+            Repr::One(_) => self.push_second(item),
+        }
+    }
+
+    /// [`Items::push`] of a second item: the list replaces the box.
+    fn push_second(&mut self, item: Item<'a>) {
+        let Repr::One(first) = std::mem::take(&mut self.0) else {
+            unreachable!("called with one item")
+        };
+        self.0 = Repr::Many(vec![*first, item]);
+    }
+
+    /// Adds the item `make` makes, and returns it where it now is, for the
+    /// parser to fill in place.
+    ///
+    /// The first item is made straight into its box: made first and then
+    /// boxed, as [`Items::push`] does, it was copied, hundreds of bytes.
+    #[inline(always)]
+    pub(super) fn push_with(&mut self, make: impl FnOnce() -> Item<'a>) -> &mut Item<'a> {
+        if let Repr::Empty = self.0 {
+            // The list was empty: nothing is lost to forget.
+            // Allocated first, the box is where the item is made.
+            let item = Box::write(Box::new_uninit(), make());
+            std::mem::forget(std::mem::replace(&mut self.0, Repr::One(item)));
+        } else {
+            self.push(make());
+        }
+        match &mut self.0 {
+            Repr::One(item) => item,
+            Repr::Many(items) => items.last_mut().expect("just pushed"),
+            Repr::Empty => unreachable!("just pushed"),
         }
     }
 
@@ -118,7 +146,7 @@ impl<'a> IntoIterator for Items<'a> {
     fn into_iter(self) -> Self::IntoIter {
         match self.0 {
             Repr::Empty => Vec::new(),
-            Repr::One(item) => vec![item],
+            Repr::One(item) => vec![*item],
             Repr::Many(items) => items,
         }
         .into_iter()

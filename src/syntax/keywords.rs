@@ -274,8 +274,40 @@ impl OptName {
     }
 
     /// The option a word names.
+    ///
+    /// A match rather than a search of [`OptName::ALL`]: the compiler
+    /// switches on the length first, and the parser asks this of every
+    /// option it reads.
     pub fn from_name(word: &str) -> Option<OptName> {
-        OptName::ALL.into_iter().find(|o| o.name() == word)
+        Some(match word {
+            "absent" => OptName::Absent,
+            "exists" => OptName::Exists,
+            "min" => OptName::Min,
+            "max" => OptName::Max,
+            "reverse" => OptName::Reverse,
+            "limit" => OptName::Limit,
+            "mode" => OptName::Mode,
+            "snapshot" => OptName::Snapshot,
+            "strict" => OptName::Strict,
+            "width" => OptName::Width,
+            "bigendian" => OptName::Bigendian,
+            "unsigned" => OptName::Unsigned,
+            "be" => OptName::Be,
+            "i8" => OptName::I8,
+            "i16" => OptName::I16,
+            "i32" => OptName::I32,
+            "i64" => OptName::I64,
+            "u8" => OptName::U8,
+            "u16" => OptName::U16,
+            "u32" => OptName::U32,
+            "u64" => OptName::U64,
+            "f32" => OptName::F32,
+            "f64" => OptName::F64,
+            "f80" => OptName::F80,
+            "raw" => OptName::Raw,
+            "sep" => OptName::Sep,
+            _ => return None,
+        })
     }
 
     /// The argument the option requires.

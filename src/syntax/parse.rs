@@ -53,10 +53,11 @@ impl nom::error::ParseError<&str> for Fail {
 /// The state of one parse: the whole text, for offsets, the script as far
 /// as it is parsed, and the errors.
 ///
-/// Items, comments and blank lines go straight into the script that is
-/// returned: gathered apart and assembled at the end, the script was
-/// copied three times over on its way out, a visible cost on one-line
-/// queries.
+/// Comments and blank lines go straight into the script that is returned;
+/// the items are gathered in a list of their own, which the item parsers
+/// can borrow beside the parser, and moved into the script at the end, a
+/// few words (see [`Items`](super::ast::Items)). Each statement is parsed
+/// in place in its item rather than copied there.
 struct Parser<'a> {
     src: &'a str,
     /// How many tuples enclose the current position: parsing recurses into

@@ -57,11 +57,11 @@ pub fn data() -> impl Strategy<Value = ElemKind<'static>> {
     ];
     leaf.prop_recursive(4, 24, 5, |inner| {
         vec(inner, 0..5).prop_map(|items| {
-            ElemKind::Tuple(Tuple {
+            ElemKind::Tuple(Box::new(Tuple {
                 elems: items.into_iter().map(elem).collect(),
                 rest: None,
                 span: Span::default(),
-            })
+            }))
         })
     })
 }
@@ -199,11 +199,11 @@ fn options(layout: &IntLayout) -> String {
 #[test]
 fn order_is_by_bytes_not_by_the_crates_element_order() {
     let nil = vec![elem(ElemKind::Nil)];
-    let nested = vec![elem(ElemKind::Tuple(Tuple {
+    let nested = vec![elem(ElemKind::Tuple(Box::new(Tuple {
         elems: [elem(ElemKind::Nil)].into_iter().collect(),
         rest: None,
         span: Span::default(),
-    }))];
+    })))];
     let a = codec::to_element(&nil[0]).unwrap();
     let b = codec::to_element(&nested[0]).unwrap();
     assert_eq!(a.cmp(&b), Ordering::Equal);

@@ -238,7 +238,7 @@ fn tuple_of(elem: impl Strategy<Value = Elem<'static>>) -> impl Strategy<Value =
 /// Any element, with tuples nested several levels deep.
 pub fn elem() -> impl Strategy<Value = Elem<'static>> {
     leaf().prop_recursive(4, 40, 5, |inner| {
-        tuple_of(inner).prop_map(|t| elem_of(ElemKind::Tuple(t)))
+        tuple_of(inner).prop_map(|t| elem_of(ElemKind::Tuple(Box::new(t))))
     })
 }
 

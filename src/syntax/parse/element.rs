@@ -5,8 +5,8 @@ use super::lex::{backtrack, fail, hspace, is_name, is_name_start, peek, starts_s
 use super::literal::{plain_string, small_int};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
-    Cast, Elem, ElemKind, Ident, Int, Opt, OptArg, OptArgKind, OptName, Options, Reference, Span,
-    ThinVec, Tuple, Type, TypeSpec, Value, Variable,
+    Cast, Elem, ElemKind, Elems, Ident, Int, Opt, OptArg, OptArgKind, OptName, Options, Reference,
+    Span, ThinVec, Tuple, Type, TypeSpec, Value, Variable,
 };
 use crate::syntax::error::ParseError;
 
@@ -35,7 +35,8 @@ impl<'a> Parser<'a> {
         let start = self.pos(i);
         let (rest, kind) = match peek(i) {
             Some(b'(') => {
-                let (rest, t) = self.tuple(i)?;
+                let mut t = Box::default();
+                let rest = self.tuple(i, &mut t)?;
                 let span = self.span_from(start, rest);
                 sink.put(Elem {
                     kind: ElemKind::Tuple(t),
@@ -101,33 +102,36 @@ impl<'a> Parser<'a> {
     }
 
     /// `(` elements `)`, with any whitespace, line breaks and comments
-    /// between elements, a trailing comma, and `...` last. The caller has
-    /// seen the `(`.
+    /// between elements, a trailing comma, and `...` last, into `out`, an
+    /// empty tuple. The caller has seen the `(`.
     ///
-    /// Inlined into its callers (the nested call stays a call), so the
-    /// key's tuple is built where the statement is, not returned through
-    /// memory and read back.
-    #[inline]
-    pub(super) fn tuple(&mut self, i: &'a str) -> PResult<'a, Tuple<'a>> {
+    /// The tuple is parsed in place, where its caller keeps it (the key of
+    /// a statement, the box of a nested tuple): with its inline elements
+    /// it is too big to return cheaply. Always inlined: the elements are
+    /// parsed by a call anyway, and the call of this small frame around
+    /// them cost as much as its body.
+    #[inline(always)]
+    pub(super) fn tuple(
+        &mut self,
+        i: &'a str,
+        out: &mut Tuple<'a>,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
         let open = self.pos(i);
         if self.depth == super::MAX_DEPTH {
-            return fail(ParseError::TooDeep {
+            return fail::<()>(ParseError::TooDeep {
                 at: Span::new(open, open + 1),
                 limit: super::MAX_DEPTH,
-            });
+            })
+            .map(|(rest, ())| rest);
         }
         self.depth += 1;
-        let tuple = self.tuple_inside(open, i);
+        let result = self.tuple_elems(open, &i[1..], &mut out.elems);
         self.depth -= 1;
-        tuple
-    }
-
-    fn tuple_inside(&mut self, open: usize, i: &'a str) -> PResult<'a, Tuple<'a>> {
-        let mut elems = ThinVec::with_capacity(4);
-        let (i, rest) = self.tuple_elems(open, &i[1..], &mut elems)?;
+        let (i, rest) = result?;
         let i = &i[1..];
-        let span = self.span_from(open, i);
-        Ok((i, Tuple { elems, rest, span }))
+        out.rest = rest;
+        out.span = self.span_from(open, i);
+        Ok(i)
     }
 
     /// The elements of a tuple after its `(`, up to its `)`, and the span of
@@ -136,7 +140,7 @@ impl<'a> Parser<'a> {
         &mut self,
         open: usize,
         mut i: &'a str,
-        elems: &mut ThinVec<Elem<'a>>,
+        elems: &mut Elems<'a>,
     ) -> PResult<'a, Option<Span>> {
         let mut crossed;
         (i, crossed) = self.gap(i);
@@ -395,7 +399,7 @@ pub(super) trait Sink<'a> {
     fn put(&mut self, elem: Elem<'a>);
 }
 
-impl<'a> Sink<'a> for ThinVec<Elem<'a>> {
+impl<'a> Sink<'a> for Elems<'a> {
     #[inline(always)]
     fn put(&mut self, elem: Elem<'a>) {
         self.push(elem);

@@ -267,19 +267,28 @@ impl<'a> Parser<'a> {
 
     /// A name, or a backtrack if there is none. An invalid start (`1x`) is
     /// reported and parsing goes on with it as the name.
+    #[inline(always)]
     pub(super) fn name(&mut self, i: &'a str, what: &str) -> PResult<'a, &'a str> {
         let (rest, text) = word(i);
         if text.is_empty() {
             return backtrack();
         }
         if !is_name_start(text.as_bytes()[0]) {
-            self.report(ParseError::InvalidName {
-                text: text.into(),
-                at: self.span_of(text),
-                help: Some(format!("{what} start with a letter or `_`")),
-            });
+            self.invalid_name_start(text, what);
         }
         Ok((rest, text))
+    }
+
+    /// The error for a name such as `1x`: out of line, off the common path
+    /// of [`Parser::name`], which is then small enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn invalid_name_start(&mut self, text: &str, what: &str) {
+        self.report(ParseError::InvalidName {
+            text: text.into(),
+            at: self.span_of(text),
+            help: Some(format!("{what} start with a letter or `_`")),
+        });
     }
 
     /// A `%` comment up to (not including) the line break, recorded for the
@@ -334,7 +343,7 @@ impl<'a> Parser<'a> {
 
     /// Consumes the end of a statement: spaces, an optional comment, and a
     /// line break or the end of the input.
-    #[inline]
+    #[inline(always)]
     pub(super) fn end_of_line(&mut self, i: &'a str, what: &str) -> PResult<'a, ()> {
         // A statement mostly ends right at a line break or the end.
         match peek(i) {
@@ -344,6 +353,8 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn end_of_line_slow(&mut self, i: &'a str, what: &str) -> PResult<'a, ()> {
         let mut i = hspace(i);
         if peek(i) == Some(b'%') {
@@ -369,7 +380,7 @@ impl<'a> Parser<'a> {
 
     /// Skips whitespace-only lines and comment lines before a statement,
     /// recording blank lines for the formatter.
-    #[inline]
+    #[inline(always)]
     pub(super) fn skip_lines(&mut self, i: &'a str) -> &'a str {
         // Most statements follow the previous one directly.
         if i.is_empty() || starts_statement(i) {
@@ -379,6 +390,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(never)]
     fn skip_lines_slow(&mut self, mut i: &'a str) -> &'a str {
         loop {
             let line = i;

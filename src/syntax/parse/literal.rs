@@ -19,9 +19,79 @@ fn is_hex(b: u8) -> bool {
 
 /// Whether the text starts with 8 hex digits and a `-`, the way only a uuid
 /// does.
+#[inline]
 fn looks_like_uuid(i: &str) -> bool {
     let b = i.as_bytes();
     b.get(8) == Some(&b'-') && b[..8].iter().all(|&c| is_hex(c))
+}
+
+/// The value of each hex digit; 0xff for other bytes.
+static HEX: [u8; 256] = {
+    let mut table = [0xff; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => 0xff,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// The byte that two hex digits spell: looked up, with one test for both
+/// digits.
+#[inline]
+fn hex_byte(hi: u8, lo: u8) -> Option<u8> {
+    let (hi, lo) = (HEX[usize::from(hi)], HEX[usize::from(lo)]);
+    ((hi | lo) & 0xf0 == 0).then_some(hi << 4 | lo)
+}
+
+/// Decodes hex digits, two a byte, into `out`, or `None` if one is not a
+/// hex digit. The literals are a few bytes long: a plain loop beats
+/// `const_hex`, which picks its SIMD routine at run time on every call.
+#[inline]
+fn decode_hex(digits: &[u8], out: &mut [u8]) -> Option<()> {
+    for (o, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+        *o = hex_byte(pair[0], pair[1])?;
+    }
+    Some(())
+}
+
+/// The bytes of a uuid in its one valid layout, 8-4-4-4-12 hex digits, or
+/// `None` for [`Parser::uuid`] to say what is wrong.
+fn canonical_uuid(text: &[u8]) -> Option<[u8; 16]> {
+    if text.len() != 36 || [8, 13, 18, 23].iter().any(|&n| text[n] != b'-') {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    let mut k = 0;
+    for (from, to) in [(0, 8), (9, 13), (14, 18), (19, 23), (24, 36)] {
+        let len = (to - from) / 2;
+        decode_hex(&text[from..to], &mut out[k..k + len])?;
+        k += len;
+    }
+    Some(out)
+}
+
+/// A versionstamp after its `#` in one of its two valid layouts, 20 and 4
+/// hex digits around a `:` or the incomplete `:` and 4, or `None` for
+/// [`Parser::vstamp`] to say what is wrong.
+fn canonical_vstamp(text: &[u8]) -> Option<Vstamp> {
+    let (tx, user) = match text.len() {
+        25 if text[20] == b':' => {
+            let mut tx = [0u8; 10];
+            decode_hex(&text[..20], &mut tx)?;
+            (Some(tx), &text[21..])
+        }
+        5 if text[0] == b':' => (None, &text[1..]),
+        _ => return None,
+    };
+    let user = u16::from_be_bytes([hex_byte(user[0], user[1])?, hex_byte(user[2], user[3])?]);
+    Some(Vstamp { tx, user })
 }
 
 /// The length of the plain text at the start of a string's body: up to a
@@ -160,9 +230,8 @@ impl<'a> Parser<'a> {
     /// An element that starts with a letter: `nil`, `true`, `false`, `inf`,
     /// `nan`, or a uuid such as `ca03676e-...`. Anything else backtracks.
     pub(super) fn word(&mut self, i: &'a str) -> Option<(&'a str, ElemKind<'a>)> {
-        if looks_like_uuid(i) {
-            return Some(self.uuid(i));
-        }
+        // A uuid's run of name bytes includes its `-`s, so it is none of
+        // the words.
         let (rest, w) = word(i);
         let kind = match w {
             "nil" => ElemKind::Nil,
@@ -170,6 +239,7 @@ impl<'a> Parser<'a> {
             "false" => ElemKind::Bool(false),
             "inf" => ElemKind::Num(Num(f64::INFINITY)),
             "nan" => ElemKind::Num(Num(f64::NAN)),
+            _ if looks_like_uuid(i) => return Some(self.uuid(i)),
             _ => return None,
         };
         Some((rest, kind))
@@ -195,13 +265,17 @@ impl<'a> Parser<'a> {
             });
             return (rest, ElemKind::Bytes(Vec::new()));
         }
-        let bytes = const_hex::decode(digits).expect("checked hex digits");
+        let mut bytes = vec![0; digits.len() / 2];
+        decode_hex(digits.as_bytes(), &mut bytes).expect("checked hex digits");
         (rest, ElemKind::Bytes(bytes))
     }
 
     /// `8-4-4-4-12` hex digits.
     fn uuid(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let (rest, text) = take_bytes(i, |b| b.is_ascii_alphanumeric() || b == b'-');
+        if let Some(bytes) = canonical_uuid(text.as_bytes()) {
+            return (rest, ElemKind::Uuid(Uuid::from_bytes(bytes)));
+        }
         let span = self.span_of(text);
         let nil = (rest, ElemKind::Uuid(Uuid::nil()));
         if let Some(n) = text.bytes().position(|b| b != b'-' && !is_hex(b)) {
@@ -249,6 +323,9 @@ impl<'a> Parser<'a> {
     /// digits.
     pub(super) fn vstamp(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let (rest, text) = take_bytes(&i[1..], |b| b.is_ascii_alphanumeric() || b == b':');
+        if let Some(stamp) = canonical_vstamp(text.as_bytes()) {
+            return (rest, ElemKind::Vstamp(stamp));
+        }
         let span = self.span_from(self.pos(i), rest);
         let placeholder = (rest, ElemKind::Vstamp(Vstamp { tx: None, user: 0 }));
         if let Some(k) = text.bytes().position(|b| b != b':' && !is_hex(b)) {

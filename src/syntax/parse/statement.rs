@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use crate::syntax::ast::{
     DirElem, Directory, Elem, ElemKind, Item, Items, Key, KeyValue, Meta, MetaKind, Options, Query,
-    Span, Statement, ThinVec, Value,
+    Span, Statement, Tuple, Value,
 };
 use crate::syntax::error::ParseError;
 
@@ -31,6 +31,8 @@ impl<'a> Parser<'a> {
         } else {
             1
         };
+        // The items are gathered apart from the parser, which the item
+        // parsers borrow, and put in the script at the end.
         let mut items = Items::with_capacity(capacity);
         loop {
             let (errors_before, items_before) = (self.errors.len(), items.len());
@@ -134,8 +136,11 @@ impl<'a> Parser<'a> {
     /// A query: a directory, `dir=remove`, or a key-value. `start` is
     /// where its options began, if it has any.
     ///
-    /// The statement is pushed onto `items` rather than returned: built in
-    /// place, it is not copied through the results of the callers.
+    /// The statement is parsed in place, into an item pushed onto `items`
+    /// first: with its inline directory and key tuple a statement is
+    /// hundreds of bytes, and built apart and moved there it was copied
+    /// five times over. An error leaves the item half filled; the script
+    /// parser takes it away again.
     fn statement(
         &mut self,
         i: &'a str,
@@ -143,17 +148,44 @@ impl<'a> Parser<'a> {
         options: Options<'a>,
         items: &mut Items<'a>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
-        let (i, dir) = self.directory(i)?;
-        let (i, query) = match peek(i) {
+        let item = items.push_with(|| {
+            Item::Statement(Statement {
+                options,
+                query: Query::KeyValue(KeyValue {
+                    key: Key {
+                        dir: Directory::default(),
+                        tuple: Tuple::default(),
+                    },
+                    value: Value::Omitted,
+                }),
+                span: Span::default(),
+            })
+        });
+        let Item::Statement(statement) = item else {
+            unreachable!("a statement was pushed")
+        };
+        self.statement_into(i, start, statement)
+    }
+
+    /// [`Parser::statement`] into `out`, which holds an empty key-value.
+    #[inline(always)]
+    fn statement_into(
+        &mut self,
+        i: &'a str,
+        start: usize,
+        out: &mut Statement<'a>,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
+        let Query::KeyValue(kv) = &mut out.query else {
+            unreachable!("the statement starts as a key-value")
+        };
+        let i = self.directory(i, &mut kv.key.dir)?;
+        let i = match peek(i) {
             Some(b'(') => {
-                let (i, tuple) = self.tuple(i)?;
-                let key = Key { dir, tuple };
-                let mut value = Value::Omitted;
-                let i = match i.strip_prefix('=') {
-                    Some(v) => self.value(v, &mut value)?,
+                let i = self.tuple(i, &mut kv.key.tuple)?;
+                match i.strip_prefix('=') {
+                    Some(v) => self.value(v, &mut kv.value)?,
                     None => i,
-                };
-                (i, Query::KeyValue(KeyValue { key, value }))
+                }
             }
             Some(b'=') => {
                 let at = &i[1..];
@@ -168,16 +200,17 @@ impl<'a> Parser<'a> {
                     return Err(failure(self.expected(at, "`remove`", Some(help.into()))));
                 }
                 let keyword = self.span_of(w);
-                (after, Query::Remove { dir, keyword })
+                let dir = std::mem::take(&mut kv.key.dir);
+                out.query = Query::Remove { dir, keyword };
+                after
             }
-            _ => (i, Query::Directory(dir)),
+            _ => {
+                let dir = std::mem::take(&mut kv.key.dir);
+                out.query = Query::Directory(dir);
+                i
+            }
         };
-        let span = self.span_from(start, i);
-        items.push(Item::Statement(Statement {
-            options,
-            query,
-            span,
-        }));
+        out.span = self.span_from(start, i);
         Ok(i)
     }
 
@@ -256,12 +289,14 @@ impl<'a> Parser<'a> {
     }
 
     /// `/` elements: names, quoted strings, variables, references, and a
-    /// final `...`.
-    fn directory(&mut self, i: &'a str) -> PResult<'a, Directory<'a>> {
+    /// final `...`, into `out`, an empty directory.
+    fn directory(
+        &mut self,
+        i: &'a str,
+        out: &mut Directory<'a>,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
         let start = self.pos(i);
         let mut i = i;
-        let mut elems = ThinVec::with_capacity(4);
-        let mut rest = None;
         // Every element goes through the one push below: with a push in each
         // branch, the vector's push was left out of line, a call per element.
         while let Some(at) = i.strip_prefix('/') {
@@ -290,17 +325,21 @@ impl<'a> Parser<'a> {
                     let after = &at[3..];
                     if let Some(next) = after.strip_prefix('/') {
                         let next = Span::new(self.pos(after), self.pos(next) + junk(next).len());
-                        return fail(ParseError::RestNotLast { rest: span, next });
+                        return Err(failure(ParseError::RestNotLast { rest: span, next }));
                     }
-                    rest = Some(span);
+                    out.rest = Some(span);
                     i = after;
                     break;
                 }
                 None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'(' | b'=' | b'/' | b'%') => {
                     let help = "`/` must be followed by a directory name; to list the root directories, write `/<>`";
-                    return fail(self.expected(at, "a directory name", Some(help.into())));
+                    return Err(failure(self.expected(
+                        at,
+                        "a directory name",
+                        Some(help.into()),
+                    )));
                 }
-                Some(_) => return fail(self.invalid_dir_name(dir_junk(at))),
+                Some(_) => return Err(failure(self.invalid_dir_name(dir_junk(at)))),
             };
             if !matches!(
                 peek(after),
@@ -309,20 +348,20 @@ impl<'a> Parser<'a> {
                 let bare = !at.starts_with('"');
                 let named = matches!(elem, DirElem::Name { .. });
                 if bare && named && peek(after) != Some(b'[') {
-                    return fail(self.invalid_dir_name(dir_junk(at)));
+                    return Err(failure(self.invalid_dir_name(dir_junk(at))));
                 }
                 let help = "a directory element ends at `/`, `(`, `=` or the end of the statement; quote all of it if it is one name";
-                return fail(self.expected(
+                return Err(failure(self.expected(
                     after,
                     "`/`, `(` or the end of the statement",
                     Some(help.into()),
-                ));
+                )));
             }
-            elems.push(elem);
+            out.elems.push(elem);
             i = after;
         }
-        let span = self.span_from(start, i);
-        Ok((i, Directory { elems, rest, span }))
+        out.span = self.span_from(start, i);
+        Ok(i)
     }
 
     /// The error for a directory name that must be quoted.
