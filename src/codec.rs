@@ -133,6 +133,24 @@ pub fn encode_write_into(
     Ok(())
 }
 
+/// Ints at every byte length of their encoding, both signs, and either
+/// side of each boundary: where the tuple layer's int codes change.
+#[cfg(test)]
+fn ints_at_every_length() -> impl Iterator<Item = i64> {
+    (0..64).flat_map(|shift| {
+        let n = 1i64.wrapping_shl(shift);
+        let m = n.wrapping_neg();
+        [
+            n,
+            n.wrapping_sub(1),
+            n.wrapping_add(1),
+            m,
+            m.wrapping_add(1),
+            m.wrapping_sub(1),
+        ]
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -274,16 +274,10 @@ impl Mutex {
     /// queued (with a watch on its queue entry, armed in the same
     /// transaction, so no grant is missed), or neither.
     fn wait_state(&self) -> Result<Wait, Error> {
-        let layer = DirectoryLayer::new();
-        let dir = &self.dir;
         let name = self.name.as_str();
-        self.db.run(|tx, _| {
-            if !layer.exists(tx, dir)? {
-                return Ok(Wait::NotQueued);
-            }
-            let prefix = layer.open(tx, dir, b"")?.prefix()?.to_vec();
+        self.in_dir(|tx, prefix| {
             let key = |kind: &str| {
-                let mut k = prefix.clone();
+                let mut k = prefix.to_vec();
                 (kind, name).pack_into_vec(&mut k);
                 k
             };
@@ -295,7 +289,23 @@ impl Mutex {
             if tx.get(&waiter, false)?.is_none() {
                 return Ok(Wait::NotQueued);
             }
-            Ok::<_, Error>(Wait::Queued(tx.watch(&waiter)?))
+            Ok(Wait::Queued(tx.watch(&waiter)?))
+        })
+    }
+
+    /// Runs `f` in a transaction with the prefix of the mutex's directory;
+    /// with no directory, nobody is queued.
+    fn in_dir(
+        &self,
+        mut f: impl FnMut(&mut dyn crate::kv::Transaction, &[u8]) -> Result<Wait, Error>,
+    ) -> Result<Wait, Error> {
+        let layer = DirectoryLayer::new();
+        self.db.run(|tx, _| {
+            if !layer.exists(tx, &self.dir)? {
+                return Ok(Wait::NotQueued);
+            }
+            let prefix = layer.open(tx, &self.dir, b"")?.prefix()?.to_vec();
+            f(tx, &prefix)
         })
     }
 
@@ -315,17 +325,11 @@ impl Mutex {
     /// is claimed ([`Wait::Free`]); otherwise the watch is on the owner's
     /// key, as Go's waiters watch it.
     fn wait_state_compat(&self) -> Result<Wait, Error> {
-        let layer = DirectoryLayer::new();
-        let dir = &self.dir;
         let name = self.name.as_str();
-        self.db.run(|tx, _| {
-            if !layer.exists(tx, dir)? {
-                return Ok(Wait::NotQueued);
-            }
-            let prefix = layer.open(tx, dir, b"")?.prefix()?.to_vec();
+        self.in_dir(|tx, prefix| {
             // Every key whose tuple starts with `kind`.
             let range = |kind: &str| {
-                let mut p = prefix.clone();
+                let mut p = prefix.to_vec();
                 (kind,).pack_into_vec(&mut p);
                 crate::kv::RangeOption::prefix(&p)
             };
@@ -346,7 +350,7 @@ impl Mutex {
                 return Ok(Wait::NotQueued);
             }
             match owner_key {
-                Some(key) if !owner.is_empty() => Ok::<_, Error>(Wait::Queued(tx.watch(&key)?)),
+                Some(key) if !owner.is_empty() => Ok(Wait::Queued(tx.watch(&key)?)),
                 _ => Ok(Wait::Free),
             }
         })

@@ -18,6 +18,7 @@ mod report;
 mod small_list;
 mod span;
 pub mod tokens;
+pub(crate) mod words;
 
 pub use check::check;
 pub use error::{CheckError, Error, OptionError, ParseError};

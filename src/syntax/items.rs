@@ -61,10 +61,8 @@ impl<'a> Items<'a> {
     #[inline(always)]
     pub(super) fn push_with(&mut self, make: impl FnOnce() -> Item<'a>) -> &mut Item<'a> {
         if let Repr::Empty = self.0 {
-            // The list was empty: nothing is lost to forget.
             // Allocated first, the box is where the item is made.
-            let item = Box::write(Box::new_uninit(), make());
-            std::mem::forget(std::mem::replace(&mut self.0, Repr::One(item)));
+            self.0 = Repr::One(Box::write(Box::new_uninit(), make()));
         } else {
             self.push(make());
         }

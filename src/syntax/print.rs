@@ -268,7 +268,7 @@ pub fn write_str(f: &mut impl Write, s: &str) -> fmt::Result {
     let bytes = s.as_bytes();
     // Most strings are short and need no escape: one scan, one write. A
     // vector search costs more than it saves on a few bytes.
-    if bytes.len() < 64 && !has_escape(bytes) {
+    if bytes.len() < 64 && super::words::first_escape(bytes) == bytes.len() {
         f.write_str(s)?;
         return f.write_char('"');
     }
@@ -284,29 +284,6 @@ pub fn write_str(f: &mut impl Write, s: &str) -> fmt::Result {
     }
     f.write_str(&s[start..])?;
     f.write_char('"')
-}
-
-/// Whether `bytes` hold a `"`, a `\\` or a line feed, looked for eight
-/// bytes at a time: a word has one of them when the word xor that byte
-/// repeated has a zero byte.
-fn has_escape(bytes: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
-    let mut words = bytes.chunks_exact(8);
-    for chunk in &mut words {
-        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        if zero_byte(w ^ (ONES * u64::from(b'"')))
-            || zero_byte(w ^ (ONES * u64::from(b'\\')))
-            || zero_byte(w ^ (ONES * u64::from(b'\n')))
-        {
-            return true;
-        }
-    }
-    words
-        .remainder()
-        .iter()
-        .any(|&b| matches!(b, b'"' | b'\\' | b'\n'))
 }
 
 /// A string literal for `s`.
@@ -353,25 +330,6 @@ mod tests {
         assert_eq!(num(f64::NAN), "nan");
         assert_eq!(num(f64::MAX), "1.7976931348623157e308");
         assert_eq!(num(5e-324), "5e-324");
-    }
-
-    #[test]
-    fn escapes_are_found_wherever_they_stand() {
-        for len in 0..40 {
-            assert!(!has_escape(&vec![b'a'; len]));
-            assert!(!has_escape(&vec![0xff; len]));
-            assert!(!has_escape(&vec![0x00; len]));
-            for at in 0..len {
-                for b in [b'"', b'\\', b'\n'] {
-                    let mut bytes = vec![0xffu8; len];
-                    bytes[at] = b;
-                    assert!(has_escape(&bytes), "{len} {at} {b}");
-                }
-                let mut near = vec![b'a'; len];
-                near[at] = b'"' + 1;
-                assert!(!has_escape(&near));
-            }
-        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::{Fail, PResult, Parser};
 use crate::syntax::ast::{Comment, Span};
 use crate::syntax::error::ParseError;
+use crate::syntax::words::{self, HIGHS, ONES};
 
 /// The next byte, if any.
 #[inline]
@@ -90,7 +91,7 @@ pub(super) fn word(i: &str) -> (&str, &str) {
 fn name_len(b: &[u8]) -> usize {
     let mut n = 0;
     while let Some(chunk) = b.get(n..n + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let w = words::word(chunk);
         let run = (name_bytes(w) ^ HIGHS).trailing_zeros() as usize / 8;
         n += run;
         if run < 8 {
@@ -99,9 +100,6 @@ fn name_len(b: &[u8]) -> usize {
     }
     n + b[n..].iter().take_while(|&&c| is_name_byte(c)).count()
 }
-
-const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
 
 /// The high bit of each byte of `w` that lies in `lo..=hi`, for bytes
 /// below 0x80: no byte's sum carries into the next.

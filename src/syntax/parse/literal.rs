@@ -96,32 +96,9 @@ fn canonical_vstamp(text: &[u8]) -> Option<Vstamp> {
 
 /// The length of the plain text at the start of a string's body: up to a
 /// quote, a backslash or a line break.
-///
-/// Eight bytes are tested at a time with word arithmetic, so the loop
-/// branches once per word rather than on every byte.
 #[inline]
 fn string_run(i: &str) -> usize {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    // The high bit of every byte of `w` that is zero; bytes above the
-    // first zero may be marked wrongly, but only the first one is used.
-    let zeros = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
-    let b = i.as_bytes();
-    let mut n = 0;
-    while let Some(chunk) = b.get(n..n + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let hits = zeros(w ^ (ONES * u64::from(b'"')))
-            | zeros(w ^ (ONES * u64::from(b'\\')))
-            | zeros(w ^ (ONES * u64::from(b'\n')));
-        if hits != 0 {
-            return n + (hits.trailing_zeros() / 8) as usize;
-        }
-        n += 8;
-    }
-    n + b[n..]
-        .iter()
-        .position(|&c| matches!(c, b'"' | b'\\' | b'\n'))
-        .unwrap_or(b.len() - n)
+    crate::syntax::words::first_escape(i.as_bytes())
 }
 
 /// A string without escapes, the most common kind, or `None` for the

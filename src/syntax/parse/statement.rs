@@ -21,11 +21,10 @@ impl<'a> Parser<'a> {
         if i.is_empty() {
             return;
         }
-        // Sized for the common single query: the first push then does not
-        // go through the vector's growth path, and the block is no larger
-        // than the one statement needs. A long script is sized by its lines
-        // (at most one item each), so a million statements are not copied
-        // again and again as the vector grows.
+        // A long script is sized by its lines (at most one item each), so
+        // a million statements are not copied again and again as the list
+        // grows; a short one starts empty, and a lone query goes in a box
+        // of its own (see `Items`).
         let capacity = if i.len() > 4096 {
             memchr::memchr_iter(b'\n', i.as_bytes()).count() + 1
         } else {
