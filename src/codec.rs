@@ -43,6 +43,7 @@ pub use element::{
 pub use error::Error;
 pub use key::{ElementFilter, compare, decode_key, decode_key_into, encode_key};
 pub use options::{Encoding, IntLayout, IntWidth, NumLayout, NumWidth, Subject};
+pub use unpack::Scalar;
 pub use value::{Decoded, ValueDecoder, decode_tuple, decode_untyped, encode_value};
 
 /// Encoded bytes and the way they must be written.

@@ -239,7 +239,7 @@ impl Engine {
                 }
                 if !snapshot {
                     let mut row = env.clone();
-                    row.extend(hit.captures);
+                    row.append(hit.captures);
                     kept.push(row);
                 }
                 Ok(())

@@ -11,7 +11,7 @@ use crate::syntax::ast::{Agg, Elem, ElemKind, Span, Type, Variable};
 use super::element::into_owned;
 use super::options::{self, Encoding, Subject};
 use super::tuple::pack;
-use super::unpack::unpack_into;
+use super::unpack::{Scalar, unpack_into};
 use super::{Encoded, Error, Op};
 
 /// Encodes a key: `prefix` and the packed `elems`, all of them data.
@@ -90,6 +90,10 @@ const DATA_TYPES: [Type; 9] = [
     Type::Tuple,
 ];
 
+/// The bits of the types a [`Scalar`] may have.
+const INT: u32 = 2;
+const STR: u32 = 4;
+
 /// Accepts every element, as `<>` does.
 impl Default for ElementFilter {
     fn default() -> Self {
@@ -121,7 +125,7 @@ impl ElementFilter {
 
     /// The filter that accepts the elements of any of `types`; no types
     /// accept every element.
-    fn of(types: &[Type]) -> ElementFilter {
+    pub(super) fn of(types: &[Type]) -> ElementFilter {
         let takes = |found: Type| {
             types.is_empty()
                 || types.iter().any(|&ty| match ty {
@@ -146,14 +150,25 @@ impl ElementFilter {
         let bit = match kind {
             ElemKind::Nil => 0,
             ElemKind::Bool(_) => 1,
-            ElemKind::Int(_) => 2,
+            ElemKind::Int(_) => INT,
             ElemKind::Num(_) => 3,
-            ElemKind::Str(_) => 4,
+            ElemKind::Str(_) => STR,
             ElemKind::Bytes(_) => 5,
             ElemKind::Uuid(_) => 6,
             ElemKind::Vstamp(_) => 7,
             ElemKind::Tuple(_) => 8,
             ElemKind::Var(_) | ElemKind::Ref(_) => return false,
+        };
+        self.accepted & (1 << bit) != 0
+    }
+
+    /// [`accepts`](Self::accepts) for a scalar read straight from its
+    /// bytes.
+    #[inline]
+    pub fn accepts_scalar(&self, scalar: Scalar) -> bool {
+        let bit = match scalar {
+            Scalar::Int(_) => INT,
+            Scalar::Str(_) => STR,
         };
         self.accepted & (1 << bit) != 0
     }

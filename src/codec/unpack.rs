@@ -64,30 +64,10 @@ impl Unpacker {
     /// The element `bytes` start with and the bytes after it, or `None`
     /// when they do not start with a valid element.
     fn next<'b>(&mut self, bytes: &'b [u8]) -> Option<(ElemKind<'b>, &'b [u8])> {
-        let (&code, body) = bytes.split_first()?;
-        match code {
-            0x02 => {
-                let (end, ascii) = string_end(body)?;
-                // An escaped zero byte needs unescaping: the crate's.
-                if body.get(end + 1) != Some(&0xff) {
-                    let text = match ascii {
-                        true => ascii_str(&body[..end]),
-                        false => std::str::from_utf8(&body[..end]).ok()?,
-                    };
-                    return Some((ElemKind::Str(Cow::Borrowed(text)), &body[end + 1..]));
-                }
-            }
-            // Ints of up to seven bytes: eight may not fit an i64.
-            0x0d..=0x1b => {
-                let n = usize::from(code.abs_diff(0x14));
-                let digits = body.get(..n)?;
-                let mut be = if code < 0x14 { [0xff; 8] } else { [0; 8] };
-                be[8 - n..].copy_from_slice(digits);
-                let value = i64::from_be_bytes(be);
-                // A negative int is stored as its value less one.
-                let value = if code < 0x14 { value + 1 } else { value };
-                return Some((ElemKind::Int(Int::Small(value)), &body[n..]));
-            }
+        if let Some((scalar, rest)) = Scalar::read(bytes) {
+            return Some((scalar.kind(), rest));
+        }
+        match bytes.first()? {
             0x05 if !std::mem::replace(&mut self.checked, true) && !shallow(bytes) => {
                 return None;
             }
@@ -95,6 +75,65 @@ impl Unpacker {
         }
         let (rest, e) = Element::unpack(bytes, element_depth()).ok()?;
         Some((from_element(e), rest))
+    }
+}
+
+/// The elements rows are mostly made of, read straight from their packed
+/// bytes: a string with no escaped zero byte, an int of up to seven bytes.
+/// Everything else, and a string that is not UTF-8, is left to the crate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar<'b> {
+    /// A string, borrowed from the bytes.
+    Str(&'b str),
+    /// An int that fits an `i64`.
+    Int(i64),
+}
+
+impl<'b> Scalar<'b> {
+    /// The scalar `bytes` start with and the bytes after it; `None` when
+    /// they start with anything else (which may still be a valid element).
+    /// Inlined: a range read calls it for every element of every row.
+    #[inline(always)]
+    pub fn read(bytes: &'b [u8]) -> Option<(Scalar<'b>, &'b [u8])> {
+        let (&code, body) = bytes.split_first()?;
+        match code {
+            0x02 => {
+                let (end, ascii) = string_end(body)?;
+                // An escaped zero byte needs unescaping: the crate's.
+                if body.get(end + 1) == Some(&0xff) {
+                    return None;
+                }
+                let text = match ascii {
+                    true => ascii_str(&body[..end]),
+                    false => std::str::from_utf8(&body[..end]).ok()?,
+                };
+                Some((Scalar::Str(text), &body[end + 1..]))
+            }
+            // Ints of up to seven bytes: eight may not fit an i64.
+            0x0d..=0x1b => {
+                let n = usize::from(code.abs_diff(0x14));
+                let digits = body.get(..n)?;
+                let magnitude = digits.iter().fold(0u64, |v, &b| v << 8 | u64::from(b));
+                // A negative int is stored as its value less one, in the
+                // ones' complement of its bytes.
+                let value = if code < 0x14 {
+                    -((!magnitude & (u64::MAX >> (64 - 8 * n))) as i64)
+                } else {
+                    magnitude as i64
+                };
+                Some((Scalar::Int(value), &body[n..]))
+            }
+            _ => None,
+        }
+    }
+
+    /// The scalar as a data element.
+    #[inline]
+    pub fn kind(self) -> ElemKind<'b> {
+        match self {
+            Scalar::Str(s) => ElemKind::Str(Cow::Borrowed(s)),
+            Scalar::Int(n) => ElemKind::Int(Int::Small(n)),
+        }
     }
 }
 

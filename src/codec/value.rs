@@ -16,7 +16,7 @@ use super::element::type_of;
 use super::options::{self, Encoding, Subject};
 use super::tuple::{Packed, pack};
 use super::unpack::{unpack_into, unpack_single};
-use super::{Encoded, Error, Op};
+use super::{ElementFilter, Encoded, Error, Op};
 
 /// Encodes a data element as a value, as its options say.
 ///
@@ -144,6 +144,20 @@ impl ValueDecoder {
             Ok(ValueDecoder { alternatives })
         } else {
             Err(errors)
+        }
+    }
+
+    /// The filter by which a value that is one packed [`Scalar`] decodes
+    /// as that scalar, by the first of the decoder's types or none: so it
+    /// can be read straight from its bytes. `None` when the decoder reads
+    /// values some other way.
+    pub fn scalar_filter(&self) -> Option<ElementFilter> {
+        match self.alternatives[..] {
+            [] => Some(ElementFilter::default()),
+            [(ty @ (Type::Any | Type::Int | Type::Str), Encoding::Tuple)] => {
+                Some(ElementFilter::of(&[ty]))
+            }
+            _ => None,
         }
     }
 

@@ -10,7 +10,7 @@
 use std::fmt::{self, Display, Formatter};
 use std::sync::Arc;
 
-use crate::codec;
+use crate::codec::{self, Scalar};
 use crate::syntax::ast::{Elem, ElemKind, Int};
 use crate::syntax::{write_elem, write_str};
 
@@ -27,13 +27,25 @@ pub struct Found<'a>(Inner<'a>);
 enum Inner<'a> {
     /// A key-value a read found: the directory, the decoded key, the value.
     Row(&'a Arc<DirPath>, &'a [Elem<'a>], ReadValue<'a>),
-    Owned(Output),
+    /// A key-value of scalars, read straight from its bytes.
+    Scalars(&'a Arc<DirPath>, &'a [Scalar<'a>], Scalar<'a>),
+    /// Boxed, so that dropping a borrowed result costs a test, not a call.
+    Owned(Box<Output>),
 }
 
 impl<'a> Found<'a> {
     /// A key-value as a read decoded it.
     pub(super) fn row(path: &'a Arc<DirPath>, key: &'a [Elem<'a>], value: ReadValue<'a>) -> Self {
         Found(Inner::Row(path, key, value))
+    }
+
+    /// A key-value of scalars as a read found them.
+    pub(super) fn scalars(
+        path: &'a Arc<DirPath>,
+        key: &'a [Scalar<'a>],
+        value: Scalar<'a>,
+    ) -> Self {
+        Found(Inner::Scalars(path, key, value))
     }
 
     /// Appends the result's canonical FQL to `out`, with no line break:
@@ -55,13 +67,22 @@ impl<'a> Found<'a> {
                 rest: false,
                 value: Some(value.to_owned()),
             }),
-            Inner::Owned(output) => output,
+            Inner::Scalars(path, key, value) => Output::KeyValue(Row {
+                path: Arc::clone(path),
+                key: key
+                    .iter()
+                    .map(|s| Part::Data(codec::to_owned(&s.kind())))
+                    .collect(),
+                rest: false,
+                value: Some((Part::Data(codec::to_owned(&value.kind())), None)),
+            }),
+            Inner::Owned(output) => *output,
         }
     }
 
     /// Whether this marks a read going on in a new transaction.
     pub(super) fn is_new_snapshot(&self) -> bool {
-        matches!(self.0, Inner::Owned(Output::NewSnapshot))
+        matches!(&self.0, Inner::Owned(o) if matches!(**o, Output::NewSnapshot))
     }
 
     fn print(&self, w: &mut impl fmt::Write) -> fmt::Result {
@@ -69,6 +90,7 @@ impl<'a> Found<'a> {
             Inner::Row(path, key, value) => {
                 print_row(w, path, key, false, Some((value, value.options())))
             }
+            Inner::Scalars(path, key, value) => print_row(w, path, key, false, Some((value, None))),
             Inner::Owned(output) => output.print(w),
         }
     }
@@ -76,7 +98,7 @@ impl<'a> Found<'a> {
 
 impl From<Output> for Found<'_> {
     fn from(output: Output) -> Self {
-        Found(Inner::Owned(output))
+        Found(Inner::Owned(Box::new(output)))
     }
 }
 

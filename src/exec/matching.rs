@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::codec::{self, ElementFilter, ValueDecoder};
+use crate::codec::{self, ElementFilter, Scalar, ValueDecoder};
 use crate::syntax::ast::*;
 
 use super::Part;
@@ -70,6 +70,33 @@ impl<'a> TupleMatch<'a> {
                 .all(|(m, e)| m.matches(&e.kind))
     }
 
+    /// [`matches`](Self::matches) for a key read straight from its packed
+    /// bytes onto `out`, as far as it is made of [`Scalar`]s: `true` for a
+    /// row that matches, `false` for one that does not or that only the
+    /// full decoding can tell about. Most range reads are of such rows,
+    /// and this spares them building a data element for each of their
+    /// elements.
+    pub fn matches_scalars<'b>(&self, mut bytes: &'b [u8], out: &mut Vec<Scalar<'b>>) -> bool {
+        out.clear();
+        for m in &self.elems {
+            match Scalar::read(bytes) {
+                Some((s, rest)) if m.matches_scalar(s) => {
+                    out.push(s);
+                    bytes = rest;
+                }
+                _ => return false,
+            }
+        }
+        while self.rest && !bytes.is_empty() {
+            let Some((s, rest)) = Scalar::read(bytes) else {
+                return false;
+            };
+            out.push(s);
+            bytes = rest;
+        }
+        bytes.is_empty()
+    }
+
     /// The values of the named holes in a matching tuple.
     pub fn captures(&self, elems: &[Elem<'_>], out: &mut Captures) {
         for (m, e) in self.elems.iter().zip(elems) {
@@ -113,6 +140,19 @@ fn elem_match<'a>(e: &Elem<'a>) -> ElemMatch<'a> {
 }
 
 impl ElemMatch<'_> {
+    /// [`matches`](Self::matches) for a scalar read straight from its
+    /// bytes.
+    #[inline]
+    fn matches_scalar(&self, scalar: Scalar<'_>) -> bool {
+        match (self, scalar) {
+            (ElemMatch::Hole(f, _), s) => f.accepts_scalar(s),
+            (ElemMatch::Tuple(_), _) => false,
+            (ElemMatch::Const(ElemKind::Str(c)), Scalar::Str(s)) => c == s,
+            (ElemMatch::Const(ElemKind::Int(Int::Small(c))), Scalar::Int(n)) => *c == n,
+            (ElemMatch::Const(_), _) => false,
+        }
+    }
+
     fn matches(&self, kind: &ElemKind<'_>) -> bool {
         match (self, kind) {
             (ElemMatch::Hole(f, _), k) => f.accepts(k),
@@ -175,6 +215,16 @@ impl ReadValue<'_> {
     }
 }
 
+impl Piece for Scalar<'_> {
+    #[inline(always)]
+    fn put(&self, w: &mut impl std::fmt::Write) -> std::fmt::Result {
+        match self {
+            Scalar::Str(s) => crate::syntax::write_str(w, s),
+            Scalar::Int(n) => w.write_str(itoa::Buffer::new().format(*n)),
+        }
+    }
+}
+
 impl Piece for ReadValue<'_> {
     fn put(&self, w: &mut impl std::fmt::Write) -> std::fmt::Result {
         match self {
@@ -231,6 +281,15 @@ impl<'a> ValueMatch<'a> {
             ValueMatch::Equals(want, text) => {
                 (want.as_slice() == bytes).then_some(ReadValue::Written(text))
             }
+        }
+    }
+
+    /// The filter by which a value that is one [`Scalar`] reads as that
+    /// scalar, printed with no options; `None` when values read otherwise.
+    pub fn scalar_filter(&self) -> Option<ElementFilter> {
+        match self {
+            ValueMatch::Decode(d, opts, _) if opts.iter().all(Option::is_none) => d.scalar_filter(),
+            _ => None,
         }
     }
 

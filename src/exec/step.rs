@@ -1,6 +1,6 @@
 //! Running one statement inside a transaction.
 
-use crate::codec::{self, Op};
+use crate::codec::{self, ElementFilter, Op, Scalar};
 use crate::directory::DirectoryLayer;
 use crate::kv::{RangeCursor, RangeOption, Transaction};
 use crate::plan::Step;
@@ -13,10 +13,11 @@ use super::{DirPath, Error, Found, Output, Part, Row};
 use std::sync::Arc;
 
 /// A result and the values its named variables took, which only a
-/// statement that feeds another collects.
+/// statement that feeds another collects. The values are lent, so that a
+/// result with none costs nothing to hand over and drop.
 pub struct Hit<'a> {
     pub found: Found<'a>,
-    pub captures: Captures,
+    pub captures: &'a mut Captures,
 }
 
 type Emit<'a> = &'a mut dyn FnMut(Hit<'_>) -> Result<(), Error>;
@@ -55,7 +56,7 @@ pub fn run(
                 dirs::captures(pattern, &path, &mut captures);
                 emit(Hit {
                     found: Output::Directory(path).into(),
-                    captures,
+                    captures: &mut captures,
                 })?;
             }
             Ok(())
@@ -139,7 +140,7 @@ fn read(
             let path = Arc::new(DirPath::new(path));
             emit(Hit {
                 found: Found::row(&path, &elems, value),
-                captures,
+                captures: &mut captures,
             })
         }
         None if step.options.strict => Err(mismatch(&path, prefix, &key, &bytes, step)),
@@ -173,6 +174,11 @@ fn scan(
     let folding = !key_aggs.is_empty() || value_agg.is_some();
     // A clear of everything under a constant prefix needs no reading.
     let whole_range = clearing && fixed == tuple.elems.len() && matches!(kv.value, Value::Clear(_));
+    // Rows printed as they are read take the way that needs no decoding,
+    // when their key and value are scalars.
+    let fast = (!clearing && !folding && !step.feeds)
+        .then(|| values.scalar_filter())
+        .flatten();
     let opts = step.options;
     let mut left = opts.limit;
     for path in dirs::matching_or_path(tx, dirs.layer, &kv.key.dir)? {
@@ -190,6 +196,9 @@ fn scan(
             continue;
         }
         let mut folds = Folds::new(&key_aggs, value_agg.as_ref());
+        // What rows bind, taken by the statements they feed; the fast way
+        // binds nothing.
+        let (mut captures, mut none) = (Vec::new(), Vec::new());
         let mut cursor = RangeCursor::new(range, opts.snapshot);
         'rows: loop {
             let batch = match cursor.next_batch(tx) {
@@ -199,18 +208,33 @@ fn scan(
                     tx.reset();
                     emit(Hit {
                         found: Output::NewSnapshot.into(),
-                        captures: Vec::new(),
+                        captures: &mut Vec::new(),
                     })?;
                     continue;
                 }
                 Err(e) => return Err(e.into()),
             };
-            // Each row's key decodes into this one vector, borrowing the
-            // batch: a row costs no allocation unless it is kept.
+            // Each row's key decodes into one of these vectors, borrowing
+            // the batch: a row costs no allocation unless it is kept.
             let mut elems = Vec::new();
+            let mut scalars = Vec::new();
             for stored in &batch {
                 if left == Some(0) {
                     break 'rows;
+                }
+                if let Some(filter) = &fast
+                    && let Some(key) = stored.key.strip_prefix(prefix)
+                    && keys.matches_scalars(key, &mut scalars)
+                    && let Some(value) = read_scalar(filter, &stored.value)
+                {
+                    if let Some(n) = left.as_mut() {
+                        *n -= 1;
+                    }
+                    emit(Hit {
+                        found: Found::scalars(&shared, &scalars, value),
+                        captures: &mut none,
+                    })?;
+                    continue;
                 }
                 elems.clear();
                 let key_ok =
@@ -234,7 +258,7 @@ fn scan(
                 } else if folding {
                     folds.push(&elems, &value);
                 } else {
-                    let mut captures = Vec::new();
+                    captures.clear();
                     if step.feeds {
                         captures.extend_from_slice(&dir_captures);
                         keys.captures(&elems, &mut captures);
@@ -242,7 +266,7 @@ fn scan(
                     }
                     emit(Hit {
                         found: Found::row(&shared, &elems, value),
-                        captures,
+                        captures: &mut captures,
                     })?;
                 }
             }
@@ -250,7 +274,7 @@ fn scan(
         if folding && let Some(output) = folds.finish(&shared, kv) {
             emit(Hit {
                 found: output.into(),
-                captures: dir_captures,
+                captures: &mut dir_captures,
             })?;
         }
         if left == Some(0) {
@@ -258,6 +282,15 @@ fn scan(
         }
     }
     Ok(())
+}
+
+/// A value that is one scalar of a type `filter` accepts.
+#[inline]
+fn read_scalar<'b>(filter: &ElementFilter, bytes: &'b [u8]) -> Option<Scalar<'b>> {
+    match Scalar::read(bytes)? {
+        (s, []) if filter.accepts_scalar(s) => Some(s),
+        _ => None,
+    }
 }
 
 /// The aggregates of one directory's rows, and the value they share.

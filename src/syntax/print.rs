@@ -260,18 +260,26 @@ impl Display for Opt<'_> {
 }
 
 /// Writes a string literal: quoted, with `"`, `\` and line feeds escaped.
-/// The text between escapes goes out in one piece: result rows are mostly
-/// strings, and a byte search is much cheaper than one write per char.
-#[inline]
+///
+/// Most strings are short and need no escape: one scan and one write,
+/// inlined where rows are printed. A vector search costs more than it
+/// saves on a few bytes.
+#[inline(always)]
 pub fn write_str(f: &mut impl Write, s: &str) -> fmt::Result {
-    f.write_char('"')?;
     let bytes = s.as_bytes();
-    // Most strings are short and need no escape: one scan, one write. A
-    // vector search costs more than it saves on a few bytes.
     if bytes.len() < 64 && super::words::first_escape(bytes) == bytes.len() {
+        f.write_char('"')?;
         f.write_str(s)?;
         return f.write_char('"');
     }
+    write_escaped(f, s)
+}
+
+/// [`write_str`] for long strings and strings with escapes: the text
+/// between escapes goes out in one piece, found by a vector search.
+fn write_escaped(f: &mut impl Write, s: &str) -> fmt::Result {
+    f.write_char('"')?;
+    let bytes = s.as_bytes();
     let mut start = 0;
     for n in memchr::memchr3_iter(b'"', b'\\', b'\n', bytes) {
         f.write_str(&s[start..n])?;
