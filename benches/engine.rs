@@ -67,20 +67,25 @@ fn run_script(engine: &Engine, src: &str, sink: &mut impl std::io::Write) -> usi
     let script = fql::syntax::load(src).expect("a valid script");
     let plan = fql::plan::plan(&script, &Default::default()).expect("a plan");
     let mut n = 0;
-    let mut line = Vec::new();
+    // Lines are collected and written in large pieces, as `fql` prints
+    // to a pipe or a file.
+    let mut pending = Vec::new();
     engine
         .run(
             &plan,
             &mut Each(|found: Found<'_>| {
                 n += 1;
-                line.clear();
-                found.write_to(&mut line);
-                line.push(b'\n');
-                sink.write_all(&line).expect("the sink takes it");
+                found.write_to(&mut pending);
+                pending.push(b'\n');
+                if pending.len() >= 1 << 16 {
+                    sink.write_all(&pending).expect("the sink takes it");
+                    pending.clear();
+                }
                 Ok(())
             }),
         )
         .expect("runs");
+    sink.write_all(&pending).expect("the sink takes it");
     n
 }
 
@@ -100,8 +105,7 @@ fn filled(rows: usize) -> (Arc<dyn Database>, Vec<u8>) {
 
 fn engine_read(db: &Arc<dyn Database>) -> usize {
     let engine = Engine::new(db.clone());
-    let mut sink = std::io::BufWriter::new(std::io::sink());
-    run_script(&engine, "/bench(<int>,<str>)=<str>", &mut sink)
+    run_script(&engine, "/bench(<int>,<str>)=<str>", &mut std::io::sink())
 }
 
 fn raw_read(db: &Arc<dyn Database>, prefix: &[u8]) -> usize {

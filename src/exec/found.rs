@@ -26,26 +26,32 @@ pub struct Found<'a>(Inner<'a>);
 #[derive(Debug)]
 enum Inner<'a> {
     /// A key-value a read found: the directory, the decoded key, the value.
-    Row(&'a Arc<DirPath>, &'a [Elem<'a>], ReadValue<'a>),
-    /// A key-value of scalars, read straight from its bytes.
-    Scalars(&'a Arc<DirPath>, &'a [Scalar<'a>], Scalar<'a>),
+    Row(&'a Arc<DirPath>, &'a [Elem<'a>], &'a ReadValue<'a>),
+    /// A key-value of scalars, read straight from its bytes: the key's
+    /// elements, then the value.
+    Scalars(&'a Arc<DirPath>, &'a [Scalar<'a>]),
     /// Boxed, so that dropping a borrowed result costs a test, not a call.
     Owned(Box<Output>),
 }
 
+// Results are handed down a few layers, by value: they are kept small.
+const _: () = assert!(std::mem::size_of::<Found>() <= 40);
+
 impl<'a> Found<'a> {
     /// A key-value as a read decoded it.
-    pub(super) fn row(path: &'a Arc<DirPath>, key: &'a [Elem<'a>], value: ReadValue<'a>) -> Self {
+    pub(super) fn row(
+        path: &'a Arc<DirPath>,
+        key: &'a [Elem<'a>],
+        value: &'a ReadValue<'a>,
+    ) -> Self {
         Found(Inner::Row(path, key, value))
     }
 
-    /// A key-value of scalars as a read found them.
-    pub(super) fn scalars(
-        path: &'a Arc<DirPath>,
-        key: &'a [Scalar<'a>],
-        value: Scalar<'a>,
-    ) -> Self {
-        Found(Inner::Scalars(path, key, value))
+    /// A key-value of scalars as a read found them: the key's elements,
+    /// then the value.
+    pub(super) fn scalars(path: &'a Arc<DirPath>, key_value: &'a [Scalar<'a>]) -> Self {
+        debug_assert!(!key_value.is_empty());
+        Found(Inner::Scalars(path, key_value))
     }
 
     /// Appends the result's canonical FQL to `out`, with no line break:
@@ -67,15 +73,16 @@ impl<'a> Found<'a> {
                 rest: false,
                 value: Some(value.to_owned()),
             }),
-            Inner::Scalars(path, key, value) => Output::KeyValue(Row {
-                path: Arc::clone(path),
-                key: key
-                    .iter()
-                    .map(|s| Part::Data(codec::to_owned(&s.kind())))
-                    .collect(),
-                rest: false,
-                value: Some((Part::Data(codec::to_owned(&value.kind())), None)),
-            }),
+            Inner::Scalars(path, key_value) => {
+                let owned = |s: &Scalar<'_>| Part::Data(codec::to_owned(&s.kind()));
+                let (value, key) = key_value.split_last().expect("a value");
+                Output::KeyValue(Row {
+                    path: Arc::clone(path),
+                    key: key.iter().map(owned).collect(),
+                    rest: false,
+                    value: Some((owned(value), None)),
+                })
+            }
             Inner::Owned(output) => *output,
         }
     }
@@ -88,9 +95,12 @@ impl<'a> Found<'a> {
     fn print(&self, w: &mut impl fmt::Write) -> fmt::Result {
         match &self.0 {
             Inner::Row(path, key, value) => {
-                print_row(w, path, key, false, Some((value, value.options())))
+                print_row(w, path, key, false, Some((*value, value.options())))
             }
-            Inner::Scalars(path, key, value) => print_row(w, path, key, false, Some((value, None))),
+            Inner::Scalars(path, key_value) => {
+                let (value, key) = key_value.split_last().expect("a value");
+                print_row(w, path, key, false, Some((value, None)))
+            }
             Inner::Owned(output) => output.print(w),
         }
     }

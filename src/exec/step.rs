@@ -139,7 +139,7 @@ fn read(
             }
             let path = Arc::new(DirPath::new(path));
             emit(Hit {
-                found: Found::row(&path, &elems, value),
+                found: Found::row(&path, &elems, &value),
                 captures: &mut captures,
             })
         }
@@ -223,15 +223,17 @@ fn scan(
                     break 'rows;
                 }
                 if let Some(filter) = &fast
-                    && let Some(key) = stored.key.strip_prefix(prefix)
+                    // The range holds only keys under the prefix.
+                    && let Some(key) = stored.key.get(prefix.len()..)
                     && keys.matches_scalars(key, &mut scalars)
                     && let Some(value) = read_scalar(filter, &stored.value)
                 {
+                    scalars.push(value);
                     if let Some(n) = left.as_mut() {
                         *n -= 1;
                     }
                     emit(Hit {
-                        found: Found::scalars(&shared, &scalars, value),
+                        found: Found::scalars(&shared, &scalars),
                         captures: &mut none,
                     })?;
                     continue;
@@ -265,7 +267,7 @@ fn scan(
                         values.captures(&value, &mut captures);
                     }
                     emit(Hit {
-                        found: Found::row(&shared, &elems, value),
+                        found: Found::row(&shared, &elems, &value),
                         captures: &mut captures,
                     })?;
                 }
@@ -377,7 +379,7 @@ fn mismatch(path: &[String], prefix: &[u8], key: &[u8], value: &[u8], step: &Ste
     let shown = if codec::decode_key_into(prefix, key, &mut elems) {
         let path = Arc::new(DirPath::new(path.to_vec()));
         let value = ReadValue::Data(codec::decode_untyped(value), None);
-        Found::row(&path, &elems, value).to_string()
+        Found::row(&path, &elems, &value).to_string()
     } else {
         format!("the key 0x{} (not a tuple)", const_hex::encode(key))
     };

@@ -132,10 +132,12 @@ impl Pattern {
                 && self.key.iter().zip(key).all(|(types, k)| {
                     types.is_none_or(|types| types.contains(&type_name(k).as_str()))
                 });
-        let shown = match self.value {
-            Some(ty) => (type_name(value) == ty).then(|| value.clone())?,
-            None => untyped(value)?,
-        };
+        // A tuple of one element is stored as that element: a typed read
+        // sees what `<>` sees.
+        let shown = untyped(value)?;
+        if self.value.is_some_and(|ty| type_name(&shown) != ty) {
+            return None;
+        }
         let tuple = Tuple {
             elems: key.iter().cloned().map(elem).collect(),
             rest: None,

@@ -26,12 +26,25 @@ pub struct Printer<W: Write> {
     opened: bool,
     /// Whether text results are coloured.
     color: bool,
-    /// The line being printed, kept to reuse its allocation.
-    line: Vec<u8>,
+    /// Plain-text lines not yet written out: collected here and written
+    /// in large pieces, or line by line when `by_line`.
+    pending: Vec<u8>,
+    /// Whether each line goes out as soon as it is printed, as a terminal
+    /// shows them.
+    by_line: bool,
 }
 
+/// How much plain text [`Printer`] collects before writing it out.
+const PENDING: usize = 1 << 16;
+
 impl<W: Write> Printer<W> {
-    pub fn new(out: W, format: Format, bytes: BytesShown, color: bool) -> Printer<W> {
+    pub fn new(
+        out: W,
+        format: Format,
+        bytes: BytesShown,
+        color: bool,
+        by_line: bool,
+    ) -> Printer<W> {
         Printer {
             out,
             format,
@@ -39,7 +52,8 @@ impl<W: Write> Printer<W> {
             count: 0,
             opened: false,
             color,
-            line: Vec::new(),
+            pending: Vec::new(),
+            by_line,
         }
     }
 
@@ -53,16 +67,26 @@ impl<W: Write> Printer<W> {
     pub fn print_found(&mut self, found: Found<'_>) -> io::Result<()> {
         if self.format == Format::Text && !self.color && self.bytes == BytesShown::Full {
             self.count += 1;
-            self.line.clear();
-            found.write_to(&mut self.line);
-            self.line.push(b'\n');
-            return self.out.write_all(&self.line);
+            found.write_to(&mut self.pending);
+            self.pending.push(b'\n');
+            if self.by_line || self.pending.len() >= PENDING {
+                self.write_pending()?;
+            }
+            return Ok(());
         }
         self.print(&found.into_output())
     }
 
+    /// Writes out the plain text collected so far.
+    fn write_pending(&mut self) -> io::Result<()> {
+        let written = self.out.write_all(&self.pending);
+        self.pending.clear();
+        written
+    }
+
     /// Prints one result.
     pub fn print(&mut self, output: &Output) -> io::Result<()> {
+        self.write_pending()?;
         self.count += 1;
         match self.format {
             Format::Text if self.color => {
@@ -97,6 +121,7 @@ impl<W: Write> Printer<W> {
     /// Ends the output: closes the JSON array (an empty one if nothing
     /// was printed) and flushes.
     pub fn finish(&mut self) -> io::Result<()> {
+        self.write_pending()?;
         if self.format == Format::Json {
             self.out
                 .write_all(if self.opened { b"\n]\n" } else { b"[]\n" })?;
@@ -107,6 +132,7 @@ impl<W: Write> Printer<W> {
 
     /// Writes out what is buffered.
     pub fn flush(&mut self) -> io::Result<()> {
+        self.write_pending()?;
         self.out.flush()
     }
 }

@@ -150,6 +150,7 @@ impl Session {
             self.settings.format,
             self.settings.bytes,
             self.settings.color_out,
+            terminal,
         );
         let progress = Progress::start(self.activity.clone(), io::stderr().is_terminal());
         let mut bindings = Bindings::default();

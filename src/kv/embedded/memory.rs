@@ -80,11 +80,14 @@ fn scan(map: &Map, begin: &[u8], end: &[u8], reverse: bool, limit: usize) -> Vec
         key: k.clone(),
         value: v.clone(),
     };
+    // The range cannot tell its length: sized here, not grown by pushes.
+    let mut rows = Vec::with_capacity(limit.min(super::read::MAX_BATCH));
     if reverse {
-        range.rev().take(limit).map(row).collect()
+        rows.extend(range.rev().take(limit).map(row));
     } else {
-        range.take(limit).map(row).collect()
+        rows.extend(range.take(limit).map(row));
     }
+    rows
 }
 
 impl Snapshot for MemorySnapshot {

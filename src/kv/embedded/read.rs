@@ -15,6 +15,9 @@ pub(crate) struct Batch {
     pub more: bool,
 }
 
+/// The most rows a batch reads from the store at once.
+pub(crate) const MAX_BATCH: usize = 4096;
+
 /// Reads up to `want` rows of `[begin, end)` from `snap` as modified by
 /// `buffer`.
 ///
@@ -29,13 +32,15 @@ pub(crate) fn read_batch(
     want: usize,
     value_limit: usize,
 ) -> Result<Batch> {
-    let mut rows = Vec::new();
+    // Sized once: grown row by row, a batch of a few thousand rows was
+    // copied over a dozen times.
+    let mut rows = Vec::with_capacity(want.min(MAX_BATCH));
     let mut entries = buffer.entries_in(begin, end, reverse).peekable();
     let mut store = StoreCursor {
         lo: begin.to_vec(),
         hi: end.to_vec(),
         reverse,
-        chunk: want.clamp(16, 4096),
+        chunk: want.clamp(16, MAX_BATCH),
         rows: VecDeque::new(),
         done: false,
     };
@@ -107,7 +112,7 @@ impl StoreCursor {
             self.done = true;
             return Ok(());
         }
-        let got = snap.scan(&self.lo, &self.hi, self.reverse, self.chunk)?;
+        let mut got = snap.scan(&self.lo, &self.hi, self.reverse, self.chunk)?;
         if got.len() < self.chunk {
             self.done = true;
         } else if let Some(last) = got.last() {
@@ -117,10 +122,11 @@ impl StoreCursor {
                 self.lo = key_after(&last.key);
             }
         }
-        self.rows.extend(
-            got.into_iter()
-                .filter(|r| buffer.lookup(&r.key).is_none_or(Entry::needs_stored)),
-        );
+        // Only called once the rows before are merged: the rows read
+        // become the queue, with no copy.
+        debug_assert!(self.rows.is_empty());
+        got.retain(|r| buffer.lookup(&r.key).is_none_or(Entry::needs_stored));
+        self.rows = VecDeque::from(got);
         Ok(())
     }
 }
