@@ -14,12 +14,12 @@ use crate::syntax::ast::{
 use crate::syntax::error::ParseError;
 
 impl<'a> Parser<'a> {
-    /// Every item of the script, into the script; errors are collected on
-    /// the way.
-    pub(super) fn script(&mut self, i: &'a str) {
+    /// Every item of the script; errors, comments and blank lines are
+    /// collected on the way.
+    pub(super) fn script(&mut self, i: &'a str) -> Items<'a> {
         let mut i = self.skip_lines(i);
         if i.is_empty() {
-            return;
+            return Items::default();
         }
         // A long script is sized by its lines (at most one item each), so
         // a million statements are not copied again and again as the list
@@ -31,7 +31,7 @@ impl<'a> Parser<'a> {
             1
         };
         // The items are gathered apart from the parser, which the item
-        // parsers borrow, and put in the script at the end.
+        // parsers borrow.
         let mut items = Items::with_capacity(capacity);
         loop {
             let (errors_before, items_before) = (self.errors.len(), items.len());
@@ -58,8 +58,7 @@ impl<'a> Parser<'a> {
             }
             i = self.skip_lines(i);
             if i.is_empty() {
-                self.out.items = items;
-                return;
+                return items;
             }
         }
     }
