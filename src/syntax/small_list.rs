@@ -74,10 +74,11 @@ impl<T: Blank, const N: usize> SmallList<T, N> {
     #[inline]
     pub fn push(&mut self, item: T) {
         let len = self.len as usize;
-        // Mostly known where the push is inlined, from the branch that
-        // made the item: no test is left.
-        self.may_own |= !item.owns_nothing();
         if len < N {
+            // Mostly known where the push is inlined, from the branch that
+            // made the item: no test is left. Items on the heap are its
+            // own to drop.
+            self.may_own |= !item.owns_nothing();
             // The slot holds a blank, which owns nothing: forgotten, it
             // costs no drop.
             std::mem::forget(std::mem::replace(&mut self.inline[len], item));
