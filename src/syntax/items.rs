@@ -62,7 +62,10 @@ impl<'a> Items<'a> {
     pub(super) fn push_with(&mut self, make: impl FnOnce() -> Item<'a>) -> &mut Item<'a> {
         if let Repr::Empty = self.0 {
             // Allocated first, the box is where the item is made.
-            self.0 = Repr::One(Box::write(Box::new_uninit(), make()));
+            let item = Repr::One(Box::write(Box::new_uninit(), make()));
+            // What it replaces is empty: forgotten rather than dropped, it
+            // costs no call to the list's drop.
+            std::mem::forget(std::mem::replace(&mut self.0, item));
         } else {
             self.push(make());
         }

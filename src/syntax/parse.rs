@@ -19,7 +19,7 @@ mod statement;
 
 pub use lex::is_name;
 
-use super::ast::Script;
+use super::ast::{Items, Script, Trivia};
 use super::error::ParseError;
 
 /// How deep tuples may nest. Parsing, checking, printing and dropping an
@@ -50,30 +50,32 @@ impl nom::error::ParseError<&str> for Fail {
     }
 }
 
-/// The state of one parse: the whole text, for offsets, the script as far
-/// as it is parsed, and the errors.
+/// The state of one parse: the whole text, for offsets, the comments and
+/// blank lines met so far, and the errors.
 ///
-/// Comments and blank lines go straight into the script that is returned;
-/// the items are gathered in a list of their own, which the item parsers
-/// can borrow beside the parser, and moved into the script at the end, a
-/// few words (see [`Items`](super::ast::Items)). Each statement is parsed
-/// in place in its item rather than copied there.
+/// The items are gathered in a list of their own, which the item parsers
+/// can borrow beside the parser, and put in the script with the trivia at
+/// the end, a few words (see [`Items`](super::ast::Items)). Each statement
+/// is parsed in place in its item rather than copied there.
 struct Parser<'a> {
     src: &'a str,
     /// How many tuples enclose the current position: parsing recurses into
     /// nested tuples, so the depth is bounded to bound the stack.
     depth: usize,
     errors: Vec<ParseError>,
-    out: Script<'a>,
+    trivia: Trivia<'a>,
 }
 
 /// Parses a script: statements, meta statements, comments and blank lines.
 ///
 /// On failure, returns every error found, in source order.
 pub fn parse(src: &str) -> Result<Script<'_>, Vec<ParseError>> {
-    let p = run(src);
+    let (p, items) = run(src);
     if p.errors.is_empty() {
-        Ok(p.out)
+        Ok(Script {
+            items,
+            trivia: p.trivia,
+        })
     } else {
         Err(sorted(p.errors))
     }
@@ -82,26 +84,32 @@ pub fn parse(src: &str) -> Result<Script<'_>, Vec<ParseError>> {
 /// Parses what can be parsed: the script holds the statements without
 /// errors, so that checks can still run on them.
 pub(super) fn parse_partial(src: &str) -> (Script<'_>, Vec<ParseError>) {
-    let p = run(src);
-    (p.out, sorted(p.errors))
+    let (p, items) = run(src);
+    let script = Script {
+        items,
+        trivia: p.trivia,
+    };
+    (script, sorted(p.errors))
 }
 
-/// Parses the whole of `src`. Inlined into its two callers, so the script
-/// is built where they return it.
+/// Parses the whole of `src`: the parser, with the trivia and errors, and
+/// the items. Inlined into its two callers, so the script is built where
+/// they return it.
 #[inline(always)]
-fn run(src: &str) -> Parser<'_> {
+fn run(src: &str) -> (Parser<'_>, Items<'_>) {
     let mut p = Parser {
         src,
         depth: 0,
         errors: Vec::new(),
-        out: Script::default(),
+        trivia: Trivia::default(),
     };
-    if u32::try_from(src.len()).is_err() {
+    let items = if u32::try_from(src.len()).is_err() {
         p.report(ParseError::TooLarge { len: src.len() });
+        Items::default()
     } else {
-        p.script(src);
-    }
-    p
+        p.script(src)
+    };
+    (p, items)
 }
 
 /// The errors in source order.

@@ -36,6 +36,11 @@ pub trait Blank {
 pub struct SmallList<T: Blank, const N: usize> {
     /// How many items there are, inline or not.
     len: u32,
+    /// Whether an inline item may own something, so that the drop must
+    /// look at the items. Set by a push of such an item and by any mutable
+    /// borrow of the items; most lists of a query borrow all their text,
+    /// and their drop then does nothing. Held in the padding after `len`.
+    may_own: bool,
     /// The items while there are at most `N`; blanks after them. Only the
     /// items are dropped (see the `Drop` impl): dropping every slot cost a
     /// call per blank, more than the rest of the drop of a short query's
@@ -59,6 +64,7 @@ impl<T: Blank, const N: usize> SmallList<T, N> {
     pub fn new() -> SmallList<T, N> {
         SmallList {
             len: 0,
+            may_own: false,
             inline: ManuallyDrop::new(std::array::from_fn(|_| T::blank())),
             heap: ThinVec::new(),
         }
@@ -69,6 +75,10 @@ impl<T: Blank, const N: usize> SmallList<T, N> {
     pub fn push(&mut self, item: T) {
         let len = self.len as usize;
         if len < N {
+            // Mostly known where the push is inlined, from the branch that
+            // made the item: no test is left. Items on the heap are its
+            // own to drop.
+            self.may_own |= !item.owns_nothing();
             // The slot holds a blank, which owns nothing: forgotten, it
             // costs no drop.
             std::mem::forget(std::mem::replace(&mut self.inline[len], item));
@@ -101,6 +111,7 @@ impl<T: Blank, const N: usize> SmallList<T, N> {
         if self.len() > N {
             self.heap.truncate(len);
             if len <= N {
+                self.may_own = true;
                 let heap = std::mem::take(&mut self.heap);
                 for (slot, item) in self.inline.iter_mut().zip(heap) {
                     *slot = item;
@@ -118,7 +129,7 @@ impl<T: Blank, const N: usize> Drop for SmallList<T, N> {
         // The blanks own nothing and are left undropped; once the items
         // are on the heap, its own drop drops them.
         let len = self.len as usize;
-        if len <= N {
+        if len <= N && self.may_own {
             for slot in &mut self.inline[..len] {
                 if !slot.owns_nothing() {
                     drop(std::mem::replace(slot, T::blank()));
@@ -152,6 +163,8 @@ impl<T: Blank, const N: usize> Deref for SmallList<T, N> {
 impl<T: Blank, const N: usize> DerefMut for SmallList<T, N> {
     #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
+        // The caller may put in items that own something.
+        self.may_own = true;
         let len = self.len as usize;
         if len <= N {
             &mut self.inline[..len]

@@ -298,13 +298,12 @@ impl<'a> Parser<'a> {
         let line_start = self.src[..start].rfind('\n').map_or(0, |n| n + 1);
         let own_line = self.src[line_start..start].trim().is_empty();
         if self
-            .out
             .trivia
             .comments
             .last()
             .is_none_or(|c| (c.span.start as usize) < start)
         {
-            self.out.trivia.comments.push(Comment {
+            self.trivia.comments.push(Comment {
                 text,
                 own_line,
                 span: Span::new(start, start + 1 + text.len()),
@@ -400,7 +399,7 @@ impl<'a> Parser<'a> {
             match line_break(i) {
                 Some(rest) => {
                     if blank {
-                        self.out.trivia.blank_lines.push(self.pos(line) as u32);
+                        self.trivia.blank_lines.push(self.pos(line) as u32);
                     }
                     i = rest;
                 }

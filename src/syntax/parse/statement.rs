@@ -14,12 +14,12 @@ use crate::syntax::ast::{
 use crate::syntax::error::ParseError;
 
 impl<'a> Parser<'a> {
-    /// Every item of the script, into the script; errors are collected on
-    /// the way.
-    pub(super) fn script(&mut self, i: &'a str) {
+    /// Every item of the script; errors, comments and blank lines are
+    /// collected on the way.
+    pub(super) fn script(&mut self, i: &'a str) -> Items<'a> {
         let mut i = self.skip_lines(i);
         if i.is_empty() {
-            return;
+            return Items::default();
         }
         // A long script is sized by its lines (at most one item each), so
         // a million statements are not copied again and again as the list
@@ -31,7 +31,7 @@ impl<'a> Parser<'a> {
             1
         };
         // The items are gathered apart from the parser, which the item
-        // parsers borrow, and put in the script at the end.
+        // parsers borrow.
         let mut items = Items::with_capacity(capacity);
         loop {
             let (errors_before, items_before) = (self.errors.len(), items.len());
@@ -58,8 +58,7 @@ impl<'a> Parser<'a> {
             }
             i = self.skip_lines(i);
             if i.is_empty() {
-                self.out.items = items;
-                return;
+                return items;
             }
         }
     }
@@ -200,12 +199,12 @@ impl<'a> Parser<'a> {
                 }
                 let keyword = self.span_of(w);
                 let dir = std::mem::take(&mut kv.key.dir);
-                out.query = Query::Remove { dir, keyword };
+                replace_empty_key_value(&mut out.query, Query::Remove { dir, keyword });
                 after
             }
             _ => {
                 let dir = std::mem::take(&mut kv.key.dir);
-                out.query = Query::Directory(dir);
+                replace_empty_key_value(&mut out.query, Query::Directory(dir));
                 i
             }
         };
@@ -374,6 +373,20 @@ impl<'a> Parser<'a> {
             )),
         }
     }
+}
+
+/// Puts `query` where the statement's key-value was, when the key-value
+/// holds nothing: its directory was taken, its tuple is empty and it has no
+/// value. Such a key-value owns nothing, and it is forgotten rather than
+/// dropped, which costs a call and a walk of its empty lists.
+fn replace_empty_key_value<'a>(at: &mut Query<'a>, query: Query<'a>) {
+    let old = std::mem::replace(at, query);
+    debug_assert!(
+        matches!(&old, Query::KeyValue(kv) if kv.key.dir.elems.is_empty()
+            && kv.key.tuple.elems.is_empty()
+            && kv.value == Value::Omitted)
+    );
+    std::mem::forget(old);
 }
 
 /// The run of text at `i` that was meant as one directory element: up to
