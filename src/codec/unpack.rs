@@ -163,20 +163,8 @@ fn string_end(body: &[u8]) -> Option<(usize, bool)> {
         high |= w;
         from += 8;
     }
-    // Fewer than eight bytes are left: one more word, padded with ones
-    // so that only a zero byte of the string ends it.
-    let tail = &body[from..];
-    let w = tail
-        .iter()
-        .rev()
-        .fold(u64::MAX, |w, &b| w << 8 | u64::from(b));
-    let zeros = zero_bytes(w);
-    if zeros == 0 {
-        return None;
-    }
-    let before = zeros.trailing_zeros() / 8;
-    let mask = (1u64 << (before * 8)).wrapping_sub(1);
-    Some((from + before as usize, (high | w & mask) & HIGHS == 0))
+    let end = from + body[from..].iter().position(|&b| b == 0)?;
+    Some((end, high & HIGHS == 0 && body[from..end].is_ascii()))
 }
 
 /// Text known to be ASCII, as a `str` without validating it again.
