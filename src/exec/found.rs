@@ -125,13 +125,23 @@ impl Piece for Elem<'_> {
 }
 
 /// [`write_elem`], with what rows mostly hold, strings and ints, written
-/// without the general match.
+/// as the scalars they are, without the general match.
 #[inline]
 pub(super) fn put_data(w: &mut impl fmt::Write, kind: &ElemKind<'_>) -> fmt::Result {
     match kind {
-        ElemKind::Str(s) => write_str(w, s),
-        ElemKind::Int(Int::Small(n)) => w.write_str(itoa::Buffer::new().format(*n)),
+        ElemKind::Str(s) => Scalar::Str(s).put(w),
+        ElemKind::Int(Int::Small(n)) => Scalar::Int(*n).put(w),
         other => write_elem(w, other),
+    }
+}
+
+impl Piece for Scalar<'_> {
+    #[inline(always)]
+    fn put(&self, w: &mut impl fmt::Write) -> fmt::Result {
+        match self {
+            Scalar::Str(s) => write_str(w, s),
+            Scalar::Int(n) => w.write_str(itoa::Buffer::new().format(*n)),
+        }
     }
 }
 

@@ -71,30 +71,30 @@ impl<'a> TupleMatch<'a> {
     }
 
     /// [`matches`](Self::matches) for a key read straight from its packed
-    /// bytes onto `out`, as far as it is made of [`Scalar`]s: `true` for a
-    /// row that matches, `false` for one that does not or that only the
-    /// full decoding can tell about. Most range reads are of such rows,
-    /// and this spares them building a data element for each of their
-    /// elements.
-    pub fn matches_scalars<'b>(&self, mut bytes: &'b [u8], out: &mut Vec<Scalar<'b>>) -> bool {
+    /// bytes onto `out`, as far as it is made of [`Scalar`]s: whether it
+    /// matches, or `None` when it holds another element before that is
+    /// known and only the full decoding can tell. Most range reads are of
+    /// such keys, and this spares them building a data element for each
+    /// of their elements.
+    pub fn matches_scalars<'b>(
+        &self,
+        mut bytes: &'b [u8],
+        out: &mut Vec<Scalar<'b>>,
+    ) -> Option<bool> {
         out.clear();
-        for m in &self.elems {
-            match Scalar::read(bytes) {
-                Some((s, rest)) if m.matches_scalar(s) => {
-                    out.push(s);
-                    bytes = rest;
-                }
-                _ => return false,
+        let mut patterns = self.elems.iter();
+        while !bytes.is_empty() {
+            let (s, rest) = Scalar::read(bytes)?;
+            match patterns.next() {
+                Some(m) if !m.matches_scalar(s) => return Some(false),
+                // Past the patterns, only `...` takes more elements.
+                None if !self.rest => return Some(false),
+                _ => {}
             }
-        }
-        while self.rest && !bytes.is_empty() {
-            let Some((s, rest)) = Scalar::read(bytes) else {
-                return false;
-            };
             out.push(s);
             bytes = rest;
         }
-        bytes.is_empty()
+        Some(patterns.next().is_none())
     }
 
     /// The values of the named holes in a matching tuple.
@@ -211,16 +211,6 @@ impl ReadValue<'_> {
         match self {
             ReadValue::Data(_, o) => o.map(|o| &**o),
             ReadValue::Written(_) => None,
-        }
-    }
-}
-
-impl Piece for Scalar<'_> {
-    #[inline(always)]
-    fn put(&self, w: &mut impl std::fmt::Write) -> std::fmt::Result {
-        match self {
-            Scalar::Str(s) => crate::syntax::write_str(w, s),
-            Scalar::Int(n) => w.write_str(itoa::Buffer::new().format(*n)),
         }
     }
 }

@@ -196,9 +196,9 @@ fn scan(
             continue;
         }
         let mut folds = Folds::new(&key_aggs, value_agg.as_ref());
-        // What rows bind, taken by the statements they feed; the fast way
-        // binds nothing.
-        let (mut captures, mut none) = (Vec::new(), Vec::new());
+        // What a row binds, taken by the statements it feeds: empty when
+        // the statement feeds none.
+        let mut captures = Vec::new();
         let mut cursor = RangeCursor::new(range, opts.snapshot);
         'rows: loop {
             let batch = match cursor.next_batch(tx) {
@@ -222,31 +222,27 @@ fn scan(
                 if left == Some(0) {
                     break 'rows;
                 }
-                if let Some(filter) = &fast
+                let scalars_match = match (&fast, stored.key.get(prefix.len()..)) {
                     // The range holds only keys under the prefix.
-                    && let Some(key) = stored.key.get(prefix.len()..)
-                    && keys.matches_scalars(key, &mut scalars)
-                    && let Some(value) = read_scalar(filter, &stored.value)
-                {
-                    scalars.push(value);
-                    if let Some(n) = left.as_mut() {
-                        *n -= 1;
+                    (Some(filter), Some(key)) => {
+                        scalar_row(&keys, filter, key, &stored.value, &mut scalars)
                     }
-                    emit(Hit {
-                        found: Found::scalars(&shared, &scalars),
-                        captures: &mut none,
-                    })?;
-                    continue;
-                }
-                elems.clear();
-                let key_ok =
-                    codec::decode_key_into(prefix, &stored.key, &mut elems) && keys.matches(&elems);
-                let value = if key_ok {
-                    values.read(&stored.value)
-                } else {
-                    None
+                    _ => None,
                 };
-                let Some(value) = value else {
+                let matched = match scalars_match {
+                    Some(true) => Some(Read::Scalars),
+                    Some(false) => None,
+                    // Only the general decoding can tell.
+                    None => {
+                        elems.clear();
+                        let key_ok = codec::decode_key_into(prefix, &stored.key, &mut elems)
+                            && keys.matches(&elems);
+                        key_ok
+                            .then(|| values.read(&stored.value).map(Read::Decoded))
+                            .flatten()
+                    }
+                };
+                let Some(read) = matched else {
                     if opts.strict {
                         return Err(mismatch(&path, prefix, &stored.key, &stored.value, step));
                     }
@@ -255,6 +251,16 @@ fn scan(
                 if let Some(n) = left.as_mut() {
                     *n -= 1;
                 }
+                let value = match read {
+                    Read::Scalars => {
+                        emit(Hit {
+                            found: Found::scalars(&shared, &scalars),
+                            captures: &mut captures,
+                        })?;
+                        continue;
+                    }
+                    Read::Decoded(value) => value,
+                };
                 if clearing {
                     tx.clear(&stored.key)?;
                 } else if folding {
@@ -286,11 +292,37 @@ fn scan(
     Ok(())
 }
 
-/// A value that is one scalar of a type `filter` accepts.
+/// How a range read read a row that matches.
+enum Read<'r> {
+    /// Its scalars straight from its bytes (see [`scalar_row`]).
+    Scalars,
+    /// Its key decoded, and its value.
+    Decoded(ReadValue<'r>),
+}
+
+/// Whether a row of scalars matches, read straight from its bytes: its
+/// key by `keys`, its value by `value`, which must be one scalar of a type
+/// the filter accepts. A match leaves the key's scalars, then the value,
+/// in `out`. `None` when the row holds another element before that is
+/// known, and only the general decoding can tell.
 #[inline]
-fn read_scalar<'b>(filter: &ElementFilter, bytes: &'b [u8]) -> Option<Scalar<'b>> {
-    match Scalar::read(bytes)? {
-        (s, []) if filter.accepts_scalar(s) => Some(s),
+fn scalar_row<'b>(
+    keys: &TupleMatch<'_>,
+    value: &ElementFilter,
+    key: &'b [u8],
+    stored: &'b [u8],
+    out: &mut Vec<Scalar<'b>>,
+) -> Option<bool> {
+    if !keys.matches_scalars(key, out)? {
+        return Some(false);
+    }
+    match Scalar::read(stored)? {
+        (s, []) if value.accepts_scalar(s) => {
+            out.push(s);
+            Some(true)
+        }
+        (_, []) => Some(false),
+        // A tuple of several elements, which `<>` may take.
         _ => None,
     }
 }

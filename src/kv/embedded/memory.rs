@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use imbl::OrdMap;
 
-use super::store::{Snapshot, Store, Writer};
+use super::store::{Snapshot, Store, Writer, batch};
 use crate::kv::{KeyValue, Result};
 
 type Map = OrdMap<Vec<u8>, Vec<u8>>;
@@ -80,8 +80,7 @@ fn scan(map: &Map, begin: &[u8], end: &[u8], reverse: bool, limit: usize) -> Vec
         key: k.clone(),
         value: v.clone(),
     };
-    // The range cannot tell its length: sized here, not grown by pushes.
-    let mut rows = Vec::with_capacity(limit.min(super::read::MAX_BATCH));
+    let mut rows = batch(limit);
     if reverse {
         rows.extend(range.rev().take(limit).map(row));
     } else {

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::collections::VecDeque;
 
 use super::buffer::{Entry, WriteBuffer};
-use super::store::Snapshot;
+use super::store::{MAX_BATCH, Snapshot, batch};
 use crate::kv::{KeyValue, Result, key_after};
 
 /// One batch of the merged view of `[begin, end)`.
@@ -14,9 +14,6 @@ pub(crate) struct Batch {
     /// Whether rows may remain after the batch.
     pub more: bool,
 }
-
-/// The most rows a batch reads from the store at once.
-pub(crate) const MAX_BATCH: usize = 4096;
 
 /// Reads up to `want` rows of `[begin, end)` from `snap` as modified by
 /// `buffer`.
@@ -32,9 +29,7 @@ pub(crate) fn read_batch(
     want: usize,
     value_limit: usize,
 ) -> Result<Batch> {
-    // Sized once: grown row by row, a batch of a few thousand rows was
-    // copied over a dozen times.
-    let mut rows = Vec::with_capacity(want.min(MAX_BATCH));
+    let mut rows = batch(want);
     let mut entries = buffer.entries_in(begin, end, reverse).peekable();
     let mut store = StoreCursor {
         lo: begin.to_vec(),

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
-use super::store::{Snapshot, Store, Writer};
+use super::store::{Snapshot, Store, Writer, batch};
 use crate::kv::{Error, KeyValue, Result};
 
 /// `PRAGMA application_id` of fql databases ("FQL1"), so fql refuses to
@@ -251,6 +251,7 @@ impl Snapshot for SqliteSnapshot {
         } else {
             "SELECT key, value FROM kv WHERE key >= ?1 AND key < ?2 ORDER BY key LIMIT ?3"
         };
+        let mut out = batch(limit);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut stmt = self.conn().prepare_cached(sql)?;
         let rows = stmt.query_map(params![begin, end, limit], |r| {
@@ -259,7 +260,10 @@ impl Snapshot for SqliteSnapshot {
                 value: r.get(1)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        for row in rows {
+            out.push(row?);
+        }
+        Ok(out)
     }
 }
 

@@ -26,6 +26,16 @@ pub(crate) trait Store: Send + Sync {
     fn describe(&self) -> String;
 }
 
+/// The most rows one batch of a range read takes from the store.
+pub(crate) const MAX_BATCH: usize = 4096;
+
+/// An empty batch with room for `limit` rows, up to [`MAX_BATCH`]. A range
+/// cannot tell its length, and a batch grown row by row was copied over a
+/// dozen times.
+pub(crate) fn batch(limit: usize) -> Vec<KeyValue> {
+    Vec::with_capacity(limit.min(MAX_BATCH))
+}
+
 /// A read-only view at one version.
 pub(crate) trait Snapshot: Send {
     /// The commit version this view shows.
