@@ -50,9 +50,28 @@ use crate::plan::{Guard, Plan, Step, replace_refs};
 use crate::syntax::ast::ElemKind;
 
 pub use error::Error;
-pub use found::{Each, Found, Sink};
+pub use found::{Batch, Each, Found, Sink};
 pub use output::{DirPath, Output, Part, Row};
+use step::Hit;
 pub use stream::{QueryError, Results};
+
+/// A sink that counts the results it passes on.
+struct Counted<'s> {
+    sink: &'s mut dyn Sink,
+    passed: usize,
+}
+
+impl Sink for Counted<'_> {
+    fn take(&mut self, found: Found<'_>) -> Result<(), Error> {
+        self.passed += 1;
+        self.sink.take(found)
+    }
+
+    fn take_batch(&mut self, batch: Batch<'_>) -> Result<(), Error> {
+        self.passed += batch.len();
+        self.sink.take_batch(batch)
+    }
+}
 
 /// Runs plans against one database.
 pub struct Engine {
@@ -125,20 +144,22 @@ impl Engine {
             (fed, committed)
         } else {
             // Read-only: results go out as they are read.
-            let mut printed = 0;
+            let mut emit = Counted {
+                sink: &mut *sink,
+                passed: 0,
+            };
             let fed = self.db.run(|tx, _| {
-                let emit = &mut Each(|found: Found<'_>| {
-                    printed += 1;
-                    sink.take(found)
-                });
-                match self.attempt(tx, steps, self.split_reads, rows, emit) {
+                match self.attempt(tx, steps, self.split_reads, rows, &mut emit) {
                     // Started again, it would print the same results twice;
                     // or, if it outlived its transaction, outlive the next
                     // one too, for ever.
                     Err(Error::Kv(source))
-                        if printed > 0 || source == crate::kv::Error::TransactionTooOld =>
+                        if emit.passed > 0 || source == crate::kv::Error::TransactionTooOld =>
                     {
-                        Err(Error::Interrupted { printed, source })
+                        Err(Error::Interrupted {
+                            printed: emit.passed,
+                            source,
+                        })
                     }
                     other => other,
                 }
@@ -216,16 +237,19 @@ impl Engine {
             let mut matched = false;
             let mut count = 0usize;
             let guard = step.options.guard;
-            step::run(tx, attempt, step, &query, split, &mut |hit| {
-                let snapshot = hit.found.is_new_snapshot();
+            let mut one = |found: Found<'_>,
+                           captures: &mut Vec<_>,
+                           count: &mut usize,
+                           sink: &mut dyn Sink| {
+                let snapshot = found.is_new_snapshot();
                 if !snapshot {
-                    count += 1;
+                    *count += 1;
                 }
                 if guard.is_some() && !snapshot {
                     if guard == Some(Guard::Absent) {
                         // No need to read on: the guard has failed.
                         return Err(Error::Guard {
-                            found: Some(hit.found.to_string()),
+                            found: Some(found.to_string()),
                             at: step.span,
                         });
                     }
@@ -235,14 +259,25 @@ impl Engine {
                     }
                 }
                 if !step.feeds {
-                    return sink.take(hit.found);
+                    return sink.take(found);
                 }
                 if !snapshot {
                     let mut row = env.clone();
-                    row.append(hit.captures);
+                    row.append(captures);
                     kept.push(row);
                 }
                 Ok(())
+            };
+            step::run(tx, attempt, step, &query, split, &mut |hit| match hit {
+                Hit::One { found, captures } => one(found, captures, &mut count, sink),
+                // Rows that only print go on to the sink together.
+                Hit::Batch(batch) if guard.is_none() && !step.feeds => {
+                    count += batch.len();
+                    sink.take_batch(batch)
+                }
+                Hit::Batch(batch) => batch
+                    .into_iter()
+                    .try_for_each(|found| one(found, &mut Vec::new(), &mut count, sink)),
             })?;
             if guard == Some(Guard::Exists) && !matched {
                 return Err(Error::Guard {

@@ -24,6 +24,7 @@
 //! ```
 
 mod admit;
+mod ahead;
 pub mod embedded;
 mod error;
 #[cfg(feature = "fdb")]
@@ -35,6 +36,7 @@ mod transaction;
 mod watch;
 
 pub use admit::{check_key, check_range};
+pub use ahead::Fetched;
 pub use error::{Error, Result};
 pub use observed::{Activity, Observed};
 pub use range::{

@@ -1,9 +1,10 @@
 //! The engine's library API, as Rust callers use it: async results, early
-//! stops, errors before anything runs, and versionstamped writes.
+//! stops, errors before anything runs, versionstamped writes, and long
+//! reads, which read ahead on a second thread.
 
 use std::sync::Arc;
 
-use fql::exec::{Engine, Output, QueryError};
+use fql::exec::{Each, Engine, Found, Output, QueryError};
 use fql::kv::embedded::Embedded;
 
 fn engine() -> Arc<Engine> {
@@ -88,6 +89,126 @@ fn incomplete_vstamps_are_filled_at_commit() {
     assert_eq!(beat, format!("/beat(\"me\")=#{tx}:00cd"));
 }
 
+/// The rows of `/many`, as a read of them prints them.
+fn many(rows: usize) -> Vec<String> {
+    (0..rows)
+        .map(|i| format!("/many({i},\"{}\")={}", i % 7, i * 3))
+        .collect()
+}
+
+fn filled_with_many(rows: usize) -> Engine {
+    let engine = Engine::new(Arc::new(Embedded::memory()));
+    let script: String = many(rows).iter().map(|l| format!("{l}\n")).collect();
+    engine
+        .run_text(&script, &Default::default(), &mut |_| Ok(()))
+        .unwrap();
+    engine
+}
+
+/// Text as `fql` prints it: results taken as found, in batches.
+fn printed(engine: &Engine, script: &str) -> Result<Vec<String>, QueryError> {
+    let mut text = Vec::new();
+    let ran = engine.run_text(
+        script,
+        &Default::default(),
+        &mut Each(|found: Found<'_>| {
+            found.write_to(&mut text);
+            text.push(b'\n');
+            Ok(())
+        }),
+    );
+    ran.map(|()| {
+        String::from_utf8(text)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    })
+}
+
+/// Past its first thousand rows a read fetches each batch while the one
+/// before is printed: every row still comes once and in order, forwards
+/// and backwards, whichever way the sink takes them, and with rows that
+/// take the general decoding among them.
+#[test]
+fn long_reads_hand_over_every_row_once_in_order() {
+    let engine = filled_with_many(6000);
+    let expected = many(6000);
+    assert_eq!(
+        printed(&engine, "/many(<int>,<str>)=<int>").unwrap(),
+        expected
+    );
+    let mut owned = Vec::new();
+    engine
+        .run_text(
+            "[reverse] /many(...)",
+            &Default::default(),
+            &mut |row: Output| {
+                owned.push(row.to_string());
+                Ok(())
+            },
+        )
+        .unwrap();
+    let backwards: Vec<_> = expected.iter().rev().cloned().collect();
+    assert_eq!(owned, backwards);
+    // Every tenth row holds a value that is not a scalar.
+    let script: String = (0..6000)
+        .step_by(10)
+        .map(|i| format!("/many({i},\"{}\")=(1.5,{i})\n", i % 7))
+        .collect();
+    engine
+        .run_text(&script, &Default::default(), &mut |_| Ok(()))
+        .unwrap();
+    let mixed = printed(&engine, "/many(<int>,<str>)=<>").unwrap();
+    assert_eq!(mixed.len(), 6000);
+    for (i, line) in mixed.iter().enumerate() {
+        let want = match i % 10 {
+            0 => format!("/many({i},\"{}\")=(1.5,{i})", i % 7),
+            _ => expected[i].clone(),
+        };
+        assert_eq!(line, &want);
+    }
+    // Only the rows that match, in order.
+    let ints = printed(&engine, "/many(<int>,<str>)=<int>").unwrap();
+    let scalars: Vec<_> = (0..6000)
+        .filter(|i| i % 10 != 0)
+        .map(|i| expected[i].clone())
+        .collect();
+    assert_eq!(ints, scalars);
+}
+
+/// A sink that stops a long read stops it at once, with its own error,
+/// whether the read is still on one thread or already reads ahead.
+#[test]
+fn a_sink_stops_a_long_read_where_it_says() {
+    let engine = filled_with_many(6000);
+    for stop_at in [10, 2500, 5999] {
+        let mut seen = 0;
+        let ran = engine.run_text(
+            "/many(<int>,<str>)=<int>",
+            &Default::default(),
+            &mut Each(|_: Found<'_>| {
+                seen += 1;
+                match seen == stop_at {
+                    true => Err(fql::exec::Error::Kv(fql::kv::Error::TransactionCancelled)),
+                    false => Ok(()),
+                }
+            }),
+        );
+        assert!(
+            matches!(
+                ran,
+                Err(QueryError::Run(fql::exec::Error::Interrupted {
+                    source: fql::kv::Error::TransactionCancelled,
+                    ..
+                }))
+            ),
+            "{ran:?}"
+        );
+        assert_eq!(seen, stop_at);
+    }
+}
+
 /// A read that outlives the five-second limit fails after what it
 /// printed, or, with split reads, goes on in a new transaction and says so.
 #[test]
@@ -106,7 +227,41 @@ fn long_reads_fail_or_go_on_in_new_transactions() {
         }
         let db = db.clone();
         s.spawn(move || silent_long_read(db));
+        for split in [false, true] {
+            s.spawn(move || long_read_ahead(split));
+        }
     });
+}
+
+/// A long read that outlives its transaction while it reads ahead: the
+/// reader fails or starts the new transaction, and the rows it read
+/// before that still come first, each once.
+fn long_read_ahead(split: bool) {
+    let engine = filled_with_many(10_000).split_reads(split);
+    let mut out = Vec::new();
+    let ran = engine.run_text("/many(...)", &Default::default(), &mut |row: Output| {
+        out.push(row.to_string());
+        if out.len() == 1500 {
+            std::thread::sleep(std::time::Duration::from_millis(5200));
+        }
+        Ok(())
+    });
+    let expected = many(10_000);
+    if split {
+        ran.unwrap();
+        let mark = out.iter().position(|l| l.starts_with('%'));
+        let mark = mark.expect("a new snapshot is marked");
+        assert!(mark > 1500, "{mark}");
+        out.remove(mark);
+        assert_eq!(out, expected);
+    } else {
+        let Err(QueryError::Run(fql::exec::Error::Interrupted { printed, source })) = ran else {
+            panic!("{ran:?}")
+        };
+        assert_eq!(source, fql::kv::Error::TransactionTooOld);
+        assert!(printed > 1500, "{printed}");
+        assert_eq!(out, expected[..printed]);
+    }
 }
 
 /// A database whose range reads each take 600 ms.

@@ -145,6 +145,50 @@ impl Piece for Scalar<'_> {
     }
 }
 
+/// Rows of scalars a range read found in one batch of its range, in key
+/// order: each the key's elements, then the value.
+///
+/// A sink takes them together ([`Sink::take_batch`]), so that a read of a
+/// million rows makes a call through each layer between the read and the
+/// sink per batch, not per row.
+pub struct Batch<'a> {
+    path: &'a Arc<DirPath>,
+    scalars: &'a [Scalar<'a>],
+    /// Where each row ends in `scalars`.
+    ends: std::slice::Iter<'a, u32>,
+    start: usize,
+}
+
+impl<'a> Batch<'a> {
+    pub(super) fn new(path: &'a Arc<DirPath>, scalars: &'a [Scalar<'a>], ends: &'a [u32]) -> Self {
+        debug_assert_eq!(ends.last().map(|&e| e as usize), Some(scalars.len()));
+        Batch {
+            path,
+            scalars,
+            ends: ends.iter(),
+            start: 0,
+        }
+    }
+}
+
+impl<'a> Iterator for Batch<'a> {
+    type Item = Found<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Found<'a>> {
+        let end = *self.ends.next()? as usize;
+        let row = &self.scalars[self.start..end];
+        self.start = end;
+        Some(Found::scalars(self.path, row))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ends.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Batch<'_> {}
+
 /// Where the engine hands its results, one at a time and in order.
 ///
 /// A closure that takes an owned [`Output`] is a sink; a sink that prints
@@ -153,6 +197,16 @@ impl Piece for Scalar<'_> {
 pub trait Sink {
     /// Takes one result. An error stops the run.
     fn take(&mut self, found: Found<'_>) -> Result<(), Error>;
+
+    /// Takes several results, in order: the same as taking each, which is
+    /// what it does. A sink that passes results on overrides it to pass
+    /// the batch on whole.
+    fn take_batch(&mut self, batch: Batch<'_>) -> Result<(), Error> {
+        for found in batch {
+            self.take(found)?;
+        }
+        Ok(())
+    }
 }
 
 impl<F: FnMut(Output) -> Result<(), Error>> Sink for F {

@@ -81,7 +81,6 @@ impl<'a> TupleMatch<'a> {
         mut bytes: &'b [u8],
         out: &mut Vec<Scalar<'b>>,
     ) -> Option<bool> {
-        out.clear();
         let mut patterns = self.elems.iter();
         while !bytes.is_empty() {
             let (s, rest) = Scalar::read(bytes)?;

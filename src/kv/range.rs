@@ -4,7 +4,8 @@
 //! caller asks for the next batch with [`RangeOption::next_range`]. Holding
 //! only one batch at a time is what lets a read of any size run in constant
 //! memory, and since no borrow of the transaction outlives a batch, the caller
-//! may write between batches.
+//! may write between batches. A caller that does not write can read ahead
+//! instead (see [`ahead`](super::ahead)).
 
 use super::{Result, Transaction};
 

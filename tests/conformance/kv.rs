@@ -131,6 +131,57 @@ pub fn range_reads_stream_in_batches(db: &Backend) {
     }
 }
 
+/// Reading ahead hands over what paging one batch at a time reads, in the
+/// same order, and stops where its caller says; the transaction is usable
+/// after it, even when the caller stopped while a batch was on its way.
+pub fn range_reads_read_ahead(db: &Backend) {
+    let n = 6000u32;
+    db.run(|tx, _| {
+        for i in 0..n {
+            tx.set(&i.to_be_bytes(), &i.to_le_bytes())?;
+        }
+        R::Ok(())
+    })
+    .unwrap();
+    for reverse in [false, true] {
+        let mut range = RangeOption::new(vec![0], vec![0xfe]);
+        range.reverse = reverse;
+        let mut want: Vec<u32> = (0..n).collect();
+        if reverse {
+            want.reverse();
+        }
+        for stop in [None, Some(1200), Some(5000)] {
+            let mut tx = db.create_trx().unwrap();
+            let mut cursor = RangeCursor::new(range.clone(), false);
+            let mut rows = Vec::new();
+            cursor
+                .read_ahead(&mut *tx, false, |fetched| {
+                    let kv::Fetched::Rows(batch) = fetched else {
+                        panic!("a new snapshot in a young transaction")
+                    };
+                    for row in batch {
+                        assert_eq!(row.key, row.value.iter().rev().cloned().collect::<Vec<_>>());
+                        rows.push(u32::from_be_bytes(row.key[..].try_into().unwrap()));
+                    }
+                    R::Ok(match stop {
+                        Some(s) if rows.len() >= s => std::ops::ControlFlow::Break(()),
+                        _ => std::ops::ControlFlow::Continue(()),
+                    })
+                })
+                .unwrap();
+            match stop {
+                None => assert_eq!(rows, want, "reverse={reverse}"),
+                Some(s) => {
+                    assert!(rows.len() >= s, "{} rows", rows.len());
+                    assert_eq!(rows, want[..rows.len()], "reverse={reverse} stop={s}");
+                }
+            }
+            tx.set(b"after", b"1").unwrap();
+            assert_eq!(tx.get(b"after", false).unwrap().as_deref(), Some(&b"1"[..]));
+        }
+    }
+}
+
 pub fn range_errors(db: &Backend) {
     let mut tx = db.create_trx().unwrap();
     let inverted = tx.get_range(&RangeOption::new(b"b", b"a"), 1, false);

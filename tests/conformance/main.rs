@@ -36,6 +36,7 @@ const CASES: &[Case] = cases![
     kv::keys_sort_as_unsigned_bytes,
     kv::range_edges_limits_and_reverse,
     kv::range_reads_stream_in_batches,
+    kv::range_reads_read_ahead,
     kv::range_errors,
     kv::clears_and_range_clears,
     kv::reads_see_own_writes,
