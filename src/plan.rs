@@ -165,7 +165,7 @@ impl Error {
     }
 }
 
-/// Plans a script that passed [`check`](crate::syntax::check), with
+/// Plans a script that passed [`check`](fn@crate::syntax::check), with
 /// `params` for its unbound references. The plan borrows the script's
 /// statements and copies only those that take parameters, so a script of a
 /// million writes is held once.

@@ -1,9 +1,9 @@
 //! FQL text: parsing, static checks, printing and diagnostics.
 //!
 //! [`parse`] turns text into a [`Script`](ast::Script) or every syntax
-//! error in it; [`check`] finds what can be known wrong without a database;
+//! error in it; [`check`](fn@check) finds what can be known wrong without a database;
 //! [`load`] does both. Printing is [`Display`](std::fmt::Display) on every
-//! node (compact, canonical) and [`format`] for whole scripts with their
+//! node (compact, canonical) and [`format`](fn@format) for whole scripts with their
 //! comments.
 
 pub mod ast;

@@ -147,7 +147,7 @@ impl ValueDecoder {
         }
     }
 
-    /// The filter by which a value that is one packed [`Scalar`] decodes
+    /// The filter by which a value that is one packed [`Scalar`](super::Scalar) decodes
     /// as that scalar, by the first of the decoder's types or none: so it
     /// can be read straight from its bytes. `None` when the decoder reads
     /// values some other way.

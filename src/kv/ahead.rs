@@ -8,9 +8,9 @@
 //! A short read (most reads) stays on the caller's thread: a thread costs
 //! more than it would save.
 //!
-//! At most three batches are held at once (one being read, one waiting,
-//! one with the caller), so a read of any size still runs in constant
-//! memory.
+//! A few batches are held at once (one being read, one waiting, one with
+//! the caller, and those the caller is done with until the reader frees
+//! them), so a read of any size still runs in constant memory.
 
 use std::ops::ControlFlow;
 use std::sync::mpsc;

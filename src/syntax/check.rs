@@ -4,7 +4,7 @@
 //! statements where transactions begin.
 //!
 //! What the options of a value or a type mean, and whether a literal value
-//! can be encoded, is the [codec](crate::codec)'s to decide: the checks
+//! can be encoded, is the [`codec`]'s to decide: the checks
 //! here call it, so a script is judged by the same code that runs it.
 
 use crate::codec::{self, ElementFilter, Subject, ValueDecoder};

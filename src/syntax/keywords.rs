@@ -178,7 +178,7 @@ pub enum ArgKind {
 }
 
 /// Option names. Which of them may stand where is checked by
-/// [`check`](crate::syntax::check); the parser only knows their names.
+/// [`check`](fn@crate::syntax::check); the parser only knows their names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
 pub enum OptName {
