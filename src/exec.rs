@@ -275,9 +275,9 @@ impl Engine {
                     count += batch.len();
                     sink.take_batch(batch)
                 }
-                Hit::Batch(batch) => batch
-                    .into_iter()
-                    .try_for_each(|found| one(found, &mut Vec::new(), &mut count, sink)),
+                Hit::Batch(mut batch) => {
+                    batch.try_for_each(|found| one(found, &mut Vec::new(), &mut count, sink))
+                }
             })?;
             if guard == Some(Guard::Exists) && !matched {
                 return Err(Error::Guard {

@@ -40,7 +40,7 @@ impl RangeCursor {
     /// goes on ([`Fetched::NewSnapshot`]); otherwise that error, like any
     /// other, ends the read and the cursor points at the batch that failed.
     /// `f` cannot touch the transaction: a read that writes as it goes
-    /// pages with [`next_batch`](RangeCursor::next_batch).
+    /// pages with [`fetch`](RangeCursor::fetch).
     pub fn read_ahead<E: From<Error>>(
         &mut self,
         tx: &mut dyn Transaction,
@@ -57,8 +57,8 @@ impl RangeCursor {
         }
     }
 
-    /// Hands batches to `f` until `rows` rows have gone, the range ends
-    /// or `f` breaks; which of the latter two, if either.
+    /// Hands batches to `f` until `rows` rows have gone (`Continue`), or
+    /// until the range ends or `f` breaks (`Break`).
     fn page<E: From<Error>>(
         &mut self,
         tx: &mut dyn Transaction,

@@ -71,7 +71,7 @@ pub(super) fn scan(
         // costs no allocation unless it is kept. Rows of scalars gather in
         // `pending` and go out together. `tx` is there for a clear.
         let mut rows = |batch: &Fetched,
-                        tx: Option<&mut (dyn Transaction + '_)>,
+                        mut tx: Option<&mut (dyn Transaction + '_)>,
                         emit: Emit<'_>|
          -> Result<ControlFlow<()>, Error> {
             let batch = match batch {
@@ -84,7 +84,6 @@ pub(super) fn scan(
                     return Ok(ControlFlow::Continue(()));
                 }
             };
-            let mut tx = tx;
             let mut elems = Vec::new();
             let mut pending = Pending::default();
             for stored in batch {
