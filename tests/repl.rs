@@ -215,6 +215,35 @@ fn history_keeps_reads_but_not_writes_unless_asked() {
 }
 
 #[test]
+fn the_default_history_and_its_directories_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let mut cmd = Command::new(cargo_bin("fql"));
+    cmd.arg("--db")
+        .arg(dir.path().join("fql.db"))
+        .args(["--color", "never"])
+        .env("TERM", "xterm")
+        .env("HOME", &home)
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("FQL_HISTORY");
+    let mut p = spawn_command(cmd, Some(20_000)).unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/h(<int>)").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+    let mode = |path: &str| {
+        let meta = std::fs::metadata(home.join(path)).unwrap();
+        meta.permissions().mode() & 0o777
+    };
+    assert_eq!(mode(".local/state/fql/history"), 0o600);
+    for made in [".local", ".local/state", ".local/state/fql"] {
+        assert_eq!(mode(made), 0o700, "{made}");
+    }
+}
+
+#[test]
 fn validate_checks_the_data_against_a_schema() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("fql.db");

@@ -49,6 +49,35 @@ impl Fault {
     }
 }
 
+/// How [`Embedded::open_with`] opens a file.
+#[derive(Clone, Debug, Default)]
+pub struct OpenOptions {
+    /// The size limits of keys, values and transactions.
+    pub limits: Limits,
+    /// Open the file read-only: reads work, writes fail with
+    /// [`Error::ReadOnly`], and a missing file is not created.
+    pub read_only: bool,
+}
+
+/// What an embedded database lets its users do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Reads and writes.
+    ReadWrite,
+    /// Reads only; writes fail with [`Error::ReadOnly`]. Why, such as
+    /// "it was opened read-only".
+    ReadOnly(String),
+    /// The file is damaged: writes fail with [`Error::Corrupt`], reads may
+    /// fail or miss data. What showed the damage.
+    Damaged(String),
+}
+
+/// Neither `XDG_DATA_HOME` nor `HOME` is set to an absolute path, so
+/// there is no default database file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("there is no default database: neither XDG_DATA_HOME nor HOME is set to an absolute path")]
+pub struct NoDefaultPath;
+
 /// An embedded database. Cheap to clone; clones share the store.
 #[derive(Clone)]
 pub struct Embedded {
@@ -80,13 +109,41 @@ impl Embedded {
     /// Opens the database file at `path`, creating it if it does not exist.
     /// Its directory must exist.
     pub fn open(path: impl AsRef<Path>) -> Result<Embedded> {
-        Embedded::open_with_limits(path, Limits::default())
+        Embedded::open_with(path, &OpenOptions::default())
     }
 
     /// [`Embedded::open`] with other size limits.
     pub fn open_with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Embedded> {
-        let store = sqlite::SqliteStore::open(path.as_ref())?;
-        Ok(Embedded::with_store(Box::new(store), limits))
+        Embedded::open_with(
+            path,
+            &OpenOptions {
+                limits,
+                ..OpenOptions::default()
+            },
+        )
+    }
+
+    /// Opens the database file at `path` as `options` say.
+    ///
+    /// `path` is a file name, never a SQLite URI or `:memory:`. A missing
+    /// file is created, with mode 0600 (its directory must exist), unless
+    /// the database is opened read-only. A file this process may not write,
+    /// or one on a read-only file system, opens read-only. A read-only
+    /// database refuses writes with [`Error::ReadOnly`]; one found damaged
+    /// refuses them with [`Error::Corrupt`]; [`Embedded::access`] says
+    /// which.
+    ///
+    /// Fails with [`Error::Storage`] when the file cannot be opened or is
+    /// not an fql database, and [`Error::Corrupt`] when it is damaged
+    /// beyond reading.
+    pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Embedded> {
+        let store = sqlite::SqliteStore::open(path.as_ref(), options)?;
+        Ok(Embedded::with_store(Box::new(store), options.limits))
+    }
+
+    /// Whether the database takes writes now, and if not, why.
+    pub fn access(&self) -> Access {
+        self.shared.store.access()
     }
 
     /// [`Embedded::memory`] with other size limits.
@@ -112,21 +169,22 @@ impl Embedded {
     }
 
     /// The database file used when none is given: `fql.db` in the user's
-    /// data directory (`$XDG_DATA_HOME/fql`, else `~/.local/share/fql`),
-    /// or in the current directory when there is no home.
-    pub fn default_path() -> PathBuf {
-        let base = std::env::var_os("XDG_DATA_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .filter(|v| !v.is_empty())
-                    .map(|h| PathBuf::from(h).join(".local/share"))
-            });
-        match base {
-            Some(dir) => dir.join("fql").join("fql.db"),
-            None => PathBuf::from("fql.db"),
-        }
+    /// data directory (`$XDG_DATA_HOME/fql`, else `~/.local/share/fql`).
+    ///
+    /// Only absolute paths count, as the XDG Base Directory specification
+    /// says: a relative `XDG_DATA_HOME` is ignored, and with no absolute
+    /// `HOME` either there is no default, rather than a file that would
+    /// depend on the current directory.
+    pub fn default_path() -> std::result::Result<PathBuf, NoDefaultPath> {
+        let absolute = |name| {
+            std::env::var_os(name)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        absolute("XDG_DATA_HOME")
+            .or_else(|| absolute("HOME").map(|home| home.join(".local/share")))
+            .map(|dir| dir.join("fql").join("fql.db"))
+            .ok_or(NoDefaultPath)
     }
 }
 

@@ -92,6 +92,16 @@ pub enum Error {
     /// a file that is not an fql database.
     #[error("storage error: {0}")]
     Storage(String),
+    /// The database can be read but not written: it was opened read-only,
+    /// or its file, directory or file system does not let this process
+    /// write. Nothing was written. Not retryable: retrying cannot help.
+    #[error("{0}")]
+    ReadOnly(String),
+    /// The database file is damaged: SQLite found a malformed page, or a
+    /// table of fql's holds a value of the wrong type. Writes are refused
+    /// from then on, so that damage is not built upon.
+    #[error("{0}")]
+    Corrupt(String),
 }
 
 impl Error {
@@ -113,7 +123,7 @@ impl Error {
             Error::ValueTooLarge { .. } => 2103,
             Error::ExactModeWithoutLimits => 2210,
             Error::Fdb { code, .. } => *code,
-            Error::Storage(_) => 4000,
+            Error::Storage(_) | Error::ReadOnly(_) | Error::Corrupt(_) => 4000,
         }
     }
 
@@ -161,8 +171,27 @@ impl Error {
     }
 }
 
+/// SQLite's errors by what they mean to a caller: damage to the file
+/// (malformed pages, or a value of fql's tables that is NULL or of the
+/// wrong type, which fql never writes), a refused write, or some other
+/// failure of the storage.
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
-        Error::Storage(e.to_string())
+        use rusqlite::ErrorCode;
+        match e.sqlite_error_code() {
+            Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
+                return Error::Corrupt(e.to_string());
+            }
+            Some(ErrorCode::ReadOnly) => return Error::ReadOnly(e.to_string()),
+            _ => {}
+        }
+        match e {
+            rusqlite::Error::InvalidColumnType(..)
+            | rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::IntegralValueOutOfRange(..) => {
+                Error::Corrupt(format!("a value of the wrong type in fql's tables: {e}"))
+            }
+            e => Error::Storage(e.to_string()),
+        }
     }
 }

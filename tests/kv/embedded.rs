@@ -161,3 +161,42 @@ fn watch_fires_for_a_commit_in_another_handle_of_the_file() {
     assert!(w.wait(Some(Duration::from_secs(5))).unwrap());
     t.join().unwrap();
 }
+
+#[test]
+fn a_malformed_commit_log_entry_is_damage_and_stops_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.db");
+    let db = Embedded::open(&path).unwrap();
+    set_all(&db, &[(b"k", b"1")]);
+    // A transaction reads `k`; another commit lands after its read
+    // version, and its logged write ranges are then mangled.
+    let mut reader = db.create_trx().unwrap();
+    reader.get(b"k", false).unwrap();
+    set_all(&db, &[(b"other", b"2")]);
+    let tamper = rusqlite::Connection::open(&path).unwrap();
+    let mangled = tamper
+        .execute(
+            "UPDATE commits SET ranges = x'ff00' WHERE version = (SELECT max(version) FROM commits)",
+            [],
+        )
+        .unwrap();
+    assert_eq!(mangled, 1);
+    drop(tamper);
+    reader.set(b"k", b"3").unwrap();
+    let err = reader.commit().unwrap_err().to_string();
+    assert!(
+        err.contains("is corrupt") && err.contains("commit log"),
+        "{err}"
+    );
+    // Not this writer, nor a later process's, may build on it.
+    let err = db.run(|tx, _| tx.set(b"x", b"y")).unwrap_err().to_string();
+    assert!(err.contains("is corrupt"), "{err}");
+    drop(db);
+    let later = Embedded::open(&path).unwrap();
+    let err = later
+        .run(|tx, _| tx.set(b"x", b"y"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("is corrupt"), "{err}");
+    assert_eq!(get(&later, b"k"), Some(b"1".to_vec()), "reads go on");
+}

@@ -70,6 +70,12 @@ pub struct StoreArgs {
     #[arg(long, global = true, conflicts_with_all = ["cluster_file", "fdb"])]
     pub memory: bool,
 
+    /// Open the embedded database file read-only: reads work, writes are
+    /// refused (exit 2), and a missing file is not created. A file this
+    /// user may not write opens read-only without it.
+    #[arg(long, global = true, conflicts_with_all = ["memory", "cluster_file", "fdb"])]
+    pub read_only: bool,
+
     /// FoundationDB, through this cluster file [default: $FDB_CLUSTER_FILE,
     /// else the client library's default]. Setting FDB_CLUSTER_FILE alone
     /// also selects FoundationDB, unless --db or --memory is given.
@@ -377,14 +383,14 @@ pub enum Input {
 /// The command's definition, with the defaults that depend on this
 /// machine filled in, so `--help` shows the real paths.
 pub fn command() -> clap::Command {
-    let db = fql::kv::embedded::Embedded::default_path();
+    let db = match fql::kv::embedded::Embedded::default_path() {
+        Ok(path) => path.display().to_string(),
+        Err(_) => "none, as neither XDG_DATA_HOME nor HOME is an absolute path".into(),
+    };
     let history = crate::repl::history_path();
     Args::command()
         .mut_arg("db", |a| {
-            a.help(format!(
-                "The embedded database file [default: {}]",
-                db.display()
-            ))
+            a.help(format!("The embedded database file [default: {db}]"))
         })
         .mut_arg("history_file", |a| {
             a.help(format!(

@@ -204,7 +204,9 @@ fn failed(e: fql::mutex::Error) -> Exit {
     eprintln!("fql: {e}");
     match &e {
         fql::mutex::Error::Run(fql::exec::Error::Kv(kv)) if kv.code() == 1031 => Exit::Unreachable,
-        _ => Exit::Failed,
+        e => fql::kv::AsKvError::as_kv(e)
+            .and_then(crate::store::refused)
+            .unwrap_or(Exit::Failed),
     }
 }
 

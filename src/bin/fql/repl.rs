@@ -31,13 +31,16 @@ pub struct Repl {
 }
 
 /// The history file: `FQL_HISTORY`, else `fql/history` in the user's state
-/// directory (`$XDG_STATE_HOME`, else `~/.local/state`).
+/// directory (`$XDG_STATE_HOME`, else `~/.local/state`). As the XDG Base
+/// Directory specification says, a relative `XDG_STATE_HOME` is ignored;
+/// so is a relative `HOME`, so the history never lands in whatever the
+/// current directory is. `None` when there is no such place.
 pub fn history_path() -> Option<PathBuf> {
     let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    let absolute = |name| var(name).map(PathBuf::from).filter(|p| p.is_absolute());
     var("FQL_HISTORY").map(PathBuf::from).or_else(|| {
-        var("XDG_STATE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".local/state")))
+        absolute("XDG_STATE_HOME")
+            .or_else(|| absolute("HOME").map(|h| h.join(".local/state")))
             .map(|dir| dir.join("fql").join("history"))
     })
 }
@@ -56,6 +59,11 @@ pub fn run(
     let history = (!repl_args.no_history)
         .then(|| repl_args.history_file.clone().or_else(history_path))
         .flatten();
+    if history.is_none() && !repl_args.no_history {
+        eprintln!(
+            "fql: keeping no history: neither XDG_STATE_HOME nor HOME is an absolute path; --history-file PATH keeps one"
+        );
+    }
 
     let config = Config::builder()
         .auto_add_history(false)
@@ -124,8 +132,10 @@ pub fn run(
         eprintln!("the open transaction was rolled back");
     }
     if let Some(path) = &history {
-        if let Some(dir) = path.parent() {
-            let _ = std::fs::create_dir_all(dir);
+        // Private, as the history can hold keys and values; rustyline
+        // creates the file itself with mode 0600.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = crate::store::private_dirs(dir);
         }
         if let Err(e) = editor.save_history(path) {
             eprintln!("fql: cannot save the history to {}: {e}", path.display());

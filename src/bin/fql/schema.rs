@@ -44,7 +44,7 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
         }
         Err(e) => {
             eprintln!("fql: {e}");
-            Err(Exit::Failed)
+            Err(failed(&e))
         }
     }
 }
@@ -120,12 +120,22 @@ fn print_summary(s: &Summary, format: Format) -> Result<(), Exit> {
     }
 }
 
+/// 4, or 2 when the database refused (a damaged file).
+fn failed(e: &fql::schema::Error) -> Exit {
+    match e {
+        fql::schema::Error::Run(e) => fql::kv::AsKvError::as_kv(e)
+            .and_then(crate::store::refused)
+            .unwrap_or(Exit::Failed),
+        _ => Exit::Failed,
+    }
+}
+
 pub fn infer(args: &InferArgs, store: &StoreArgs) -> Result<(), Exit> {
     let dir = crate::mutex::directory(&args.dir)?;
     let opened = crate::store::open(store)?;
     let shapes = fql::schema::infer(&*opened.db, &dir, args.depth, args.sample).map_err(|e| {
         eprintln!("fql: {e}");
-        Exit::Failed
+        failed(&e)
     })?;
     let mut text = String::new();
     for shape in &shapes {

@@ -199,6 +199,7 @@ impl Session {
                 let exit = match (&e, kv) {
                     (exec::Error::Guard { .. }, _) => Exit::Unmet,
                     (_, Some(kv)) if kv.code() == 1031 => Exit::Unreachable,
+                    (_, Some(kv)) => crate::store::refused(kv).unwrap_or(Exit::Failed),
                     _ => Exit::Failed,
                 };
                 let _ = printer.flush();

@@ -1,5 +1,6 @@
-//! `fql status`: which database, and does it answer.
+//! `fql status`: which database, does it answer, and may it be written.
 
+use fql::kv::embedded::Access;
 use fql::kv::{self, DatabaseExt};
 
 use crate::args::StoreArgs;
@@ -13,11 +14,23 @@ pub fn run(args: &StoreArgs) -> Result<(), Exit> {
         eprintln!("fql: {} did not answer: {e}", db.describe());
         match e {
             kv::Error::Storage(_) => Exit::Usage,
-            _ => Exit::Unreachable,
+            e => store::refused(&e).unwrap_or(Exit::Unreachable),
         }
     })?;
-    output::print(&format!(
-        "database: {}\nread version: {version}\n",
-        db.describe()
-    ))
+    let mut report = format!("database: {}\nread version: {version}\n", db.describe());
+    // Only a file can refuse writes.
+    let access = opened.file.as_ref().map(|file| file.access());
+    if let Some(access) = &access {
+        let line = match access {
+            Access::ReadWrite => "read-write".to_string(),
+            Access::ReadOnly(why) => format!("read-only: {why}"),
+            Access::Damaged(what) => format!("corrupt, so writes are refused: {what}"),
+        };
+        report.push_str(&format!("access: {line}\n"));
+    }
+    output::print(&report)?;
+    match access {
+        Some(Access::Damaged(_)) => Err(Exit::Usage),
+        _ => Ok(()),
+    }
 }

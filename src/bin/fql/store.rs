@@ -4,11 +4,16 @@
 //! `FDB_CLUSTER_FILE` pick FoundationDB; otherwise the embedded file in the
 //! user's data directory. A binary built without the `fdb` feature that is
 //! asked for a cluster says how to build one that can reach it.
+//!
+//! Directories fql creates for a database file are private (0700), as the
+//! XDG Base Directory specification asks; existing ones are left as they
+//! are.
 
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
-use fql::kv::Database;
-use fql::kv::embedded::Embedded;
+use fql::kv::embedded::{Access, Embedded, OpenOptions};
+use fql::kv::{self, Database};
 
 use crate::args::StoreArgs;
 use crate::output::Exit;
@@ -16,6 +21,9 @@ use crate::output::Exit;
 /// The database, and the FDB client network when it is a cluster.
 pub struct Opened {
     pub db: Box<dyn Database>,
+    /// The same database when it is an embedded file, for what only a
+    /// file can say (whether it refuses writes).
+    pub file: Option<Embedded>,
     // Dropped after `db`, so the network outlives the database.
     #[cfg(feature = "fdb")]
     _network: Option<fql::kv::fdb::Network>,
@@ -28,46 +36,107 @@ enum Choice {
     Cluster(Option<PathBuf>),
 }
 
-fn choose(args: &StoreArgs) -> Choice {
+fn choose(args: &StoreArgs) -> Result<Choice, Exit> {
     if args.memory {
-        return Choice::Memory;
+        return Ok(Choice::Memory);
     }
     if let Some(path) = &args.db {
-        return Choice::File(path.clone());
+        return Ok(Choice::File(path.clone()));
     }
     if args.cluster_file.is_some() || args.fdb {
-        return Choice::Cluster(args.cluster_file.clone());
+        return Ok(Choice::Cluster(args.cluster_file.clone()));
     }
-    match fql::kv::cluster_file_from_env() {
-        Some(path) => Choice::Cluster(Some(path)),
-        None => Choice::File(Embedded::default_path()),
+    if let Some(path) = fql::kv::cluster_file_from_env() {
+        if args.read_only {
+            eprintln!(
+                "fql: --read-only applies to the embedded database, but FDB_CLUSTER_FILE selects FoundationDB; add --db PATH"
+            );
+            return Err(Exit::Usage);
+        }
+        return Ok(Choice::Cluster(Some(path)));
+    }
+    match Embedded::default_path() {
+        Ok(path) => Ok(Choice::File(path)),
+        Err(e) => {
+            eprintln!("fql: {e}; give one with --db PATH, or use --memory");
+            Err(Exit::Usage)
+        }
     }
 }
 
 pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
-    let db: Box<dyn Database> = match choose(args) {
-        Choice::Memory => Box::new(Embedded::memory()),
-        Choice::File(path) => Box::new(open_file(&path)?),
+    let (db, file): (Box<dyn Database>, _) = match choose(args)? {
+        Choice::Memory => (Box::new(Embedded::memory()), None),
+        Choice::File(path) => {
+            let db = open_file(&path, args.read_only)?;
+            (Box::new(db.clone()), Some(db))
+        }
         Choice::Cluster(path) => return open_cluster(path.as_deref(), args.timeout),
     };
     Ok(Opened {
         db,
+        file,
         #[cfg(feature = "fdb")]
         _network: None,
     })
 }
 
-fn open_file(path: &Path) -> Result<Embedded, Exit> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-        && let Err(e) = std::fs::create_dir_all(dir)
-    {
-        eprintln!("fql: cannot create the directory {}: {e}", dir.display());
-        return Err(Exit::Usage);
+/// The exit status of a failure that is the database's and not the
+/// script's: a write it refused (read-only or damaged) exits 2, as a
+/// database that cannot be opened does.
+pub fn refused(e: &kv::Error) -> Option<Exit> {
+    matches!(e, kv::Error::ReadOnly(_) | kv::Error::Corrupt(_)).then_some(Exit::Usage)
+}
+
+fn open_file(path: &Path, read_only: bool) -> Result<Embedded, Exit> {
+    if !read_only {
+        make_dirs(path)?;
     }
-    Embedded::open(path).map_err(|e| {
-        eprintln!("fql: cannot open the database {}: {e}", path.display());
+    let options = OpenOptions {
+        read_only,
+        ..OpenOptions::default()
+    };
+    let db = Embedded::open_with(path, &options).map_err(|e| {
+        match e {
+            kv::Error::Storage(message) => eprintln!("fql: {message}"),
+            e => eprintln!("fql: {e}"),
+        }
+        Exit::Usage
+    })?;
+    if let Access::Damaged(detail) = db.access() {
+        eprintln!(
+            "fql: warning: the database {} is corrupt ({detail}); writes are refused, and reads may fail or miss data",
+            path.display()
+        );
+    }
+    Ok(db)
+}
+
+/// Creates the directories above a database file that are missing, mode
+/// 0700.
+fn make_dirs(path: &Path) -> Result<(), Exit> {
+    let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    private_dirs(dir).map_err(|e| {
+        eprintln!("fql: cannot create the directory {}: {e}", dir.display());
         Exit::Usage
     })
+}
+
+/// `mkdir -p -m 0700`: only directories it creates get the mode. The
+/// error reads plainly ("permission denied").
+pub fn private_dirs(dir: &Path) -> Result<(), String> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            std::io::ErrorKind::ReadOnlyFilesystem => "read-only file system".to_string(),
+            std::io::ErrorKind::NotADirectory => "a part of the path is not a directory".into(),
+            _ => e.to_string(),
+        })
 }
 
 #[cfg(feature = "fdb")]
@@ -94,6 +163,7 @@ fn open_cluster(path: Option<&Path>, timeout: f64) -> Result<Opened, Exit> {
     })?;
     Ok(Opened {
         db: Box::new(db),
+        file: None,
         _network: Some(network),
     })
 }

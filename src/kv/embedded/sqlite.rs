@@ -8,30 +8,24 @@
 //! so commit versions, and with them versionstamps, never repeat even after
 //! a crash.
 
+mod guard;
+mod open;
+mod setup;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
+use super::OpenOptions;
 use super::store::{Snapshot, Store, Writer, batch};
 use crate::kv::{Error, KeyValue, Result};
 
-/// `PRAGMA application_id` of fql databases ("FQL1"), so fql refuses to
-/// use some other program's SQLite file as its keyspace.
-const APPLICATION_ID: i32 = 0x4651_4c31;
+pub(crate) use guard::Guarded;
 
 /// How long a commit waits for another process's commit to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
-
-const SCHEMA: &str = "
-    CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS commits (version INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL,
-                                        ranges BLOB NOT NULL);
-    CREATE INDEX IF NOT EXISTS commits_by_age ON commits (at_ms);
-    INSERT OR IGNORE INTO meta VALUES ('format', 1), ('version', 0), ('floor', 0);
-";
 
 pub(crate) struct SqliteStore {
     path: PathBuf,
@@ -41,7 +35,7 @@ pub(crate) struct SqliteStore {
 }
 
 struct Pool {
-    path: PathBuf,
+    target: open::Target,
     idle: Mutex<Vec<Connection>>,
 }
 
@@ -54,7 +48,10 @@ impl Pool {
         let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         match idle {
             Some(c) => Ok(c),
-            None => connect(&self.path).map_err(|e| storage(&self.path, e)),
+            None => self
+                .target
+                .connect()
+                .map_err(|e| storage(&self.target.shown, e)),
         }
     }
 
@@ -66,82 +63,27 @@ impl Pool {
     }
 }
 
-fn connect(path: &Path) -> rusqlite::Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.pragma_update(None, "synchronous", "FULL")?;
-    Ok(conn)
-}
-
 impl SqliteStore {
-    /// Opens the database at `path`, creating it (and nothing else: its
-    /// directory must exist) if missing.
-    pub fn open(path: &Path) -> Result<SqliteStore> {
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| storage(path, e))?;
-        init(&conn).map_err(|e| match e {
-            InitError::Foreign(id) => Error::Storage(format!(
-                "{} is a SQLite database of another application (application_id {id:#x}), not an fql database",
-                path.display()
-            )),
-            InitError::Format(v) => Error::Storage(format!(
-                "{} has storage format {v}; this fql reads format {FORMAT}",
-                path.display()
-            )),
-            InitError::Sqlite(e) => storage(path, e),
-        })?;
-        Ok(SqliteStore {
+    /// Opens the database at `path` as `options` say (see [`open`]): a
+    /// store that refuses the writes the file cannot take.
+    pub fn open(path: &Path, options: &OpenOptions) -> Result<Guarded> {
+        let deadline = Instant::now() + BUSY_TIMEOUT;
+        let open::Opened {
+            target,
+            conn,
+            read_only,
+            marked,
+        } = open::open(path, options.read_only, deadline)?;
+        let store = SqliteStore {
             path: path.to_owned(),
             pool: Arc::new(Pool {
-                path: path.to_owned(),
+                target: target.clone(),
                 idle: Mutex::new(vec![conn]),
             }),
             watcher: Mutex::default(),
-        })
+        };
+        Ok(Guarded::new(store, target, read_only, marked))
     }
-}
-
-/// The layout of the tables; a file of another layout is refused.
-const FORMAT: u64 = 1;
-
-enum InitError {
-    Foreign(i32),
-    Format(u64),
-    Sqlite(rusqlite::Error),
-}
-
-impl From<rusqlite::Error> for InitError {
-    fn from(e: rusqlite::Error) -> Self {
-        InitError::Sqlite(e)
-    }
-}
-
-fn init(conn: &Connection) -> Result<(), InitError> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    // Reading the schema fails with "file is not a database" for any other
-    // kind of file, before anything is written to it.
-    let id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
-    let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
-    if id != APPLICATION_ID && (id != 0 || tables > 0) {
-        return Err(InitError::Foreign(id));
-    }
-    conn.pragma_update(None, "journal_mode", "WAL")?;
-    conn.pragma_update(None, "synchronous", "FULL")?;
-    if id == 0 {
-        conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE; PRAGMA application_id = {APPLICATION_ID}; {SCHEMA} COMMIT;"
-        ))?;
-    }
-    let format = conn.query_row("SELECT value FROM meta WHERE name = 'format'", [], |r| {
-        r.get::<_, i64>(0)
-    })?;
-    if format as u64 != FORMAT {
-        return Err(InitError::Format(format as u64));
-    }
-    Ok(())
 }
 
 impl Store for SqliteStore {
@@ -278,15 +220,38 @@ fn encode_ranges(ranges: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
     out
 }
 
-/// The ranges of [`encode_ranges`]; stops at the first malformed bound.
-fn decode_ranges(mut blob: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
-    let mut next = move || {
-        let len = u32::from_le_bytes(blob.get(..4)?.try_into().ok()?) as usize;
-        let bound = blob.get(4..4 + len)?;
-        blob = &blob[4 + len..];
+/// The ranges of [`encode_ranges`]. fql never writes a malformed blob, so
+/// one is damage to the file.
+fn decode_ranges(blob: &[u8]) -> Ranges<'_> {
+    Ranges(blob)
+}
+
+struct Ranges<'a>(&'a [u8]);
+
+impl<'a> Ranges<'a> {
+    fn bound(&mut self) -> Option<&'a [u8]> {
+        let len = u32::from_le_bytes(self.0.get(..4)?.try_into().ok()?) as usize;
+        let bound = self.0.get(4..)?.get(..len)?;
+        self.0 = &self.0[4 + len..];
         Some(bound)
-    };
-    std::iter::from_fn(move || Some((next()?, next()?)))
+    }
+}
+
+impl<'a> Iterator for Ranges<'a> {
+    type Item = Result<(&'a [u8], &'a [u8])>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.0.is_empty() {
+            return None;
+        }
+        Some(match (self.bound(), self.bound()) {
+            (Some(begin), Some(end)) => Ok((begin, end)),
+            _ => {
+                self.0 = &[];
+                Err(Error::Corrupt("a malformed entry in the commit log".into()))
+            }
+        })
+    }
 }
 
 struct SqliteWriter<'a> {
@@ -320,9 +285,11 @@ impl Writer for SqliteWriter<'_> {
         let mut rows = stmt.query([version as i64])?;
         while let Some(row) = rows.next()? {
             let blob: &[u8] = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
-            let mut ranges = decode_ranges(blob);
-            if ranges.any(|(b, e)| f(b, e)) {
-                return Ok(true);
+            for range in decode_ranges(blob) {
+                let (b, e) = range?;
+                if f(b, e) {
+                    return Ok(true);
+                }
             }
         }
         Ok(false)

@@ -7,6 +7,7 @@
 //! keeps bytes, a commit version and a short log of recent commits' write
 //! ranges.
 
+use super::Access;
 use crate::kv::{KeyValue, Result};
 
 /// A store under the embedded backend.
@@ -24,6 +25,11 @@ pub(crate) trait Store: Send + Sync {
 
     /// The file, or `memory`.
     fn describe(&self) -> String;
+
+    /// Whether it takes writes, and if not, why.
+    fn access(&self) -> Access {
+        Access::ReadWrite
+    }
 }
 
 /// The most rows one batch of a range read takes from the store.

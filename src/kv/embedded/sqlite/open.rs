@@ -1,0 +1,364 @@
+//! Opening a database file.
+//!
+//! The path is a plain file name: SQLite is handed it made absolute, so it
+//! never reads it as a `file:` URI or as `:memory:`. A missing file is
+//! created here, empty and with mode 0600, before SQLite sees it: SQLite
+//! gives the `-wal` and `-shm` files it makes beside a database the
+//! database's mode, so all three stay private to their owner.
+//!
+//! A file this process may not write, or one on a read-only file system,
+//! is opened read-only, as is any file when asked. Where SQLite cannot
+//! create the `-wal` and `-shm` files it reads a WAL database through, and
+//! there is no `-wal` file to read, the file holds every commit and is
+//! read as it is (SQLite's `immutable` mode), read-only.
+//!
+//! What the file holds, and the tables a new file gets, are
+//! [`setup`](super::setup)'s.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use nix::errno::Errno;
+use nix::sys::stat::{Mode as FileMode, SFlag, mknod};
+use nix::unistd::{AccessFlags, access};
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+
+use super::guard;
+use super::setup::{FORMAT, Found, State, setup, transient};
+use crate::kv::{Error, Result};
+
+/// Why a database opened read-only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReadOnly {
+    /// The caller asked for it.
+    Asked,
+    /// This user may not write the file.
+    NotPermitted,
+    /// The file system is mounted read-only.
+    FileSystem,
+    /// The directory does not let SQLite create the `-wal` and `-shm`
+    /// files, which reading a WAL database in the ordinary way needs.
+    NoJournal,
+}
+
+impl ReadOnly {
+    /// The reason, as the end of "the database ... is read-only: ".
+    pub(crate) fn reason(self) -> &'static str {
+        match self {
+            ReadOnly::Asked => "it was opened read-only",
+            ReadOnly::NotPermitted => "this user may not write the file (permission denied)",
+            ReadOnly::FileSystem => "it is on a read-only file system",
+            ReadOnly::NoJournal => {
+                "this user may not create files in its directory, which writing needs"
+            }
+        }
+    }
+}
+
+/// How SQLite opens the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    ReadWrite,
+    ReadOnly,
+    /// Read-only, without locks or the `-wal` and `-shm` files: SQLite's
+    /// `immutable` URI parameter.
+    Immutable,
+}
+
+/// How every connection to one database is opened.
+#[derive(Clone, Debug)]
+pub(crate) struct Target {
+    /// The path as the caller gave it, for messages.
+    pub(crate) shown: PathBuf,
+    /// The path made absolute, for SQLite.
+    file: PathBuf,
+    mode: Mode,
+}
+
+impl Target {
+    /// A new connection with fql's settings.
+    pub(crate) fn connect(&self) -> rusqlite::Result<Connection> {
+        let flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = match self.mode {
+            Mode::ReadWrite => {
+                Connection::open_with_flags(&self.file, flags | OpenFlags::SQLITE_OPEN_READ_WRITE)?
+            }
+            Mode::ReadOnly => {
+                Connection::open_with_flags(&self.file, flags | OpenFlags::SQLITE_OPEN_READ_ONLY)?
+            }
+            Mode::Immutable => Connection::open_with_flags(
+                immutable_uri(&self.file),
+                flags | OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+            )?,
+        };
+        conn.busy_timeout(super::BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        Ok(conn)
+    }
+}
+
+/// `file:` and the absolute path, percent-encoded, with `immutable=1`.
+fn immutable_uri(file: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &b in file.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri + "?immutable=1"
+}
+
+/// An open database: how to connect, a first connection, and what was
+/// found in it.
+pub(crate) struct Opened {
+    pub(crate) target: Target,
+    pub(crate) conn: Connection,
+    pub(crate) read_only: Option<ReadOnly>,
+    /// The damage mark found in the file's header, if any.
+    pub(crate) marked: bool,
+}
+
+/// Opens the database at `path`, creating it (and nothing else: its
+/// directory must exist) when it is missing and `read_only` is false.
+/// Waits for other processes that hold the file up to `deadline`.
+pub(crate) fn open(path: &Path, read_only: bool, deadline: Instant) -> Result<Opened> {
+    if path.as_os_str().is_empty() {
+        return Err(Error::Storage(
+            "the database path is empty; give the name of a file".into(),
+        ));
+    }
+    let file = std::path::absolute(path).map_err(|e| cannot("open", path, &e))?;
+    let why = probe(path, &file, read_only)?;
+    let mut target = Target {
+        shown: path.to_owned(),
+        file,
+        mode: if why.is_some() {
+            Mode::ReadOnly
+        } else {
+            Mode::ReadWrite
+        },
+    };
+    match connect_and_read(&target, deadline) {
+        Ok((conn, found)) => finish(target, conn, why, found),
+        // SQLite reads a WAL database through its -wal and -shm files;
+        // where it cannot create them and there is no log to read, the
+        // file holds everything and is read as it is.
+        Err(e) if needs_journal(&e) && !wal_exists(&target.file) => {
+            target.mode = Mode::Immutable;
+            let (conn, found) =
+                connect_and_read(&target, deadline).map_err(|e| sqlite_error(path, "open", e))?;
+            finish(
+                target,
+                conn,
+                Some(why.unwrap_or(ReadOnly::NoJournal)),
+                found,
+            )
+        }
+        Err(e) => {
+            let e = sqlite_error(path, "open", e);
+            if matches!(e, Error::Corrupt(_)) && target.mode == Mode::ReadWrite {
+                guard::mark(&target);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// A first connection, and what the file holds (given its tables, when it
+/// is new and writable).
+fn connect_and_read(target: &Target, deadline: Instant) -> rusqlite::Result<(Connection, Found)> {
+    let conn = target.connect()?;
+    let found = setup(&conn, target.mode == Mode::ReadWrite, deadline)?;
+    Ok((conn, found))
+}
+
+/// Checks what the found file allows, and marks it when it is damaged.
+fn finish(
+    target: Target,
+    conn: Connection,
+    read_only: Option<ReadOnly>,
+    found: Found,
+) -> Result<Opened> {
+    let path = &target.shown;
+    match found.state() {
+        State::Ready => Ok(Opened {
+            marked: found.mark != 0,
+            target,
+            conn,
+            read_only,
+        }),
+        State::Empty => Err(Error::Storage(format!(
+            "cannot open the database {} read-only: the file is empty, and only a write can make it an fql database",
+            path.display()
+        ))),
+        State::Foreign(id) => Err(Error::Storage(format!(
+            "{} is a SQLite database of another application (application_id {id:#x}), not an fql database",
+            path.display()
+        ))),
+        State::Format(v) => Err(Error::Storage(format!(
+            "{} has storage format {v}; this fql reads format {FORMAT}",
+            path.display()
+        ))),
+        State::Damaged(what) => {
+            if read_only.is_none() {
+                guard::mark(&target);
+            }
+            Err(Error::Corrupt(guard::corrupt_message(path, &what)))
+        }
+    }
+}
+
+/// What `path` lets this process do: `None` when it may read and write
+/// the file, else why it may only read it. Creates the file, empty and
+/// private, when it is missing and a write is allowed.
+///
+/// It never opens the file: closing any descriptor of a file drops every
+/// POSIX lock this process holds on it, SQLite's included, and another
+/// connection of this process may have it open.
+fn probe(path: &Path, file: &Path, read_only: bool) -> Result<Option<ReadOnly>> {
+    if !read_only && create_private(file).map_err(|e| cannot("create", path, &e))? {
+        return Ok(None);
+    }
+    let meta = fs::metadata(file).map_err(|e| cannot("open", path, &e))?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "it is a directory"
+        } else {
+            "it is not a regular file"
+        };
+        return Err(Error::Storage(format!(
+            "cannot open the database {}: {what}",
+            path.display()
+        )));
+    }
+    access(file, AccessFlags::R_OK).map_err(|e| cannot("open", path, &e.into()))?;
+    if read_only {
+        return Ok(Some(ReadOnly::Asked));
+    }
+    match access(file, AccessFlags::W_OK) {
+        Ok(()) => Ok(None),
+        Err(Errno::EACCES | Errno::EPERM) => Ok(Some(ReadOnly::NotPermitted)),
+        Err(Errno::EROFS) => Ok(Some(ReadOnly::FileSystem)),
+        Err(e) => Err(cannot("open", path, &e.into())),
+    }
+}
+
+/// Creates `file`, empty and with mode 0600, unless it exists; says
+/// whether it did. `mknod` makes it without opening it; where only the
+/// superuser may call `mknod` for a regular file (not Linux), it is opened
+/// and closed at once, before SQLite can have opened it.
+fn create_private(file: &Path) -> io::Result<bool> {
+    let private = FileMode::S_IRUSR | FileMode::S_IWUSR;
+    let made = match mknod(file, SFlag::S_IFREG, private, 0) {
+        Err(Errno::EPERM) => fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(file)
+            .map(drop),
+        made => made.map_err(io::Error::from),
+    };
+    match made {
+        Ok(()) => Ok(true),
+        // Whatever stopped the creation (it exists; a read-only file
+        // system), a file that is there is opened as it is.
+        Err(_) if fs::symlink_metadata(file).is_ok() => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// "cannot open the database PATH: permission denied".
+fn cannot(what: &str, path: &Path, e: &io::Error) -> Error {
+    Error::Storage(format!(
+        "cannot {what} the database {}: {}",
+        path.display(),
+        io_reason(what, e)
+    ))
+}
+
+/// An I/O error in a few plain words, without Rust's "(os error 13)".
+fn io_reason(what: &str, e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        io::ErrorKind::NotFound if what == "create" => "its directory does not exist".into(),
+        io::ErrorKind::NotFound => "no such file".into(),
+        io::ErrorKind::ReadOnlyFilesystem => "read-only file system".into(),
+        io::ErrorKind::NotADirectory => "a part of the path is not a directory".into(),
+        io::ErrorKind::IsADirectory => "it is a directory".into(),
+        _ => {
+            let text = e.to_string();
+            let text = text.split(" (os error").next().unwrap_or(&text);
+            let mut chars = text.chars();
+            chars.next().map_or_else(String::new, |c| {
+                c.to_lowercase().chain(chars).collect::<String>()
+            })
+        }
+    }
+}
+
+/// A SQLite failure while opening, named after the file once.
+fn sqlite_error(path: &Path, what: &str, e: rusqlite::Error) -> Error {
+    if transient(&e) {
+        return Error::Storage(format!(
+            "cannot {what} the database {}: another process kept it locked for {} s",
+            path.display(),
+            super::BUSY_TIMEOUT.as_secs()
+        ));
+    }
+    if e.sqlite_error_code() == Some(ErrorCode::NotADatabase) {
+        return Error::Storage(format!(
+            "cannot open the database {}: the file is not a database (not SQLite, or its first page is damaged)",
+            path.display()
+        ));
+    }
+    match Error::from(e) {
+        Error::Corrupt(detail) => Error::Corrupt(guard::corrupt_message(path, &detail)),
+        Error::ReadOnly(detail) | Error::Storage(detail) => Error::Storage(format!(
+            "cannot {what} the database {}: {detail}",
+            path.display()
+        )),
+        e => e,
+    }
+}
+
+/// Whether opening failed because SQLite could not make the `-wal` or
+/// `-shm` file a WAL database is read through.
+fn needs_journal(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen)
+    )
+}
+
+fn wal_exists(file: &Path) -> bool {
+    let mut wal = file.as_os_str().to_owned();
+    wal.push("-wal");
+    Path::new(&wal).exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_immutable_uri_escapes_what_a_uri_would_read() {
+        assert_eq!(
+            immutable_uri(Path::new("/tmp/a b/x?y#z%.db")),
+            "file:/tmp/a%20b/x%3Fy%23z%25.db?immutable=1"
+        );
+    }
+
+    #[test]
+    fn io_errors_read_plainly() {
+        let e = io::Error::from_raw_os_error(13);
+        assert_eq!(io_reason("open", &e), "permission denied");
+        let e = io::Error::from_raw_os_error(40);
+        assert_eq!(io_reason("open", &e), "too many levels of symbolic links");
+    }
+}

@@ -1,0 +1,198 @@
+//! What a database file holds, and the tables a new one gets.
+//!
+//! Processes that start at once on a new file must agree on one set of
+//! tables. What a file holds (its application id, damage mark, tables and
+//! storage format) is read in one transaction; a file that needs its
+//! tables gets them in one `BEGIN IMMEDIATE` transaction that reads the
+//! file again first, so the process that comes second finds the work
+//! done. The "busy" answers SQLite gives without waiting in its busy
+//! handler (while another connection changes the journal mode, recovers
+//! the WAL or sets up the shared memory) are waited out, up to a deadline.
+
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, ErrorCode, OptionalExtension};
+
+/// `PRAGMA application_id` of fql databases ("FQL1"), so fql refuses to
+/// use some other program's SQLite file as its keyspace.
+const APPLICATION_ID: i32 = 0x4651_4c31;
+
+/// The layout of the tables; a file of another layout is refused.
+pub(super) const FORMAT: i64 = 1;
+
+/// The tables every fql database has, in the order [`SCHEMA`] makes them.
+const TABLES: [&str; 3] = ["kv", "meta", "commits"];
+
+const SCHEMA: &str = "
+    CREATE TABLE kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+    CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE commits (version INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL,
+                          ranges BLOB NOT NULL);
+    CREATE INDEX commits_by_age ON commits (at_ms);
+    INSERT INTO meta VALUES ('format', 1), ('version', 0), ('floor', 0);
+";
+
+/// What a file holds, read in one transaction.
+pub(super) struct Found {
+    pub(super) application_id: i32,
+    /// `PRAGMA user_version`: fql's damage mark.
+    pub(super) mark: i32,
+    /// Which of [`TABLES`] exist.
+    tables: [bool; 3],
+    /// Whether any other table or index exists.
+    others: bool,
+    /// `meta.format`, when the row exists.
+    format: Option<i64>,
+}
+
+pub(super) enum State {
+    /// Nothing in it yet: a new file, or an empty SQLite database.
+    Empty,
+    /// An fql database this fql reads.
+    Ready,
+    /// Another application's database.
+    Foreign(i32),
+    /// An fql database of another storage format.
+    Format(i64),
+    /// An fql database that has lost part of itself.
+    Damaged(String),
+}
+
+impl Found {
+    pub(super) fn state(&self) -> State {
+        if self.application_id != APPLICATION_ID {
+            let empty = self.application_id == 0 && !self.others && !self.tables.contains(&true);
+            return if empty {
+                State::Empty
+            } else {
+                State::Foreign(self.application_id)
+            };
+        }
+        let missing: Vec<_> = TABLES
+            .iter()
+            .zip(self.tables)
+            .filter(|(_, there)| !there)
+            .map(|(name, _)| *name)
+            .collect();
+        if !missing.is_empty() {
+            return State::Damaged(format!("fql's tables are missing: {}", missing.join(", ")));
+        }
+        match self.format {
+            Some(FORMAT) => State::Ready,
+            Some(v) => State::Format(v),
+            None => State::Damaged("its storage format is not recorded".into()),
+        }
+    }
+}
+
+/// Reads what the file holds; inside a transaction when called in one.
+fn inspect(conn: &Connection) -> rusqlite::Result<Found> {
+    let (application_id, mark, names) = conn
+        .prepare_cached(
+            "SELECT (SELECT application_id FROM pragma_application_id()),
+                    (SELECT user_version FROM pragma_user_version()),
+                    (SELECT group_concat(name, ' ') FROM sqlite_schema)",
+        )?
+        .query_row([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<String>>(2)?))
+        })?;
+    let mut found = Found {
+        application_id,
+        mark,
+        tables: [false; 3],
+        others: false,
+        format: None,
+    };
+    for name in names.iter().flat_map(|n| n.split(' ')) {
+        match TABLES.iter().position(|t| *t == name) {
+            Some(i) => found.tables[i] = true,
+            None => found.others |= name != "commits_by_age" && !name.starts_with("sqlite_"),
+        }
+    }
+    if found.application_id == APPLICATION_ID && found.tables[1] {
+        found.format = conn
+            .prepare_cached("SELECT value FROM meta WHERE name = 'format'")?
+            .query_row([], |r| r.get(0))
+            .optional()?;
+    }
+    Ok(found)
+}
+
+/// Reads what the file holds and, when `writable`, gives an empty file
+/// its tables, waiting out transient "busy" answers until `deadline`.
+pub(super) fn setup(
+    conn: &Connection,
+    writable: bool,
+    deadline: Instant,
+) -> rusqlite::Result<Found> {
+    patiently(deadline, || {
+        let found = in_transaction(conn, "BEGIN DEFERRED", || inspect(conn))?;
+        if !writable {
+            return Ok(found);
+        }
+        match found.state() {
+            State::Empty => {
+                conn.pragma_update(None, "journal_mode", "WAL")?;
+                in_transaction(conn, "BEGIN IMMEDIATE", || create(conn))
+            }
+            State::Ready => {
+                conn.pragma_update(None, "journal_mode", "WAL")?;
+                Ok(found)
+            }
+            _ => Ok(found),
+        }
+    })
+}
+
+/// Inside a write transaction: makes the tables if the file is still
+/// empty (another process may have made them since it was read).
+fn create(conn: &Connection) -> rusqlite::Result<Found> {
+    if let State::Empty = inspect(conn)?.state() {
+        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+        conn.execute_batch(SCHEMA)?;
+    }
+    inspect(conn)
+}
+
+/// Runs `f` between `begin` and `COMMIT`, rolling back if it fails.
+fn in_transaction<T>(
+    conn: &Connection,
+    begin: &str,
+    f: impl FnOnce() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.execute_batch(begin)?;
+    let result = f().and_then(|v| conn.execute_batch("COMMIT").map(|()| v));
+    if result.is_err() && !conn.is_autocommit() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    result
+}
+
+/// Whether SQLite gave up on a lock another connection holds for a moment.
+pub(super) fn transient(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(
+            ErrorCode::DatabaseBusy
+                | ErrorCode::DatabaseLocked
+                | ErrorCode::FileLockingProtocolFailed
+        )
+    )
+}
+
+/// Runs `f` until it succeeds, fails for good, or `deadline` passes.
+fn patiently<T>(
+    deadline: Instant,
+    mut f: impl FnMut() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match f() {
+            Err(e) if transient(&e) && Instant::now() + pause < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            result => return result,
+        }
+    }
+}
