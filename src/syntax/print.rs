@@ -334,7 +334,7 @@ fn write_hex_escape(f: &mut impl Write, b: u8) -> fmt::Result {
 /// for names in messages (a mutex client, a layer) that read best bare
 /// but must not carry a control character to a terminal.
 pub fn plain_or_quoted(s: &str) -> std::borrow::Cow<'_, str> {
-    if super::words::first_escape(s.as_bytes()) == s.len() {
+    if !s.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
         s.into()
     } else {
         quote(s).into()
@@ -399,6 +399,7 @@ mod tests {
         assert_eq!(quote("a\u{9b}b\u{80}"), "\"a\\xc2\\x9bb\\xc2\\x80\"");
         assert_eq!(quote("£©\u{a0}"), "\"£©\u{a0}\"");
         assert_eq!(plain_or_quoted("ann"), "ann");
+        assert_eq!(plain_or_quoted("£5 é"), "£5 é");
         assert_eq!(plain_or_quoted("a\u{1b}"), "\"a\\x1b\"");
     }
 

@@ -77,7 +77,7 @@ impl View {
         let mut clipped = Vec::with_capacity(labels.len());
         for label in labels {
             let (n, input) = sources.piece_index(label.offset());
-            let mut start = label.offset().clamp(input.start, input.end);
+            let mut start = floor(text, label.offset().clamp(input.start, input.end));
             // The end of an input after its last line break has no line
             // to show: point at that line break instead.
             if start == input.end && text[input.clone()].ends_with('\n') {
@@ -87,7 +87,7 @@ impl View {
                     1
                 };
             }
-            let mut end = (label.offset() + label.len()).clamp(start, input.end);
+            let mut end = floor(text, (label.offset() + label.len()).clamp(start, input.end));
             if label.is_empty() {
                 end = start;
             }
@@ -347,6 +347,15 @@ fn windows(text: &str, line: &Range<usize>, points: &[usize]) -> Vec<Range<usize
         }
     }
     out
+}
+
+/// `o`, or the start of the character it falls inside: a label from
+/// another text must not split a character.
+fn floor(text: &str, mut o: usize) -> usize {
+    while !text.is_char_boundary(o) {
+        o -= 1;
+    }
+    o
 }
 
 /// The line of `input` holding offset `o`, without its line break.
