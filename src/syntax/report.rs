@@ -411,6 +411,21 @@ mod tests {
         assert_eq!(line.chars().skip(col).take(3).collect::<String>(), "1x,");
     }
 
+    /// A label over a few lines shows them all; over many, its first only.
+    #[test]
+    fn a_label_over_many_lines_shows_its_first() {
+        for (lines, shown) in [(5, true), (40, false)] {
+            let src: String = (1..=lines).map(|n| format!("/a({n},\n")).collect();
+            let label = miette::LabeledSpan::at(0..src.len() - 1, "this statement");
+            let d = miette::MietteDiagnostic::new("x").with_label(label);
+            let text = render(&d, &Sources::single("t.fql", src.as_str()), false, 100);
+            assert!(text.contains("/a(1,"), "{text}");
+            assert_eq!(text.contains(&format!("/a({lines},")), shown, "{text}");
+            assert!(text.contains("this statement"), "{text}");
+            assert!(text.lines().count() < 20, "{text}");
+        }
+    }
+
     /// A label over many lines shows on its first; labels far apart show
     /// apart, each with its own lines.
     #[test]
