@@ -37,8 +37,8 @@ use crate::kv::MutationType;
 use crate::syntax::ast::{Elem, Options};
 
 pub use element::{
-    from_element, from_elements, into_owned, single_vstamp, to_element, to_elements, to_owned,
-    type_of,
+    MAX_INT_BYTES, from_element, from_elements, into_owned, single_vstamp, to_element, to_elements,
+    to_owned, type_of,
 };
 pub use error::Error;
 pub use key::{ElementFilter, compare, decode_key, decode_key_into, encode_key};
@@ -181,7 +181,7 @@ mod tests {
         };
         for src in [
             r#"/a(1,"k")="v""#,
-            "/a(-72057594037927935,\"\u{0}x\")=72057594037927935",
+            "/a(-72057594037927935,\"\\x00x\")=72057594037927935",
             r#"/a(9223372036854775807)=-9223372036854775808"#,
             r#"/a("k")=7[i64]"#,
             r#"/a("k")=nil"#,

@@ -18,14 +18,15 @@ mod report;
 mod small_list;
 mod span;
 pub mod tokens;
+mod view;
 pub(crate) mod words;
 
 pub use check::check;
 pub use error::{CheckError, Error, OptionError, ParseError};
 pub use format::format;
 pub use parse::{MAX_DEPTH, parse};
-pub use print::{quote, write_bytes, write_elem, write_str};
-pub use report::{Diagnostics, Sources, render};
+pub use print::{plain_or_quoted, quote, write_bytes, write_elem, write_str};
+pub use report::{Diagnostics, Sources, render, render_many};
 
 /// Parses and checks a script, returning every error of both stages in
 /// source order. Statements that parse are checked even when others do not.

@@ -291,3 +291,29 @@ fn a_long_read_shows_progress_on_a_terminal() {
     p.send_control('c').unwrap();
     p.exp_eof().unwrap();
 }
+
+/// `\ls`, `\cd` and the prompt show a directory name holding escape
+/// sequences as an FQL string with escapes: nothing stored reaches the
+/// terminal raw.
+#[test]
+fn ls_and_the_prompt_escape_stored_control_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, r#"/t/"d\x1b[2J\x1b]0;owned\x07"(1)=1"#);
+    let mut p = shell(&db, &[]);
+    p.send_line("\\ls /t").unwrap();
+    let before = p
+        .exp_string(r#"/t/"d\x1b[2J\x1b]0;owned\x07""#)
+        .expect("the name, escaped");
+    p.exp_string("fql> ").unwrap();
+    p.send_line(r#"\cd /t/"d\x1b[2J\x1b]0;owned\x07""#).unwrap();
+    let after = p
+        .exp_string(r#"fql /t/"d\x1b[2J\x1b]0;owned\x07"> "#)
+        .expect("a prompt naming the directory, escaped");
+    for text in [before, after] {
+        assert!(!text.contains("\u{1b}[2J"), "{text:?}");
+        assert!(!text.contains("\u{1b}]0;"), "{text:?}");
+        assert!(!text.contains('\u{7}'), "{text:?}");
+    }
+    quit(p);
+}

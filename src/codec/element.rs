@@ -20,6 +20,11 @@ use crate::syntax::ast::{Elem, ElemKind, Int, Num, Span, Tuple, Type, Vstamp};
 
 use super::Error;
 
+/// The most bytes of magnitude the tuple layer encodes an int in: its
+/// length is one byte (type codes `0x0b` and `0x1d`), so ints stay below
+/// 2^2040.
+pub const MAX_INT_BYTES: u64 = 255;
+
 /// The tuple-layer element for a data element, borrowing its text and
 /// bytes. Holes have no encoding and are refused.
 pub fn to_element<'e>(elem: &'e Elem<'_>) -> Result<Element<'e>, Error> {
@@ -29,6 +34,12 @@ pub fn to_element<'e>(elem: &'e Elem<'_>) -> Result<Element<'e>, Error> {
         ElemKind::Int(Int::Small(n)) => Element::Int(*n),
         ElemKind::Int(Int::Big(n)) => match i64::try_from(&**n) {
             Ok(small) => Element::Int(small),
+            Err(_) if n.bits() > 8 * MAX_INT_BYTES => {
+                return Err(Error::IntTooLarge {
+                    digits: n.magnitude().to_string().len(),
+                    at: elem.span,
+                });
+            }
             Err(_) => Element::BigInt((**n).clone()),
         },
         ElemKind::Num(Num(x)) => Element::Double(*x),

@@ -99,6 +99,24 @@ pub enum Error {
         at: Span,
     },
 
+    /// An int past what the tuple layer encodes, 255 bytes of magnitude,
+    /// computed while the script runs (a literal this large is a syntax
+    /// error): a `<sum>` of large ints written back.
+    #[error("an int of {digits} digits is too large to store")]
+    #[diagnostic(
+        code(fql::int_too_large),
+        help(
+            "the tuple layer encodes an int in at most 255 bytes (2040 bits) of magnitude, below 2^2040: ints of up to 614 decimal digits, and some of 615; store a larger number as a string or bytes"
+        )
+    )]
+    IntTooLarge {
+        /// Its digits.
+        digits: usize,
+        /// The int.
+        #[label("more than 255 bytes of magnitude")]
+        at: Span,
+    },
+
     /// A key or value far past any size the database stores.
     #[error("the encoded data could take {size} bytes, more than 64 MiB")]
     #[diagnostic(

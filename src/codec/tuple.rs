@@ -207,6 +207,29 @@ mod tests {
         }
     }
 
+    /// Ints pack up to 255 bytes of magnitude, the tuple layer's limit,
+    /// and past it are refused as what they are, not as a size.
+    #[test]
+    fn ints_of_255_bytes_pack_and_larger_are_refused() {
+        use num_bigint::BigInt;
+        let max: BigInt = (BigInt::from(1) << 2040u32) - 1;
+        for n in [max.clone(), -max.clone()] {
+            both(ElemKind::Int(Int::from_big(n)));
+        }
+        let over: BigInt = &max + &max;
+        let elems = [Elem {
+            kind: ElemKind::Int(Int::from_big(over.clone())),
+            span: Span::new(3, 9),
+        }];
+        match pack(b"p", &elems, Span::default()) {
+            Err(Error::IntTooLarge { digits, at }) => {
+                assert_eq!(digits, over.to_string().len());
+                assert_eq!(at.range(), 3..9);
+            }
+            _ => panic!("an int of 2041 bits packed"),
+        }
+    }
+
     proptest! {
         #[test]
         fn strings_and_ints_pack_as_the_crate_packs_them(s in "[a\\x00\\xff\u{e9}]{0,40}", n in any::<i64>()) {

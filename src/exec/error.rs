@@ -15,6 +15,20 @@ pub enum Error {
     #[diagnostic(code(fql::database))]
     Kv(#[from] kv::Error),
 
+    /// The database refused a statement's write for its size: a key, a
+    /// value or the whole transaction over FoundationDB's limits
+    /// (`key_too_large`, `value_too_large`, `transaction_too_large`). The
+    /// same error as [`Error::Kv`], with the statement that caused it.
+    #[error("{error}")]
+    #[diagnostic(code(fql::database), help("{}", size_help(error)))]
+    TooLarge {
+        /// What the database said.
+        error: kv::Error,
+        /// The statement.
+        #[label("this statement")]
+        at: Span,
+    },
+
     /// A directory operation failed: `/a/b=remove` inside a partition
     /// moved away, a layer mismatch.
     #[error(transparent)]
@@ -113,6 +127,28 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// The error of the statement at `at`: a size limit the database
+    /// enforced points at it.
+    pub(crate) fn of_statement(self, at: Span) -> Error {
+        match self {
+            Error::Kv(error) if matches!(error.code(), 2101..=2103) => {
+                Error::TooLarge { error, at }
+            }
+            other => other,
+        }
+    }
+}
+
+/// What to do about a size limit.
+fn size_help(e: &kv::Error) -> &'static str {
+    match e.code() {
+        2102 => "a key is its directory's prefix and its tuple; keep large data in values",
+        2103 => "split large data over several keys",
+        _ => "split the writes over several transactions with `@commit`",
+    }
+}
+
 /// `[min:N]`, `[max:M]` in words.
 fn bounds(min: Option<usize>, max: Option<usize>) -> String {
     match (min, max) {
@@ -126,9 +162,63 @@ fn bounds(min: Option<usize>, max: Option<usize>) -> String {
 impl kv::AsKvError for Error {
     fn as_kv(&self) -> Option<&kv::Error> {
         match self {
-            Error::Kv(e) => Some(e),
+            Error::Kv(e) | Error::TooLarge { error: e, .. } => Some(e),
             Error::Directory(d) => d.as_kv(),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use super::Error;
+    use crate::exec::{Engine, Output};
+    use crate::kv::Limits;
+    use crate::kv::embedded::Embedded;
+    use crate::syntax::{Sources, render};
+
+    /// A key, a value and a transaction over the store's limits are each
+    /// reported at the statement that went over, and rendered there.
+    #[test]
+    fn size_limits_point_at_the_statement() {
+        let limits = Limits {
+            key: 20,
+            value: 20,
+            transaction: 300,
+        };
+        let many: String = (0..20)
+            .map(|n| format!("/a({n})=\"0123456789\"\n"))
+            .collect();
+        for (src, code, statement) in [
+            (
+                "/a(1)=1\n/a(\"a key of more than twenty bytes\")=1\n/b(1)=1".to_string(),
+                2102,
+                "/a(\"a key of more than twenty bytes\")=1",
+            ),
+            (
+                "/a(1)=1\n/a(2)=\"a value of more than twenty bytes\"".to_string(),
+                2103,
+                "/a(2)=\"a value of more than twenty bytes\"",
+            ),
+            (many, 2101, "/a(3)=\"0123456789\""),
+        ] {
+            let engine = Engine::new(Arc::new(Embedded::memory_with_limits(limits)));
+            let script = crate::syntax::load(&src).expect("loads");
+            let plan = crate::plan::plan(&script, &HashMap::new()).expect("plans");
+            let error = engine
+                .run(&plan, &mut |_: Output| Ok(()))
+                .expect_err("over a limit");
+            let Error::TooLarge { error: kv, at } = &error else {
+                panic!("{error:?}")
+            };
+            assert_eq!(kv.code(), code);
+            assert_eq!(&src[at.range()], statement);
+            let shown = render(&error, &Sources::single("t.fql", src.as_str()), false, 100);
+            assert!(shown.contains(&format!("│ {statement}")), "{shown}");
+            assert!(shown.contains("this statement"), "{shown}");
         }
     }
 }

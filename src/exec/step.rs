@@ -47,8 +47,20 @@ impl<'a> Attempt<'a> {
 }
 
 /// Runs `step` (its `query`, which may have had references replaced),
-/// handing each result to `emit`.
+/// handing each result to `emit`. A write over the database's size limits
+/// is reported at the statement.
 pub fn run(
+    tx: &mut dyn Transaction,
+    attempt: &mut Attempt<'_>,
+    step: &Step<'_>,
+    query: &Query<'_>,
+    split: bool,
+    emit: Emit<'_>,
+) -> Result<(), Error> {
+    run_query(tx, attempt, step, query, split, emit).map_err(|e| e.of_statement(step.span))
+}
+
+fn run_query(
     tx: &mut dyn Transaction,
     attempt: &mut Attempt<'_>,
     step: &Step<'_>,

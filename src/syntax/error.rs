@@ -146,12 +146,13 @@ pub enum ParseError {
         help: Option<String>,
     },
 
-    /// A backslash escape other than `\"`, `\\` and `\n`: `"a\tb"`.
+    /// A backslash escape other than `\"`, `\\`, `\n` and `\xNN`:
+    /// `"a\tb"`, `"\x4"`.
     #[error("`{escape}` is not an escape")]
     #[diagnostic(
         code(fql::bad_escape),
         help(
-            "a string knows only the escapes `\\\"`, `\\\\` and `\\n`; write any other character as it is"
+            "a string knows only the escapes `\\\"`, `\\\\`, `\\n` and `\\xNN`, a byte of its UTF-8 text in two hex digits (a tab is `\\x09`)"
         )
     )]
     BadEscape {
@@ -159,6 +160,40 @@ pub enum ParseError {
         escape: String,
         /// Where.
         #[label("unknown escape")]
+        at: Span,
+    },
+
+    /// A control character as it is, not as an escape: a tab, an escape
+    /// character or a carriage return inside a string, or any control
+    /// character but a tab in a comment. Scripts hold none, so that no
+    /// text fql prints can carry one to a terminal: `"a<TAB>b"`.
+    #[error("control character {name} in {place}")]
+    #[diagnostic(code(fql::control_character))]
+    ControlCharacter {
+        /// Its code point and name, such as `U+001B (ESC)`.
+        name: String,
+        /// "a string" or "a comment".
+        place: String,
+        /// Where.
+        #[label("not allowed as it is")]
+        at: Span,
+        /// The escape to write instead.
+        #[help]
+        help: String,
+    },
+
+    /// `\xNN` escapes whose bytes are not UTF-8: `"\xff"`, or `"\xc3"`
+    /// without the byte that ends its character.
+    #[error("the string's escapes are not UTF-8")]
+    #[diagnostic(
+        code(fql::invalid_utf8),
+        help(
+            "`\\xNN` escapes stand for the bytes of the string's UTF-8 text, as `\\xc3\\xa9` for `é`; write other bytes as a bytes element: `0xff`"
+        )
+    )]
+    InvalidUtf8 {
+        /// The escapes that do not make a character.
+        #[label("not a UTF-8 character")]
         at: Span,
     },
 
@@ -232,6 +267,23 @@ pub enum ParseError {
         /// What to write instead.
         #[help]
         help: Option<String>,
+    },
+
+    /// An int past what the tuple layer encodes, 255 bytes of magnitude:
+    /// `1` and 615 zeros.
+    #[error("an int of {digits} digits is too large to store")]
+    #[diagnostic(
+        code(fql::int_too_large),
+        help(
+            "the tuple layer encodes an int in at most 255 bytes (2040 bits) of magnitude, below 2^2040: ints of up to 614 decimal digits, and some of 615; store a larger number as a string or bytes"
+        )
+    )]
+    IntTooLarge {
+        /// Its digits, leading zeros left out.
+        digits: usize,
+        /// The int.
+        #[label("more than 255 bytes of magnitude")]
+        at: Span,
     },
 
     /// A tuple element left out between commas: `(1,,2)`.

@@ -435,8 +435,11 @@ impl fmt::Display for MetaKind {
 /// The closest candidate to a misspelt word, if any is close enough to be a
 /// plausible typo rather than a different word.
 fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    // Lengths that differ by more than 2 are more than 2 edits apart; the
+    // distance's table would be as large as the word.
     let lower = word.to_ascii_lowercase();
     candidates
+        .filter(|c| word.len() <= c.len() + 2)
         .map(|c| (strsim::damerau_levenshtein(&lower, c), c))
         .filter(|&(d, c)| d <= if c.len() <= 3 { 1 } else { 2 } && d < c.len())
         .min_by_key(|&(d, _)| d)

@@ -107,7 +107,9 @@ fn run(src: &str) -> (Parser<'_>, Items<'_>) {
         p.report(ParseError::TooLarge { len: src.len() });
         Items::default()
     } else {
-        p.script(src)
+        // A byte-order mark at the start is no part of the script; spans
+        // still count its bytes, as offsets into `src`.
+        p.script(src.strip_prefix(lex::BOM).unwrap_or(src))
     };
     (p, items)
 }
@@ -122,6 +124,7 @@ fn sorted(mut errors: Vec<ParseError>) -> Vec<ParseError> {
 mod tests {
     use super::parse;
     use crate::syntax::ast::{ElemKind, Int, Item, Num, Query, Value};
+    use crate::syntax::error::offset;
 
     /// The value of `/d(0)=<text>`.
     fn value(text: &str) -> ElemKind<'static> {
@@ -193,6 +196,144 @@ mod tests {
             assert!(parse(&src).is_err(), "{src}");
             assert!(parse(&format!("{src}\n")).is_err(), "{src}");
         }
+    }
+
+    /// The codes of the errors `src` gets.
+    fn codes(src: &str) -> Vec<String> {
+        match crate::syntax::load(src) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors.iter().map(|e| e.code()).collect(),
+        }
+    }
+
+    /// `\xNN` is one byte of the string's UTF-8 text, in either case; the
+    /// bytes must make UTF-8.
+    #[test]
+    fn hex_escapes_are_bytes_of_utf8_text() {
+        for (text, expected) in [
+            (r#""\x41\x62""#, "Ab"),
+            (r#""\xc3\xa9t\xC3\xA9""#, "été"),
+            (r#""\x1b[31m\x00\x7f""#, "\u{1b}[31m\0\u{7f}"),
+            (r#""a\xc2\x9bb""#, "a\u{9b}b"),
+            (r#""\xf0\x9f\x98\x80!""#, "😀!"),
+            (r#""\xe6\x97\xa5本""#, "日本"),
+            (r#""£\x0a\x22\x5c""#, "£\n\"\\"),
+        ] {
+            assert_eq!(value(text), ElemKind::Str(expected.into()), "{text}");
+        }
+        for bad in [
+            r#""\xff""#,
+            r#""\xc3""#,
+            r#""\xc3a""#,
+            r#""\xa9""#,
+            r#""é\xa9""#,
+            r#""\xe6\x97本""#,
+        ] {
+            assert_eq!(
+                codes(&format!("/d(0)={bad}")),
+                ["fql::invalid_utf8"],
+                "{bad}"
+            );
+        }
+        for bad in [r#""\x""#, r#""\x4""#, r#""\xg1""#, r#""\X41""#, r#""\x4é""#] {
+            assert_eq!(codes(&format!("/d(0)={bad}")), ["fql::bad_escape"], "{bad}");
+        }
+    }
+
+    /// A raw control character is refused in a string, a quoted name, an
+    /// option's string and a comment, each with the escape to write; a
+    /// tab stays allowed where whitespace is, and CR LF ends a line.
+    #[test]
+    fn raw_control_characters_are_refused() {
+        for c in ('\0'..='\u{1f}').chain('\u{7f}'..='\u{9f}') {
+            for src in [
+                format!("/d(\"a{c}b\")"),
+                format!("/\"a{c}\"/b"),
+                format!("[limit:1] /d(<>)=<append[sep:\"{c}\"]>"),
+                format!("/d(1) % a{c}b"),
+                format!("% {c}\n/d(1)"),
+            ] {
+                let codes = codes(&src);
+                match c {
+                    // A line feed ends the comment.
+                    '\n' if src.contains('%') => {}
+                    '\t' if src.contains('%') => assert_eq!(codes, [""; 0], "{src:?}"),
+                    // CR LF is a line break.
+                    '\r' if src.starts_with('%') => assert_eq!(codes, [""; 0], "{src:?}"),
+                    '\n' => assert_eq!(codes[0], "fql::unclosed", "{src:?}"),
+                    _ => assert_eq!(codes, ["fql::control_character"], "{src:?}"),
+                }
+            }
+        }
+        assert_eq!(codes("/d(\"a\r\n\")"), ["fql::unclosed"]);
+        assert_eq!(codes("/d(1) % c\r\n/e(2)\r\n"), Vec::<String>::new());
+        let errors = crate::syntax::load("/d(\"\u{1b}\u{9b}\")").unwrap_err();
+        let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            texts,
+            [
+                "control character U+001B (ESC) in a string",
+                "control character U+009B (CSI) in a string"
+            ]
+        );
+        let help = |e: &crate::syntax::Error| {
+            miette::Diagnostic::help(e)
+                .map(|h| h.to_string())
+                .unwrap_or_default()
+        };
+        assert_eq!(help(&errors[0]), "write it as the escape `\\x1b`");
+        assert_eq!(help(&errors[1]), "write it as the escape `\\xc2\\x9b`");
+        // Outside strings and comments, the message names it too.
+        let errors = crate::syntax::load("/d(1,\u{7}2)").unwrap_err();
+        assert_eq!(
+            errors[0].to_string(),
+            "expected an element or `)`, found the control character U+0007 (BEL)"
+        );
+    }
+
+    /// Ints are limited to what the tuple layer encodes, 255 bytes of
+    /// magnitude, and told so before any conversion, however long.
+    #[test]
+    fn ints_past_255_bytes_are_refused() {
+        use num_bigint::BigInt;
+        let max: BigInt = (BigInt::from(1) << 2040u32) - 1;
+        assert_eq!(max.to_string().len(), super::literal::MAX_INT_DIGITS);
+        for fits in [max.clone(), -max.clone()] {
+            let text = fits.to_string();
+            assert_eq!(value(&text), ElemKind::Int(Int::from_big(fits)));
+        }
+        let zeros = format!("-{}{}", "0".repeat(5000), max);
+        assert_eq!(value(&zeros), ElemKind::Int(Int::from_big(-max.clone())));
+        let over_max: BigInt = &max + 1;
+        for over in [over_max.clone(), -over_max, BigInt::from(10).pow(615)] {
+            let src = format!("/d(0)={over}");
+            assert_eq!(codes(&src), ["fql::int_too_large"], "{over}");
+        }
+        let errors = crate::syntax::load(&format!("/d({})", "7".repeat(2_000_000))).unwrap_err();
+        assert_eq!(
+            errors[0].to_string(),
+            "an int of 2000000 digits is too large to store"
+        );
+        assert_eq!(errors[0].offset(), 3);
+    }
+
+    /// A byte-order mark may start a script, as nothing: spans count its
+    /// bytes, and nowhere else is it allowed.
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_nothing() {
+        let src = "\u{feff}% c\n/d(\"x\")";
+        let script = parse(src).expect("parses");
+        assert_eq!(crate::syntax::format(&script), "% c\n/d(\"x\")\n");
+        assert!(script.trivia.comments[0].own_line);
+        let Item::Statement(s) = &script.items[0] else {
+            panic!("a statement")
+        };
+        assert_eq!(&src[s.span.range()], "/d(\"x\")");
+        let errors = parse("\u{feff}/d(1,,2)").unwrap_err();
+        assert_eq!(offset(&errors[0]), 3 + "/d(1,".len());
+        assert!(parse("/d(1)\n\u{feff}/e(2)").is_err());
+        assert!(parse("\u{feff}\u{feff}/d").is_err());
+        assert!(parse("\u{feff}").is_ok());
     }
 
     /// Names are scanned eight bytes at a time.

@@ -1,13 +1,15 @@
 //! The canonical printer: any AST back to FQL text.
 //!
 //! These rules are also how query results print, so that every result line
-//! can be pasted back as a write. `docs/printing.md` states them for users:
+//! can be pasted back as a write. `docs/canonical.md` states them for users:
 //!
 //! - a directory element is bare when it is a valid name, else quoted;
 //! - tuple elements are joined by `,` with no spaces;
 //! - ints in base 10; nums as the shortest text that reads back as the same
 //!   f64, always with a `.` or an exponent, and `inf`, `-inf`, `nan`;
-//! - strings escape only `"`, `\` and the line feed;
+//! - strings escape `"`, `\` and the line feed (`\n`), and every other
+//!   control character as the `\xNN` escapes of its UTF-8 bytes, so that
+//!   no control character ever reaches a terminal;
 //! - bytes as `0x` and lowercase hex; uuids and vstamps in lowercase;
 //! - options as written, aliases kept.
 
@@ -259,39 +261,84 @@ impl Display for Opt<'_> {
     }
 }
 
-/// Writes a string literal: quoted, with `"`, `\` and line feeds escaped.
+/// Writes a string literal: quoted, with `"`, `\\` and line feeds
+/// escaped, and every other control character (C0, DEL and C1) as the
+/// `\\xNN` escapes of its UTF-8 bytes, so that the text never carries a
+/// control character to a terminal and reads back as the same string.
 ///
 /// Most strings are short and need no escape: one scan and one write,
-/// inlined where rows are printed. A vector search costs more than it
-/// saves on a few bytes.
+/// inlined where rows are printed.
 #[inline(always)]
 pub fn write_str(f: &mut impl Write, s: &str) -> fmt::Result {
     let bytes = s.as_bytes();
-    if bytes.len() < 64 && super::words::first_escape(bytes) == bytes.len() {
+    let n = super::words::first_escape(bytes);
+    if n == bytes.len() {
         f.write_char('"')?;
         f.write_str(s)?;
         return f.write_char('"');
     }
-    write_escaped(f, s)
+    write_escaped(f, s, n)
 }
 
-/// [`write_str`] for long strings and strings with escapes: the text
-/// between escapes goes out in one piece, found by a vector search.
-fn write_escaped(f: &mut impl Write, s: &str) -> fmt::Result {
+/// [`write_str`] for strings with something to escape, the first of it
+/// (or a `c2` byte, which may start a C1 control) at `n`: the text between
+/// escapes goes out in one piece.
+#[inline(never)]
+fn write_escaped(f: &mut impl Write, s: &str, mut n: usize) -> fmt::Result {
+    use super::words::{control_len, first_escape};
     f.write_char('"')?;
     let bytes = s.as_bytes();
     let mut start = 0;
-    for n in memchr::memchr3_iter(b'"', b'\\', b'\n', bytes) {
-        f.write_str(&s[start..n])?;
-        f.write_str(match bytes[n] {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            _ => "\\n",
-        })?;
-        start = n + 1;
+    while n < bytes.len() {
+        let escape = match bytes[n] {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            _ => None,
+        };
+        if let Some(escape) = escape {
+            f.write_str(&s[start..n])?;
+            f.write_str(escape)?;
+            n += 1;
+            start = n;
+        } else if let Some(len) = control_len(&bytes[n..]) {
+            f.write_str(&s[start..n])?;
+            for &b in &bytes[n..n + len] {
+                write_hex_escape(f, b)?;
+            }
+            n += len;
+            start = n;
+        } else {
+            // A printable character from `c2`, two bytes: part of the text.
+            n += 2;
+        }
+        n += first_escape(&bytes[n..]);
     }
     f.write_str(&s[start..])?;
     f.write_char('"')
+}
+
+/// `\\x` and the byte in two lowercase hex digits.
+fn write_hex_escape(f: &mut impl Write, b: u8) -> fmt::Result {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let text = [
+        b'\\',
+        b'x',
+        HEX[usize::from(b >> 4)],
+        HEX[usize::from(b & 0xf)],
+    ];
+    f.write_str(std::str::from_utf8(&text).expect("ASCII"))
+}
+
+/// The text as it is when it needs no escape, else as a string literal:
+/// for names in messages (a mutex client, a layer) that read best bare
+/// but must not carry a control character to a terminal.
+pub fn plain_or_quoted(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+        s.into()
+    } else {
+        quote(s).into()
+    }
 }
 
 /// A string literal for `s`.
@@ -341,10 +388,19 @@ mod tests {
     }
 
     #[test]
-    fn strings_escape_only_quote_backslash_and_line_feed() {
+    fn strings_escape_quote_backslash_line_feed_and_controls() {
         assert_eq!(quote("plain"), "\"plain\"");
         assert_eq!(quote("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
-        assert_eq!(quote("tab\there\r😁"), "\"tab\there\r😁\"");
+        assert_eq!(quote("tab\there\r😁"), "\"tab\\x09here\\x0d😁\"");
+        assert_eq!(quote("\u{1b}[31mred"), "\"\\x1b[31mred\"");
+        assert_eq!(quote("\0\u{7f}"), "\"\\x00\\x7f\"");
+        // C1 controls as their UTF-8 bytes; other characters from `c2` as
+        // they are.
+        assert_eq!(quote("a\u{9b}b\u{80}"), "\"a\\xc2\\x9bb\\xc2\\x80\"");
+        assert_eq!(quote("£©\u{a0}"), "\"£©\u{a0}\"");
+        assert_eq!(plain_or_quoted("ann"), "ann");
+        assert_eq!(plain_or_quoted("£5 é"), "£5 é");
+        assert_eq!(plain_or_quoted("a\u{1b}"), "\"a\\x1b\"");
     }
 
     #[test]

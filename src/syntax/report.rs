@@ -5,11 +5,12 @@ use std::fmt;
 use std::sync::Arc;
 
 use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, MietteError, MietteSpanContents,
-    SourceCode, SourceSpan, SpanContents,
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
+    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
 use super::error::Error;
+use super::view::{View, printable};
 
 /// How many errors are rendered in full. Each report locates its lines from
 /// the start of the source, so rendering all of a huge broken file would
@@ -38,6 +39,8 @@ impl Sources {
     }
 
     /// Several inputs joined by `separator`, which belongs to none of them.
+    /// A byte-order mark that starts an input is left out: the parser
+    /// allows one only at the start of the whole text.
     pub fn joined<N: Into<String>, T: AsRef<str>>(
         inputs: impl IntoIterator<Item = (N, T)>,
         separator: &str,
@@ -49,7 +52,8 @@ impl Sources {
                 text.push_str(separator);
             }
             let start = text.len();
-            text.push_str(input.as_ref());
+            let input = input.as_ref();
+            text.push_str(input.strip_prefix('\u{feff}').unwrap_or(input));
             pieces.push((name.into(), start..text.len()));
         }
         Sources {
@@ -72,8 +76,16 @@ impl Sources {
     /// so an offset just past an input's end (an unclosed `(` at the end
     /// of a query) stays with that input.
     fn piece(&self, offset: usize) -> &(String, std::ops::Range<usize>) {
-        let n = self.pieces.partition_point(|(_, r)| r.start <= offset);
-        &self.pieces[n.saturating_sub(1)]
+        &self.pieces[self.piece_index(offset).0]
+    }
+
+    /// [`Sources::piece`] by its place, with its range.
+    pub(super) fn piece_index(&self, offset: usize) -> (usize, std::ops::Range<usize>) {
+        let n = self
+            .pieces
+            .partition_point(|(_, r)| r.start <= offset)
+            .saturating_sub(1);
+        (n, self.pieces[n].1.clone())
     }
 
     /// The name of the input `offset` falls in, and its line there (from 1).
@@ -126,6 +138,27 @@ pub fn render(diagnostic: &dyn Diagnostic, sources: &Sources, color: bool, width
     out
 }
 
+/// Renders the first [`SHOWN`] of `errors` as [`render`] does, one after
+/// another, and counts the rest.
+pub fn render_many<E: Diagnostic>(
+    errors: &[E],
+    sources: &Sources,
+    color: bool,
+    width: usize,
+) -> String {
+    let mut out = String::new();
+    for (n, error) in errors.iter().take(SHOWN).enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        render_into(&mut out, error, sources, color, width);
+    }
+    if errors.len() > SHOWN {
+        out.push_str(&format!("\n... and {} more\n", errors.len() - SHOWN));
+    }
+    out
+}
+
 fn render_into(
     out: &mut String,
     diagnostic: &dyn Diagnostic,
@@ -139,19 +172,31 @@ fn render_into(
         GraphicalTheme::unicode_nocolor()
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(width);
+    let labels: Vec<LabeledSpan> = diagnostic
+        .labels()
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    let (view, labels) = View::new(sources, &labels);
     let with_source = WithSource {
         inner: diagnostic,
-        sources,
+        view,
+        labels,
+        cause: Cause::chain(diagnostic.source()),
     };
     handler
         .render_report(out, &with_source)
         .expect("writing to a String");
 }
 
-/// A diagnostic shown with the script it came from.
+/// A diagnostic shown with the part of the script it points into (see
+/// [`View`]), its texts without control characters.
 struct WithSource<'a> {
     inner: &'a dyn Diagnostic,
-    sources: &'a Sources,
+    view: View,
+    /// The inner diagnostic's labels, moved into the view.
+    labels: Vec<LabeledSpan>,
+    /// Its chain of causes, made printable.
+    cause: Option<Box<Cause>>,
 }
 
 impl fmt::Debug for WithSource<'_> {
@@ -162,13 +207,13 @@ impl fmt::Debug for WithSource<'_> {
 
 impl fmt::Display for WithSource<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self.inner, f)
+        f.write_str(&printable(&self.inner.to_string()))
     }
 }
 
 impl std::error::Error for WithSource<'_> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.inner.source()
+        self.cause.as_deref().map(|c| c as _)
     }
 }
 
@@ -180,22 +225,49 @@ impl Diagnostic for WithSource<'_> {
         self.inner.severity()
     }
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.inner.help()
+        let help = self.inner.help()?.to_string();
+        Some(Box::new(printable(&help).into_owned()))
     }
     fn url<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
         self.inner.url()
     }
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        Some(self.sources)
+        Some(&self.view)
     }
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
-        self.inner.labels()
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.labels.is_empty() {
+            return None;
+        }
+        Some(Box::new(self.labels.iter().cloned()))
     }
-    fn related<'b>(&'b self) -> Option<Box<dyn Iterator<Item = &'b dyn Diagnostic> + 'b>> {
-        self.inner.related()
+}
+
+/// One cause of an error, as printable text.
+#[derive(Debug)]
+struct Cause {
+    text: String,
+    next: Option<Box<Cause>>,
+}
+
+impl Cause {
+    fn chain(source: Option<&(dyn std::error::Error + 'static)>) -> Option<Box<Cause>> {
+        let source = source?;
+        Some(Box::new(Cause {
+            text: printable(&source.to_string()).into_owned(),
+            next: Cause::chain(source.source()),
+        }))
     }
-    fn diagnostic_source(&self) -> Option<&dyn Diagnostic> {
-        self.inner.diagnostic_source()
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.next.as_deref().map(|c| c as _)
     }
 }
 
@@ -230,17 +302,8 @@ impl Diagnostics {
     /// Renders every error as a report with the source lines it points at,
     /// and a last line counting them. `width` is the terminal width.
     pub fn render(&self, color: bool, width: usize) -> String {
-        let mut out = String::new();
-        for (n, error) in self.errors.iter().take(SHOWN).enumerate() {
-            if n > 0 {
-                out.push('\n');
-            }
-            render_into(&mut out, error, &self.sources, color, width);
-        }
+        let mut out = render_many(&self.errors, &self.sources, color, width);
         let n = self.errors.len();
-        if n > SHOWN {
-            out.push_str(&format!("\n... and {} more\n", n - SHOWN));
-        }
         let plural = if n == 1 { "" } else { "s" };
         out.push_str(&format!("{n} error{plural} in {}\n", self.sources.name()));
         out
@@ -258,6 +321,121 @@ impl std::error::Error for Diagnostics {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The report of `src` with its errors, without colour.
+    fn report(src: &str) -> String {
+        let errors = crate::syntax::load(src).unwrap_err();
+        Diagnostics::new("t.fql", src, errors).render(false, 100)
+    }
+
+    /// The column, in characters, where the first label's mark starts
+    /// under the source line, and that source line, of the first report.
+    fn marked(report: &str) -> (usize, String) {
+        let lines: Vec<&str> = report.lines().collect();
+        let n = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with('·'))
+            .expect("a line of marks");
+        let (source, marks) = (lines[n - 1], lines[n]);
+        let text_at = source.find("│ ").expect("a gutter") + "│ ".len();
+        let prefix = source[..text_at].chars().count();
+        let col = marks
+            .chars()
+            .position(|c| c == '─' || c == '┬' || c == '▲')
+            .expect("a mark");
+        (col - prefix, source[text_at..].to_string())
+    }
+
+    /// No control character but a line feed.
+    fn printable(text: &str) -> bool {
+        !text.chars().any(|c| c.is_control() && c != '\n')
+    }
+
+    #[test]
+    fn control_characters_in_the_source_show_as_escapes() {
+        let src = "/a(1)\n/b(\"x\u{1b}[2J\u{9b}y\r\",\u{7}) % \u{7f}\n";
+        let text = report(src);
+        assert!(printable(&text), "{text:?}");
+        assert!(
+            text.contains("│ /b(\"x\\x1b[2J\\xc2\\x9by\\x0d\",\\x07) % \\x7f"),
+            "{text}"
+        );
+        // The first error is at the escape character, column 6.
+        assert!(text.contains("[t.fql:2:6]"), "{text}");
+        let (col, line) = marked(&text);
+        assert_eq!(line.chars().skip(col).take(4).collect::<String>(), "\\x1b");
+        assert_eq!(text.matches("not allowed as it is").count(), 3, "{text}");
+        assert!(
+            text.contains("found the control character U+0007 (BEL)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_long_line_shows_a_window_around_the_error() {
+        let mut src = "/a(".to_string();
+        for n in 0..100_000 {
+            src.push_str(&format!("{n},"));
+        }
+        let bad = src.len();
+        src.push_str("1x,");
+        for n in 0..100_000 {
+            src.push_str(&format!("{n},"));
+        }
+        src.push_str(")\n/b(1)\n");
+        let text = report(&src);
+        assert!(text.len() < 1000, "{} bytes:\n{text}", text.len());
+        assert!(text.contains(&format!("[t.fql:1:{}]", bad + 1)), "{text}");
+        let (col, line) = marked(&text);
+        assert!(line.starts_with('…') && line.ends_with('…'), "{line}");
+        assert_eq!(line.chars().skip(col).take(3).collect::<String>(), "1x,");
+    }
+
+    /// A report shows at most a window of each line it quotes, so a long
+    /// line with many errors prints a bounded amount per error, and only
+    /// the first errors in full.
+    #[test]
+    fn many_errors_on_a_long_line_print_a_bounded_report() {
+        let src = format!("/a({})\n", "1x,".repeat(200_000));
+        let text = report(&src);
+        assert!(text.len() < 50 * 1000, "{} bytes", text.len());
+        assert_eq!(text.matches("fql::invalid_number").count(), SHOWN);
+        assert!(text.ends_with("... and 199950 more\n200000 errors in t.fql\n"));
+        // The last shown error is the 50th `1x`, at column 3 + 49 * 3 + 1.
+        let last = text.rsplit("fql::invalid_number").next().expect("a report");
+        assert!(
+            last.contains(&format!("[t.fql:1:{}]", 4 + 49 * 3)),
+            "{last}"
+        );
+        let (col, line) = marked(last);
+        assert_eq!(line.chars().skip(col).take(3).collect::<String>(), "1x,");
+    }
+
+    /// A label over a few lines shows them all; over many, its first only.
+    #[test]
+    fn a_label_over_many_lines_shows_its_first() {
+        for (lines, shown) in [(5, true), (40, false)] {
+            let src: String = (1..=lines).map(|n| format!("/a({n},\n")).collect();
+            let label = miette::LabeledSpan::at(0..src.len() - 1, "this statement");
+            let d = miette::MietteDiagnostic::new("x").with_label(label);
+            let text = render(&d, &Sources::single("t.fql", src.as_str()), false, 100);
+            assert!(text.contains("/a(1,"), "{text}");
+            assert_eq!(text.contains(&format!("/a({lines},")), shown, "{text}");
+            assert!(text.contains("this statement"), "{text}");
+            assert!(text.lines().count() < 20, "{text}");
+        }
+    }
+
+    /// A label over many lines shows on its first; labels far apart show
+    /// apart, each with its own lines.
+    #[test]
+    fn labels_far_apart_show_their_own_lines() {
+        let src = format!("/a(1,\n{}", "2,\n".repeat(30));
+        let text = report(&src);
+        assert!(text.contains("1 │ /a(1,"), "{text}");
+        assert!(text.contains("31 │ 2,"), "{text}");
+        assert!(!text.contains("15 │"), "{text}");
+    }
 
     #[test]
     fn spans_point_into_their_own_input() {

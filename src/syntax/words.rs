@@ -23,16 +23,34 @@ pub(crate) fn word(chunk: &[u8]) -> u64 {
     u64::from_le_bytes(chunk.try_into().expect("eight bytes"))
 }
 
-/// Where the first byte that a string literal must escape is (`"`, `\`
-/// or a line feed), or the length of `b` when there is none.
+/// The high bit of every byte of `w` below `n` (at most 0x80). As with
+/// [`zero_bytes`], only the lowest mark may be used.
+#[inline(always)]
+fn bytes_below(w: u64, n: u8) -> u64 {
+    w.wrapping_sub(ONES * u64::from(n)) & !w & HIGHS
+}
+
+/// Whether `b` stops a scan of [`first_escape`]: a byte a string literal
+/// must escape (`"`, `\`, a C0 control or DEL) or the lead byte `c2` of
+/// the C1 controls U+0080 to U+009F, which the caller looks at again with
+/// the byte after it (most characters from `c2` are printable: `£`, `©`).
+#[inline]
+pub(crate) fn stops_scan(b: u8) -> bool {
+    matches!(b, b'"' | b'\\' | 0x00..=0x1f | 0x7f | 0xc2)
+}
+
+/// Where the first byte that stops a string scan is (see [`stops_scan`]),
+/// or the length of `b` when there is none.
 #[inline]
 pub(crate) fn first_escape(b: &[u8]) -> usize {
     let mut n = 0;
     while let Some(chunk) = b.get(n..n + 8) {
         let w = word(chunk);
-        let hits = zero_bytes(w ^ (ONES * u64::from(b'"')))
+        let hits = bytes_below(w, 0x20)
+            | zero_bytes(w ^ (ONES * u64::from(b'"')))
             | zero_bytes(w ^ (ONES * u64::from(b'\\')))
-            | zero_bytes(w ^ (ONES * u64::from(b'\n')));
+            | zero_bytes(w ^ (ONES * 0x7f))
+            | zero_bytes(w ^ (ONES * 0xc2));
         if hits != 0 {
             return n + (hits.trailing_zeros() / 8) as usize;
         }
@@ -40,34 +58,57 @@ pub(crate) fn first_escape(b: &[u8]) -> usize {
     }
     n + b[n..]
         .iter()
-        .position(|&c| matches!(c, b'"' | b'\\' | b'\n'))
+        .position(|&c| stops_scan(c))
         .unwrap_or(b.len() - n)
+}
+
+/// Whether the character at the start of `b` is a control character: C0,
+/// DEL, or C1 (U+0080 to U+009F, `c2 80` to `c2 9f` in UTF-8). Its length
+/// in bytes, if it is one.
+#[inline]
+pub(crate) fn control_len(b: &[u8]) -> Option<usize> {
+    match b {
+        [0x00..=0x1f | 0x7f, ..] => Some(1),
+        [0xc2, 0x80..=0x9f, ..] => Some(2),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::first_escape;
+    use super::{control_len, first_escape, stops_scan};
 
-    /// Every escape at every position is found first, whatever bytes
-    /// stand around it; near misses and bytes with the high bit are not
-    /// escapes.
+    /// Every byte that stops the scan is found first at every position,
+    /// whatever bytes stand around it; no other byte stops it.
     #[test]
-    fn escapes_are_found_wherever_they_stand() {
+    fn stops_are_found_wherever_they_stand() {
         for len in 0..40 {
             assert_eq!(first_escape(&vec![b'a'; len]), len);
             assert_eq!(first_escape(&vec![0xff; len]), len);
-            assert_eq!(first_escape(&vec![0x00; len]), len);
-            for at in 0..len {
-                for b in [b'"', b'\\', b'\n'] {
-                    let mut bytes = vec![0xffu8; len];
+            for b in 0..=255u8 {
+                for at in (0..len).step_by(3) {
+                    let mut bytes = vec![b'a'; len];
                     bytes[at] = b;
+                    let expected = if stops_scan(b) { at } else { len };
+                    assert_eq!(first_escape(&bytes), expected, "{len} {at} {b:#x}");
+                    // Stops after the first do not hide it.
                     bytes[len - 1] = b'"';
-                    assert_eq!(first_escape(&bytes), at, "{len} {at} {b}");
+                    let expected = if stops_scan(b) { at } else { len - 1 };
+                    assert_eq!(first_escape(&bytes), expected, "{len} {at} {b:#x}");
                 }
-                let mut near = vec![b'a'; len];
-                near[at] = b'"' + 1;
-                assert_eq!(first_escape(&near), len);
             }
         }
+    }
+
+    #[test]
+    fn control_characters_are_c0_del_and_c1() {
+        for c in '\0'..='\u{a0}' {
+            let mut buf = [0; 4];
+            let text = c.encode_utf8(&mut buf).as_bytes();
+            let expected = c.is_control().then_some(text.len());
+            assert_eq!(control_len(text), expected, "{c:?}");
+        }
+        assert_eq!(control_len("é".as_bytes()), None);
+        assert_eq!(control_len(&[0xc2]), None);
     }
 }

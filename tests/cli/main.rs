@@ -10,6 +10,7 @@ mod queries;
 mod schema;
 mod scripts;
 mod store;
+mod terminal;
 
 fn fql() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(cargo_bin("fql"));
@@ -220,6 +221,42 @@ fn only_the_first_errors_are_shown_in_full() {
         stderr.ends_with("\n... and 10 more\n60 errors in <stdin>\n"),
         "{stderr}"
     );
+}
+
+/// Errors found when the script is planned are capped the same way.
+#[test]
+fn only_the_first_plan_errors_are_shown_in_full() {
+    let script: String = (0..60).map(|n| format!("/a(:x{n})\n")).collect();
+    let out = fql()
+        .args(["--memory", "--color", "never", "-f", "-"])
+        .write_stdin(script)
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.matches("fql::unbound").count(), 50, "{stderr}");
+    assert!(stderr.ends_with("\n... and 10 more\n"), "{stderr}");
+}
+
+/// A megabyte line with an error every few bytes prints a window of the
+/// line per error, for the first 50 errors: tens of kilobytes, not the
+/// line fifty times over.
+#[test]
+fn a_long_line_with_many_errors_prints_a_bounded_report() {
+    let script = format!("/a({})\n", "1x,".repeat(350_000));
+    let out = fql()
+        .args(["fmt", "--color", "never"])
+        .write_stdin(script)
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    let stderr = text(&out.stderr);
+    assert!(stderr.len() < 50_000, "{} bytes", stderr.len());
+    assert_eq!(stderr.matches("fql::invalid_number").count(), 50);
+    assert!(stderr.ends_with("\n... and 349950 more\n350000 errors in <stdin>\n"));
+    assert!(stderr.contains("[<stdin>:1:151]"), "{stderr}");
 }
 
 /// `fql` with a clean environment for database selection.

@@ -9,7 +9,7 @@ const EVERY_TYPE: &str = r#"/types("nil",nil)=nil
 /types("int",-42,123456789012345678901234567890)=7
 /types("num",2.5,1e300,-0.0)=nan
 /types("inf")=-inf
-/types("str","tab	quote\" é")="line\nbreak"
+/types("str","tab\x09quote\" é","\x1b[31m\x0d\x7f\xc2\x9b\x00")="line\nbreak"
 /types("bytes",0x00ff)=0xdeadbeef
 /types("uuid",5a5ebefd-2193-47e2-8def-f464fc698e31)=(1,"x",(0x01,nil))
 /types("vstamp",#0102030405060708090a:0001)=37534[i64,be]

@@ -16,7 +16,7 @@ const CASES: &[(&str, Verdict)] = &[
     ("/a\r", R),
     ("\r", R),
     ("/a\r/b", R),
-    ("\u{feff}/a", R),
+    ("\u{feff}/a", A),
     ("users(1)", R),
     ("/a /b", R),
     ("/a(1)\n/b(", R),
@@ -171,9 +171,44 @@ const CASES: &[(&str, Verdict)] = &[
     ("/a(#:)", R),
     // Strings.
     (
-        "/a(\"\",\"\u{e9} \u{2603} \u{1f600}\",\"tab\there\",\"cr\rhere\")",
+        "/a(\"\",\"\u{e9} \u{2603} \u{1f600} \u{a0}\u{feff}\",\"tab\\x09here\",\"cr\\x0dhere\")",
         A,
     ),
+    // Control characters only as escapes; `\x` escapes spell UTF-8.
+    ("/a(\"tab\there\")", R),
+    ("/a(\"cr\rhere\")", R),
+    ("/a(\"esc\u{1b}[31m\")", R),
+    ("/a(\"del\u{7f}\")", R),
+    ("/a(\"csi\u{9b}\")", R),
+    ("/a(\"nel\u{85}\")", R),
+    ("/\"a\u{1b}\"/b", R),
+    ("/a()=1[sep:\"\u{7}\"]", R),
+    ("/a(\"\\x1b\\x7f\\xc2\\x9b\\x00\\xC3\\xA9\")", A),
+    ("/a(\"\\xf0\\x9f\\x98\\x80\\xe2\\x98\\x83\")", A),
+    ("/a(\"\\xff\")", R),
+    ("/a(\"\\xc3\")", R),
+    ("/a(\"\\xc3x\")", R),
+    ("/a(\"\\xa9\")", R),
+    ("/a(\"\u{e9}\\xa9\")", R),
+    ("/a(\"\\xed\\xa0\\x80\")", R),
+    ("/a(\"\\x4\")", R),
+    ("/a(\"\\x4g\")", R),
+    ("/a(\"\\X41\")", R),
+    ("/a(\"\\x\")", R),
+    ("/a(1) % tab\there", A),
+    ("/a(1) % \u{85} nel", R),
+    ("/a(1) % esc\u{1b}", R),
+    ("/a(1) % cr\rhere\n/b", R),
+    ("/a(1) % cr at the end\r", R),
+    ("/a(\n  1, % del\u{7f}\n)", R),
+    ("/a(1,\u{1b})", R),
+    // A byte-order mark only at the very start.
+    ("\u{feff}", A),
+    ("\u{feff}% c\n/a(1)", A),
+    ("\u{feff}\u{feff}/a", R),
+    (" \u{feff}/a", R),
+    ("/a\n\u{feff}/b", R),
+    ("/a(\u{feff})", R),
     ("/a(\"\\\" \\\\ \\n\")", A),
     ("/a(\"x)", R),
     ("/a(\"x\n\")", R),
@@ -257,6 +292,37 @@ fn cases_are_judged_alike() {
             wrong.push(format!(
                 "{text:?}: expected {expected:?}; grammar {grammar:?}, parser {parser:?}: {}",
                 parser_errors(text)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Ints at the tuple layer's limit of 255 bytes of magnitude, which are
+/// too long to write out above.
+#[test]
+fn ints_at_the_limit_are_judged_alike() {
+    use num_bigint::BigInt;
+    let max: BigInt = (BigInt::from(1) << 2040u32) - 1;
+    let over: BigInt = &max + 1;
+    let cases = [
+        (format!("/a({max})"), A),
+        (format!("/a(-{max})"), A),
+        (format!("/a({}{max})", "0".repeat(700)), A),
+        (format!("/a({over})"), R),
+        (format!("/a(-{over})"), R),
+        (format!("/a(1{})", "0".repeat(615)), R),
+        (format!("/a()=1[limit:{over}]"), R),
+        (format!("/a({}.5)", "9".repeat(300)), A),
+    ];
+    let mut wrong = Vec::new();
+    for (text, expected) in &cases {
+        let grammar = Verdict::of_grammar(&GRAMMAR, text);
+        let parser = Verdict::of_parser(text);
+        if (grammar, parser) != (*expected, *expected) {
+            wrong.push(format!(
+                "{}...: expected {expected:?}; grammar {grammar:?}, parser {parser:?}",
+                &text[..20]
             ));
         }
     }

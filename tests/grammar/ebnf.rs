@@ -11,50 +11,65 @@ use std::collections::HashMap;
 
 use read::{Def, Syn};
 
-/// A set of characters. The grammar names no single non-ASCII character,
-/// so beyond ASCII a set holds every character or none.
+/// A set of characters. Beyond ASCII the grammar names only the C1
+/// controls (U+0080 to U+009F, as a whole) and the byte-order mark
+/// (U+FEFF), so beyond ASCII a set holds each of those and every other
+/// character, or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CharSet {
     ascii: u128,
-    other: bool,
+    /// Of the non-ASCII characters: [`C1`], [`BOM`], [`OTHER`].
+    wide: u8,
 }
 
+const C1: u8 = 1;
+const BOM: u8 = 2;
+const OTHER: u8 = 4;
+
 impl CharSet {
-    pub(super) const NONE: CharSet = CharSet {
-        ascii: 0,
-        other: false,
-    };
+    pub(super) const NONE: CharSet = CharSet { ascii: 0, wide: 0 };
     pub(super) const ANY: CharSet = CharSet {
         ascii: u128::MAX,
-        other: true,
+        wide: C1 | BOM | OTHER,
+    };
+    /// The control characters: C0, DEL and C1.
+    pub(super) const CONTROL: CharSet = CharSet {
+        ascii: 0xffff_ffff | 1 << 0x7f,
+        wide: C1,
+    };
+    /// The byte-order mark, U+FEFF.
+    pub(super) const BOM: CharSet = CharSet {
+        ascii: 0,
+        wide: BOM,
     };
 
     pub(super) const fn one(c: char) -> CharSet {
         CharSet {
             ascii: 1 << c as u32,
-            other: false,
+            wide: 0,
         }
     }
 
     pub(super) fn union(self, o: CharSet) -> CharSet {
         CharSet {
             ascii: self.ascii | o.ascii,
-            other: self.other || o.other,
+            wide: self.wide | o.wide,
         }
     }
 
     pub(super) fn minus(self, o: CharSet) -> CharSet {
         CharSet {
             ascii: self.ascii & !o.ascii,
-            other: self.other && !o.other,
+            wide: self.wide & !o.wide,
         }
     }
 
     pub fn contains(self, c: char) -> bool {
-        if c.is_ascii() {
-            self.ascii >> u32::from(c) & 1 == 1
-        } else {
-            self.other
+        match c {
+            _ if c.is_ascii() => self.ascii >> u32::from(c) & 1 == 1,
+            '\u{80}'..='\u{9f}' => self.wide & C1 != 0,
+            '\u{feff}' => self.wide & BOM != 0,
+            _ => self.wide & OTHER != 0,
         }
     }
 }

@@ -16,7 +16,14 @@ use super::{GRAMMAR, Verdict, parser_errors};
 const DEPTH: usize = 24;
 
 /// Characters a class may produce: all of ASCII, and a few beyond it.
-const WIDE: [char; 4] = ['\u{e9}', '\u{2603}', '\u{1f600}', '\u{feff}'];
+const WIDE: [char; 6] = [
+    '\u{e9}',
+    '\u{2603}',
+    '\u{1f600}',
+    '\u{feff}',
+    '\u{85}',
+    '\u{a0}',
+];
 
 struct Generator<'g> {
     grammar: &'g Grammar,

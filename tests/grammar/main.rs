@@ -36,8 +36,43 @@ fn load() -> Grammar {
     let src = std::fs::read_to_string(&path).expect("grammar/fql.ebnf is readable");
     let mut grammar = Grammar::read(&src).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     grammar.check("decimal", decimal_in_range);
+    grammar.check("int", int_fits);
+    grammar.check("string", string_is_utf8);
     grammar.check("tuple", tuple_not_too_deep);
     grammar
+}
+
+/// The limit on ints that the grammar states in a comment: at most 255
+/// bytes of magnitude, the most the tuple layer encodes.
+fn int_fits(text: &str) -> bool {
+    let digits = text.trim_start_matches('-').trim_start_matches('0');
+    digits.len() <= 615
+        && digits
+            .parse::<num_bigint::BigUint>()
+            .map_or(true, |n| n.bits() <= 2040)
+}
+
+/// The limit on strings that the grammar states in a comment: the bytes
+/// of the text and of its `\x` escapes make UTF-8.
+fn string_is_utf8(text: &str) -> bool {
+    let body = &text[1..text.len() - 1];
+    let mut bytes = Vec::new();
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('n') => bytes.push(b'\n'),
+                Some('x') => {
+                    let digits: String = chars.by_ref().take(2).collect();
+                    bytes.push(u8::from_str_radix(&digits, 16).expect("two hex digits"));
+                }
+                Some(c) => bytes.push(c as u8),
+                None => {}
+            },
+            c => bytes.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    String::from_utf8(bytes).is_ok()
 }
 
 /// The limit on nesting that the grammar states in a comment: tuples nest

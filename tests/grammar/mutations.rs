@@ -13,13 +13,13 @@ use proptest::test_runner::FileFailurePersistence;
 use super::{GRAMMAR, Verdict, parser_errors, snippets};
 
 /// Characters an edit inserts or puts in place of another.
-const CHARS: &str = "/()<>[],=:|!#%\".-_+@\\' \t\n\r0179aefnxAFEz\u{e9}";
+const CHARS: &str = "/()<>[],=:|!#%\".-_+@\\' \t\n\r0179aefnxAFEz\u{e9}\u{1b}\u{7f}\u{85}\u{feff}";
 
 /// Words, likewise: keywords, and pieces of literals.
 const WORDS: &[&str] = &[
     "\r\n", "...", "0x", "nil", "true", "inf", "nan", "clear", "remove", "int", "tup", "any",
     "str", "sum", "raw", "i64", "reverse", "limit:", "sep:", "@commit", "e-", "\\n", "ffff-",
-    ":0000", "1e999",
+    ":0000", "1e999", "\\x", "\\x1b", "\\xc3", "\\xa9", "\\xff",
 ];
 
 #[derive(Clone, Debug)]

@@ -34,7 +34,8 @@ pub fn name() -> impl Strategy<Value = &'static str> {
 }
 
 /// A character for strings and quoted names: anything, with the characters
-/// that need escaping or mean something to the lexer made likely.
+/// that need escaping (control characters among them) or mean something
+/// to the lexer made likely.
 fn text_char() -> impl Strategy<Value = char> {
     prop_oneof![
         3 => any::<char>(),
@@ -42,7 +43,8 @@ fn text_char() -> impl Strategy<Value = char> {
         3 => select(vec![
             '"', '\\', '\n', '\t', '\r', '%', '/', '(', ')', ',', '=', '<', '>', '[', ']', ':',
             '!', '@', '#', '|', ' ', '.', '-', '0', '9', '\0', '\u{7f}', '\u{85}', '\u{a0}',
-            '\u{2028}', '\u{feff}', 'é', '日', '😀', '🏳',
+            '\u{2028}', '\u{feff}', 'é', '日', '😀', '🏳', '\u{1b}', '\u{80}', '\u{9b}',
+            '\u{9f}', '£', '\u{7}',
         ]),
     ]
 }

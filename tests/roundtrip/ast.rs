@@ -6,6 +6,12 @@ use proptest::prelude::*;
 
 use crate::{arb, config};
 
+/// Whether `text` holds no control character but line breaks: what the
+/// printer writes never carries one to a terminal.
+fn printable(text: &str) -> bool {
+    !text.chars().any(|c| c.is_control() && c != '\n')
+}
+
 /// The parse of `text`, which must succeed, as a string for messages.
 fn parse_ok(text: &str) -> Result<Script<'_>, TestCaseError> {
     parse(text).map_err(|e| TestCaseError::fail(format!("{text:?} does not parse: {e:?}")))
@@ -17,6 +23,7 @@ proptest! {
     #[test]
     fn scripts_print_and_parse_back(script in arb::script()) {
         let text = script.to_string();
+        prop_assert!(printable(&text), "text: {:?}", text);
         prop_assert_eq!(parse_ok(&text)?, script.clone(), "text: {:?}", text);
         // Loading may find check errors in random trees, but must not panic.
         let _ = load(&text);
@@ -31,6 +38,28 @@ proptest! {
         let expected = if text.is_empty() { text } else { text + "\n" };
         prop_assert_eq!(&formatted, &expected);
         prop_assert_eq!(&format(&parse_ok(&formatted)?), &formatted);
+    }
+
+    /// Any string prints as a literal with no control character in its
+    /// text, which reads back as the same bytes.
+    #[test]
+    fn strings_with_control_characters_print_as_escapes(text in arb::text(), raw in any::<String>()) {
+        for s in [text.as_ref(), raw.as_str()] {
+            let literal = fql::syntax::quote(s);
+            prop_assert!(!literal.chars().any(char::is_control), "{:?}", literal);
+            let src = format!("/t({literal})");
+            let script = parse_ok(&src)?;
+            let [Item::Statement(st)] = script.items.as_slice() else {
+                return Err(TestCaseError::fail("not one statement"));
+            };
+            let Query::KeyValue(kv) = &st.query else {
+                return Err(TestCaseError::fail("not a key-value"));
+            };
+            let ElemKind::Str(back) = &kv.key.tuple.elems[0].kind else {
+                return Err(TestCaseError::fail("not a string"));
+            };
+            prop_assert_eq!(back.as_bytes(), s.as_bytes());
+        }
     }
 
     #[test]

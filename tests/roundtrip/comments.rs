@@ -22,10 +22,11 @@ struct Note {
 
 fn comment_text() -> impl Strategy<Value = String> {
     prop_oneof![
-        3 => "[^\n]{0,12}",
+        // No control character but a tab: a comment holds no other.
+        3 => "([^\\p{Cc}]|\t){0,12}",
         1 => select(vec![
-            "", " ", "%", "%%", " trailing  ", "\r", "a\rb", "(", ")", ",", "/a(1)", "[reverse]",
-            "@commit", "\"", "...", " 😀 ",
+            "", " ", "%", "%%", " trailing  ", "\t", "a\tb", "(", ")", ",", "/a(1)", "[reverse]",
+            "@commit", "\"", "...", " 😀 ", "\\x1b",
         ])
         .prop_map(str::to_owned),
     ]

@@ -3,6 +3,7 @@
 mod args;
 mod explain;
 mod fmt;
+mod json;
 mod mutex;
 mod output;
 mod paint;

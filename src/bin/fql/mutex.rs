@@ -152,8 +152,12 @@ pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
                 let _ = signal_hook::flag::register(signal, stop.clone());
             }
             reaper.run(&stop, &mut |r| match r {
-                Ok(Reaped::Owner(name)) => println!("reaped owner {name}"),
-                Ok(Reaped::Waiter(name)) => println!("dropped waiter {name}"),
+                Ok(Reaped::Owner(name)) => {
+                    println!("reaped owner {}", fql::syntax::plain_or_quoted(name))
+                }
+                Ok(Reaped::Waiter(name)) => {
+                    println!("dropped waiter {}", fql::syntax::plain_or_quoted(name))
+                }
                 Err(e) => eprintln!("fql: the reaper goes on after: {e}"),
             });
             Ok(())
@@ -238,7 +242,11 @@ fn show(db: &Arc<dyn Database>, dir: &[String]) -> Result<(), Exit> {
         None => "no heartbeat".into(),
     };
     match &state.owner {
-        Some(owner) => out.push_str(&format!("owner: {owner} ({})\n", age(owner))),
+        Some(owner) => out.push_str(&format!(
+            "owner: {} ({})\n",
+            fql::syntax::plain_or_quoted(owner),
+            age(owner)
+        )),
         None => out.push_str("owner: none (free)\n"),
     }
     match state.token {
@@ -250,7 +258,7 @@ fn show(db: &Arc<dyn Database>, dir: &[String]) -> Result<(), Exit> {
         out.push_str(&format!(
             "  {}. {} (queued at {}, {})\n",
             n + 1,
-            w.name,
+            fql::syntax::plain_or_quoted(&w.name),
             const_hex::encode(w.since),
             age(&w.name)
         ));

@@ -276,5 +276,5 @@ fn tagged(out: &mut impl Write, tag: &str, text: &str) -> io::Result<()> {
 }
 
 fn json_str(out: &mut impl Write, s: &str) -> io::Result<()> {
-    serde_json::to_writer(out, s).map_err(io::Error::from)
+    crate::json::write_str(out, s)
 }

@@ -69,14 +69,13 @@ fn run(
 }
 
 fn violation_json(v: &Violation) -> String {
-    serde_json::json!({
+    crate::json::to_string(&serde_json::json!({
         "type": "violation",
         "key": v.key,
         "reason": v.reason,
         "kind": v.kind,
         "pattern": v.pattern,
-    })
-    .to_string()
+    }))
 }
 
 fn print_summary(s: &Summary, format: Format) -> Result<(), Exit> {
@@ -92,7 +91,7 @@ fn print_summary(s: &Summary, format: Format) -> Result<(), Exit> {
                 "transactions": s.transactions,
                 "stopped": s.stopped,
             });
-            output::print(&format!("{summary}\n"))
+            output::print(&format!("{}\n", crate::json::to_string(&summary)))
         }
         Format::Text => {
             let mut text = format!(

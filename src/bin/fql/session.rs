@@ -252,12 +252,11 @@ pub fn with_plan<T>(
         Exit::Invalid
     })?;
     let plan = fql::plan::plan(&script, params).map_err(|errors| {
-        for e in &errors {
-            eprint!(
-                "{}",
-                fql::syntax::render(e, sources, color, output::width())
-            );
-        }
+        let width = output::width();
+        eprint!(
+            "{}",
+            fql::syntax::render_many(&errors, sources, color, width)
+        );
         Exit::Invalid
     })?;
     f(&plan)

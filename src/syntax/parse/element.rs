@@ -1,7 +1,9 @@
 //! Elements and what they are built from: tuples, variables, references and
 //! option lists.
 
-use super::lex::{backtrack, fail, hspace, is_name, is_name_start, peek, starts_statement, word};
+use super::lex::{
+    backtrack, excerpt, fail, hspace, is_name, is_name_start, peek, starts_statement, word,
+};
 use super::literal::{plain_string, small_int};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
@@ -225,9 +227,9 @@ impl<'a> Parser<'a> {
                         return fail(self.expected(i, "a type", None));
                     }
                     self.report(ParseError::UntypedName {
-                        name: text.into(),
+                        name: excerpt(text),
                         at: Span::new(open, self.pos(i) + 1),
-                        help: format!("write `<{text}:any>` to match any element"),
+                        help: format!("write `<{}:any>` to match any element", excerpt(text)),
                     });
                 }
             } else if first.is_empty() {
@@ -277,11 +279,15 @@ impl<'a> Parser<'a> {
         let ty = Type::from_name(text);
         if ty.is_none() {
             let help = Type::suggest(text).or_else(|| {
-                (may_be_name && is_name(text))
-                    .then(|| format!("to name a variable, give it a type: `<{text}:any>`"))
+                (may_be_name && is_name(text)).then(|| {
+                    format!(
+                        "to name a variable, give it a type: `<{}:any>`",
+                        excerpt(text)
+                    )
+                })
             });
             self.report(ParseError::UnknownType {
-                name: text.into(),
+                name: excerpt(text),
                 at: self.span_of(text),
                 help,
             });
@@ -318,7 +324,7 @@ impl<'a> Parser<'a> {
                 None => {
                     let help = Type::suggest(text);
                     self.report(ParseError::UnknownType {
-                        name: text.into(),
+                        name: excerpt(text),
                         at: span,
                         help,
                     });
@@ -362,7 +368,7 @@ impl<'a> Parser<'a> {
         let name = OptName::from_name(text);
         if name.is_none() {
             self.report(ParseError::UnknownOption {
-                name: text.into(),
+                name: excerpt(text),
                 at: self.span_of(text),
                 help: OptName::suggest(text),
             });

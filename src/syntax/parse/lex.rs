@@ -6,6 +6,10 @@ use crate::syntax::ast::{Comment, Span};
 use crate::syntax::error::ParseError;
 use crate::syntax::words::{self, HIGHS, ONES};
 
+/// The byte-order mark U+FEFF, which some editors put at the start of a
+/// UTF-8 file: allowed there, as nothing.
+pub(super) const BOM: char = '\u{feff}';
+
 /// The next byte, if any.
 #[inline]
 pub(super) fn peek(i: &str) -> Option<u8> {
@@ -131,7 +135,46 @@ pub(super) fn starts_statement(i: &str) -> bool {
 
 /// Characters that end a run of unexpected text quoted in a message.
 fn is_delimiter(c: char) -> bool {
-    c.is_whitespace() || "/()<>[],=%\":|!".contains(c)
+    c.is_whitespace() || c.is_control() || "/()<>[],=%\":|!".contains(c)
+}
+
+/// How many characters of source text a message quotes at most.
+const EXCERPT: usize = 40;
+
+/// `text` for a message: whole if short, else its start and `…`, so that
+/// a message stays short whatever the input.
+pub(crate) fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT) {
+        Some((n, _)) => format!("{}…", &text[..n]),
+        None => text.to_string(),
+    }
+}
+
+/// The abbreviations of the C0 controls, U+0000 to U+001F.
+const C0: [&str; 32] = [
+    "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "TAB", "LF", "VT", "FF", "CR",
+    "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC",
+    "FS", "GS", "RS", "US",
+];
+
+/// The abbreviations of the C1 controls, U+0080 to U+009F.
+const C1: [&str; 32] = [
+    "PAD", "HOP", "BPH", "NBH", "IND", "NEL", "SSA", "ESA", "HTS", "HTJ", "VTS", "PLD", "PLU",
+    "RI", "SS2", "SS3", "DCS", "PU1", "PU2", "STS", "CCH", "MW", "SPA", "EPA", "SOS", "SGCI",
+    "SCI", "CSI", "ST", "OSC", "PM", "APC",
+];
+
+/// A control character by its code point and abbreviation, `U+001B
+/// (ESC)`, for messages, which must not hold it as it is.
+pub(crate) fn control_name(c: char) -> String {
+    let n = u32::from(c);
+    let abbr = match n {
+        0x00..=0x1f => C0[n as usize],
+        0x7f => "DEL",
+        0x80..=0x9f => C1[n as usize - 0x80],
+        _ => return format!("U+{n:04X}"),
+    };
+    format!("U+{n:04X} ({abbr})")
 }
 
 /// The run of text at `i` up to the next delimiter, at least one character.
@@ -153,7 +196,8 @@ fn describe(i: &str) -> String {
         Some('\r') if i.starts_with("\r\n") => "the end of the line".into(),
         Some('\r') => "a carriage return without a line feed".into(),
         Some(' ' | '\t') => "a space".into(),
-        Some(_) => format!("`{}`", junk(i)),
+        Some(c) if c.is_control() => format!("the control character {}", control_name(c)),
+        Some(_) => format!("`{}`", excerpt(junk(i))),
     }
 }
 
@@ -249,9 +293,10 @@ impl<'a> Parser<'a> {
             self.span_of(text)
         };
         let help = help.or_else(|| match text.chars().next() {
-            Some(c) if c.is_ascii_alphabetic() => {
-                Some(format!("strings are written in double quotes: \"{text}\""))
-            }
+            Some(c) if c.is_ascii_alphabetic() => Some(format!(
+                "strings are written in double quotes: \"{}\"",
+                excerpt(text)
+            )),
             Some('\'') => Some("strings are written in double quotes".into()),
             _ => None,
         });
@@ -283,7 +328,7 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn invalid_name_start(&mut self, text: &str, what: &str) {
         self.report(ParseError::InvalidName {
-            text: text.into(),
+            text: excerpt(text),
             at: self.span_of(text),
             help: Some(format!("{what} start with a letter or `_`")),
         });
@@ -294,15 +339,23 @@ impl<'a> Parser<'a> {
     pub(super) fn comment(&mut self, i: &'a str) -> &'a str {
         let start = self.pos(i);
         let end = i.find('\n').unwrap_or(i.len());
-        let text = i[1..end].trim_end_matches('\r');
+        let line = &i[1..end];
+        // A CR before the LF is part of the line break.
+        let text = if end < i.len() {
+            line.strip_suffix('\r').unwrap_or(line)
+        } else {
+            line
+        };
         let line_start = self.src[..start].rfind('\n').map_or(0, |n| n + 1);
-        let own_line = self.src[line_start..start].trim().is_empty();
+        let before = &self.src[line_start..start];
+        let own_line = before.trim_start_matches(BOM).trim().is_empty();
         if self
             .trivia
             .comments
             .last()
             .is_none_or(|c| (c.span.start as usize) < start)
         {
+            self.controls_in_comment(text);
             self.trivia.comments.push(Comment {
                 text,
                 own_line,
@@ -310,6 +363,25 @@ impl<'a> Parser<'a> {
             });
         }
         &i[end..]
+    }
+
+    /// Reports each control character but a tab in a comment's text.
+    fn controls_in_comment(&mut self, text: &str) {
+        let b = text.as_bytes();
+        // Most comments hold none: one quick look.
+        if !b.iter().any(|&c| c < 0x20 || c == 0x7f || c == 0xc2) {
+            return;
+        }
+        let mut k = 0;
+        while k < b.len() {
+            match words::control_len(&b[k..]) {
+                Some(len) if b[k] != b'\t' => {
+                    self.control_character(&text[k..k + len], "a comment");
+                    k += len;
+                }
+                _ => k += 1,
+            }
+        }
     }
 
     /// Whitespace, line breaks and comments, as allowed between tuple

@@ -8,7 +8,14 @@ use std::borrow::Cow;
 use nom::character::complete::digit1;
 use num_bigint::BigInt;
 
-use super::lex::{fail, is_name_byte, peek, take_bytes, word};
+use super::lex::{control_name, excerpt, fail, is_name_byte, peek, take_bytes, word};
+use crate::codec::MAX_INT_BYTES;
+use crate::syntax::words::control_len;
+
+/// The most decimal digits an int that the tuple layer encodes can have:
+/// [`MAX_INT_BYTES`] bytes of magnitude hold up to 2^2040 - 1, which has
+/// 615 digits (some 615-digit ints are larger; no 616-digit one fits).
+pub(crate) const MAX_INT_DIGITS: usize = 615;
 use super::{Fail, PResult, Parser};
 use crate::syntax::ast::{ElemKind, Int, Num, Span, Uuid, Vstamp};
 use crate::syntax::error::ParseError;
@@ -139,56 +146,176 @@ pub(super) fn small_int(i: &str) -> Option<(&str, i64)> {
 }
 
 impl<'a> Parser<'a> {
-    /// A double-quoted string with the escapes `\"`, `\\` and `\n`. The
-    /// caller has seen the `"`.
+    /// A double-quoted string with the escapes `\"`, `\\`, `\n` and
+    /// `\xNN`. The caller has seen the `"`.
     pub(super) fn string(&mut self, i: &'a str) -> PResult<'a, Cow<'a, str>> {
-        let open = self.pos(i);
-        let mut i = &i[1..];
-        let mut n = string_run(i);
+        let body = &i[1..];
+        let n = string_run(body);
         // Most strings have no escape: their text is a slice of the source.
-        if i.as_bytes().get(n) == Some(&b'"') {
-            return Ok((&i[n + 1..], Cow::Borrowed(&i[..n])));
+        if body.as_bytes().get(n) == Some(&b'"') {
+            return Ok((&body[n + 1..], Cow::Borrowed(&body[..n])));
         }
-        let mut text = String::new();
+        self.string_slow(i, n)
+    }
+
+    /// [`Parser::string`] past the first byte that stops the scan, at `n`
+    /// in the body: an escape, a control character, the `c2` of a
+    /// character such as `£`, or the end. The text stays a slice of the
+    /// source until an escape changes it. `\xNN` escapes give bytes, so
+    /// the text is gathered as bytes and must be UTF-8 at the end.
+    #[inline(never)]
+    fn string_slow(&mut self, i: &'a str, mut n: usize) -> PResult<'a, Cow<'a, str>> {
+        let open = self.pos(i);
+        let body = &i[1..];
+        let bytes = body.as_bytes();
+        // The text so far, once an escape has made it differ from the
+        // source; `copied` is where the source not yet in it starts.
+        let mut text: Option<Vec<u8>> = None;
+        let mut copied = 0;
+        // Where each `\xNN` above 0x7f put its byte, to say which escapes
+        // are not UTF-8.
+        let mut high = Vec::new();
         loop {
-            text.push_str(&i[..n]);
-            i = &i[n..];
-            match peek(i) {
-                Some(b'"') => return Ok((&i[1..], Cow::Owned(text))),
+            match bytes.get(n) {
+                Some(b'"') => {
+                    let rest = &body[n + 1..];
+                    let Some(mut text) = text else {
+                        return Ok((rest, Cow::Borrowed(&body[..n])));
+                    };
+                    text.extend_from_slice(&bytes[copied..n]);
+                    return Ok((rest, self.utf8(text, &high)));
+                }
                 Some(b'\\') => {
-                    let esc = i[1..].chars().next();
-                    let len = 1 + esc.map_or(0, char::len_utf8);
-                    match esc {
-                        Some('"') => text.push('"'),
-                        Some('\\') => text.push('\\'),
-                        Some('n') => text.push('\n'),
-                        // The string is unclosed; let the line break say so.
-                        Some('\n') | None => {
-                            i = &i[1..];
-                            n = string_run(i);
-                            continue;
+                    let out = text.get_or_insert_with(Vec::new);
+                    out.extend_from_slice(&bytes[copied..n]);
+                    let at = &body[n..];
+                    let (len, byte) = match bytes.get(n + 1) {
+                        Some(b'"') => (2, Some(b'"')),
+                        Some(b'\\') => (2, Some(b'\\')),
+                        Some(b'n') => (2, Some(b'\n')),
+                        Some(b'x') => {
+                            match bytes.get(n + 2..n + 4).and_then(|d| hex_byte(d[0], d[1])) {
+                                Some(b) => (4, Some(b)),
+                                None => (2, None),
+                            }
                         }
-                        Some(_) => self.report(ParseError::BadEscape {
-                            escape: i[..len].into(),
-                            at: self.span_of(&i[..len]),
-                        }),
+                        // The string is unclosed; let the line break say so.
+                        // A control character is reported on its own.
+                        Some(b'\n') | None => (1, None),
+                        Some(_) if control_len(&bytes[n + 1..]).is_some() => (1, None),
+                        Some(_) => (1 + at[1..].chars().next().map_or(0, char::len_utf8), None),
+                    };
+                    match byte {
+                        Some(b) => {
+                            if b > 0x7f {
+                                high.push((out.len(), self.span_of(&at[..len])));
+                            }
+                            out.push(b);
+                        }
+                        None if len > 1 => self.bad_escape(at, len),
+                        None => {}
                     }
-                    i = &i[len..];
-                    n = string_run(i);
+                    n += len;
+                    copied = n;
                 }
-                _ => {
-                    let help = (peek(i) == Some(b'\n')).then(|| {
-                        "a string cannot span lines; write `\\n` for a line break".to_string()
-                    });
-                    return fail(ParseError::Unclosed {
-                        open: '"',
-                        close: '"',
-                        at: Span::new(open, open + 1),
-                        end: Span::at(self.pos(i)),
-                        help,
-                    });
+                Some(b'\n') | None => return fail(self.unclosed_string(open, &body[n..])),
+                Some(b'\r') if bytes.get(n + 1) == Some(&b'\n') => {
+                    return fail(self.unclosed_string(open, &body[n..]));
                 }
+                Some(_) => match control_len(&bytes[n..]) {
+                    Some(len) => {
+                        self.control_character(&body[n..n + len], "a string");
+                        n += len;
+                    }
+                    // A printable character from `c2`: two bytes.
+                    None => n += 2,
+                },
             }
+            n += string_run(&body[n..]);
+        }
+    }
+
+    /// The text of a string whose escapes gave `bytes`, or an error at the
+    /// escapes that are not UTF-8; `high` holds where each escape of a
+    /// byte above 0x7f put it, and its span.
+    fn utf8(&mut self, bytes: Vec<u8>, high: &[(usize, Span)]) -> Cow<'a, str> {
+        match String::from_utf8(bytes) {
+            Ok(text) => Cow::Owned(text),
+            Err(e) => {
+                let e = e.utf8_error();
+                let bad = e.valid_up_to();
+                let end = e.error_len().map_or(usize::MAX, |len| bad + len);
+                // The bytes that are not UTF-8 all come from escapes: what
+                // stands in the source as it is, is UTF-8.
+                let spans: Vec<Span> = high
+                    .iter()
+                    .filter(|(at, _)| (bad..end).contains(at))
+                    .map(|(_, span)| *span)
+                    .collect();
+                let at = match (spans.first(), spans.last()) {
+                    (Some(first), Some(last)) => Span::new(first.start as usize, last.end as usize),
+                    _ => high.first().map_or(Span::default(), |(_, span)| *span),
+                };
+                self.report(ParseError::InvalidUtf8 { at });
+                Cow::Borrowed("")
+            }
+        }
+    }
+
+    /// Reports an escape that is not one: a backslash and what follows it,
+    /// `len` bytes at `at`.
+    #[cold]
+    fn bad_escape(&mut self, at: &str, len: usize) {
+        let escape = &at[..len];
+        // `\x` is shown with the two characters it takes, short of a quote
+        // or a control character.
+        let escape = if escape == "\\x" {
+            let digits: usize = at[2..]
+                .chars()
+                .take(2)
+                .take_while(|&c| c != '"' && !c.is_control())
+                .map(char::len_utf8)
+                .sum();
+            &at[..2 + digits]
+        } else {
+            escape
+        };
+        self.report(ParseError::BadEscape {
+            escape: escape.into(),
+            at: self.span_of(escape),
+        });
+    }
+
+    /// Reports a raw control character `c` (its text in the source) in
+    /// `place`, and goes on.
+    #[cold]
+    pub(super) fn control_character(&mut self, c: &str, place: &str) {
+        let ch = c.chars().next().expect("a character");
+        let escape: String = c.bytes().map(|b| format!("\\x{b:02x}")).collect();
+        let help = if place == "a string" {
+            format!("write it as the escape `{escape}`")
+        } else {
+            "remove it; a script holds no control characters but tabs and line breaks, and strings write them as escapes".to_string()
+        };
+        self.report(ParseError::ControlCharacter {
+            name: control_name(ch),
+            place: place.into(),
+            at: self.span_of(c),
+            help,
+        });
+    }
+
+    /// The error for a string that meets a line break or the end before
+    /// its closing quote, at `i`.
+    fn unclosed_string(&self, open: usize, i: &str) -> ParseError {
+        let help = matches!(peek(i), Some(b'\n' | b'\r'))
+            .then(|| "a string cannot span lines; write `\\n` for a line break".to_string());
+        ParseError::Unclosed {
+            open: '"',
+            close: '"',
+            at: Span::new(open, open + 1),
+            end: Span::at(self.pos(i)),
+            help,
         }
     }
 
@@ -236,7 +363,7 @@ impl<'a> Parser<'a> {
         }
         if digits.len() % 2 == 1 {
             self.report(ParseError::OddHex {
-                text: format!("0x{digits}"),
+                text: format!("0x{}", excerpt(digits)),
                 at: self.span_from(self.pos(i), rest),
                 digits: digits.len(),
             });
@@ -369,7 +496,7 @@ impl<'a> Parser<'a> {
         let mut is_num = false;
         if let Some(frac) = rest.strip_prefix('.') {
             let Ok((after, _)) = digit1::<_, Fail>(frac) else {
-                let help = format!("write `{}.0`", &i[..i.len() - rest.len()]);
+                let help = format!("write `{}.0`", excerpt(&i[..i.len() - rest.len()]));
                 return self.bad_number(i, Some(help));
             };
             rest = after;
@@ -402,7 +529,7 @@ impl<'a> Parser<'a> {
                 let v = acc as i64;
                 Int::Small(if neg { -v } else { v })
             } else {
-                Int::from_big(text.parse::<BigInt>().expect("checked digits"))
+                self.big_int(text, neg, &unsigned[..n])
             };
             return (rest, ElemKind::Int(int));
         }
@@ -418,12 +545,38 @@ impl<'a> Parser<'a> {
                 "small"
             };
             self.report(ParseError::InvalidNumber {
-                text: text.into(),
+                text: excerpt(text),
                 at: self.span_of(text),
                 help: Some(format!("the number is too {what} for a 64-bit num")),
             });
         }
         (rest, ElemKind::Num(Num(value)))
+    }
+
+    /// An int of more than 18 digits, `text` as written: refused by its
+    /// number of digits before any conversion when it cannot fit the tuple
+    /// layer, so that a huge literal costs a scan, not a conversion that
+    /// takes time quadratic in its length.
+    fn big_int(&mut self, text: &str, neg: bool, digits: &str) -> Int {
+        let significant = digits.trim_start_matches('0');
+        let too_large = |p: &mut Self| {
+            p.report(ParseError::IntTooLarge {
+                digits: significant.len(),
+                at: p.span_of(text),
+            });
+            Int::Small(0)
+        };
+        if significant.len() > MAX_INT_DIGITS {
+            return too_large(self);
+        }
+        let magnitude: BigInt = match significant {
+            "" => BigInt::ZERO,
+            digits => digits.parse().expect("checked digits"),
+        };
+        if magnitude.bits() > 8 * MAX_INT_BYTES {
+            return too_large(self);
+        }
+        Int::from_big(if neg { -magnitude } else { magnitude })
     }
 
     /// Reports the run of number-like text at `i` as an invalid number and
@@ -432,9 +585,12 @@ impl<'a> Parser<'a> {
         let sign = usize::from(peek(i) == Some(b'-'));
         let (rest, _) = take_bytes(&i[sign..], |b| is_name_byte(b) || b == b'+');
         let text = &i[..i.len() - rest.len()];
-        let help = help.or_else(|| text.starts_with('.').then(|| format!("write `0{text}`")));
+        let help = help.or_else(|| {
+            text.starts_with('.')
+                .then(|| format!("write `0{}`", excerpt(text)))
+        });
         self.report(ParseError::InvalidNumber {
-            text: text.into(),
+            text: excerpt(text),
             at: self.span_of(text),
             help,
         });

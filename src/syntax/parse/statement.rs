@@ -2,7 +2,8 @@
 //! statements, and recovery after an error.
 
 use super::lex::{
-    fail, failure, hspace, is_name_byte, is_name_start, junk, line_break, peek, recover, word,
+    excerpt, fail, failure, hspace, is_name_byte, is_name_start, junk, line_break, peek, recover,
+    word,
 };
 use super::{PResult, Parser};
 use std::borrow::Cow;
@@ -116,7 +117,7 @@ impl<'a> Parser<'a> {
             }
             None => {
                 self.report(ParseError::UnknownMeta {
-                    name: w.into(),
+                    name: excerpt(w),
                     at: span,
                     help: MetaKind::suggest(w),
                 });
@@ -364,9 +365,9 @@ impl<'a> Parser<'a> {
 
     /// The error for a directory name that must be quoted.
     fn invalid_dir_name(&self, text: &str) -> ParseError {
-        let quoted = crate::syntax::print::quote(text);
+        let quoted = crate::syntax::print::quote(&excerpt(text));
         ParseError::InvalidName {
-            text: text.into(),
+            text: excerpt(text),
             at: self.span_of(text),
             help: Some(format!(
                 "a bare directory name is letters, digits, `_`, `-` and `.`, starting with a letter or `_`; quote any other: /{quoted}"

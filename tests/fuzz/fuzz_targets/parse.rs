@@ -1,5 +1,7 @@
 //! Any text: parsing, loading and formatting never panic, printing reads
-//! back as the same tree, and formatting is stable and keeps every comment.
+//! back as the same tree, and formatting is stable and keeps every comment;
+//! neither printed text nor reports hold a control character but line
+//! feeds.
 
 #![no_main]
 
@@ -42,12 +44,20 @@ fuzz_target!(|data: &[u8]| {
         // rendering copes with the spans.
         let mut errors = errors;
         errors.truncate(4);
-        Diagnostics::new("<fuzz>", text, errors).render(false, 80);
+        let report = Diagnostics::new("<fuzz>", text, errors).render(false, 80);
+        assert!(
+            !report.chars().any(|c| c.is_control() && c != '\n'),
+            "a control character in the report: {report:?}"
+        );
     }
 
     let Ok(script) = parse(text) else { return };
 
     let printed = script.to_string();
+    assert!(
+        !printed.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character in the printed text: {printed:?}"
+    );
     let reparsed = parse(&printed).expect("printed text parses");
     assert_eq!(reparsed.items, script.items, "printed: {printed:?}");
 

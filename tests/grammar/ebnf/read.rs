@@ -39,10 +39,12 @@ pub enum Syn {
 }
 
 /// The special sequences the grammar may use, and what they match.
-const SPECIALS: [(&str, CharSet); 4] = [
+const SPECIALS: [(&str, CharSet); 6] = [
     ("LF", CharSet::one('\n')),
     ("CR", CharSet::one('\r')),
     ("TAB", CharSet::one('\t')),
+    ("BOM", CharSet::BOM),
+    ("control character", CharSet::CONTROL),
     ("any character", CharSet::ANY),
 ];
 

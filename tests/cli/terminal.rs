@@ -1,0 +1,231 @@
+//! Nothing a user stored, and nothing in a script, reaches a terminal as
+//! raw control characters: results in every format, the messages that
+//! quote stored data, and the reports that quote a script show them as
+//! escapes, and what is printed reads back as the same bytes.
+
+use super::{fql, text};
+
+/// A directory and a key-value whose strings hold what a terminal acts
+/// on: ESC sequences (a colour, clearing the screen, a window title), a
+/// carriage return that overwrites the line, BEL, DEL, and the 8-bit CSI.
+const WRITE: &str = r#"/t/"d\x1b[31m"("k\x1b[2J",1)="\x1b]0;owned\x07\x0d\x7f\xc2\x9bq""#;
+
+/// The strings of [`WRITE`] as stored.
+const DIR: &str = "d\u{1b}[31m";
+const KEY: &str = "k\u{1b}[2J";
+const VALUE: &str = "\u{1b}]0;owned\u{7}\r\u{7f}\u{9b}q";
+
+/// `fql --db DB` on a fresh file holding [`WRITE`].
+fn stored() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let cmd = move || {
+        let mut cmd = fql();
+        cmd.arg("--db").arg(&db);
+        cmd
+    };
+    cmd().args(["-w", "-q", WRITE]).assert().success();
+    (dir, cmd)
+}
+
+/// The control characters in `out` but line feeds, as bytes.
+fn controls(out: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(out);
+    text.chars()
+        .filter(|&c| c.is_control() && c != '\n')
+        .map(|c| format!("{:?}", c))
+        .collect()
+}
+
+/// Runs `cmd` and returns its standard output and error, checking that
+/// neither holds a control character.
+fn clean(cmd: &mut assert_cmd::Command, code: i32) -> (String, String) {
+    let out = cmd.assert().code(code).get_output().clone();
+    assert_eq!(
+        controls(&out.stdout),
+        [""; 0],
+        "stdout {:?}",
+        text(&out.stdout)
+    );
+    assert_eq!(
+        controls(&out.stderr),
+        [""; 0],
+        "stderr {:?}",
+        text(&out.stderr)
+    );
+    (text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn stored_control_characters_print_as_escapes_that_read_back() {
+    let (_dir, db) = stored();
+    let read = r#"/t/<>(<>,<>)=<>"#;
+    let (out, _) = clean(db().args(["-q", read]), 0);
+    assert_eq!(out, format!("{WRITE}\n"));
+    // Pasted back as a write, the text stores the same bytes.
+    let again = fql()
+        .args([
+            "--memory", "-w", "-q", &out, "-q", read, "--format", "jsonl",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let row: serde_json::Value = serde_json::from_slice(&again).expect("a JSON line");
+    assert_eq!(row["path"], serde_json::json!(["t", DIR]));
+    assert_eq!(row["key"], serde_json::json!([KEY, 1]));
+    assert_eq!(row["value"], serde_json::json!(VALUE));
+    // Directories, JSON, JSON lines, lengths of bytes.
+    let (dirs, _) = clean(db().args(["-q", "/t/<>"]), 0);
+    assert_eq!(dirs, "/t/\"d\\x1b[31m\"\n");
+    for format in ["json", "jsonl"] {
+        let (out, _) = clean(db().args(["-q", read, "--format", format]), 0);
+        assert!(
+            out.contains(r#""\u001b]0;owned\u0007\r\u007f\u009bq""#),
+            "{out}"
+        );
+        let value: serde_json::Value = serde_json::from_str(out.trim()).expect("JSON");
+        let row = if format == "json" { &value[0] } else { &value };
+        assert_eq!(row["value"], serde_json::json!(VALUE));
+    }
+    clean(db().args(["-q", read, "--bytes", "len"]), 0);
+    // In colour, the only escape sequences are the colours' own.
+    let out = db()
+        .args(["-q", read, "--color", "always"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = text(&out);
+    for raw in ["\u{1b}[2J", "\u{1b}]0", "\u{7}", "\r", "\u{7f}", "\u{9b}"] {
+        assert!(!out.contains(raw), "{raw:?} in {out:?}");
+    }
+    assert!(out.contains("\\x1b[2J"), "{out:?}");
+}
+
+#[test]
+fn messages_that_quote_stored_data_escape_it() {
+    let (dir, db) = stored();
+    // A guard that finds the key-value.
+    let (_, err) = clean(
+        db().args(["-w", "-q", r#"[absent] /t/"d\x1b[31m"(<>,...)"#]),
+        1,
+    );
+    assert!(err.contains("the guard found /t/\"d\\x1b[31m\""), "{err}");
+    // A strict read that meets it.
+    let (_, err) = clean(
+        db().args(["-q", r#"[strict] /t/"d\x1b[31m"(<str>,<int>)=<int>"#]),
+        4,
+    );
+    assert!(err.contains("\\x1b]0;owned"), "{err}");
+    // A schema it does not match, in text and JSON, and an inferred one.
+    let schema = dir.path().join("schema.fql");
+    std::fs::write(&schema, "/t/<>(<str>,<int>)=<int>\n").unwrap();
+    let (out, _) = clean(db().arg("validate").arg(&schema), 1);
+    assert!(out.contains("\\x1b]0;owned"), "{out}");
+    let (out, _) = clean(
+        db().arg("validate").arg(&schema).args(["--format", "json"]),
+        1,
+    );
+    // The key is FQL text, its escapes escaped again as JSON.
+    assert!(out.contains(r#"\\x1b]0;owned"#), "{out}");
+    let (out, _) = clean(db().args(["infer", "/t", "--depth", "1"]), 0);
+    assert!(
+        out.starts_with(r#"/t/"d\x1b[31m"("k\x1b[2J",<int>)=<str> % 1 key"#),
+        "{out}"
+    );
+    // A mutex whose owner and waiter are named with escape sequences.
+    db().args(["mutex", "try-acquire", "/m", "--name", "a\u{1b}[31m"])
+        .assert()
+        .success();
+    let (out, _) = clean(db().args(["mutex", "show", "/m"]), 0);
+    assert!(out.starts_with("owner: \"a\\x1b[31m\" ("), "{out}");
+}
+
+#[test]
+fn reports_escape_control_characters_of_the_script() {
+    let script = "/a(1)\n/b(\"x\u{1b}[2Jy\",\u{9b}1) % \u{7}\n";
+    let (_, err) = clean(fql().args(["--memory", "-q", script]), 3);
+    assert!(err.contains("│ /b(\"x\\x1b[2Jy\",\\xc2\\x9b1)"), "{err}");
+    assert!(err.contains("write it as the escape `\\x1b`"), "{err}");
+    let (_, err) = clean(fql().arg("fmt").write_stdin(script), 3);
+    assert!(
+        err.contains("control character U+001B (ESC) in a string"),
+        "{err}"
+    );
+}
+
+/// A key, a value or a transaction over the database's limits is reported
+/// at the statement that wrote it.
+#[test]
+fn size_limits_point_at_the_statement() {
+    let key = format!("/a(1)=1\n/big(\"{}\")=1\n/c(1)=2", "k".repeat(10_001));
+    let value = format!("/a(1)=1\n/v(1)=0x{}", "ab".repeat(100_001));
+    for (script, code, line) in [
+        (key, "key_too_large (2102)", "2 │ /big(\"kkkk"),
+        (value, "value_too_large (2103)", "2 │ /v(1)=0xabab"),
+    ] {
+        let (_, err) = clean(
+            fql()
+                .args(["--memory", "-w", "-f", "-"])
+                .write_stdin(script),
+            4,
+        );
+        assert!(err.contains("fql::database"), "{err}");
+        assert!(err.contains(code), "{err}");
+        assert!(err.contains(line), "{err}");
+        assert!(err.contains("this statement"), "{err}");
+        assert!(err.len() < 2000, "{err}");
+    }
+}
+
+/// A byte-order mark at the start of a file or of standard input is no
+/// part of the script.
+#[test]
+fn a_byte_order_mark_starts_a_script_as_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bom.fql");
+    std::fs::write(&file, "\u{feff}/a(1)=2 % set\n/a(<>)=<>\n").unwrap();
+    for args in [&["-w", "-f"][..], &["-w", "-q", "/x(1)=1", "-f"][..]] {
+        let out = fql()
+            .arg("--memory")
+            .args(args)
+            .arg(&file)
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        assert_eq!(text(&out.stdout), "/a(1)=2\n");
+    }
+    let out = fql()
+        .args(["--memory", "-w"])
+        .write_stdin("\u{feff}/a(1)=2\n/a(<>)=<>\n")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert_eq!(text(&out.stdout), "/a(1)=2\n");
+    // `fmt` drops it; its columns count from after it.
+    let out = fql()
+        .arg("fmt")
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert_eq!(text(&out.stdout), "/a(1)=2 % set\n/a(<>)=<>\n");
+    let out = fql()
+        .arg("fmt")
+        .write_stdin("\u{feff}/a(1,,2)\n")
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    assert!(
+        text(&out.stderr).contains("[<stdin>:1:6]"),
+        "{}",
+        text(&out.stderr)
+    );
+}
