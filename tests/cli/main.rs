@@ -9,6 +9,7 @@ mod output;
 mod queries;
 mod schema;
 mod scripts;
+mod streaming;
 
 fn fql() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(cargo_bin("fql"));
