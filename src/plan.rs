@@ -618,3 +618,81 @@ pub fn parse_param(text: &str) -> Elem<'static> {
         _ => as_str(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What running needs of each step: its number, kind, driver, whether
+    /// it feeds, and its query.
+    fn shape(plan: &Plan<'_>) -> Vec<(usize, Kind, Option<usize>, bool, String)> {
+        plan.steps
+            .iter()
+            .map(|s| (s.id, s.kind, s.driver, s.feeds, s.query().to_string()))
+            .collect()
+    }
+
+    /// A script planned a piece at a time, with the feeders a first pass
+    /// found, is planned as it is whole: the same steps, the same
+    /// transactions, the same errors; and rows are retired once no later
+    /// statement can use them.
+    #[test]
+    fn pieces_plan_as_the_whole() {
+        let params = [("p".to_string(), parse_param("7"))].into();
+        let text = "/a(<x:int>)\n@commit\n/b(:x,<y:str>)\n/c(:p)=1\n@commit\n@commit\n\
+                    /d(:y)\n/a(<x:int>)\n@commit\n[exists] /e(:x)\n/f(<z:int>)";
+        let script = crate::syntax::load(text).unwrap();
+        let whole = plan(&script, &params).unwrap();
+        let pieces: Vec<&str> = crate::syntax::split::pieces(text)
+            .map(|r| &text[r])
+            .collect();
+        let parsed: Vec<Script<'_>> = pieces
+            .iter()
+            .map(|p| crate::syntax::load(p).unwrap())
+            .collect();
+        let mut first = Planner::new(&params);
+        for p in &parsed {
+            first.plan(p).unwrap();
+        }
+        assert_eq!(first.transactions(), whole.transactions().count());
+        assert_eq!(first.statements(), whole.steps.len());
+        let mut second = Planner::new(&params).with_feeders(first.feeders().clone());
+        let mut steps = Vec::new();
+        let mut retired = Vec::new();
+        for p in &parsed {
+            steps.extend(shape(&second.plan(p).unwrap()));
+            retired.push(second.take_retired());
+        }
+        assert_eq!(steps, shape(&whole));
+        // The second `/a` binds `x` again: the first one's rows are of no
+        // further use.
+        assert_eq!(retired, [vec![], vec![], vec![], vec![0], vec![]]);
+        assert!(whole.steps[4].feeds);
+        assert_eq!(whole.steps[5].options.limit, Some(1), "a guard reads one");
+        // Errors are those of the whole, piece by piece.
+        let text = "/a(<x:int>)\n@commit\n/b(:x,:nothing)\n@commit\n/c(:y)";
+        let script = crate::syntax::load(text).unwrap();
+        let whole = plan(&script, &params).unwrap_err();
+        let mut planner = Planner::new(&params);
+        let errors: Vec<Error> = crate::syntax::split::pieces(text)
+            .flat_map(|r| {
+                let piece = crate::syntax::load(&text[r]).unwrap();
+                planner.plan(&piece).err().unwrap_or_default()
+            })
+            .collect();
+        let names = |errors: &[Error]| errors.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(names(&errors), names(&whole));
+    }
+
+    /// The set of statements that feed: one bit each.
+    #[test]
+    fn statements_are_a_set() {
+        let mut set = Statements::default();
+        for id in [0, 63, 64, 1000] {
+            set.insert(id);
+        }
+        let found: Vec<usize> = (0..1100).filter(|&id| set.contains(id)).collect();
+        assert_eq!(found, [0, 63, 64, 1000]);
+        assert!(!Statements::default().contains(5));
+    }
+}

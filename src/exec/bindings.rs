@@ -298,7 +298,11 @@ impl Builder {
             kind,
             span: Span::default(),
         }));
-        let own = codec::encode_key(&[], &self.elems)?.bytes;
+        let own = codec::encode_key(&[], &self.elems)?;
+        // Values read from the database hold no incomplete versionstamp,
+        // whose offset would follow the bytes.
+        debug_assert_eq!(own.op, codec::Op::Set);
+        let own = own.bytes;
         let len = u32::try_from(driver_row.len() + own.len())
             .map_err(|_| spill_error("a row of more than 4 GiB"))?;
         let mem = &mut self.set.mem;

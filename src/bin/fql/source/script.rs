@@ -191,50 +191,24 @@ fn open(path: Option<&Path>) -> Result<Input, Exit> {
     let path = path.filter(|p| p.as_os_str() != "-");
     let (name, file) = match path {
         None => {
-            let name = "<stdin>".to_string();
             let stdin = io::stdin();
             let fd = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned();
-            match fd {
-                Ok(fd) => (name, File::from(fd)),
-                Err(e) => {
-                    eprintln!("fql: cannot read standard input: {}", io_reason(&e));
-                    return Err(Exit::Usage);
-                }
-            }
+            (STDIN.to_string(), fd.map(File::from))
         }
-        Some(p) => match File::open(p) {
-            Ok(file) => (p.display().to_string(), file),
-            Err(e) => {
-                eprintln!("fql: cannot read {}: {}", p.display(), io_reason(&e));
-                return Err(Exit::Usage);
-            }
-        },
+        Some(p) => (p.display().to_string(), File::open(p)),
     };
-    let unreadable = |e: io::Error| {
-        match path {
-            None => eprintln!("fql: cannot read standard input: {}", io_reason(&e)),
-            Some(p) => eprintln!("fql: cannot read {}: {}", p.display(), io_reason(&e)),
-        }
-        Exit::Usage
-    };
-    let meta = file.metadata().map_err(unreadable)?;
-    let mut file = file;
+    let mut file = file.map_err(|e| unreadable(&name, e))?;
+    let meta = file.metadata().map_err(|e| unreadable(&name, e))?;
     let text = if meta.is_file() {
-        let start = file.stream_position().map_err(unreadable)?;
+        let start = file.stream_position().map_err(|e| unreadable(&name, e))?;
         Text::File {
             file,
             start,
             stamp: Some(stamp_of(&meta)),
         }
     } else {
-        let mut spool = tempfile::tempfile().map_err(|e| {
-            eprintln!(
-                "fql: cannot make a temporary file to hold {name}: {}",
-                io_reason(&e)
-            );
-            Exit::Usage
-        })?;
-        copy(&mut file, &mut spool, &name, path)?;
+        let mut spool = tempfile::tempfile().map_err(|e| no_spool(&name, e))?;
+        copy(&mut file, &mut spool, &name)?;
         Text::File {
             file: spool,
             start: 0,
@@ -244,29 +218,37 @@ fn open(path: Option<&Path>) -> Result<Input, Exit> {
     Ok(Input { name, text })
 }
 
+/// What standard input is called.
+const STDIN: &str = "<stdin>";
+
+/// Says that the input called `name` cannot be read, and why.
+fn unreadable(name: &str, e: io::Error) -> Exit {
+    match name {
+        STDIN => eprintln!("fql: cannot read standard input: {}", io_reason(&e)),
+        name => eprintln!("fql: cannot read {name}: {}", io_reason(&e)),
+    }
+    Exit::Usage
+}
+
+fn no_spool(name: &str, e: io::Error) -> Exit {
+    eprintln!(
+        "fql: cannot hold {name} in a temporary file: {}",
+        io_reason(&e)
+    );
+    Exit::Usage
+}
+
 /// Copies a script that can be read only once to `spool`.
-fn copy(from: &mut File, spool: &mut File, name: &str, path: Option<&Path>) -> Result<(), Exit> {
+fn copy(from: &mut File, spool: &mut File, name: &str) -> Result<(), Exit> {
     let mut buf = vec![0; 1 << 16];
     loop {
         let n = match io::Read::read(from, &mut buf) {
             Ok(0) => return Ok(()),
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                match path {
-                    None => eprintln!("fql: cannot read standard input: {}", io_reason(&e)),
-                    Some(p) => eprintln!("fql: cannot read {}: {}", p.display(), io_reason(&e)),
-                }
-                return Err(Exit::Usage);
-            }
+            Err(e) => return Err(unreadable(name, e)),
         };
-        if let Err(e) = io::Write::write_all(spool, &buf[..n]) {
-            eprintln!(
-                "fql: cannot hold {name} in a temporary file: {}",
-                io_reason(&e)
-            );
-            return Err(Exit::Usage);
-        }
+        io::Write::write_all(spool, &buf[..n]).map_err(|e| no_spool(name, e))?;
     }
 }
 
@@ -292,23 +274,22 @@ enum Source<'s> {
 impl<'s> Reader<'s> {
     /// A reading from the start of `input`.
     fn new(input: &'s Input) -> Result<Reader<'s>, Exit> {
-        let mut reader = Reader {
-            input,
-            source: Source::Memory(""),
-            offset: 0,
-            lines: 0,
-            done: false,
-        };
-        reader.source = match &input.text {
+        let source = match &input.text {
             Text::Memory(text) => Source::Memory(text),
             Text::File { file, start, .. } => {
                 let mut file: &File = file;
                 file.seek(SeekFrom::Start(*start))
-                    .map_err(|e| reader.unreadable(e))?;
+                    .map_err(|e| unreadable(&input.name, e))?;
                 Source::File(BufReader::with_capacity(1 << 16, file))
             }
         };
-        Ok(reader)
+        Ok(Reader {
+            input,
+            source,
+            offset: 0,
+            lines: 0,
+            done: false,
+        })
     }
 
     /// The next piece: through the next `@commit` line, or the rest.
@@ -326,7 +307,7 @@ impl<'s> Reader<'s> {
                 Ok(bytes) => bytes,
                 Err(e) => {
                     self.done = true;
-                    return Some(Err(self.unreadable(e)));
+                    return Some(Err(unreadable(&self.input.name, e)));
                 }
             },
         };
@@ -348,7 +329,7 @@ impl<'s> Reader<'s> {
             Source::File(reader) => {
                 let mut bytes = Vec::new();
                 if let Err(e) = io::Read::read_to_end(reader, &mut bytes) {
-                    return Err(self.unreadable(e));
+                    return Err(unreadable(&self.input.name, e));
                 }
                 bytes
             }
@@ -380,14 +361,6 @@ impl<'s> Reader<'s> {
                 Err(Exit::Usage)
             }
         }
-    }
-
-    fn unreadable(&self, e: io::Error) -> Exit {
-        match self.input.name.as_str() {
-            "<stdin>" => eprintln!("fql: cannot read standard input: {}", io_reason(&e)),
-            name => eprintln!("fql: cannot read {name}: {}", io_reason(&e)),
-        }
-        Exit::Usage
     }
 }
 
