@@ -32,6 +32,7 @@
 //! ```
 
 mod aggregate;
+mod bindings;
 pub(crate) mod dirs;
 mod error;
 mod found;
@@ -40,20 +41,31 @@ mod output;
 mod step;
 mod stream;
 
-use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::directory::DirectoryLayer;
 use crate::kv::{Committed, Database, DatabaseExt, RetryOptions, Transaction};
-use crate::plan::{Guard, Plan, Step, replace_refs};
-use crate::syntax::ast::ElemKind;
+use crate::plan::{Guard, Plan, Step};
 
+pub use bindings::Bindings;
+use bindings::Fed;
 pub use error::Error;
 pub use found::{Batch, Each, Found, Sink};
 pub use output::{DirPath, Output, Part, Row};
 use step::Hit;
 pub use stream::{QueryError, Results};
+
+/// How a transaction's statements read.
+#[derive(Clone, Copy)]
+enum Reads {
+    /// The transaction may write (or the caller's may, later): reads add
+    /// read conflicts as their options say.
+    Write,
+    /// The transaction writes nothing: reads add no read conflicts, and,
+    /// with `split`, a range read that outlives the transaction goes on
+    /// in a new one.
+    ReadOnly { split: bool },
+}
 
 /// A sink that counts the results it passes on.
 struct Counted<'s> {
@@ -128,11 +140,11 @@ impl Engine {
         bindings: &mut Bindings,
         sink: &mut dyn Sink,
     ) -> Result<Committed, Error> {
-        let rows = &bindings.0;
+        let base = &*bindings;
         let (fed, committed) = if steps.iter().any(|s| s.kind.writes()) {
             let ((out, fed), committed) = self.db.run_with(RetryOptions::default(), |tx, _| {
                 let mut out = Vec::new();
-                let fed = self.attempt(tx, steps, false, rows, &mut |row: Output| {
+                let fed = self.attempt(tx, steps, Reads::Write, base, &mut |row: Output| {
                     out.push(row);
                     Ok(())
                 })?;
@@ -149,7 +161,10 @@ impl Engine {
                 passed: 0,
             };
             let fed = self.db.run(|tx, _| {
-                match self.attempt(tx, steps, self.split_reads, rows, &mut emit) {
+                let reads = Reads::ReadOnly {
+                    split: self.split_reads,
+                };
+                match self.attempt(tx, steps, reads, base, &mut emit) {
                     // Started again, it would print the same results twice;
                     // or, if it outlived its transaction, outlive the next
                     // one too, for ever.
@@ -166,7 +181,7 @@ impl Engine {
             })?;
             (fed, Committed::default())
         };
-        bindings.0 = fed;
+        bindings.absorb(fed.into_sets());
         Ok(committed)
     }
 
@@ -180,22 +195,27 @@ impl Engine {
         bindings: &mut Bindings,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
-        bindings.0 = self.attempt(tx, steps, false, &bindings.0, sink)?;
+        let fed = self
+            .attempt(tx, steps, Reads::Write, bindings, sink)?
+            .into_sets();
+        bindings.absorb(fed);
         Ok(())
     }
 
     /// One attempt at a transaction's statements, starting from the rows
-    /// earlier transactions fed; returns the rows with this one's added.
-    fn attempt(
+    /// earlier transactions fed; returns the rows this one adds.
+    fn attempt<'b>(
         &self,
         tx: &mut dyn Transaction,
         steps: &[Step<'_>],
-        split: bool,
-        rows: &Rows,
+        reads: Reads,
+        base: &'b Bindings,
         emit: &mut dyn Sink,
-    ) -> Result<Rows, Error> {
-        let mut fed = rows.clone();
-        let mut attempt = step::Attempt::new(&self.layer);
+    ) -> Result<Fed<'b>, Error> {
+        let mut fed = Fed::new(base);
+        let read_only = matches!(reads, Reads::ReadOnly { .. });
+        let split = matches!(reads, Reads::ReadOnly { split: true });
+        let mut attempt = step::Attempt::new(&self.layer, read_only);
         for step in steps {
             self.step(tx, &mut attempt, step, split, &mut fed, emit)?;
         }
@@ -211,28 +231,16 @@ impl Engine {
         attempt: &mut step::Attempt<'_>,
         step: &Step<'_>,
         split: bool,
-        rows: &mut Rows,
+        fed: &mut Fed<'_>,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
-        // Statements without a driver run once, with no names: the common
-        // case costs no allocation.
-        const ALONE: &[Env] = &[Vec::new()];
-        let envs: &[Env] = match step.driver {
-            Some(d) => rows.get(&d).map_or(&[], Vec::as_slice),
-            None => ALONE,
-        };
-        let mut kept = Vec::new();
-        for env in envs {
-            let query = if env.is_empty() {
-                Cow::Borrowed(step.query())
-            } else {
-                let mut query = step.query().clone();
-                replace_refs(&mut query, &mut |r| {
-                    let name = r.name.name;
-                    let bound = env.iter().rev().find(|(n, _)| n == name);
-                    bound.map(|(_, v)| v.clone())
-                });
-                Cow::Owned(query)
+        let driver = step.driver.and_then(|d| fed.get(d));
+        let mut kept = step.feeds.then(|| fed.builder(driver));
+        let mut filled = driver.map(|set| step::Filled::new(step.query(), set));
+        let mut run = |row: &[u8]| -> Result<(), Error> {
+            let query = match &mut filled {
+                Some(filled) => filled.fill(row)?,
+                None => step.query(),
             };
             let mut matched = false;
             let mut count = 0usize;
@@ -258,17 +266,13 @@ impl Engine {
                         return Ok(());
                     }
                 }
-                if !step.feeds {
-                    return sink.take(found);
+                match kept.as_mut() {
+                    None => sink.take(found),
+                    Some(kept) if !snapshot => kept.push(row, captures),
+                    Some(_) => Ok(()),
                 }
-                if !snapshot {
-                    let mut row = env.clone();
-                    row.append(captures);
-                    kept.push(row);
-                }
-                Ok(())
             };
-            step::run(tx, attempt, step, &query, split, &mut |hit| match hit {
+            step::run(tx, attempt, step, query, split, &mut |hit| match hit {
                 Hit::One { found, captures } => one(found, captures, &mut count, sink),
                 // Rows that only print go on to the sink together.
                 Hit::Batch(batch) if guard.is_none() && !step.feeds => {
@@ -294,22 +298,17 @@ impl Engine {
                     at: step.span,
                 });
             }
+            Ok(())
+        };
+        match (step.driver, driver) {
+            (None, _) => run(&[])?,
+            (Some(_), Some(set)) => set.try_for_each(&mut run)?,
+            // Its driver did not run (its transaction failed): no times.
+            (Some(_), None) => {}
         }
-        if step.feeds {
-            rows.insert(step.id, kept);
+        if let Some(kept) = kept {
+            fed.insert(step.id, kept)?;
         }
         Ok(())
     }
 }
-
-/// One row of a feeding statement: each name with its value, the names of
-/// the rows it ran for included.
-type Env = Vec<(String, ElemKind<'static>)>;
-
-/// The rows of feeding statements, by statement.
-type Rows = HashMap<usize, Vec<Env>>;
-
-/// What the statements of a plan that feed later ones have bound so far:
-/// carried from one transaction of the plan to the next.
-#[derive(Clone, Debug, Default)]
-pub struct Bindings(Rows);

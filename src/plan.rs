@@ -173,67 +173,205 @@ pub fn plan<'a>(
     script: &'a Script<'a>,
     params: &HashMap<String, Elem<'static>>,
 ) -> Result<Plan<'a>, Vec<Error>> {
-    let mut steps = Vec::with_capacity(script.items.len());
-    let mut ends = Vec::new();
-    let mut errors = Vec::new();
-    // For each name, the statement that bound it last and its types.
-    let mut bound: HashMap<String, (usize, Vec<Type>)> = HashMap::new();
-    // For each statement, every name its rows hold.
-    let mut env_names: Vec<Vec<String>> = Vec::new();
-    for item in &script.items {
-        match item {
-            Item::Meta(m) if m.kind == MetaKind::Commit => ends.push(steps.len()),
-            Item::Meta(_) => {}
-            Item::Statement(stmt) => {
-                let id = steps.len();
-                let binds = names_bound(&stmt.query);
-                let (substituted, refs) = if has_refs(&stmt.query) {
-                    let mut query = stmt.query.clone();
-                    let refs = substitute(&mut query, params, &bound, &mut errors);
-                    (Some(Box::new(query)), refs)
-                } else {
-                    (None, Vec::new())
-                };
-                let driver = driver(&refs, &bound, &env_names, &mut errors);
-                let mut names = driver.map(|d| env_names[d].clone()).unwrap_or_default();
-                names.extend(binds.iter().map(|(n, _)| n.clone()));
-                env_names.push(names);
-                for (name, types) in &binds {
-                    bound.insert(name.clone(), (id, types.clone()));
+    Planner::new(params).plan(script)
+}
+
+/// Plans a script piece by piece, each piece whole transactions of it (the
+/// text up to and including an `@commit`), so that a script too large to
+/// hold is planned in the memory of its largest transaction.
+///
+/// The planner carries from piece to piece what later statements need of
+/// earlier ones: which statement last bound each name, with its types, and
+/// the names its rows hold. Statements are numbered through the whole
+/// script. Whether a statement feeds a later one is known only once the
+/// later one is planned: a first pass over the script gathers
+/// [`Planner::feeders`], and a second planner, given them with
+/// [`Planner::with_feeders`], plans each piece again as it runs. A single
+/// piece holding the whole script needs no first pass.
+#[derive(Debug)]
+pub struct Planner<'p> {
+    params: &'p HashMap<String, Elem<'static>>,
+    /// The number of the next statement.
+    next: usize,
+    /// For each name, the statement that bound it last and its types.
+    bound: HashMap<String, (usize, Vec<Type>)>,
+    /// For each statement that some name is still bound by, every name its
+    /// rows hold; a statement no name points at any more is dropped.
+    env_names: HashMap<usize, Vec<String>>,
+    /// The statements found so far to drive a later one.
+    drivers: Statements,
+    /// The statements that feed a later one, from a first pass.
+    known: Option<Statements>,
+    /// Statements whose rows no later statement can use any more.
+    retired: Vec<usize>,
+    /// Where the last `@commit` ended a transaction, in statements, and
+    /// how many have ended so far, to count transactions as [`Plan`] does.
+    last_end: Option<usize>,
+    ended: usize,
+}
+
+impl<'p> Planner<'p> {
+    /// A planner at the start of a script.
+    pub fn new(params: &'p HashMap<String, Elem<'static>>) -> Planner<'p> {
+        Planner {
+            params,
+            next: 0,
+            bound: HashMap::new(),
+            env_names: HashMap::new(),
+            drivers: Statements::default(),
+            known: None,
+            retired: Vec::new(),
+            last_end: None,
+            ended: 0,
+        }
+    }
+
+    /// Marks the statements that feed later ones as a first pass over the
+    /// same script found them.
+    pub fn with_feeders(mut self, feeders: Statements) -> Planner<'p> {
+        self.known = Some(feeders);
+        self
+    }
+
+    /// The statements that feed a later one, among those planned so far.
+    pub fn feeders(&self) -> &Statements {
+        &self.drivers
+    }
+
+    /// How many statements have been planned.
+    pub fn statements(&self) -> usize {
+        self.next
+    }
+
+    /// How many transactions the pieces planned so far make, counted as
+    /// the plan of their whole text counts them.
+    pub fn transactions(&self) -> usize {
+        let open = self.last_end != Some(self.next) || self.ended == 0;
+        self.ended + usize::from(open)
+    }
+
+    /// The statements whose rows no statement planned from now on can
+    /// use, because every name they bound is bound again by a later one;
+    /// taken once each. Statements of the pieces already planned may still
+    /// use them.
+    pub fn take_retired(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.retired)
+    }
+
+    /// Plans the next piece of the script. Its steps are numbered on from
+    /// the pieces before; its transactions are its own.
+    pub fn plan<'a>(&mut self, script: &'a Script<'a>) -> Result<Plan<'a>, Vec<Error>> {
+        let first = self.next;
+        let mut steps = Vec::with_capacity(script.items.len());
+        let mut ends = Vec::new();
+        let mut errors = Vec::new();
+        for item in &script.items {
+            match item {
+                Item::Meta(m) if m.kind == MetaKind::Commit => {
+                    ends.push(steps.len());
+                    if self.last_end != Some(self.next) {
+                        self.ended += 1;
+                        self.last_end = Some(self.next);
+                    }
                 }
-                steps.push(Step {
-                    id,
-                    kind: stmt.kind(),
-                    written: &stmt.query,
-                    substituted,
-                    options: read_options(&stmt.options),
-                    span: stmt.span,
-                    binds: binds.into_iter().map(|(n, _)| n).collect(),
-                    feeds: false,
-                    driver,
-                });
+                Item::Meta(_) => {}
+                Item::Statement(stmt) => {
+                    steps.push(self.step(stmt, &mut errors));
+                }
             }
         }
-    }
-    // The last transaction, unless `@commit` just ended it; an empty
-    // script is one empty transaction.
-    if ends.last() != Some(&steps.len()) || ends.is_empty() {
-        ends.push(steps.len());
-    }
-    ends.dedup();
-    // A statement feeds a later one when that one runs per its rows.
-    let drivers: std::collections::HashSet<usize> = steps.iter().filter_map(|s| s.driver).collect();
-    for step in &mut steps {
-        step.feeds = drivers.contains(&step.id);
-        // A guard that feeds nothing needs one key-value at most.
-        if step.options.guard.is_some() && !step.feeds {
-            step.options.limit = Some(1);
+        // The last transaction, unless `@commit` just ended it; an empty
+        // piece is one empty transaction.
+        if ends.last() != Some(&steps.len()) || ends.is_empty() {
+            ends.push(steps.len());
+        }
+        ends.dedup();
+        // A statement feeds a later one when that one runs per its rows.
+        let feeders = self.known.as_ref().unwrap_or(&self.drivers);
+        for step in &mut steps {
+            step.feeds = feeders.contains(step.id);
+            // A guard that feeds nothing needs one key-value at most.
+            if step.options.guard.is_some() && !step.feeds {
+                step.options.limit = Some(1);
+            }
+        }
+        debug_assert!(steps.first().is_none_or(|s| s.id == first));
+        if errors.is_empty() {
+            Ok(Plan { steps, ends })
+        } else {
+            Err(errors)
         }
     }
-    if errors.is_empty() {
-        Ok(Plan { steps, ends })
-    } else {
-        Err(errors)
+
+    /// Plans one statement, the next of the script.
+    fn step<'a>(&mut self, stmt: &'a Statement<'a>, errors: &mut Vec<Error>) -> Step<'a> {
+        let id = self.next;
+        self.next += 1;
+        let binds = names_bound(&stmt.query);
+        let (substituted, refs) = if has_refs(&stmt.query) {
+            let mut query = stmt.query.clone();
+            let refs = substitute(&mut query, self.params, &self.bound, errors);
+            (Some(Box::new(query)), refs)
+        } else {
+            (None, Vec::new())
+        };
+        let driver = driver(&refs, &self.bound, &self.env_names, errors);
+        if let Some(d) = driver {
+            self.drivers.insert(d);
+        }
+        if !binds.is_empty() {
+            let mut names = driver
+                .and_then(|d| self.env_names.get(&d).cloned())
+                .unwrap_or_default();
+            names.extend(binds.iter().map(|(n, _)| n.clone()));
+            self.env_names.insert(id, names);
+            for (name, types) in &binds {
+                if let Some((old, _)) = self.bound.insert(name.clone(), (id, types.clone())) {
+                    self.retire(old);
+                }
+            }
+        }
+        Step {
+            id,
+            kind: stmt.kind(),
+            written: &stmt.query,
+            substituted,
+            options: read_options(&stmt.options),
+            span: stmt.span,
+            binds: binds.into_iter().map(|(n, _)| n).collect(),
+            feeds: false,
+            driver,
+        }
+    }
+
+    /// Forgets statement `id` if no name is bound by it any more.
+    fn retire(&mut self, id: usize) {
+        if self.bound.values().all(|(d, _)| *d != id) && self.env_names.remove(&id).is_some() {
+            self.retired.push(id);
+        }
+    }
+}
+
+/// A set of statements, by number: one bit each, so that the statements
+/// of a script of millions that feed later ones cost kilobytes to note.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Statements(Vec<u64>);
+
+impl Statements {
+    /// Adds statement `id`.
+    pub fn insert(&mut self, id: usize) {
+        let (word, bit) = (id / 64, id % 64);
+        if self.0.len() <= word {
+            self.0.resize(word + 1, 0);
+        }
+        self.0[word] |= 1 << bit;
+    }
+
+    /// Whether statement `id` is in the set.
+    pub fn contains(&self, id: usize) -> bool {
+        self.0
+            .get(id / 64)
+            .is_some_and(|w| w & (1 << (id % 64)) != 0)
     }
 }
 
@@ -242,13 +380,14 @@ pub fn plan<'a>(
 fn driver(
     refs: &[(String, Span)],
     bound: &HashMap<String, (usize, Vec<Type>)>,
-    env_names: &[Vec<String>],
+    env_names: &HashMap<usize, Vec<String>>,
     errors: &mut Vec<Error>,
 ) -> Option<usize> {
     let (first, _) = refs.iter().max_by_key(|(n, _)| bound[n].0)?;
     let driver = bound[first].0;
+    let names = env_names.get(&driver).map_or(&[][..], Vec::as_slice);
     for (name, at) in refs {
-        if !env_names[driver].contains(name) {
+        if !names.contains(name) {
             errors.push(Error::Unrelated {
                 name: first.clone(),
                 other: name.clone(),
@@ -393,29 +532,37 @@ pub(crate) fn replace_refs<'a>(
             };
             match resolve(&r) {
                 None => elems.push(DirElem::Ref(r)),
-                Some(ElemKind::Str(name)) => elems.push(DirElem::Name { name, span: r.span }),
-                // A tuple of names is a path: `-p dir='("locks","job")'`
-                // puts a script's `/:dir(...)` at `/locks/job(...)`.
-                Some(ElemKind::Tuple(t))
-                    if !t.elems.is_empty()
-                        && t.elems.iter().all(|e| matches!(e.kind, ElemKind::Str(_))) =>
-                {
-                    for e in t.elems {
-                        if let ElemKind::Str(name) = e.kind {
-                            elems.push(DirElem::Name { name, span: r.span });
-                        }
-                    }
-                }
-                Some(other) => elems.push(DirElem::Name {
-                    name: other.to_string().into(),
-                    span: r.span,
-                }),
+                Some(value) => push_dir_value(&mut elems, value, r.span),
             }
         }
         dir.elems = elems;
     }
     for e in query.elems_mut() {
         substitute_elem(e, resolve);
+    }
+}
+
+/// Puts the value of a reference in a directory path: a string is a
+/// name, and a tuple of strings a path of names, so that
+/// `-p dir='("locks","job")'` puts a script's `/:dir(...)` at
+/// `/locks/job(...)`; anything else is named by its FQL text.
+pub(crate) fn push_dir_value<'a>(elems: &mut DirElems<'a>, value: ElemKind<'a>, span: Span) {
+    match value {
+        ElemKind::Str(name) => elems.push(DirElem::Name { name, span }),
+        ElemKind::Tuple(t)
+            if !t.elems.is_empty()
+                && t.elems.iter().all(|e| matches!(e.kind, ElemKind::Str(_))) =>
+        {
+            for e in t.elems {
+                if let ElemKind::Str(name) = e.kind {
+                    elems.push(DirElem::Name { name, span });
+                }
+            }
+        }
+        other => elems.push(DirElem::Name {
+            name: other.to_string().into(),
+            span,
+        }),
     }
 }
 
@@ -469,5 +616,83 @@ pub fn parse_param(text: &str) -> Elem<'static> {
             .and_then(|mut elems| elems.pop())
             .unwrap_or_else(as_str),
         _ => as_str(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What running needs of each step: its number, kind, driver, whether
+    /// it feeds, and its query.
+    fn shape(plan: &Plan<'_>) -> Vec<(usize, Kind, Option<usize>, bool, String)> {
+        plan.steps
+            .iter()
+            .map(|s| (s.id, s.kind, s.driver, s.feeds, s.query().to_string()))
+            .collect()
+    }
+
+    /// A script planned a piece at a time, with the feeders a first pass
+    /// found, is planned as it is whole: the same steps, the same
+    /// transactions, the same errors; and rows are retired once no later
+    /// statement can use them.
+    #[test]
+    fn pieces_plan_as_the_whole() {
+        let params = [("p".to_string(), parse_param("7"))].into();
+        let text = "/a(<x:int>)\n@commit\n/b(:x,<y:str>)\n/c(:p)=1\n@commit\n@commit\n\
+                    /d(:y)\n/a(<x:int>)\n@commit\n[exists] /e(:x)\n/f(<z:int>)";
+        let script = crate::syntax::load(text).unwrap();
+        let whole = plan(&script, &params).unwrap();
+        let pieces: Vec<&str> = crate::syntax::split::pieces(text)
+            .map(|r| &text[r])
+            .collect();
+        let parsed: Vec<Script<'_>> = pieces
+            .iter()
+            .map(|p| crate::syntax::load(p).unwrap())
+            .collect();
+        let mut first = Planner::new(&params);
+        for p in &parsed {
+            first.plan(p).unwrap();
+        }
+        assert_eq!(first.transactions(), whole.transactions().count());
+        assert_eq!(first.statements(), whole.steps.len());
+        let mut second = Planner::new(&params).with_feeders(first.feeders().clone());
+        let mut steps = Vec::new();
+        let mut retired = Vec::new();
+        for p in &parsed {
+            steps.extend(shape(&second.plan(p).unwrap()));
+            retired.push(second.take_retired());
+        }
+        assert_eq!(steps, shape(&whole));
+        // The second `/a` binds `x` again: the first one's rows are of no
+        // further use.
+        assert_eq!(retired, [vec![], vec![], vec![], vec![0], vec![]]);
+        assert!(whole.steps[4].feeds);
+        assert_eq!(whole.steps[5].options.limit, Some(1), "a guard reads one");
+        // Errors are those of the whole, piece by piece.
+        let text = "/a(<x:int>)\n@commit\n/b(:x,:nothing)\n@commit\n/c(:y)";
+        let script = crate::syntax::load(text).unwrap();
+        let whole = plan(&script, &params).unwrap_err();
+        let mut planner = Planner::new(&params);
+        let errors: Vec<Error> = crate::syntax::split::pieces(text)
+            .flat_map(|r| {
+                let piece = crate::syntax::load(&text[r]).unwrap();
+                planner.plan(&piece).err().unwrap_or_default()
+            })
+            .collect();
+        let names = |errors: &[Error]| errors.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(names(&errors), names(&whole));
+    }
+
+    /// The set of statements that feed: one bit each.
+    #[test]
+    fn statements_are_a_set() {
+        let mut set = Statements::default();
+        for id in [0, 63, 64, 1000] {
+            set.insert(id);
+        }
+        let found: Vec<usize> = (0..1100).filter(|&id| set.contains(id)).collect();
+        assert_eq!(found, [0, 63, 64, 1000]);
+        assert!(!Statements::default().contains(5));
     }
 }

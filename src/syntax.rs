@@ -17,6 +17,7 @@ mod print;
 mod report;
 mod small_list;
 mod span;
+pub mod split;
 pub mod tokens;
 mod view;
 pub(crate) mod words;
@@ -26,7 +27,7 @@ pub use error::{CheckError, Error, OptionError, ParseError};
 pub use format::format;
 pub use parse::{MAX_DEPTH, parse};
 pub use print::{plain_or_quoted, quote, write_bytes, write_elem, write_str};
-pub use report::{Diagnostics, Sources, render, render_many};
+pub use report::{Diagnostics, Report, SHOWN, Sources, render};
 
 /// Parses and checks a script, returning every error of both stages in
 /// source order. Statements that parse are checked even when others do not.

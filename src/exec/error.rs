@@ -104,6 +104,21 @@ pub enum Error {
         at: Span,
     },
 
+    /// The rows a statement binds for later ones could not be kept in
+    /// their temporary file: the disk is full, or the temporary directory
+    /// cannot be written.
+    #[error("cannot keep the rows of a join on disk: {reason}")]
+    #[diagnostic(
+        code(fql::spill),
+        help(
+            "rows bound past a few megabytes go to a temporary file in $TMPDIR, else /tmp; make room there, or point TMPDIR at a directory with room"
+        )
+    )]
+    Spill {
+        /// What the file system said.
+        reason: String,
+    },
+
     /// A read-only transaction failed after it had printed results, so
     /// running it again would print them twice; or it outlived its
     /// transaction (five seconds on FoundationDB), so running it again

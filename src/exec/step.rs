@@ -1,5 +1,6 @@
 //! Running one statement inside a transaction.
 
+mod fill;
 mod scan;
 
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use crate::syntax::ast::*;
 use super::dirs::{self, Dirs};
 use super::matching::{Captures, ReadValue, ValueMatch};
 use super::{Batch, DirPath, Error, Found, Output};
+pub use fill::Filled;
 use scan::scan;
 
 /// What a statement hands on as it runs.
@@ -31,17 +33,24 @@ pub enum Hit<'a> {
 type Emit<'a> = &'a mut dyn FnMut(Hit<'_>) -> Result<(), Error>;
 
 /// What the statements of one transaction attempt share: the directories
-/// looked up, and the buffers each write is encoded into.
+/// looked up, the buffers each write is encoded into, and whether its
+/// reads need add no read conflicts.
 pub struct Attempt<'a> {
     pub dirs: Dirs<'a>,
     write: codec::Write,
+    /// The transaction writes nothing, so it has no commit to check its
+    /// reads against: each read is a snapshot read, which keeps no
+    /// conflict range. A join of a million point reads would otherwise
+    /// hold a million ranges until the transaction ends.
+    read_only: bool,
 }
 
 impl<'a> Attempt<'a> {
-    pub fn new(layer: &'a DirectoryLayer) -> Attempt<'a> {
+    pub fn new(layer: &'a DirectoryLayer, read_only: bool) -> Attempt<'a> {
         Attempt {
             dirs: Dirs::new(layer),
             write: codec::Write::default(),
+            read_only,
         }
     }
 }
@@ -68,7 +77,12 @@ fn run_query(
     split: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
-    let Attempt { dirs, write } = attempt;
+    let Attempt {
+        dirs,
+        write,
+        read_only,
+    } = attempt;
+    let snapshot = step.options.snapshot || *read_only;
     match query {
         Query::Directory(pattern) => {
             for path in dirs::matching(tx, dirs.layer, pattern)? {
@@ -92,8 +106,8 @@ fn run_query(
             Kind::Set => set(tx, dirs, write, kv, step.span),
             Kind::Clear => clear(tx, dirs, kv, step.span),
             // An aggregate folds even the one key of a single read.
-            Kind::Read if !has_aggregate(kv) => read(tx, dirs, kv, step, emit),
-            _ => scan(tx, dirs, kv, step, split, emit),
+            Kind::Read if !has_aggregate(kv) => read(tx, dirs, kv, step, snapshot, emit),
+            _ => scan(tx, dirs, kv, step, split, snapshot, emit),
         },
     }
 }
@@ -137,6 +151,7 @@ fn read(
     dirs: &mut Dirs<'_>,
     kv: &KeyValue<'_>,
     step: &Step<'_>,
+    snapshot: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
     let path = dirs::path(&kv.key.dir);
@@ -144,7 +159,7 @@ fn read(
         return Ok(());
     };
     let key = codec::encode_key(prefix, &kv.key.tuple.elems)?.bytes;
-    let Some(bytes) = tx.get(&key, step.options.snapshot)? else {
+    let Some(bytes) = tx.get(&key, snapshot)? else {
         return Ok(());
     };
     let values = ValueMatch::new(&kv.value)?;

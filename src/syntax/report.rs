@@ -18,23 +18,44 @@ use super::view::{View, printable};
 pub const SHOWN: usize = 50;
 
 /// The text of a script made of several inputs (`fql -q ... -f ...`, a
-/// REPL line), each with its own name.
+/// REPL line), each with its own name, or of a piece of one input.
 ///
 /// The script is parsed as one text, so spans are offsets into the whole;
 /// a report shows the input a span falls in, under that input's name and
-/// with its own line numbers.
+/// with its own line numbers. A piece of a larger input (one transaction
+/// of a script read a transaction at a time) counts its lines from where
+/// it starts in that input.
 #[derive(Clone, Debug)]
 pub struct Sources {
     text: Arc<str>,
     /// Each input's name and byte range in `text`, in order.
-    pieces: Arc<[(String, std::ops::Range<usize>)]>,
+    pieces: Arc<[Piece]>,
+}
+
+#[derive(Clone, Debug)]
+struct Piece {
+    name: String,
+    range: std::ops::Range<usize>,
+    /// How many lines of the input come before the piece.
+    lines_before: usize,
 }
 
 impl Sources {
     /// One input.
     pub fn single(name: impl Into<String>, text: impl Into<Arc<str>>) -> Sources {
+        Sources::part(name, text, 1)
+    }
+
+    /// A piece of an input that starts at the start of its line `line`
+    /// (from 1): reports give that input's lines.
+    pub fn part(name: impl Into<String>, text: impl Into<Arc<str>>, line: usize) -> Sources {
         let text = text.into();
-        let pieces = [(name.into(), 0..text.len())].into();
+        let pieces = [Piece {
+            name: name.into(),
+            range: 0..text.len(),
+            lines_before: line.saturating_sub(1),
+        }]
+        .into();
         Sources { text, pieces }
     }
 
@@ -54,7 +75,11 @@ impl Sources {
             let start = text.len();
             let input = input.as_ref();
             text.push_str(input.strip_prefix('\u{feff}').unwrap_or(input));
-            pieces.push((name.into(), start..text.len()));
+            pieces.push(Piece {
+                name: name.into(),
+                range: start..text.len(),
+                lines_before: 0,
+            });
         }
         Sources {
             text: text.into(),
@@ -68,14 +93,16 @@ impl Sources {
     }
 
     /// The inputs' names and ranges in [`Sources::text`].
-    pub fn pieces(&self) -> &[(String, std::ops::Range<usize>)] {
-        &self.pieces
+    pub fn pieces(&self) -> impl Iterator<Item = (&str, std::ops::Range<usize>)> {
+        self.pieces
+            .iter()
+            .map(|p| (p.name.as_str(), p.range.clone()))
     }
 
     /// The input an offset falls in: the last that starts at or before it,
     /// so an offset just past an input's end (an unclosed `(` at the end
     /// of a query) stays with that input.
-    fn piece(&self, offset: usize) -> &(String, std::ops::Range<usize>) {
+    fn piece(&self, offset: usize) -> &Piece {
         &self.pieces[self.piece_index(offset).0]
     }
 
@@ -83,23 +110,31 @@ impl Sources {
     pub(super) fn piece_index(&self, offset: usize) -> (usize, std::ops::Range<usize>) {
         let n = self
             .pieces
-            .partition_point(|(_, r)| r.start <= offset)
+            .partition_point(|p| p.range.start <= offset)
             .saturating_sub(1);
-        (n, self.pieces[n].1.clone())
+        (n, self.pieces[n].range.clone())
+    }
+
+    /// The input at place `n` of [`Sources::pieces`]: its name, its range,
+    /// and how many of its lines come before its text here.
+    pub(super) fn piece_at(&self, n: usize) -> (&str, std::ops::Range<usize>, usize) {
+        let piece = &self.pieces[n];
+        (&piece.name, piece.range.clone(), piece.lines_before)
     }
 
     /// The name of the input `offset` falls in, and its line there (from 1).
     pub fn locate(&self, offset: usize) -> (&str, usize) {
-        let (name, range) = self.piece(offset);
+        let piece = self.piece(offset);
+        let range = &piece.range;
         let end = offset.clamp(range.start, range.end);
         let line = self.text[range.start..end].matches('\n').count() + 1;
-        (name, line)
+        (&piece.name, piece.lines_before + line)
     }
 
     /// A name for all the inputs: the one name, or how many there are.
     pub fn name(&self) -> String {
         match &*self.pieces {
-            [(name, _)] => name.clone(),
+            [piece] => piece.name.clone(),
             pieces => format!("{} inputs", pieces.len()),
         }
     }
@@ -112,7 +147,11 @@ impl SourceCode for Sources {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let (name, range) = self.piece(span.offset());
+        let Piece {
+            name,
+            range,
+            lines_before,
+        } = self.piece(span.offset());
         let input = &self.text[range.clone()];
         let start = span.offset().clamp(range.start, range.end) - range.start;
         let len = span.len().min(input.len() - start);
@@ -123,7 +162,7 @@ impl SourceCode for Sources {
             name.clone(),
             contents.data(),
             SourceSpan::new((at.offset() + range.start).into(), at.len()),
-            contents.line(),
+            lines_before + contents.line(),
             contents.column(),
             contents.line_count(),
         )))
@@ -135,27 +174,6 @@ impl SourceCode for Sources {
 pub fn render(diagnostic: &dyn Diagnostic, sources: &Sources, color: bool, width: usize) -> String {
     let mut out = String::new();
     render_into(&mut out, diagnostic, sources, color, width);
-    out
-}
-
-/// Renders the first [`SHOWN`] of `errors` as [`render`] does, one after
-/// another, and counts the rest.
-pub fn render_many<E: Diagnostic>(
-    errors: &[E],
-    sources: &Sources,
-    color: bool,
-    width: usize,
-) -> String {
-    let mut out = String::new();
-    for (n, error) in errors.iter().take(SHOWN).enumerate() {
-        if n > 0 {
-            out.push('\n');
-        }
-        render_into(&mut out, error, sources, color, width);
-    }
-    if errors.len() > SHOWN {
-        out.push_str(&format!("\n... and {} more\n", errors.len() - SHOWN));
-    }
     out
 }
 
@@ -302,11 +320,63 @@ impl Diagnostics {
     /// Renders every error as a report with the source lines it points at,
     /// and a last line counting them. `width` is the terminal width.
     pub fn render(&self, color: bool, width: usize) -> String {
-        let mut out = render_many(&self.errors, &self.sources, color, width);
-        let n = self.errors.len();
-        let plural = if n == 1 { "" } else { "s" };
-        out.push_str(&format!("{n} error{plural} in {}\n", self.sources.name()));
+        let mut report = Report::default();
+        let mut out = report.add(&self.errors, &self.sources, color, width);
+        out.push_str(&report.summary(&self.sources.name()));
         out
+    }
+}
+
+/// Errors rendered as they are found, in the pieces of a script read a
+/// transaction at a time: the first [`SHOWN`] in full, the rest counted,
+/// as [`Diagnostics::render`] renders the errors of a whole text.
+#[derive(Debug, Default)]
+pub struct Report {
+    count: usize,
+}
+
+impl Report {
+    /// Renders those of `errors`, errors in `sources`, still to be shown
+    /// in full, and counts them all.
+    pub fn add<E: Diagnostic>(
+        &mut self,
+        errors: &[E],
+        sources: &Sources,
+        color: bool,
+        width: usize,
+    ) -> String {
+        let mut out = String::new();
+        for error in errors {
+            if self.count < SHOWN {
+                if self.count > 0 {
+                    out.push('\n');
+                }
+                render_into(&mut out, error, sources, color, width);
+            }
+            self.count += 1;
+        }
+        out
+    }
+
+    /// How many errors were added.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// A line counting the errors not shown, if any.
+    pub fn more(&self) -> String {
+        match self.count.checked_sub(SHOWN) {
+            Some(n) if n > 0 => format!("\n... and {n} more\n"),
+            _ => String::new(),
+        }
+    }
+
+    /// [`Report::more`], and a last line counting all the errors of the
+    /// script called `name`.
+    pub fn summary(&self, name: &str) -> String {
+        let n = self.count;
+        let plural = if n == 1 { "" } else { "s" };
+        format!("{}{n} error{plural} in {name}\n", self.more())
     }
 }
 
@@ -449,5 +519,16 @@ mod tests {
         assert!(text.contains("1 error in 2 inputs"), "{text}");
         assert_eq!(sources.locate(sources.text().len()), ("b.fql", 2));
         assert_eq!(sources.locate(0), ("<query 1>", 1));
+    }
+
+    /// A piece of an input reports the input's lines, not its own.
+    #[test]
+    fn a_part_counts_lines_from_where_it_starts() {
+        let sources = Sources::part("big.fql", "/a(1)\n/b(\n", 1000);
+        let errors = crate::syntax::load(sources.text()).unwrap_err();
+        let text = Diagnostics::of(sources.clone(), errors).render(false, 80);
+        assert!(text.contains("[big.fql:1001:3]"), "{text}");
+        assert!(text.contains("1001 │ /b("), "{text}");
+        assert_eq!(sources.locate(6), ("big.fql", 1001));
     }
 }

@@ -99,7 +99,7 @@ impl View {
                 end = first.end;
                 last = first.clone();
             }
-            let mut number = line_number(text, &input, first.start);
+            let mut number = sources.piece_at(n).2 + line_number(text, &input, first.start);
             // The line before, the label's lines, the line after.
             let mut line = first.clone();
             if line.start > input.start {
@@ -132,7 +132,8 @@ impl View {
             blocks: Vec::new(),
         };
         for &(start, number, piece) in &wanted {
-            let (name, input) = &sources.pieces()[piece];
+            let (name, input, _) = sources.piece_at(piece);
+            let input = &input;
             let follows = view
                 .blocks
                 .last()
@@ -146,7 +147,7 @@ impl View {
                 let at = view.text.len();
                 view.blocks.push(Block {
                     piece,
-                    name: name.clone(),
+                    name: name.to_string(),
                     range: at..at,
                     first_line: number,
                     lines: Vec::new(),

@@ -10,6 +10,7 @@ mod queries;
 mod schema;
 mod scripts;
 mod store;
+mod streaming;
 mod terminal;
 
 fn fql() -> assert_cmd::Command {

@@ -1,12 +1,10 @@
 //! Running scripts without a prompt: `fql -q/-f`, `fql run FILE`, and a
 //! script piped into `fql`.
 
-use fql::syntax::Sources;
-
 use crate::args::{Color, ExecArgs, Input, StoreArgs};
 use crate::output::Exit;
 use crate::session::{Session, Settings};
-use crate::source::{read_inputs, read_source};
+use crate::source::Script;
 use crate::store;
 
 /// `fql -q ... -f ...`: the inputs in order, each its own transaction
@@ -18,11 +16,8 @@ pub fn inputs(
     store_args: &StoreArgs,
     color: Color,
 ) -> Result<(), Exit> {
-    let sources = read_inputs(inputs, single)?;
-    if single {
-        refuse_commits(&sources)?;
-    }
-    script(&sources, exec, store_args, color)
+    let script = Script::open(inputs, single)?;
+    run(&script, exec, store_args, color)
 }
 
 /// `fql run NAME|FILE` and `fql < FILE`. A path that is not a file but
@@ -38,11 +33,14 @@ pub fn file(
         .and_then(|p| p.to_str())
         .and_then(fql::scripts::find)
     {
-        let sources = Sources::single(named.name, named.source);
-        return script(&sources, exec, store_args, color);
+        return run(
+            &Script::text(named.name, named.source),
+            exec,
+            store_args,
+            color,
+        );
     }
-    let (name, src) = read_source(path)?;
-    script(&Sources::single(name, src), exec, store_args, color)
+    run(&Script::file(path)?, exec, store_args, color)
 }
 
 /// `fql scripts`: the named scripts with what each does, or one's text.
@@ -69,42 +67,18 @@ pub fn scripts(show: Option<&str>) -> Result<(), Exit> {
     }
 }
 
-fn script(
-    sources: &Sources,
-    exec: &ExecArgs,
-    store_args: &StoreArgs,
-    color: Color,
-) -> Result<(), Exit> {
+/// Checks and plans a script as a whole, then runs it a transaction at
+/// a time.
+fn run(script: &Script, exec: &ExecArgs, store_args: &StoreArgs, color: Color) -> Result<(), Exit> {
     let settings = Settings::from_args(exec, color)?;
     // Check everything that needs no database before opening one; a
     // script of comments alone needs none at all.
-    let empty = crate::session::with_plan(sources, &settings.params, settings.color, |plan| {
-        Ok(plan.steps.is_empty())
-    })?;
-    if empty {
+    let checked = crate::session::check(script, &settings.params, settings.color)?;
+    if checked.statements == 0 {
         return Ok(());
     }
     let opened = store::open(store_args)?;
     let session = Session::new(opened.db, settings, exec.split_reads);
     session.stop_on_interrupt();
-    session.run(sources, None)
-}
-
-/// `-1` promises that everything commits or nothing does; a script that
-/// commits on its own would break that promise.
-fn refuse_commits(sources: &Sources) -> Result<(), Exit> {
-    let Ok(script) = fql::syntax::parse(sources.text()) else {
-        // The checks report it.
-        return Ok(());
-    };
-    for item in &script.items {
-        if let fql::syntax::ast::Item::Meta(meta) = item {
-            let (name, line) = sources.locate(meta.span.start as usize);
-            eprintln!(
-                "fql: --single-transaction runs everything in one transaction, but {name} commits at line {line}"
-            );
-            return Err(Exit::Usage);
-        }
-    }
-    Ok(())
+    session.run_checked(script, &checked, None)
 }

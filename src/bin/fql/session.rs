@@ -7,19 +7,25 @@
 
 use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Instant;
 
 use fql::exec::{self, Bindings, Engine};
 use fql::kv::{Activity, AsKvError, Database, Observed, Transaction};
-use fql::plan::Plan;
+use fql::plan::{Plan, Planner, Step};
 use fql::syntax::ast::Elem;
-use fql::syntax::{Diagnostics, Sources};
+use fql::syntax::{Diagnostics, Report, Sources};
 
 use crate::args::{BytesShown, Color, ExecArgs, Format, OnError};
 use crate::output::{self, Exit};
 use crate::print::Printer;
 use crate::progress::Progress;
+use crate::source::Script;
+
+mod check;
+
+pub use check::{Checked, check};
 
 /// How scripts run; the shell changes these as it goes.
 #[derive(Clone, Debug)]
@@ -91,38 +97,44 @@ impl Session {
         }
     }
 
-    /// Checks, plans and runs a script, in `tx` when the caller holds an
-    /// open transaction (the shell's `\begin`), else transaction by
-    /// transaction in the retry loop.
+    /// Checks, plans and runs a script given whole, in `tx` when the
+    /// caller holds an open transaction (the shell's `\begin`), else
+    /// transaction by transaction in the retry loop.
     pub fn run(&self, sources: &Sources, tx: Option<&mut dyn Transaction>) -> Result<(), Exit> {
         self.activity.restart();
-        with_plan(
-            sources,
-            &self.settings.params,
-            self.settings.color,
-            |plan| {
-                self.gate(sources, plan)?;
-                if tx.is_some() && plan.transactions().count() > 1 {
-                    eprintln!("fql: `@commit` inside an open transaction; use \\commit");
-                    return Err(Exit::Usage);
-                }
-                self.execute(sources, plan, tx)
-            },
-        )
+        let script = Script::from_sources(sources);
+        let checked = check(&script, &self.settings.params, self.settings.color)?;
+        self.run_checked(&script, &checked, tx)
+    }
+
+    /// Runs a script that [`check`] checked and planned as a whole,
+    /// planning each transaction again as it comes, so that only one
+    /// transaction's text and plan is held at a time.
+    pub fn run_checked(
+        &self,
+        script: &Script,
+        checked: &Checked,
+        tx: Option<&mut dyn Transaction>,
+    ) -> Result<(), Exit> {
+        self.gate(checked)?;
+        if tx.is_some() && checked.transactions > 1 {
+            eprintln!("fql: `@commit` inside an open transaction; use \\commit");
+            return Err(Exit::Usage);
+        }
+        script.unchanged()?;
+        self.execute(script, checked, tx)
     }
 
     /// Refuses a script that writes unless writes are allowed.
-    fn gate(&self, sources: &Sources, plan: &Plan<'_>) -> Result<(), Exit> {
+    fn gate(&self, checked: &Checked) -> Result<(), Exit> {
         if self.settings.write {
             return Ok(());
         }
-        match plan.steps.iter().find(|s| s.kind.writes()) {
+        match &checked.first_write {
             None => Ok(()),
-            Some(step) => {
-                let (name, line) = sources.locate(step.span.start as usize);
+            Some((name, line, noun)) => {
                 eprintln!(
-                    "fql: refusing to write: {name} has a {} at line {line}; {}",
-                    step.kind.noun(),
+                    "fql: refusing to write: {name} has a {noun} at line {line}; {}",
                     self.settings.write_hint
                 );
                 Err(Exit::Usage)
@@ -132,8 +144,8 @@ impl Session {
 
     fn execute(
         &self,
-        sources: &Sources,
-        plan: &Plan<'_>,
+        script: &Script,
+        checked: &Checked,
         mut tx: Option<&mut dyn Transaction>,
     ) -> Result<(), Exit> {
         let stdout = io::stdout();
@@ -156,62 +168,99 @@ impl Session {
         let mut bindings = Bindings::default();
         let mut failed: Option<Exit> = None;
         let mut closed = false;
-        for steps in plan.transactions().filter(|s| !s.is_empty()) {
-            let start = Instant::now();
-            let before = printer.count();
-            let sink = &mut exec::Each(|found: exec::Found<'_>| {
-                progress.before_output();
-                printer.print_found(found).map_err(|e| {
-                    closed = true;
-                    if e.kind() != io::ErrorKind::BrokenPipe {
-                        eprintln!("fql: cannot write to standard output: {e}");
+        // One transaction, in the order of the script; `Break` stops the run.
+        let mut transaction =
+            |sources: &Sources, steps: &[Step<'_>], bindings: &mut Bindings| -> ControlFlow<()> {
+                let start = Instant::now();
+                let before = printer.count();
+                let sink = &mut exec::Each(|found: exec::Found<'_>| {
+                    progress.before_output();
+                    printer.print_found(found).map_err(|e| {
+                        closed = true;
+                        if e.kind() != io::ErrorKind::BrokenPipe {
+                            eprintln!("fql: cannot write to standard output: {e}");
+                        }
+                        exec::Error::Kv(fql::kv::Error::TransactionCancelled)
+                    })
+                });
+                let ran = match tx.as_deref_mut() {
+                    Some(tx) => self.engine.run_in(tx, steps, bindings, sink),
+                    None => self
+                        .engine
+                        .run_transaction(steps, bindings, sink)
+                        .map(|_| ()),
+                };
+                if closed {
+                    return ControlFlow::Break(());
+                }
+                if self.settings.timing {
+                    let n = printer.count() - before;
+                    eprintln!(
+                        "Time: {:.3} ms, {n} result{}",
+                        start.elapsed().as_secs_f64() * 1e3,
+                        if n == 1 { "" } else { "s" }
+                    );
+                }
+                if let Err(e) = ran {
+                    if self.activity.stopped() {
+                        failed = Some(Exit::Interrupted);
+                        return ControlFlow::Break(());
                     }
-                    exec::Error::Kv(fql::kv::Error::TransactionCancelled)
-                })
-            });
-            let ran = match tx.as_deref_mut() {
-                Some(tx) => self.engine.run_in(tx, steps, &mut bindings, sink),
-                None => self
-                    .engine
-                    .run_transaction(steps, &mut bindings, sink)
-                    .map(|_| ()),
+                    let kv = match &e {
+                        exec::Error::Interrupted { source, .. } => Some(source),
+                        e => e.as_kv(),
+                    };
+                    let exit = match (&e, kv) {
+                        (exec::Error::Guard { .. }, _) => Exit::Unmet,
+                        (_, Some(kv)) if kv.code() == 1031 => Exit::Unreachable,
+                        (_, Some(kv)) => crate::store::refused(kv).unwrap_or(Exit::Failed),
+                        _ => Exit::Failed,
+                    };
+                    let _ = printer.flush();
+                    eprint!(
+                        "{}",
+                        fql::syntax::render(&e, sources, self.settings.color, output::width())
+                    );
+                    failed = Some(failed.map_or(exit, |f| f.max(exit)));
+                    if self.settings.on_error == OnError::Stop {
+                        return ControlFlow::Break(());
+                    }
+                }
+                ControlFlow::Continue(())
             };
-            if closed {
+        // The script again, a transaction at a time, planned as it comes
+        // with what the check found of the whole.
+        let mut planner = Planner::new(&self.settings.params).with_feeders(checked.feeders.clone());
+        let mut stopped = None;
+        'run: for piece in script.pieces() {
+            let sources = match piece {
+                Ok(sources) => sources,
+                Err(exit) => {
+                    stopped = Some(exit);
+                    break;
+                }
+            };
+            // Checked before, a piece fails now only if its file changed.
+            let Ok(parsed) = fql::syntax::load(sources.text()) else {
+                stopped = Some(changed(&sources));
                 break;
-            }
-            if self.settings.timing {
-                let n = printer.count() - before;
-                eprintln!(
-                    "Time: {:.3} ms, {n} result{}",
-                    start.elapsed().as_secs_f64() * 1e3,
-                    if n == 1 { "" } else { "s" }
-                );
-            }
-            if let Err(e) = ran {
-                if self.activity.stopped() {
-                    failed = Some(Exit::Interrupted);
-                    break;
-                }
-                let kv = match &e {
-                    exec::Error::Interrupted { source, .. } => Some(source),
-                    e => e.as_kv(),
-                };
-                let exit = match (&e, kv) {
-                    (exec::Error::Guard { .. }, _) => Exit::Unmet,
-                    (_, Some(kv)) if kv.code() == 1031 => Exit::Unreachable,
-                    (_, Some(kv)) => crate::store::refused(kv).unwrap_or(Exit::Failed),
-                    _ => Exit::Failed,
-                };
-                let _ = printer.flush();
-                eprint!(
-                    "{}",
-                    fql::syntax::render(&e, sources, self.settings.color, output::width())
-                );
-                failed = Some(failed.map_or(exit, |f| f.max(exit)));
-                if self.settings.on_error == OnError::Stop {
-                    break;
+            };
+            let Ok(plan) = planner.plan(&parsed) else {
+                stopped = Some(changed(&sources));
+                break;
+            };
+            for steps in plan.transactions().filter(|s| !s.is_empty()) {
+                if transaction(&sources, steps, &mut bindings).is_break() {
+                    break 'run;
                 }
             }
+            // Rows no statement still to run can use.
+            for id in planner.take_retired() {
+                bindings.forget(id);
+            }
+        }
+        if let Some(exit) = stopped {
+            failed = Some(failed.map_or(exit, |f| f.max(exit)));
         }
         drop(progress);
         let finished = printer.finish();
@@ -238,6 +287,16 @@ impl Session {
     }
 }
 
+/// The failure of a script whose text changed between the check and
+/// the run, at the transaction that starts `sources`.
+fn changed(sources: &Sources) -> Exit {
+    let (name, line) = sources.locate(0);
+    eprintln!(
+        "fql: {name} changed while it ran: from line {line} on it is not what was checked; the transactions before it are committed"
+    );
+    Exit::Failed
+}
+
 /// Parses, checks and plans a script, reporting every error against its
 /// sources, and hands the plan to `f`.
 pub fn with_plan<T>(
@@ -252,11 +311,9 @@ pub fn with_plan<T>(
         Exit::Invalid
     })?;
     let plan = fql::plan::plan(&script, params).map_err(|errors| {
-        let width = output::width();
-        eprint!(
-            "{}",
-            fql::syntax::render_many(&errors, sources, color, width)
-        );
+        let mut report = Report::default();
+        let shown = report.add(&errors, sources, color, output::width());
+        eprint!("{shown}{}", report.more());
         Exit::Invalid
     })?;
     f(&plan)

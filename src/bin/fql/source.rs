@@ -1,32 +1,17 @@
 //! Reading scripts: files, standard input, `-q` queries.
+//!
+//! `fql fmt`, `fql explain` and schemas read a script whole
+//! ([`read_source`]); scripts that run are read a transaction at a time
+//! ([`Script`]).
+
+mod script;
 
 use std::io::Read;
 use std::path::Path;
 
-use fql::syntax::Sources;
+pub use script::Script;
 
-use crate::args::Input;
 use crate::output::Exit;
-
-/// What joins two inputs that run in their own transactions.
-pub const COMMIT: &str = "\n@commit\n";
-
-/// Reads the inputs of `fql -q ... -f ...`; `single` joins them into one
-/// transaction, else each commits before the next.
-pub fn read_inputs(inputs: &[Input], single: bool) -> Result<Sources, Exit> {
-    let mut texts = Vec::with_capacity(inputs.len());
-    let mut queries = 0;
-    for input in inputs {
-        texts.push(match input {
-            Input::Query(q) => {
-                queries += 1;
-                (format!("<query {queries}>"), q.clone())
-            }
-            Input::File(path) => read_source(Some(path))?,
-        });
-    }
-    Ok(Sources::joined(texts, if single { "\n" } else { COMMIT }))
-}
 
 /// Reads a script from a file, or from standard input for `-` or no path.
 pub fn read_source(path: Option<&Path>) -> Result<(String, String), Exit> {

@@ -19,13 +19,15 @@ use super::{Emit, Hit, mismatch};
 /// Range reads and clears over patterns: every directory that matches,
 /// the keys under the constant part of the key, filtered here.
 ///
-/// With `split`, a read that outlives its transaction goes on in a new one.
+/// With `split`, a read that outlives its transaction goes on in a new one;
+/// with `snapshot`, it adds no read conflict.
 pub(super) fn scan(
     tx: &mut dyn Transaction,
     dirs: &mut Dirs<'_>,
     kv: &KeyValue<'_>,
     step: &Step<'_>,
     split: bool,
+    snapshot: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
     let clearing = step.kind == Kind::ClearRange;
@@ -153,7 +155,7 @@ pub(super) fn scan(
                 _ => ControlFlow::Continue(()),
             })
         };
-        let mut cursor = RangeCursor::new(range, opts.snapshot);
+        let mut cursor = RangeCursor::new(range, snapshot);
         if clearing || opts.limit.is_some() {
             // A clear writes as it reads, and a read with a limit reads no
             // further than it must.

@@ -1,0 +1,110 @@
+//! The first pass over a script: every transaction parsed, checked and
+//! planned, in order, before anything runs, keeping only what running it
+//! needs of the whole: which statements feed later ones, the first that
+//! writes, how many there are.
+
+use std::collections::HashMap;
+
+use fql::plan::{Planner, Statements};
+use fql::syntax::ast::{Elem, Item};
+use fql::syntax::{Report, Sources};
+
+use crate::output::{self, Exit};
+use crate::source::Script;
+
+/// What the first pass found.
+#[derive(Debug)]
+pub struct Checked {
+    /// The statements whose rows feed later ones.
+    pub feeders: Statements,
+    /// How many statements and transactions the script has.
+    pub statements: usize,
+    pub transactions: usize,
+    /// The first statement that writes: its input, its line there, and
+    /// what it does.
+    pub first_write: Option<(String, usize, &'static str)>,
+}
+
+/// Parses, checks and plans `script` a transaction at a time, reporting
+/// every error against its input: a syntax or static error in any
+/// transaction, else every planning error (a reference nothing supplies).
+pub fn check(
+    script: &Script,
+    params: &HashMap<String, Elem<'static>>,
+    color: bool,
+) -> Result<Checked, Exit> {
+    let width = output::width();
+    let mut planner = Planner::new(params);
+    let mut invalid = Report::default();
+    // Planning errors are shown only if nothing is invalid: held until
+    // the end, the first few rendered.
+    let mut unplanned = Report::default();
+    let mut unplanned_text = String::new();
+    let mut first_write = None;
+    for piece in script.pieces() {
+        let sources = piece?;
+        if script.single() {
+            refuse_commits(&sources)?;
+        }
+        let parsed = match fql::syntax::load(sources.text()) {
+            Ok(parsed) => parsed,
+            Err(errors) => {
+                eprint!("{}", invalid.add(&errors, &sources, color, width));
+                continue;
+            }
+        };
+        if invalid.count() > 0 {
+            // The rest is only checked: planning needs what came before.
+            continue;
+        }
+        let planned = planner.plan(&parsed);
+        // Only the run drops rows; here, what is retired is forgotten.
+        planner.take_retired();
+        match planned {
+            Ok(plan) => {
+                if first_write.is_none()
+                    && let Some(step) = plan.steps.iter().find(|s| s.kind.writes())
+                {
+                    let (name, line) = sources.locate(step.span.start as usize);
+                    first_write = Some((name.to_string(), line, step.kind.noun()));
+                }
+            }
+            Err(errors) => {
+                unplanned_text.push_str(&unplanned.add(&errors, &sources, color, width));
+            }
+        }
+    }
+    if invalid.count() > 0 {
+        eprint!("{}", invalid.summary(&script.name()));
+        return Err(Exit::Invalid);
+    }
+    if unplanned.count() > 0 {
+        eprint!("{unplanned_text}{}", unplanned.more());
+        return Err(Exit::Invalid);
+    }
+    Ok(Checked {
+        feeders: planner.feeders().clone(),
+        statements: planner.statements(),
+        transactions: planner.transactions(),
+        first_write,
+    })
+}
+
+/// `-1` promises that everything commits or nothing does; a script that
+/// commits on its own would break that promise.
+fn refuse_commits(sources: &Sources) -> Result<(), Exit> {
+    let Ok(script) = fql::syntax::parse(sources.text()) else {
+        // The checks report it.
+        return Ok(());
+    };
+    for item in &script.items {
+        if let Item::Meta(meta) = item {
+            let (name, line) = sources.locate(meta.span.start as usize);
+            eprintln!(
+                "fql: --single-transaction runs everything in one transaction, but {name} commits at line {line}"
+            );
+            return Err(Exit::Usage);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,267 @@
+//! Scripts read a transaction at a time: memory that does not grow with a
+//! script's length or with the rows a join binds, and the same results and
+//! diagnostics as a script read whole.
+//!
+//! Memory is the binary's peak resident set, as the kernel counts it for
+//! the child alone (`wait4`): a count, not a time, so it holds on a loaded
+//! machine. Each test compares a run with a fourth of the rows to a run
+//! with all of them; a script held whole, or a join held in memory, grows
+//! by hundreds of bytes a row, far past the bound.
+
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use assert_cmd::cargo::cargo_bin;
+
+use super::{fql, temp_file, text};
+
+/// How much more the peak resident set of a run with four times the rows
+/// may be, in KiB. Held whole, 75,000 more rows of script cost about
+/// 45 MB, and 75,000 more rows bound for a join about 25 MB.
+const GROWTH_KIB: i64 = 16 << 10;
+
+/// What a run of the binary did.
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+    /// Its peak resident set, in KiB.
+    peak_kib: i64,
+}
+
+/// Runs `fql` with `args`, `write` writing its standard input through a
+/// pipe as it reads it, and measures it.
+fn measure<S: AsRef<OsStr>>(
+    args: &[S],
+    write: impl FnOnce(&mut dyn Write) + Send + 'static,
+) -> Run {
+    // Reaped by `wait4` below, which measures it.
+    #[allow(clippy::zombie_processes)]
+    let mut child = Command::new(cargo_bin("fql"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("fql starts");
+    let mut stdin = child.stdin.take().expect("a pipe");
+    let writer = std::thread::spawn(move || {
+        write(&mut stdin);
+        // Dropped: the script ends.
+    });
+    let mut out = child.stdout.take().expect("a pipe");
+    let mut err = child.stderr.take().expect("a pipe");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        out.read_to_string(&mut text).expect("UTF-8 output");
+        text
+    });
+    let mut stderr = String::new();
+    err.read_to_string(&mut stderr).expect("UTF-8 diagnostics");
+    let pid = child.id() as nix::libc::pid_t;
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data the call fills in; the child is ours
+    // and not yet waited for.
+    let (waited, usage) = unsafe {
+        let mut usage: nix::libc::rusage = std::mem::zeroed();
+        let waited = nix::libc::wait4(pid, &mut status, 0, &mut usage);
+        (waited, usage)
+    };
+    assert_eq!(waited, pid, "waited for fql");
+    writer.join().expect("the script was written");
+    Run {
+        status: nix::libc::WEXITSTATUS(status),
+        stdout: reader.join().expect("the output was read"),
+        stderr,
+        peak_kib: usage.ru_maxrss,
+    }
+}
+
+/// Writes a script that loads `rows` rows into `dir`, `per` a transaction.
+fn load(out: &mut dyn Write, dir: &str, rows: usize, per: usize) {
+    let mut out = std::io::BufWriter::new(out);
+    for n in 0..rows {
+        writeln!(out, "/{dir}({n})=\"value of row {n}\"").unwrap();
+        if n % per == per - 1 {
+            writeln!(out, "@commit").unwrap();
+        }
+    }
+    out.flush().unwrap();
+}
+
+fn on_db(args: &[&str], db: &Path) -> Vec<std::ffi::OsString> {
+    let mut all = vec!["--db".into(), db.as_os_str().to_owned()];
+    all.extend(args.iter().map(Into::into));
+    all
+}
+
+/// A script piped into `fql -w` is checked whole and then run, yet its
+/// memory does not grow with its length.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_long_script_on_standard_input_runs_in_flat_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = measure(&on_db(&["-w"], &dir.path().join("small.db")), |out| {
+        load(out, "t", 25_000, 1000)
+    });
+    let large = measure(&on_db(&["-w"], &dir.path().join("large.db")), |out| {
+        load(out, "t", 100_000, 1000)
+    });
+    for run in [&small, &large] {
+        assert_eq!(run.status, 0, "{}", run.stderr);
+    }
+    let count = fql()
+        .arg("--db")
+        .arg(dir.path().join("large.db"))
+        .args(["-q", "/t(...)=<count>"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(text(&count), "/t(...)=100000\n");
+    let growth = large.peak_kib - small.peak_kib;
+    assert!(
+        growth < GROWTH_KIB,
+        "peak {} KiB for 25,000 rows, {} KiB for 100,000",
+        small.peak_kib,
+        large.peak_kib
+    );
+}
+
+/// The rows a named variable binds go to disk past a few megabytes: a
+/// join's memory does not grow with its rows, across `@commit` or in one
+/// transaction, and it finds what it would in memory.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_join_over_many_rows_runs_in_flat_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("join.db");
+    // `/few` and `/many` rows, and `/b` for one id in 1,000.
+    let setup = measure(&on_db(&["-w"], &db), |out: &mut dyn Write| {
+        load(out, "few", 25_000, 25_000);
+        load(out, "many", 100_000, 25_000);
+        for n in (0..100_000).step_by(1000) {
+            writeln!(out, "/b({n})=\"joined {n}\"").unwrap();
+        }
+    });
+    assert_eq!(setup.status, 0, "{}", setup.stderr);
+    for one_transaction in [false, true] {
+        let join = |dir: &str| {
+            let (read, join) = (format!("/{dir}(<x:int>)=<>"), "/b(:x)=<>");
+            let args: Vec<String> = if one_transaction {
+                vec!["-q".into(), format!("{read}\n{join}")]
+            } else {
+                vec!["-q".into(), read, "-q".into(), join.into()]
+            };
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            measure(&on_db(&args, &db), |_: &mut dyn Write| {})
+        };
+        let few = join("few");
+        let many = join("many");
+        for run in [&few, &many] {
+            assert_eq!(run.status, 0, "{}", run.stderr);
+        }
+        assert_eq!(few.stdout.lines().count(), 25);
+        assert_eq!(many.stdout.lines().count(), 100);
+        assert_eq!(
+            many.stdout.lines().nth(99),
+            Some("/b(99000)=\"joined 99000\"")
+        );
+        let growth = many.peak_kib - few.peak_kib;
+        assert!(
+            growth < GROWTH_KIB,
+            "one transaction: {one_transaction}; peak {} KiB for 25,000 rows, {} KiB for 100,000",
+            few.peak_kib,
+            many.peak_kib
+        );
+    }
+}
+
+/// `@commit` in a comment or a string ends no transaction, an indented one
+/// does, and a script checked a transaction at a time still runs nothing
+/// when its last transaction is invalid.
+#[test]
+fn transactions_end_only_at_commit_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let db = || {
+        let mut cmd = fql();
+        cmd.arg("--db").arg(&db);
+        cmd
+    };
+    // The guard fails, so its whole transaction writes nothing.
+    let script = "/a(1)=\"@commit\"\n% @commit\n/a(2)=2 % @commit\n[exists] /nothing(1)\n  @commit\n/a(3)=3\n";
+    db().args(["-w", "--on-error", "continue"])
+        .write_stdin(script)
+        .assert()
+        .code(1);
+    let out = db().args(["-q", "/a(...)"]).assert().success();
+    assert_eq!(text(&out.get_output().stdout), "/a(3)=3\n");
+    // Valid up to the last transaction: nothing runs.
+    let mut script = String::new();
+    for n in 0..3000 {
+        script.push_str(&format!("/b({n})=1\n@commit\n"));
+    }
+    script.push_str("/b(<string>)\n");
+    let out = db().arg("-w").write_stdin(script).assert().code(3);
+    assert!(text(&out.get_output().stderr).contains("[<stdin>:6001:5]"));
+    let out = db().args(["-q", "/b(...)=<count>"]).assert().success();
+    assert_eq!(text(&out.get_output().stdout), "");
+}
+
+/// Errors in later transactions name their input, and its line and column,
+/// for each input of a sequence; a byte that is not UTF-8 is found where
+/// it is in its input.
+#[test]
+fn diagnostics_name_the_input_line_and_column() {
+    let file = temp_file(
+        "later.fql",
+        b"/a(1)=1\n@commit\n/b(2)=2\n@commit\n\n/c(<string>)\n",
+    );
+    let out = fql()
+        .args(["--memory", "-w", "--color", "never", "-q", "/q(1)=1"])
+        .arg("-f")
+        .arg(&file)
+        .args(["-q", "/d(:nothing)"])
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!("[{}:6:5]", file.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains(" 6 │ /c(<string>)"), "{stderr}");
+    assert!(stderr.ends_with("1 error in 3 inputs\n"), "{stderr}");
+    // With the syntax right, the reference nothing binds is next.
+    let file = temp_file("later_ok.fql", b"/a(1)=1\n@commit\n/b(2)=2\n");
+    let out = fql()
+        .args(["--memory", "-w", "--color", "never", "-q", "/q(1)=1"])
+        .arg("-f")
+        .arg(&file)
+        .args(["-q", "/d(:nothing)"])
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    assert!(text(&out.stderr).contains("[<query 2>:1:4]"));
+    let binary = temp_file("later_binary.fql", b"/a(1)=1\n@commit\n/b(\"\xff\")\n");
+    let out = fql()
+        .args(["--memory", "-w", "-f"])
+        .arg(&binary)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "fql: {} is not UTF-8: invalid byte at offset 20 (line 3)\n",
+            binary.display()
+        )
+    );
+}
