@@ -43,6 +43,7 @@ mod stream;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::directory::DirectoryLayer;
 use crate::kv::{Committed, Database, DatabaseExt, RetryOptions, Transaction};
@@ -78,6 +79,7 @@ pub struct Engine {
     db: Arc<dyn Database>,
     layer: DirectoryLayer,
     split_reads: bool,
+    retry: RetryOptions,
 }
 
 impl Engine {
@@ -87,6 +89,7 @@ impl Engine {
             db,
             layer: DirectoryLayer::new(),
             split_reads: false,
+            retry: RetryOptions::default(),
         }
     }
 
@@ -103,6 +106,21 @@ impl Engine {
     pub fn split_reads(mut self, on: bool) -> Engine {
         self.split_reads = on;
         self
+    }
+
+    /// Gives up on a transaction, retries included, after `timeout`
+    /// (with `transaction_timed_out`); [`kv::DEFAULT_TIMEOUT`](crate::kv::DEFAULT_TIMEOUT)
+    /// unless set. A read split by [`Engine::split_reads`] goes on past
+    /// it: each new transaction of the read is bounded on its own.
+    pub fn timeout(mut self, timeout: Duration) -> Engine {
+        self.retry = self.retry.with_timeout(timeout);
+        self
+    }
+
+    /// The bounds of the engine's retry loops, for callers that run their
+    /// own transactions beside the engine's.
+    pub fn retry_options(&self) -> RetryOptions {
+        self.retry
     }
 
     /// Runs every transaction of `plan` in order, handing each result to
@@ -130,14 +148,17 @@ impl Engine {
     ) -> Result<Committed, Error> {
         let rows = &bindings.0;
         let (fed, committed) = if steps.iter().any(|s| s.kind.writes()) {
-            let ((out, fed), committed) = self.db.run_with(RetryOptions::default(), |tx, _| {
-                let mut out = Vec::new();
-                let fed = self.attempt(tx, steps, false, rows, &mut |row: Output| {
-                    out.push(row);
-                    Ok(())
-                })?;
-                Ok::<_, Error>((out, fed))
-            })?;
+            let ((out, fed), committed) = self
+                .db
+                .run_with(self.retry, |tx, _| {
+                    let mut out = Vec::new();
+                    let fed = self.attempt(tx, steps, false, rows, &mut |row: Output| {
+                        out.push(row);
+                        Ok(())
+                    })?;
+                    Ok::<_, Error>((out, fed))
+                })
+                .map_err(Error::too_old)?;
             for row in out {
                 sink.take(row.into())?;
             }
@@ -148,7 +169,7 @@ impl Engine {
                 sink: &mut *sink,
                 passed: 0,
             };
-            let fed = self.db.run(|tx, _| {
+            let (fed, _) = self.db.run_with(self.retry, |tx, _| {
                 match self.attempt(tx, steps, self.split_reads, rows, &mut emit) {
                     // Started again, it would print the same results twice;
                     // or, if it outlived its transaction, outlive the next

@@ -85,7 +85,7 @@ fn script(
         return Ok(());
     }
     let opened = store::open(store_args)?;
-    let session = Session::new(opened.db, settings, exec.split_reads);
+    let session = Session::new(opened.db, settings, exec.split_reads, opened.timeout);
     session.stop_on_interrupt();
     session.run(sources, None)
 }

@@ -6,6 +6,7 @@
 //! asked for a cluster says how to build one that can reach it.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use fql::kv::Database;
 use fql::kv::embedded::Embedded;
@@ -16,6 +17,9 @@ use crate::output::Exit;
 /// The database, and the FDB client network when it is a cluster.
 pub struct Opened {
     pub db: Box<dyn Database>,
+    /// `--timeout`: the deadline of every transaction's retry loop, on
+    /// every backend.
+    pub timeout: Duration,
     // Dropped after `db`, so the network outlives the database.
     #[cfg(feature = "fdb")]
     _network: Option<fql::kv::fdb::Network>,
@@ -45,16 +49,29 @@ fn choose(args: &StoreArgs) -> Choice {
 }
 
 pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
+    let timeout = timeout(args.timeout)?;
     let db: Box<dyn Database> = match choose(args) {
         Choice::Memory => Box::new(Embedded::memory()),
         Choice::File(path) => Box::new(open_file(&path)?),
-        Choice::Cluster(path) => return open_cluster(path.as_deref(), args.timeout),
+        Choice::Cluster(path) => return open_cluster(path.as_deref(), timeout),
     };
     Ok(Opened {
         db,
+        timeout,
         #[cfg(feature = "fdb")]
         _network: None,
     })
+}
+
+/// `--timeout` as a duration: a positive number of seconds.
+fn timeout(seconds: f64) -> Result<Duration, Exit> {
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| {
+            eprintln!("fql: --timeout must be a positive number of seconds, not {seconds}");
+            Exit::Usage
+        })
 }
 
 fn open_file(path: &Path) -> Result<Embedded, Exit> {
@@ -71,16 +88,9 @@ fn open_file(path: &Path) -> Result<Embedded, Exit> {
 }
 
 #[cfg(feature = "fdb")]
-fn open_cluster(path: Option<&Path>, timeout: f64) -> Result<Opened, Exit> {
+fn open_cluster(path: Option<&Path>, timeout: Duration) -> Result<Opened, Exit> {
     use fql::kv::fdb::{Fdb, Network, cluster_file};
 
-    let timeout = std::time::Duration::try_from_secs_f64(timeout)
-        .ok()
-        .filter(|t| !t.is_zero())
-        .ok_or_else(|| {
-            eprintln!("fql: --timeout must be a positive number of seconds");
-            Exit::Usage
-        })?;
     // SAFETY: the network is kept in `Opened`, which main drops before it
     // returns; fql never calls `process::exit` while it lives.
     let network = unsafe { Network::start() }.map_err(|e| {
@@ -94,12 +104,13 @@ fn open_cluster(path: Option<&Path>, timeout: f64) -> Result<Opened, Exit> {
     })?;
     Ok(Opened {
         db: Box::new(db),
+        timeout,
         _network: Some(network),
     })
 }
 
 #[cfg(not(feature = "fdb"))]
-fn open_cluster(path: Option<&Path>, _timeout: f64) -> Result<Opened, Exit> {
+fn open_cluster(path: Option<&Path>, _timeout: Duration) -> Result<Opened, Exit> {
     let what = match path {
         Some(p) => format!("the cluster file {}", p.display()),
         None => "the default cluster file".into(),
