@@ -117,9 +117,11 @@ pub fn run(
             // Ctrl-C at the prompt drops the line.
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
+            // The prompt goes to standard output: a full disk there
+            // ends up here, as does a terminal that cannot be read.
             Err(e) => {
-                eprintln!("fql: cannot read the terminal: {e}");
-                break;
+                eprintln!("fql: the shell cannot use the terminal: {e}");
+                repl.end(Exit::Failed);
             }
         }
     }
