@@ -487,10 +487,8 @@ fn in_mutex<T>(
     mut f: impl FnMut(&mut dyn Transaction) -> Result<T, ExecError>,
 ) -> Result<(T, Committed), Error> {
     let layer = DirectoryLayer::new();
-    engine
-        .database()
-        .run_with(engine.retry_options(), |tx, _| {
-            layout::layout().check(tx, &layer, dir)?;
-            Ok(f(tx)?)
-        })
+    engine.database().run_with(engine.retry_options(), |tx, _| {
+        layout::layout().check(tx, &layer, dir)?;
+        Ok(f(tx)?)
+    })
 }

@@ -245,4 +245,22 @@ mod tests {
         assert_eq!(c, None, "a stopped transaction writes nothing");
         assert_eq!(activity.keys_read(), 0);
     }
+
+    #[test]
+    fn counts_the_retries_of_the_newest_transaction() {
+        let activity = Arc::new(Activity::default());
+        let db = Observed::new(Embedded::memory(), activity.clone());
+        let mut attempts = 0;
+        db.run(|tx, _| {
+            attempts += 1;
+            if attempts < 3 {
+                return Err(Error::NotCommitted);
+            }
+            tx.set(b"a", b"1")
+        })
+        .unwrap();
+        assert_eq!(activity.retries(), (2, Some(Error::NotCommitted)));
+        db.run(|tx, _| tx.get(b"a", false)).unwrap();
+        assert_eq!(activity.retries(), (0, None), "a new transaction");
+    }
 }

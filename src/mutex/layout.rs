@@ -187,7 +187,9 @@ impl Family {
         let Some(elems) = codec::decode_key(prefix, &kv.key) else {
             return false;
         };
-        self.patterns.iter().any(|p| p.check(&elems, &kv.value).is_ok())
+        self.patterns
+            .iter()
+            .any(|p| p.check(&elems, &kv.value).is_ok())
     }
 }
 

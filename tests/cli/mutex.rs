@@ -67,7 +67,9 @@ fn every_mutex_command_refuses_a_directory_that_is_not_a_mutex() {
             .clone();
         let stderr = text(&out.stderr);
         assert!(
-            stderr.contains(r#"/users is not a mutex: it holds /users("email","bob")="bob@example.com""#),
+            stderr.contains(
+                r#"/users is not a mutex: it holds /users("email","bob")="bob@example.com""#
+            ),
             "{args:?}: {stderr}"
         );
         assert!(out.stdout.is_empty(), "{args:?}");
@@ -106,7 +108,10 @@ fn keys_of_a_mutex_family_with_the_wrong_shape_are_refused_too() {
             .get_output()
             .clone();
         let stderr = text(&out.stderr);
-        assert!(stderr.contains(&format!("/l is not a mutex: it holds {shown}")), "{key}: {stderr}");
+        assert!(
+            stderr.contains(&format!("/l is not a mutex: it holds {shown}")),
+            "{key}: {stderr}"
+        );
         assert_eq!(dump(db, "/l"), before, "{key}");
     }
 }
@@ -117,7 +122,15 @@ fn an_empty_or_missing_directory_is_a_fresh_mutex() {
     let db = tmp.path().join("fresh.db");
     let db = db.to_str().unwrap();
     fql()
-        .args(["--db", db, "-w", "-q", "/empty(1)=1", "-q", "/empty(1)=clear"])
+        .args([
+            "--db",
+            db,
+            "-w",
+            "-q",
+            "/empty(1)=1",
+            "-q",
+            "/empty(1)=clear",
+        ])
         .assert()
         .success();
     for dir in ["/empty", "/missing"] {

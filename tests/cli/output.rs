@@ -179,26 +179,66 @@ fn output_that_cannot_be_written_fails_every_command() {
         .assert()
         .success();
     fql()
-        .args(["--db", db_arg, "mutex", "try-acquire", "/held", "--name", "a"])
+        .args([
+            "--db",
+            db_arg,
+            "mutex",
+            "try-acquire",
+            "/held",
+            "--name",
+            "a",
+        ])
         .assert()
         .success();
     let commands: &[&[&str]] = &[
         &["--db", db_arg, "-q", "/a(<int>)=<int>"],
         &["--db", db_arg, "-q", "/a(<int>)=<int>", "--format", "json"],
-        &["--db", db_arg, "-w", "-q", "/b(1)=1", "-q", "/a(<int>)=<int>"],
+        &[
+            "--db",
+            db_arg,
+            "-w",
+            "-q",
+            "/b(1)=1",
+            "-q",
+            "/a(<int>)=<int>",
+        ],
         &["--db", db_arg, "run", script_arg],
         &["scripts"],
         &["scripts", "show", "mutex/release"],
         &["fmt", script_arg],
         &["explain", script_arg],
         &["--db", db_arg, "infer", "/a"],
-        &["--db", db_arg, "validate", "mutex/schema", "-p", "dir=(\"m\")"],
-        &["--db", db_arg, "validate", "mutex/schema", "-p", "dir=(\"m\")", "--format", "json"],
+        &[
+            "--db",
+            db_arg,
+            "validate",
+            "mutex/schema",
+            "-p",
+            "dir=(\"m\")",
+        ],
+        &[
+            "--db",
+            db_arg,
+            "validate",
+            "mutex/schema",
+            "-p",
+            "dir=(\"m\")",
+            "--format",
+            "json",
+        ],
         &["--db", db_arg, "status"],
         &["completions", "bash"],
         &["man"],
         &["--db", db_arg, "mutex", "show", "/held"],
-        &["--db", db_arg, "mutex", "try-acquire", "/free", "--name", "b"],
+        &[
+            "--db",
+            db_arg,
+            "mutex",
+            "try-acquire",
+            "/free",
+            "--name",
+            "b",
+        ],
     ];
     for args in commands {
         let full = std::fs::OpenOptions::new()
@@ -226,7 +266,11 @@ fn output_that_cannot_be_written_fails_every_command() {
         .get_output()
         .stdout
         .clone();
-    assert!(text(&show).starts_with("owner: none (free)\n"), "{}", text(&show));
+    assert!(
+        text(&show).starts_with("owner: none (free)\n"),
+        "{}",
+        text(&show)
+    );
     // The write before the failed print was committed, and said so.
     let b = fql()
         .args(["--db", db_arg, "-q", "/b(<int>)=<int>"])

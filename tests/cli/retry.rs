@@ -200,13 +200,19 @@ fn retries_show_on_the_progress_line_and_the_timeout_says_why() {
         if text(&hot.stdout) != "/hot(1)=0\n" {
             break;
         }
-        assert!(began.elapsed() < Duration::from_secs(120), "the writer never wrote");
+        assert!(
+            began.elapsed() < Duration::from_secs(120),
+            "the writer never wrote"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     // Reads the hot key, reads for a while, then writes: another commit
     // to the hot key lands in between every time.
     let script = scans(dir.path(), "conflict.fql", 10, "/w(1)=1\n");
-    let script = format!("/hot(1)=<int>\n{}", std::fs::read_to_string(script).unwrap());
+    let script = format!(
+        "/hot(1)=<int>\n{}",
+        std::fs::read_to_string(script).unwrap()
+    );
     let path = dir.path().join("reader.fql");
     std::fs::write(&path, script).unwrap();
     let mut cmd = Command::new(cargo_bin("fql"));
@@ -217,7 +223,9 @@ fn retries_show_on_the_progress_line_and_the_timeout_says_why() {
         .env("TERM", "xterm");
     let mut p = spawn_command(cmd, Some(60_000)).unwrap();
     let seen = p.exp_regex(r"retrying: attempt [0-9]+, not_committed");
-    let told = p.exp_regex(r"tried [0-9]+ times before --timeout ran out; the last retry was after not_committed");
+    let told = p.exp_regex(
+        r"tried [0-9]+ times before --timeout ran out; the last retry was after not_committed",
+    );
     std::fs::write(dir.path().join("stop"), "").unwrap();
     let _ = writer.wait();
     seen.expect("the progress line names the retry");

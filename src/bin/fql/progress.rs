@@ -118,7 +118,11 @@ impl Shared {
                 elapsed.as_secs_f64()
             );
             if let (retries @ 1.., Some(why)) = self.activity.retries() {
-                line.push_str(&format!("; retrying: attempt {}, {}", retries + 1, why.name()));
+                line.push_str(&format!(
+                    "; retrying: attempt {}, {}",
+                    retries + 1,
+                    why.name()
+                ));
             }
             let mut err = std::io::stderr().lock();
             let _ = err.write_all(line.as_bytes()).and_then(|()| err.flush());

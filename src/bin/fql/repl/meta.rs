@@ -219,7 +219,10 @@ impl Repl {
         }
         let layer = DirectoryLayer::new();
         let retry = self.session.engine.retry_options();
-        let (exists, _) = self.session.db.run_with(retry, |tx, _| layer.exists(tx, dir))?;
+        let (exists, _) = self
+            .session
+            .db
+            .run_with(retry, |tx, _| layer.exists(tx, dir))?;
         Ok(exists)
     }
 }
@@ -251,7 +254,10 @@ fn help(topic: &str) -> Option<String> {
                 out.push_str(&format!("  \\{:<22} {what}\n", format!("{name} {args}")));
             }
             let topics: Vec<_> = TOPICS.iter().map(|(n, _)| *n).collect();
-            out.push_str(&format!("Help topics: \\help {}\n", topics.join(", \\help ")));
+            out.push_str(&format!(
+                "Help topics: \\help {}\n",
+                topics.join(", \\help ")
+            ));
             Some(out)
         }
         _ => {
