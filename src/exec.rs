@@ -111,7 +111,7 @@ impl Engine {
     /// Gives up on a transaction, retries included, after `timeout`
     /// (with `transaction_timed_out`); [`kv::DEFAULT_TIMEOUT`](crate::kv::DEFAULT_TIMEOUT)
     /// unless set. A read split by [`Engine::split_reads`] goes on past
-    /// it: each new transaction of the read is bounded on its own.
+    /// it: the transactions it goes on in are fresh ones.
     pub fn timeout(mut self, timeout: Duration) -> Engine {
         self.retry = self.retry.with_timeout(timeout);
         self

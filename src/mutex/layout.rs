@@ -8,15 +8,19 @@
 //! patterns start with constants (`("owner", <name:str>)`), so the keys of
 //! a mutex fall into a few families, each the range of one packed prefix:
 //!
-//! - the ranges between families must be empty: one read each, of at most
-//!   one key. These reads add read conflicts, so a key written there by
-//!   another transaction before this one commits makes it conflict and
-//!   look again;
+//! - the ranges between families must be empty. They are read together
+//!   with the family after each, and add read conflicts, so a key written
+//!   there by another transaction before this one commits makes it
+//!   conflict and look again;
 //! - a family bounded by `[max:N]` (the owner, the fencing token) is read
 //!   whole, at most `N + 1` keys, and each key must match its pattern;
 //! - an unbounded family (the queue, waiters, heartbeats) has its first
 //!   and last key checked, where a key whose next element has the wrong
 //!   type sorts.
+//!
+//! That is one read per family, one more for the last key of each
+//! unbounded family and one for the range after the last family: nine
+//! small reads, besides opening the directory.
 //!
 //! The mutex scripts clear only keys of the bounded families and single
 //! keys they have checked or that match the layout by their shape alone,
@@ -116,10 +120,10 @@ impl Layout {
         layer: &DirectoryLayer,
         dir: &[String],
     ) -> Result<(), Error> {
-        if !layer.exists(tx, dir)? {
-            return Ok(());
-        }
-        let opened = layer.open(tx, dir, b"")?;
+        let opened = match layer.open(tx, dir, b"") {
+            Err(crate::directory::Error::NotFound { .. }) => return Ok(()),
+            opened => opened?,
+        };
         let prefix = opened.prefix()?;
         let at = |relative: &[u8]| [prefix, relative].concat();
         let foreign = |kv: &KeyValue| Error::Foreign {
@@ -129,10 +133,10 @@ impl Layout {
         let mut gap = prefix.to_vec();
         for family in &self.families {
             let (begin, end) = (at(&family.begin), at(&family.end));
-            if let Some(kv) = empty(tx, &gap, &begin)? {
-                return Err(foreign(&kv));
+            let found = family.read(tx, &gap, &begin, &end)?;
+            if let Some(kv) = found.first().filter(|kv| kv.key < begin) {
+                return Err(foreign(kv));
             }
-            let found = family.sample(tx, &begin, &end)?;
             if let Some(kv) = family.max.and_then(|max| found.get(max)) {
                 return Err(foreign(kv));
             }
@@ -149,25 +153,37 @@ impl Layout {
 }
 
 impl Family {
-    /// The keys of the family the check looks at: all of a bounded
-    /// family (one more than it may hold, if there are more), else the
-    /// first and the last. A bounded family is guarded against keys added
-    /// beside those read; an unbounded one is not, or every waiter that
-    /// joins would make every other client's transaction conflict.
-    fn sample(
+    /// The keys the check looks at, read as snapshots, in one read with
+    /// the range between the previous family and this one (from `gap`):
+    /// the first key of that range if it holds any, else all of a bounded
+    /// family (one more than it may hold, if there are more) or the first
+    /// and last key of an unbounded one.
+    ///
+    /// Keys added to that range, or beside those read of a bounded family,
+    /// before this transaction commits make it conflict. An unbounded
+    /// family is not guarded so: every waiter that joined would make every
+    /// other client's transaction conflict.
+    fn read(
         &self,
         tx: &mut dyn Transaction,
+        gap: &[u8],
         begin: &[u8],
         end: &[u8],
     ) -> crate::kv::Result<Vec<KeyValue>> {
-        let range = RangeOption::new(begin, end);
+        let limit = self.max.map_or(1, |max| max + 1);
+        let range = RangeOption::new(gap, end).limit(limit);
+        let mut found = crate::kv::collect_range(tx, &range, true)?;
+        if found.first().is_some_and(|kv| kv.key.as_slice() < begin) {
+            return Ok(found);
+        }
+        if gap < begin {
+            tx.add_conflict_range(gap, begin, ConflictRangeType::Read)?;
+        }
         let Some(max) = self.max else {
-            let mut first = crate::kv::collect_range(tx, &range.clone().limit(1), true)?;
-            let last = crate::kv::collect_range(tx, &range.rev().limit(1), true)?;
-            first.extend(last);
-            return Ok(first);
+            let last = RangeOption::new(begin, end).rev().limit(1);
+            found.extend(crate::kv::collect_range(tx, &last, true)?);
+            return Ok(found);
         };
-        let found = crate::kv::collect_range(tx, &range.limit(max + 1), true)?;
         let mut from = begin.to_vec();
         for kv in &found {
             if from < kv.key {
