@@ -223,6 +223,11 @@ fn retries_show_on_the_progress_line_and_the_timeout_says_why() {
     // A loaded machine may leave the writer without a commit during some
     // attempt, which then commits: run the reader again until it has
     // shown both the retry and the timeout's account of it.
+    let retry = Regex::new(r"retrying: attempt [0-9]+, not_committed").unwrap();
+    let account = Regex::new(
+        r"tried [0-9]+ times before --timeout ran out; the last retry was after not_committed",
+    )
+    .unwrap();
     let (mut seen, mut told) = (false, false);
     for _ in 0..8 {
         let mut cmd = Command::new(cargo_bin("fql"));
@@ -234,12 +239,8 @@ fn retries_show_on_the_progress_line_and_the_timeout_says_why() {
         let mut p = spawn_command(cmd, Some(60_000)).unwrap();
         let shown = p.exp_eof().expect("the reader ends");
         let status = p.process_mut().wait().unwrap();
-        seen |= Regex::new(r"retrying: attempt [0-9]+, not_committed")
-            .unwrap()
-            .is_match(&shown);
-        let account =
-            r"tried [0-9]+ times before --timeout ran out; the last retry was after not_committed";
-        if Regex::new(account).unwrap().is_match(&shown) {
+        seen |= retry.is_match(&shown);
+        if account.is_match(&shown) {
             told = true;
             assert!(matches!(status, WaitStatus::Exited(_, 5)), "{status:?}");
         } else {
