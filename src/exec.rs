@@ -42,13 +42,14 @@ mod step;
 mod stream;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::directory::DirectoryLayer;
 use crate::kv::{Committed, Database, DatabaseExt, RetryOptions, Transaction};
 use crate::plan::{Guard, Plan, Step};
 
-pub use bindings::Bindings;
 use bindings::Fed;
+pub use bindings::{Added, Bindings};
 pub use error::Error;
 pub use found::{Batch, Each, Found, Sink};
 pub use output::{DirPath, Output, Part, Row};
@@ -90,6 +91,7 @@ pub struct Engine {
     db: Arc<dyn Database>,
     layer: DirectoryLayer,
     split_reads: bool,
+    retry: RetryOptions,
 }
 
 impl Engine {
@@ -99,6 +101,7 @@ impl Engine {
             db,
             layer: DirectoryLayer::new(),
             split_reads: false,
+            retry: RetryOptions::default(),
         }
     }
 
@@ -115,6 +118,21 @@ impl Engine {
     pub fn split_reads(mut self, on: bool) -> Engine {
         self.split_reads = on;
         self
+    }
+
+    /// Gives up on a transaction, retries included, after `timeout`
+    /// (with `transaction_timed_out`); [`kv::DEFAULT_TIMEOUT`](crate::kv::DEFAULT_TIMEOUT)
+    /// unless set. A read split by [`Engine::split_reads`] goes on past
+    /// it: the transactions it goes on in are fresh ones.
+    pub fn timeout(mut self, timeout: Duration) -> Engine {
+        self.retry = self.retry.with_timeout(timeout);
+        self
+    }
+
+    /// The bounds of the engine's retry loops, for callers that run their
+    /// own transactions beside the engine's.
+    pub fn retry_options(&self) -> RetryOptions {
+        self.retry
     }
 
     /// Runs every transaction of `plan` in order, handing each result to
@@ -142,14 +160,17 @@ impl Engine {
     ) -> Result<Committed, Error> {
         let base = &*bindings;
         let (fed, committed) = if steps.iter().any(|s| s.kind.writes()) {
-            let ((out, fed), committed) = self.db.run_with(RetryOptions::default(), |tx, _| {
-                let mut out = Vec::new();
-                let fed = self.attempt(tx, steps, Reads::Write, base, &mut |row: Output| {
-                    out.push(row);
-                    Ok(())
-                })?;
-                Ok::<_, Error>((out, fed))
-            })?;
+            let ((out, fed), committed) = self
+                .db
+                .run_with(self.retry, |tx, _| {
+                    let mut out = Vec::new();
+                    let fed = self.attempt(tx, steps, Reads::Write, base, &mut |row: Output| {
+                        out.push(row);
+                        Ok(())
+                    })?;
+                    Ok::<_, Error>((out, fed))
+                })
+                .map_err(Error::too_old)?;
             for row in out {
                 sink.take(row.into())?;
             }
@@ -160,7 +181,7 @@ impl Engine {
                 sink: &mut *sink,
                 passed: 0,
             };
-            let fed = self.db.run(|tx, _| {
+            let (fed, _) = self.db.run_with(self.retry, |tx, _| {
                 let reads = Reads::ReadOnly {
                     split: self.split_reads,
                 };
@@ -195,11 +216,25 @@ impl Engine {
         bindings: &mut Bindings,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
-        let fed = self
-            .attempt(tx, steps, Reads::Write, bindings, sink)?
-            .into_sets();
-        bindings.absorb(fed);
+        let added = self.attempt_in(tx, steps, bindings, sink)?;
+        bindings.absorb(added);
         Ok(())
+    }
+
+    /// [`Engine::run_in`] for a caller that runs `tx` in a retry loop of
+    /// its own: what the statements bind is handed back, for
+    /// [`Bindings::absorb`] once `tx` commits, so that an attempt that
+    /// fails leaves the bindings as they were.
+    pub fn attempt_in(
+        &self,
+        tx: &mut dyn Transaction,
+        steps: &[Step<'_>],
+        bindings: &Bindings,
+        sink: &mut dyn Sink,
+    ) -> Result<Added, Error> {
+        Ok(self
+            .attempt(tx, steps, Reads::Write, bindings, sink)?
+            .into_sets())
     }
 
     /// One attempt at a transaction's statements, starting from the rows

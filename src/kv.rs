@@ -43,7 +43,9 @@ pub use range::{
     KeyValue, RangeCursor, RangeOption, RangeResult, StreamingMode, collect_range, key_after,
     strinc,
 };
-pub use retry::{AsKvError, MaybeCommitted, RetryOptions, run, run_with};
+pub use retry::{
+    AsKvError, DEFAULT_TIMEOUT, MaybeCommitted, RetryOptions, WINDOW, read_resuming, run, run_with,
+};
 pub use transaction::{
     Committed, ConflictRangeType, Database, DatabaseExt, Limits, MutationType, Transaction,
     TransactionOption,

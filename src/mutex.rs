@@ -7,7 +7,12 @@
 //! grant's versionstamp), heartbeats on keys waiters do not watch, and a
 //! per-waiter key that a waiter watches, so that a grant wakes exactly
 //! the client it grants. `docs/mutex.md` describes the protocol.
+//!
+//! Every transaction first checks that the directory holds nothing but a
+//! mutex's keys (`layout`), so a mutex command pointed at a user's data
+//! refuses it and writes nothing.
 
+mod layout;
 mod reaper;
 mod state;
 
@@ -20,7 +25,7 @@ use foundationdb_tuple::TuplePack;
 use crate::directory::DirectoryLayer;
 use crate::exec::{Bindings, Engine, Error as ExecError, Output, Part};
 use crate::kv::Committed;
-use crate::kv::{Database, DatabaseExt, Watch};
+use crate::kv::{Database, DatabaseExt, Transaction, Watch};
 use crate::syntax::ast::{Elem, ElemKind, Span, Tuple};
 
 pub use reaper::{Reaped, Reaper};
@@ -65,6 +70,18 @@ pub enum Error {
     /// A directory operation failed.
     #[error(transparent)]
     Directory(#[from] crate::directory::Error),
+    /// The directory holds a key that no mutex holds: it is a user's data,
+    /// or a mistyped path. The transaction stopped before it wrote
+    /// anything.
+    #[error(
+        "{dir} is not a mutex: it holds {key}, which is not a key of a mutex (`fql scripts show mutex/schema` shows those); mutex commands change nothing in it"
+    )]
+    Foreign {
+        /// The directory.
+        dir: String,
+        /// The first key found that is not a mutex's, as FQL.
+        key: String,
+    },
 }
 
 impl crate::kv::AsKvError for Error {
@@ -143,6 +160,17 @@ impl Mutex {
         self
     }
 
+    /// Gives up on each transaction, retries included, after `timeout`
+    /// ([`kv::DEFAULT_TIMEOUT`](crate::kv::DEFAULT_TIMEOUT) unless set).
+    /// Waiting for the mutex is not a transaction: [`Mutex::acquire`]
+    /// has its own timeout.
+    pub fn timeout(self, timeout: Duration) -> Mutex {
+        Mutex {
+            engine: self.engine.timeout(timeout),
+            ..self
+        }
+    }
+
     /// The timing this client uses.
     pub fn timing(&self) -> Timing {
         self.timing
@@ -189,7 +217,12 @@ impl Mutex {
                         if let Outcome::Ran(..) = self.script("claim", &[])? {
                             return self.answer();
                         }
-                        continue;
+                        // A client ahead in the queue claims it: give it
+                        // a moment rather than spin.
+                        if deadline.is_some_and(|d| Instant::now() >= d) {
+                            return self.give_up();
+                        }
+                        std::thread::sleep(self.timing.heartbeat / 10);
                     }
                     Wait::Queued(mut watch) => {
                         let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
@@ -297,16 +330,19 @@ impl Mutex {
     /// with no directory, nobody is queued.
     fn in_dir(
         &self,
-        mut f: impl FnMut(&mut dyn crate::kv::Transaction, &[u8]) -> Result<Wait, Error>,
+        mut f: impl FnMut(&mut dyn Transaction, &[u8]) -> Result<Wait, Error>,
     ) -> Result<Wait, Error> {
         let layer = DirectoryLayer::new();
-        self.db.run(|tx, _| {
+        let retry = self.engine.retry_options();
+        let (wait, _) = self.db.run_with(retry, |tx, _| {
+            layout::layout().check(tx, &layer, &self.dir)?;
             if !layer.exists(tx, &self.dir)? {
                 return Ok(Wait::NotQueued);
             }
             let prefix = layer.open(tx, &self.dir, b"")?.prefix()?.to_vec();
             f(tx, &prefix)
-        })
+        })?;
+        Ok(wait)
     }
 
     /// Runs a named mutex script with this client's parameters.
@@ -420,15 +456,38 @@ fn run_script(
     let mut committed = Committed::default();
     let mut bindings = Bindings::default();
     for steps in plan.transactions() {
-        let ran = engine.run_transaction(steps, &mut bindings, &mut |o| {
-            rows.push(o);
-            Ok(())
+        let ran = in_mutex(engine, dir, |tx| {
+            let mut out = Vec::new();
+            let added = engine.attempt_in(tx, steps, &bindings, &mut |o| {
+                out.push(o);
+                Ok(())
+            })?;
+            Ok((out, added))
         });
         match ran {
-            Ok(c) => committed = c,
-            Err(ExecError::Guard { .. }) => return Ok(Outcome::Refused),
-            Err(e) => return Err(Error::Run(e)),
+            Ok(((out, added), c)) => {
+                rows.extend(out);
+                bindings.absorb(added);
+                committed = c;
+            }
+            Err(Error::Run(ExecError::Guard { .. })) => return Ok(Outcome::Refused),
+            Err(e) => return Err(e),
         }
     }
     Ok(Outcome::Ran(rows, committed))
+}
+
+/// Runs `f` in the engine's retry loop, in a transaction that first
+/// checks that `dir` holds nothing but a mutex's keys: what a mutex
+/// script, or a look at the mutex, runs in.
+fn in_mutex<T>(
+    engine: &Engine,
+    dir: &[String],
+    mut f: impl FnMut(&mut dyn Transaction) -> Result<T, ExecError>,
+) -> Result<(T, Committed), Error> {
+    let layer = DirectoryLayer::new();
+    engine.database().run_with(engine.retry_options(), |tx, _| {
+        layout::layout().check(tx, &layer, dir)?;
+        Ok(f(tx)?)
+    })
 }

@@ -66,7 +66,7 @@ impl Bindings {
     }
 
     /// Takes what a transaction bound, once it committed.
-    pub(super) fn absorb(&mut self, added: Added) {
+    pub fn absorb(&mut self, added: Added) {
         if self.spill.is_none() {
             self.spill = added.spill;
         }
@@ -108,8 +108,10 @@ pub(super) struct Fed<'b> {
     spill: Option<Arc<Spill>>,
 }
 
-/// What an attempt bound, apart from what it bound it beside.
-pub(super) struct Added {
+/// What an attempt bound, apart from what it bound it beside: added to
+/// the [`Bindings`] once the attempt's transaction commits.
+#[derive(Debug)]
+pub struct Added {
     sets: HashMap<usize, RowSet>,
     spill: Option<Arc<Spill>>,
 }

@@ -140,9 +140,36 @@ pub enum Error {
         /// What stopped the read.
         source: kv::Error,
     },
+
+    /// A transaction that writes did its work for longer than the five
+    /// seconds a transaction may live (`transaction_too_old`), so every
+    /// attempt would fail the same way: a script of many long reads before
+    /// a write, tens of thousands of directories created at once.
+    #[error("the transaction ran past its 5 seconds and was not committed: {error}")]
+    #[diagnostic(
+        code(fql::transaction_too_old),
+        help(
+            "a transaction must finish within 5 seconds of its first read, and running it again would only take as long: split the work into smaller transactions with `@commit` between statements (or separate -q/-f inputs); a long read that writes nothing can go on in further transactions with `--split-reads`"
+        )
+    )]
+    TooOld {
+        /// `transaction_too_old`.
+        error: kv::Error,
+    },
 }
 
 impl Error {
+    /// `self`, or [`Error::TooOld`] when it is `transaction_too_old`, as
+    /// the retry loop gives it up.
+    pub(crate) fn too_old(self) -> Error {
+        match kv::AsKvError::as_kv(&self) {
+            Some(kv::Error::TransactionTooOld) => Error::TooOld {
+                error: kv::Error::TransactionTooOld,
+            },
+            _ => self,
+        }
+    }
+
     /// The error of the statement at `at`: a size limit the database
     /// enforced points at it.
     pub(crate) fn of_statement(self, at: Span) -> Error {
@@ -177,7 +204,7 @@ fn bounds(min: Option<usize>, max: Option<usize>) -> String {
 impl kv::AsKvError for Error {
     fn as_kv(&self) -> Option<&kv::Error> {
         match self {
-            Error::Kv(e) | Error::TooLarge { error: e, .. } => Some(e),
+            Error::Kv(e) | Error::TooLarge { error: e, .. } | Error::TooOld { error: e } => Some(e),
             Error::Directory(d) => d.as_kv(),
             _ => None,
         }

@@ -3,13 +3,14 @@
 //!
 //! A user who presses Ctrl-C expects a long read to stop at once, even one
 //! that has printed nothing because its filter matched nothing yet; and a
-//! progress line wants to know how far a read has got. Both live here, at
-//! the one place every read passes through, so the engine above needs no
-//! hooks: every operation of a stopped transaction fails with
+//! progress line wants to know how far a read has got, and whether a
+//! transaction is being retried and why. All of it lives here, at the one
+//! place every read and every retry passes through, so the engine above
+//! needs no hooks: every operation of a stopped transaction fails with
 //! `transaction_cancelled`, which is not retryable, so nothing commits.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{
     Committed, ConflictRangeType, Database, Error, MutationType, RangeOption, RangeResult, Result,
@@ -24,6 +25,10 @@ pub struct Activity {
     keys: AtomicU64,
     bytes: AtomicU64,
     stop: AtomicBool,
+    /// Retries of the newest transaction, and the error that caused the
+    /// last of them.
+    retries: AtomicU64,
+    retried: Mutex<Option<Error>>,
 }
 
 impl Activity {
@@ -43,6 +48,24 @@ impl Activity {
         self.stop.store(false, Ordering::SeqCst);
         self.keys.store(0, Ordering::Relaxed);
         self.bytes.store(0, Ordering::Relaxed);
+        self.new_transaction();
+    }
+
+    /// How many times the newest transaction was retried, and why the
+    /// last time: `(2, Some(not_committed))` during its third attempt.
+    pub fn retries(&self) -> (u64, Option<Error>) {
+        let why = self.retried.lock().unwrap_or_else(PoisonError::into_inner);
+        (self.retries.load(Ordering::Relaxed), why.clone())
+    }
+
+    fn new_transaction(&self) {
+        self.retries.store(0, Ordering::Relaxed);
+        *self.retried.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    fn retrying(&self, error: &Error) {
+        *self.retried.lock().unwrap_or_else(PoisonError::into_inner) = Some(error.clone());
+        self.retries.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Key-values read by range reads since the last restart.
@@ -81,6 +104,7 @@ impl<D: Database> Observed<D> {
 impl<D: Database> Database for Observed<D> {
     fn create_trx(&self) -> Result<Box<dyn Transaction>> {
         self.activity.check()?;
+        self.activity.new_transaction();
         Ok(Box::new(ObservedTx {
             inner: self.inner.create_trx()?,
             activity: self.activity.clone(),
@@ -177,6 +201,9 @@ impl Transaction for ObservedTx {
     fn on_error(&mut self, error: Error) -> Result<()> {
         // A retry after a stop would only fail again, after a backoff.
         self.activity.check()?;
+        if error.is_retryable() {
+            self.activity.retrying(&error);
+        }
         self.inner.on_error(error)
     }
 
@@ -217,5 +244,23 @@ mod tests {
         let c = db.run(|tx, _| tx.get(b"c", false)).unwrap();
         assert_eq!(c, None, "a stopped transaction writes nothing");
         assert_eq!(activity.keys_read(), 0);
+    }
+
+    #[test]
+    fn counts_the_retries_of_the_newest_transaction() {
+        let activity = Arc::new(Activity::default());
+        let db = Observed::new(Embedded::memory(), activity.clone());
+        let mut attempts = 0;
+        db.run(|tx, _| {
+            attempts += 1;
+            if attempts < 3 {
+                return Err(Error::NotCommitted);
+            }
+            tx.set(b"a", b"1")
+        })
+        .unwrap();
+        assert_eq!(activity.retries(), (2, Some(Error::NotCommitted)));
+        db.run(|tx, _| tx.get(b"a", false)).unwrap();
+        assert_eq!(activity.retries(), (0, None), "a new transaction");
     }
 }

@@ -1,8 +1,23 @@
 //! The retry loop: run a transaction until it commits or fails for good.
+//!
+//! Every loop has a deadline, so that a transaction that cannot commit
+//! (a hot key, an unreachable cluster, work too long for one transaction)
+//! ends in an error instead of a hang; and a transaction whose own work
+//! outlived FDB's five-second window fails at once, since every attempt
+//! would outlive it again.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{Committed, Database, Error, Result, Transaction, TransactionOption};
+
+/// How long a transaction may read and commit after its read version:
+/// FoundationDB's MVCC window, which the embedded store keeps too.
+pub const WINDOW: Duration = Duration::from_secs(5);
+
+/// The deadline of a retry loop when the caller sets none: long enough for
+/// a few attempts of a transaction that fits its window, short enough that
+/// a person waiting sees an error soon. `fql --timeout` changes it.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Whether an earlier attempt of this transaction may have committed
 /// (it failed with `commit_unknown_result`). Code that is not idempotent
@@ -10,15 +25,50 @@ use super::{Committed, Database, Error, Result, Transaction, TransactionOption};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MaybeCommitted(pub bool);
 
-/// Bounds on the retry loop. The default retries for ever, as FDB does;
-/// interactive callers should set a timeout so an unreachable cluster or a
-/// hot key gives an error instead of a hang.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Bounds on the retry loop. The default gives up after
+/// [`DEFAULT_TIMEOUT`]; a `timeout` of `None` retries for ever, as FDB's
+/// own loop does, which nothing in fql asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RetryOptions {
     /// Give up after this many retries.
     pub retry_limit: Option<u32>,
-    /// Give up (with `transaction_timed_out`) after this long in all.
+    /// Give up (with `transaction_timed_out`) after this long in all,
+    /// attempts, backoff and commits included.
     pub timeout: Option<Duration>,
+}
+
+impl Default for RetryOptions {
+    fn default() -> Self {
+        RetryOptions {
+            retry_limit: None,
+            timeout: Some(DEFAULT_TIMEOUT),
+        }
+    }
+}
+
+impl RetryOptions {
+    /// These options with a deadline of `timeout`.
+    pub fn with_timeout(self, timeout: Duration) -> RetryOptions {
+        RetryOptions {
+            timeout: Some(timeout),
+            ..self
+        }
+    }
+
+    /// Sets the options on a transaction, so that a single operation that
+    /// waits (a cluster that does not answer, a lock) is bounded too.
+    fn apply(&self, tx: &mut dyn Transaction) -> Result<()> {
+        if let Some(limit) = self.retry_limit {
+            tx.set_option(TransactionOption::RetryLimit(i64::from(limit)))?;
+        }
+        if let Some(timeout) = self.timeout {
+            let ms = u64::try_from(timeout.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1);
+            tx.set_option(TransactionOption::Timeout(ms))?;
+        }
+        Ok(())
+    }
 }
 
 /// Errors that may carry a transaction error, so the retry loop can tell a
@@ -35,9 +85,9 @@ impl AsKvError for Error {
 }
 
 /// Runs `f` in a transaction and commits, retrying retryable errors with
-/// FDB's backoff (through [`Transaction::on_error`]). `f` may run many
-/// times, so it must not have effects outside the transaction that it
-/// cannot repeat.
+/// FDB's backoff (through [`Transaction::on_error`]) until
+/// [`DEFAULT_TIMEOUT`]. `f` may run many times, so it must not have
+/// effects outside the transaction that it cannot repeat.
 pub fn run<T, E>(
     db: &(dyn Database + '_),
     f: impl FnMut(&mut dyn Transaction, MaybeCommitted) -> Result<T, E>,
@@ -50,6 +100,12 @@ where
 
 /// [`run`] with bounds, returning what the commit reported as well (its
 /// version and versionstamp).
+///
+/// The loop stops, returning the attempt's error, when the error is not
+/// retryable, when the retry limit or the deadline is reached (then with
+/// `transaction_timed_out`), and when an attempt failed with
+/// `transaction_too_old` after its own work (the body, before the commit)
+/// took [`WINDOW`] or more: running it again would take as long again.
 pub fn run_with<T, E>(
     db: &(dyn Database + '_),
     options: RetryOptions,
@@ -58,32 +114,65 @@ pub fn run_with<T, E>(
 where
     E: From<Error> + AsKvError,
 {
+    let began = Instant::now();
     let mut tx = db.create_trx()?;
-    if let Some(limit) = options.retry_limit {
-        tx.set_option(TransactionOption::RetryLimit(i64::from(limit)))?;
-    }
-    if let Some(timeout) = options.timeout {
-        let ms = u64::try_from(timeout.as_millis())
-            .unwrap_or(u64::MAX)
-            .max(1);
-        tx.set_option(TransactionOption::Timeout(ms))?;
-    }
+    options.apply(&mut *tx)?;
     let mut maybe = MaybeCommitted(false);
     loop {
-        let attempt = match f(&mut *tx, maybe) {
-            Ok(value) => tx.commit().map(|c| (value, c)).map_err(E::from),
-            Err(e) => Err(e),
-        };
-        match attempt {
+        let attempt = Instant::now();
+        let body = f(&mut *tx, maybe);
+        let worked = attempt.elapsed();
+        let e = match body.and_then(|value| tx.commit().map(|c| (value, c)).map_err(E::from)) {
             Ok(done) => return Ok(done),
-            Err(e) => {
-                let Some(kv) = e.as_kv().filter(|kv| kv.is_retryable()) else {
-                    return Err(e);
-                };
-                maybe.0 |= kv.is_maybe_committed();
-                tx.on_error(kv.clone())?;
-            }
+            Err(e) => e,
+        };
+        let Some(kv) = e.as_kv().filter(|kv| kv.is_retryable()) else {
+            return Err(e);
+        };
+        if *kv == Error::TransactionTooOld && worked >= WINDOW {
+            return Err(e);
         }
+        if options.timeout.is_some_and(|t| began.elapsed() >= t) {
+            return Err(Error::TransactionTimedOut.into());
+        }
+        maybe.0 |= kv.is_maybe_committed();
+        tx.on_error(kv.clone())?;
+    }
+}
+
+/// One read of a long scan that goes on across transactions, as `fql
+/// validate` reads: `read` runs in `tx` until it succeeds. When `tx` has
+/// outlived its window the read goes on in a fresh transaction (the
+/// scan's next window); other retryable errors are retried with backoff,
+/// until `options`' deadline, counted from this call. Returns the read's
+/// value and whether `tx` was renewed.
+///
+/// A read that outlives the window of a transaction renewed for it fails
+/// with `transaction_too_old`: every later transaction would too.
+pub fn read_resuming<T>(
+    tx: &mut Box<dyn Transaction>,
+    options: RetryOptions,
+    mut read: impl FnMut(&mut dyn Transaction) -> Result<T>,
+) -> Result<(T, bool)> {
+    let began = Instant::now();
+    let mut renewed = false;
+    loop {
+        let e = match read(&mut **tx) {
+            Ok(value) => return Ok((value, renewed)),
+            Err(e) => e,
+        };
+        if e == Error::TransactionTooOld && !renewed {
+            tx.reset();
+            renewed = true;
+            continue;
+        }
+        if e == Error::TransactionTooOld || !e.is_retryable() {
+            return Err(e);
+        }
+        if options.timeout.is_some_and(|t| began.elapsed() >= t) {
+            return Err(Error::TransactionTimedOut);
+        }
+        tx.on_error(e)?;
     }
 }
 
@@ -108,5 +197,55 @@ impl Backoff {
         let base = self.next;
         self.next = (self.next * 2).min(Duration::from_secs(1));
         base.mul_f64(rand::random_range(0.5..1.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kv::embedded::Embedded;
+
+    #[test]
+    fn a_quick_attempt_found_too_old_is_retried() {
+        let db = Embedded::memory();
+        let mut attempts = 0;
+        let r = run(&db, |tx, _| {
+            attempts += 1;
+            tx.set(b"k", b"v")?;
+            if attempts == 1 {
+                return Err(Error::TransactionTooOld);
+            }
+            Ok(())
+        });
+        assert_eq!((r, attempts), (Ok(()), 2));
+    }
+
+    #[test]
+    fn a_scan_renews_its_transaction_once_per_read() {
+        let db = Embedded::memory();
+        let mut tx = db.create_trx().unwrap();
+        let mut calls = 0;
+        let once = read_resuming(&mut tx, RetryOptions::default(), |_| {
+            calls += 1;
+            if calls == 1 {
+                Err(Error::TransactionTooOld)
+            } else {
+                Ok(7)
+            }
+        });
+        assert_eq!(once, Ok((7, true)));
+        // Too old again in the fresh transaction: no later one would do.
+        let mut calls = 0;
+        let never = read_resuming(&mut tx, RetryOptions::default(), |_| {
+            calls += 1;
+            Err::<(), _>(Error::TransactionTooOld)
+        });
+        assert_eq!((never, calls), (Err(Error::TransactionTooOld), 2));
+        // Other retryable errors are retried until the deadline.
+        let soon = RetryOptions::default().with_timeout(Duration::from_millis(100));
+        let began = Instant::now();
+        let busy = read_resuming(&mut tx, soon, |_| Err::<(), _>(Error::NotCommitted));
+        assert_eq!(busy, Err(Error::TransactionTimedOut));
+        assert!(began.elapsed() < Duration::from_secs(30));
     }
 }

@@ -139,18 +139,34 @@ impl Reaper {
         Ok(reaped)
     }
 
+    /// Gives up on each transaction, retries included, after `timeout`
+    /// ([`kv::DEFAULT_TIMEOUT`](crate::kv::DEFAULT_TIMEOUT) unless set).
+    pub fn timeout(self, timeout: std::time::Duration) -> Reaper {
+        Reaper {
+            engine: self.engine.timeout(timeout),
+            ..self
+        }
+    }
+
     /// Looks four times per heartbeat interval until `stop` is set,
     /// telling `report` what it reaped, or what went wrong: an error ends
     /// one look, not the reaper (a reaper that stopped at its first error
-    /// would leave every later dead owner in place).
-    pub fn run(&mut self, stop: &AtomicBool, report: &mut dyn FnMut(Result<&Reaped, &Error>)) {
+    /// would leave every later dead owner in place). A directory that is
+    /// not a mutex ends it with [`Error::Foreign`].
+    pub fn run(
+        &mut self,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(Result<&Reaped, &Error>),
+    ) -> Result<(), Error> {
         let tick = self.timing.heartbeat / 4;
         while !stop.load(Ordering::SeqCst) {
             match self.tick() {
                 Ok(reaped) => reaped.iter().for_each(|r| report(Ok(r))),
+                Err(e @ Error::Foreign { .. }) => return Err(e),
                 Err(e) => report(Err(&e)),
             }
             std::thread::sleep(tick);
         }
+        Ok(())
     }
 }

@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use crate::exec::{Bindings, Engine, Output, Part};
-use crate::kv::DatabaseExt;
 use crate::syntax::ast::ElemKind;
 
 use super::{Error, Token, dir_param, elem};
@@ -37,13 +36,13 @@ pub struct Waiter {
 
 impl State {
     /// Reads the state of the mutex in `dir` with `mutex/show`, in one
-    /// transaction.
+    /// transaction; refuses a directory that is not a mutex.
     pub fn read(engine: &Engine, dir: &[String]) -> Result<State, Error> {
         let source = crate::scripts::find("mutex/show").expect("shipped").source;
         let script = crate::syntax::load(source).expect("shipped scripts load");
         let params = [("dir".to_string(), elem(dir_param(dir)))].into();
         let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
-        let (rows, read_version) = engine.database().run(|tx, _| {
+        let ((rows, read_version), _) = super::in_mutex(engine, dir, |tx| {
             let mut rows = Vec::new();
             let mut bindings = Bindings::default();
             for steps in plan.transactions() {
@@ -53,7 +52,7 @@ impl State {
                 })?;
             }
             let version = tx.read_version()?;
-            Ok::<_, crate::exec::Error>((rows, version))
+            Ok((rows, version))
         })?;
         let mut state = State {
             read_version,

@@ -6,7 +6,9 @@ use std::fmt;
 
 use crate::codec::{self, type_of};
 use crate::directory::{DirectoryLayer, show};
-use crate::kv::{Database, DatabaseExt, RangeCursor, RangeOption, Transaction};
+use crate::kv::{
+    Database, DatabaseExt, RangeCursor, RangeOption, RetryOptions, Transaction, read_resuming,
+};
 use crate::syntax::ast::{Elem, ElemKind, Type};
 
 use super::Error;
@@ -134,17 +136,9 @@ fn directory(
     let mut read = 0u64;
     let mut sampled = false;
     'scan: loop {
-        let batch = match cursor.next_batch(&mut **tx) {
-            Ok(Some(batch)) => batch,
-            Ok(None) => break,
-            Err(e) if e.code() == 1007 => {
-                tx.reset();
-                continue;
-            }
-            Err(e) => {
-                tx.on_error(e)?;
-                continue;
-            }
+        let next = read_resuming(tx, RetryOptions::default(), |tx| cursor.next_batch(tx))?;
+        let Some(batch) = next.0 else {
+            break;
         };
         for kv in batch {
             if sample.is_some_and(|s| read >= s) {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::codec;
 use crate::directory::{DirectoryLayer, show};
-use crate::kv::{Database, DatabaseExt, RangeCursor, RangeOption, Transaction};
+use crate::kv::{Database, DatabaseExt, RangeCursor, RangeOption, RetryOptions, Transaction};
 use crate::syntax::ast::{Elem, Kind, Query};
 
 use super::{Error, Pattern};
@@ -155,18 +155,10 @@ fn next_batch(
     tx: &mut Box<dyn Transaction>,
     summary: &mut Summary,
 ) -> Result<Option<Vec<crate::kv::KeyValue>>, Error> {
-    loop {
-        match cursor.next_batch(&mut **tx) {
-            Ok(batch) => return Ok(batch),
-            Err(e) if e.code() == 1007 => {
-                tx.reset();
-                summary.transactions += 1;
-            }
-            Err(e) => {
-                tx.on_error(e)?;
-            }
-        }
-    }
+    let (batch, renewed) =
+        crate::kv::read_resuming(tx, RetryOptions::default(), |tx| cursor.next_batch(tx))?;
+    summary.transactions += u64::from(renewed);
+    Ok(batch)
 }
 
 /// Checks one key-value against its directory's patterns; counts the

@@ -5,8 +5,10 @@ use std::process::{Command, Stdio};
 
 use assert_cmd::cargo::cargo_bin;
 
+mod mutex;
 mod output;
 mod queries;
+mod retry;
 mod schema;
 mod scripts;
 mod store;

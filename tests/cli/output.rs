@@ -163,3 +163,142 @@ fn help_shows_the_real_default_paths() {
     assert!(help.contains("/data/home/fql/fql.db"), "{help}");
     assert!(help.contains("/hist/file"), "{help}");
 }
+
+/// Every command that prints, with standard output on `/dev/full`: each
+/// says it cannot write and exits 4, where a closed pipe would end quietly.
+#[test]
+fn output_that_cannot_be_written_fails_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("full.db");
+    let script = dir.path().join("s.fql");
+    std::fs::write(&script, "/a(<int>)=<int>\n").unwrap();
+    let db_arg = db.to_str().unwrap();
+    let script_arg = script.to_str().unwrap();
+    fql()
+        .args(["--db", db_arg, "-w", "-q", "/a(1)=2", "-q", "/m(\"x\")=1"])
+        .assert()
+        .success();
+    fql()
+        .args([
+            "--db",
+            db_arg,
+            "mutex",
+            "try-acquire",
+            "/held",
+            "--name",
+            "a",
+        ])
+        .assert()
+        .success();
+    let commands: &[&[&str]] = &[
+        &["--db", db_arg, "-q", "/a(<int>)=<int>"],
+        &["--db", db_arg, "-q", "/a(<int>)=<int>", "--format", "json"],
+        &[
+            "--db",
+            db_arg,
+            "-w",
+            "-q",
+            "/b(1)=1",
+            "-q",
+            "/a(<int>)=<int>",
+        ],
+        &["--db", db_arg, "run", script_arg],
+        &["scripts"],
+        &["scripts", "show", "mutex/release"],
+        &["fmt", script_arg],
+        &["explain", script_arg],
+        &["--db", db_arg, "infer", "/a"],
+        &[
+            "--db",
+            db_arg,
+            "validate",
+            "mutex/schema",
+            "-p",
+            "dir=(\"m\")",
+        ],
+        &[
+            "--db",
+            db_arg,
+            "validate",
+            "mutex/schema",
+            "-p",
+            "dir=(\"m\")",
+            "--format",
+            "json",
+        ],
+        &["--db", db_arg, "status"],
+        &["completions", "bash"],
+        &["man"],
+        &["--db", db_arg, "mutex", "show", "/held"],
+        &[
+            "--db",
+            db_arg,
+            "mutex",
+            "try-acquire",
+            "/free",
+            "--name",
+            "b",
+        ],
+    ];
+    for args in commands {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("fql"))
+            .args(*args)
+            .stdin(std::process::Stdio::null())
+            .stdout(full)
+            .output()
+            .expect("fql runs");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("fql: cannot write to standard output: No space left on device"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // A grant whose token could not be printed was handed back.
+    let show = fql()
+        .args(["--db", db_arg, "mutex", "show", "/free"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        text(&show).starts_with("owner: none (free)\n"),
+        "{}",
+        text(&show)
+    );
+    // The write before the failed print was committed, and said so.
+    let b = fql()
+        .args(["--db", db_arg, "-q", "/b(<int>)=<int>"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(text(&b), "/b(1)=1\n");
+}
+
+/// The shell with standard output on `/dev/full`, where its prompt goes:
+/// it says so and ends with status 4, instead of ending as if all went
+/// well.
+#[test]
+fn the_shell_ends_with_an_error_when_its_output_cannot_be_written() {
+    use rexpect::process::WaitStatus;
+    use rexpect::session::spawn_command;
+
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg(r#"exec "$0" --memory --no-history --color never >/dev/full"#)
+        .arg(assert_cmd::cargo::cargo_bin("fql"))
+        .env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(20_000)).unwrap();
+    p.exp_string("fql: the shell cannot use the terminal: ENOSPC")
+        .expect("the failure is reported");
+    p.exp_eof().expect("the shell ends");
+    let status = p.process_mut().wait().unwrap();
+    assert!(matches!(status, WaitStatus::Exited(_, 4)), "{status:?}");
+}

@@ -613,10 +613,12 @@ fn the_reaper_goes_on_after_errors() {
         std::thread::spawn(move || {
             let mut reaper = Reaper::new(flaky, dir(), FAST).unwrap();
             let (mut errors, mut reaped) = (0, Vec::new());
-            reaper.run(&stop, &mut |r| match r {
-                Ok(r) => reaped.push(r.clone()),
-                Err(_) => errors += 1,
-            });
+            reaper
+                .run(&stop, &mut |r| match r {
+                    Ok(r) => reaped.push(r.clone()),
+                    Err(_) => errors += 1,
+                })
+                .expect("the directory is a mutex");
             (errors, reaped)
         })
     };

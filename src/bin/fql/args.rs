@@ -86,8 +86,9 @@ pub struct StoreArgs {
     #[arg(long, global = true)]
     pub fdb: bool,
 
-    /// Give up on a FoundationDB transaction, retries included, after this
-    /// many seconds.
+    /// Give up on a transaction, retries included, after this many seconds,
+    /// on every database. A transaction whose work takes longer than the
+    /// five seconds a transaction may live fails before that.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, global = true)]
     pub timeout: f64,
 }

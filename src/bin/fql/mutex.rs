@@ -131,36 +131,52 @@ fn seconds(value: f64, flag: &str) -> Result<Duration, Exit> {
 
 pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
     let opened = crate::store::open(store_args)?;
+    let timeout = opened.timeout;
     let db: Arc<dyn Database> = Arc::from(opened.db);
+    let mutex = |client: &Client| client.mutex(db.clone(), timeout);
     match command {
         MutexCommand::Acquire { client, timeout } => {
             let timeout = timeout.map(|t| seconds(t, "--timeout")).transpose()?;
-            let mutex = client.mutex(db)?;
-            granted(mutex.acquire(timeout))
+            let mutex = mutex(&client)?;
+            granted(&mutex, mutex.acquire(timeout))
         }
-        MutexCommand::TryAcquire { client } => granted(client.mutex(db)?.try_acquire()),
-        MutexCommand::Release { client } => done(client.mutex(db)?.release(), "does not hold"),
-        MutexCommand::Heartbeat { client } => done(client.mutex(db)?.heartbeat(), "does not hold"),
-        MutexCommand::Cancel { client } => done(client.mutex(db)?.cancel(), "is not waiting for"),
-        MutexCommand::Show { dir } => show(&db, &directory(&dir)?),
+        MutexCommand::TryAcquire { client } => {
+            let mutex = mutex(&client)?;
+            granted(&mutex, mutex.try_acquire())
+        }
+        MutexCommand::Release { client } => done(mutex(&client)?.release(), "does not hold"),
+        MutexCommand::Heartbeat { client } => done(mutex(&client)?.heartbeat(), "does not hold"),
+        MutexCommand::Cancel { client } => done(mutex(&client)?.cancel(), "is not waiting for"),
+        MutexCommand::Show { dir } => show(&db, &directory(&dir)?, timeout),
         MutexCommand::Reap { dir, timing } => {
             let mut reaper = Reaper::new(db, directory(&dir)?, timing.timing()?)
                 .map_err(failed)?
-                .compat(timing.compat);
+                .compat(timing.compat)
+                .timeout(timeout);
             let stop = Arc::new(AtomicBool::new(false));
             for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
                 let _ = signal_hook::flag::register(signal, stop.clone());
             }
-            reaper.run(&stop, &mut |r| match r {
-                Ok(Reaped::Owner(name)) => {
-                    println!("reaped owner {}", fql::syntax::plain_or_quoted(name))
+            // A reaper whose reports cannot be written stops, as any
+            // command does.
+            let mut unwritten = None;
+            let ran = reaper.run(&stop, &mut |r| {
+                let line = match r {
+                    Ok(Reaped::Owner(name)) => {
+                        format!("reaped owner {}\n", fql::syntax::plain_or_quoted(name))
+                    }
+                    Ok(Reaped::Waiter(name)) => {
+                        format!("dropped waiter {}\n", fql::syntax::plain_or_quoted(name))
+                    }
+                    Err(e) => return eprintln!("fql: the reaper goes on after: {e}"),
+                };
+                if let Err(exit) = crate::output::print(&line) {
+                    unwritten = Some(exit);
+                    stop.store(true, std::sync::atomic::Ordering::SeqCst);
                 }
-                Ok(Reaped::Waiter(name)) => {
-                    println!("dropped waiter {}", fql::syntax::plain_or_quoted(name))
-                }
-                Err(e) => eprintln!("fql: the reaper goes on after: {e}"),
             });
-            Ok(())
+            ran.map_err(failed)?;
+            unwritten.map_or(Ok(()), Err)
         }
         MutexCommand::Run {
             client,
@@ -168,16 +184,16 @@ pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
             command,
         } => {
             let grace = seconds(grace, "--grace")?;
-            let mutex = client.mutex(db)?;
+            let mutex = mutex(&client)?;
             child::run(&mutex, &client.dir, &client.name, grace, &command)
         }
     }
 }
 
 impl Client {
-    fn mutex(&self, db: Arc<dyn Database>) -> Result<Mutex, Exit> {
+    fn mutex(&self, db: Arc<dyn Database>, timeout: Duration) -> Result<Mutex, Exit> {
         Mutex::new(db, directory(&self.dir)?, &self.name, self.timing.timing()?)
-            .map(|m| m.compat(self.timing.compat))
+            .map(|m| m.compat(self.timing.compat).timeout(timeout))
             .map_err(|e| {
                 eprintln!("fql: {e}");
                 Exit::Usage
@@ -214,9 +230,18 @@ fn failed(e: fql::mutex::Error) -> Exit {
     }
 }
 
-fn granted(result: Result<Option<fql::mutex::Token>, fql::mutex::Error>) -> Result<(), Exit> {
+/// Prints the token of a grant; a grant whose token cannot be written is
+/// handed back, since the caller cannot use it and would not release it.
+fn granted(
+    mutex: &Mutex,
+    result: Result<Option<fql::mutex::Token>, fql::mutex::Error>,
+) -> Result<(), Exit> {
     match result.map_err(failed)? {
-        Some(token) => crate::output::print(&format!("{token}\n")),
+        Some(token) => crate::output::print(&format!("{token}\n")).inspect_err(|exit| {
+            if *exit == Exit::Output && mutex.release().is_err() {
+                eprintln!("fql: cannot release the mutex either; a reaper will hand it on");
+            }
+        }),
         None => {
             eprintln!("fql: not acquired");
             Err(Exit::Unmet)
@@ -233,8 +258,8 @@ fn done(result: Result<bool, fql::mutex::Error>, not: &str) -> Result<(), Exit> 
     }
 }
 
-fn show(db: &Arc<dyn Database>, dir: &[String]) -> Result<(), Exit> {
-    let engine = fql::exec::Engine::new(db.clone());
+fn show(db: &Arc<dyn Database>, dir: &[String], timeout: Duration) -> Result<(), Exit> {
+    let engine = fql::exec::Engine::new(db.clone()).timeout(timeout);
     let state = State::read(&engine, dir).map_err(failed)?;
     let mut out = String::new();
     let age = |name: &str| match state.heartbeat_age(name) {

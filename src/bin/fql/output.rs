@@ -3,10 +3,14 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-/// Why `fql` stops with a non-zero status, least serious first. The codes
-/// are documented in `docs/cli.md`.
+/// Why `fql` stops early, least serious first; all but a closed standard
+/// output with a non-zero status. The codes are documented in
+/// `docs/cli.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Exit {
+    /// 0: standard output is a closed pipe (`fql ... | head`): the reader
+    /// has all it wanted, so the command stops quietly.
+    Closed,
     /// 1: a check found things not as required: `fmt --check` a file
     /// not in canonical form, a guard (`[absent]`, `[exists]`) the
     /// database.
@@ -18,6 +22,9 @@ pub enum Exit {
     Invalid,
     /// 4: the script failed while running.
     Failed,
+    /// 4: standard output could not be written (a full disk,
+    /// `/dev/full`); the message is printed already.
+    Output,
     /// 5: the database cannot be reached or did not answer in time.
     Unreachable,
     /// 130: Ctrl-C stopped it (the shell's 128 + SIGINT).
@@ -29,10 +36,11 @@ pub enum Exit {
 impl Exit {
     pub fn status(self) -> i32 {
         match self {
+            Exit::Closed => 0,
             Exit::Unmet => 1,
             Exit::Usage => 2,
             Exit::Invalid => 3,
-            Exit::Failed => 4,
+            Exit::Failed | Exit::Output => 4,
             Exit::Unreachable => 5,
             Exit::Interrupted => 130,
             Exit::Command(code) => i32::from(code),
@@ -44,17 +52,26 @@ impl Exit {
     }
 }
 
-/// Writes to standard output. A closed pipe (`fql ... | head`) is not an
-/// error: the reader has all it wanted, so the command stops quietly.
+/// Writes to standard output, and stops the command if that fails: see
+/// [`write_failed`].
 pub fn print(text: &str) -> Result<(), Exit> {
     let mut out = io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => {
-            eprintln!("fql: cannot write to standard output: {e}");
-            Err(Exit::Usage)
-        }
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| write_failed(&e))
+}
+
+/// What a failed write to standard output means for the command. A closed
+/// pipe (`fql ... | head`) is not an error: the reader has all it wanted,
+/// so the command stops quietly ([`Exit::Closed`], status 0). Any other
+/// error (a full disk, `/dev/full`) loses output the user asked for, so
+/// it is reported and the command fails ([`Exit::Output`], status 4).
+pub fn write_failed(e: &io::Error) -> Exit {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        Exit::Closed
+    } else {
+        eprintln!("fql: cannot write to standard output: {e}");
+        Exit::Output
     }
 }
 

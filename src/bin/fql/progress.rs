@@ -1,7 +1,8 @@
-//! A progress line on standard error for long reads: keys read, results,
-//! rate. Drawn only on a terminal, only once a query has run for a while
-//! and only while no result has been printed for a moment, and wiped
-//! before the next result, so it never mixes into the results.
+//! A progress line on standard error for long queries: keys read, results,
+//! rate, and the attempt and its cause while a transaction is retried.
+//! Drawn only on a terminal, only once a query has run for a while and
+//! only while no result has been printed for a moment, and wiped before
+//! the next result, so it never mixes into the results.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -109,13 +110,20 @@ impl Shared {
             }
             let keys = self.activity.keys_read();
             let rate = keys as f64 / elapsed.as_secs_f64();
-            let line = format!(
+            let mut line = format!(
                 "\r\x1b[K{} keys read ({}/s), {} results, {:.1} s",
                 count(keys as f64),
                 count(rate),
                 self.results.load(Ordering::Relaxed),
                 elapsed.as_secs_f64()
             );
+            if let (retries @ 1.., Some(why)) = self.activity.retries() {
+                line.push_str(&format!(
+                    "; retrying: attempt {}, {}",
+                    retries + 1,
+                    why.name()
+                ));
+            }
             let mut err = std::io::stderr().lock();
             let _ = err.write_all(line.as_bytes()).and_then(|()| err.flush());
             *drawn = true;

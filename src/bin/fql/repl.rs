@@ -28,6 +28,8 @@ pub struct Repl {
     tx: Option<Box<dyn Transaction>>,
     history_writes: bool,
     quit: bool,
+    /// Why the shell ended early: standard output closed or failing.
+    ended: Option<Exit>,
 }
 
 /// The history file: `FQL_HISTORY`, else `fql/history` in the user's state
@@ -54,7 +56,7 @@ pub fn run(
     let mut settings = Settings::from_args(exec, color)?;
     settings.write_hint = "use \\writemode on to allow writes";
     let opened = crate::store::open(store_args)?;
-    let session = Session::new(opened.db, settings, exec.split_reads);
+    let session = Session::new(opened.db, settings, exec.split_reads, opened.timeout);
     session.stop_on_interrupt();
     let history = (!repl_args.no_history)
         .then(|| repl_args.history_file.clone().or_else(history_path))
@@ -106,6 +108,7 @@ pub fn run(
         tx: None,
         history_writes: repl_args.history_writes,
         quit: false,
+        ended: None,
     };
     while !repl.quit {
         *cwd.lock().unwrap_or_else(|e| e.into_inner()) = repl.cwd.clone();
@@ -122,9 +125,11 @@ pub fn run(
             // Ctrl-C at the prompt drops the line.
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
+            // The prompt goes to standard output: a full disk there
+            // ends up here, as does a terminal that cannot be read.
             Err(e) => {
-                eprintln!("fql: cannot read the terminal: {e}");
-                break;
+                eprintln!("fql: the shell cannot use the terminal: {e}");
+                repl.end(Exit::Failed);
             }
         }
     }
@@ -141,7 +146,7 @@ pub fn run(
             eprintln!("fql: cannot save the history to {}: {e}", path.display());
         }
     }
-    Ok(())
+    repl.ended.map_or(Ok(()), Err)
 }
 
 impl Repl {
@@ -175,6 +180,21 @@ impl Repl {
         }
     }
 
+    /// Writes a command's output; output that cannot be written ends the
+    /// shell.
+    fn print(&mut self, text: &str) {
+        if let Err(exit) = crate::output::print(text) {
+            self.end(exit);
+        }
+    }
+
+    /// Ends the shell because standard output is closed or failing: with
+    /// nowhere to show results, going on would only lose them.
+    fn end(&mut self, exit: Exit) {
+        self.ended = Some(exit);
+        self.quit = true;
+    }
+
     /// Runs one entry: a meta-command or FQL.
     fn line(&mut self, line: &str) {
         let trimmed = line.trim();
@@ -192,6 +212,9 @@ impl Repl {
         let result = self
             .session
             .run(&sources, self.tx.as_deref_mut().map(|t| t as _));
+        if let Err(exit @ (Exit::Closed | Exit::Output)) = result {
+            self.end(exit);
+        }
         if let Err(exit) = result
             && self.tx.is_some()
             && matches!(exit, Exit::Failed | Exit::Unreachable | Exit::Interrupted)

@@ -78,7 +78,7 @@ fn run(script: &Script, exec: &ExecArgs, store_args: &StoreArgs, color: Color) -
         return Ok(());
     }
     let opened = store::open(store_args)?;
-    let session = Session::new(opened.db, settings, exec.split_reads);
+    let session = Session::new(opened.db, settings, exec.split_reads, opened.timeout);
     session.stop_on_interrupt();
     session.run_checked(script, &checked, None)
 }

@@ -30,9 +30,14 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
     let opened = crate::store::open(store)?;
     let activity = Arc::new(Activity::default());
     let db = Observed::new(opened.db, activity.clone());
-    let progress = Progress::start(activity, std::io::stderr().is_terminal());
-    let result = run(&db, &src, &params, args, &progress);
+    let progress = Progress::start(activity.clone(), std::io::stderr().is_terminal());
+    let result = run(&db, &src, &params, args, &progress, &activity);
     drop(progress);
+    let result = match result {
+        Ok(summary) => summary,
+        // Nothing more to say once the report cannot be written.
+        Err(Unwritten(exit)) => return Err(exit),
+    };
     match result {
         Ok(summary) => {
             print_summary(&summary, args.format)?;
@@ -49,23 +54,40 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
     }
 }
 
+/// Standard output failed while violations were written; the exit says
+/// how.
+struct Unwritten(Exit);
+
+/// Validates, writing each violation to standard output as it is found. A
+/// write that fails stops the scan through `activity`.
 fn run(
     db: &dyn Database,
     src: &str,
     params: &std::collections::HashMap<String, fql::syntax::ast::Elem<'static>>,
     args: &ValidateArgs,
     progress: &Progress,
-) -> Result<Summary, fql::schema::Error> {
+    activity: &Activity,
+) -> Result<Result<Summary, fql::schema::Error>, Unwritten> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut failed = None;
     let summary = fql::schema::validate(db, src, params, args.max_violations, &mut |v| {
         progress.before_output();
-        let _ = match args.format {
+        if failed.is_some() {
+            return;
+        }
+        let written = match args.format {
             Format::Json | Format::Jsonl => writeln!(out, "{}", violation_json(v)),
             Format::Text => writeln!(out, "{} % {}", v.key, v.reason),
         };
+        if let Err(e) = written {
+            failed = Some(e);
+            activity.stop();
+        }
     });
-    let _ = out.flush();
-    summary
+    match failed.map_or_else(|| out.flush(), Err) {
+        Ok(()) => Ok(summary),
+        Err(e) => Err(Unwritten(output::write_failed(&e))),
+    }
 }
 
 fn violation_json(v: &Violation) -> String {

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
 use std::ops::ControlFlow;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use fql::exec::{self, Bindings, Engine};
 use fql::kv::{Activity, AsKvError, Database, Observed, Transaction};
@@ -85,10 +85,19 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn new(db: Box<dyn Database>, settings: Settings, split_reads: bool) -> Session {
+    /// A session on `db` whose transactions give up after `timeout`
+    /// (`--timeout`), retries included.
+    pub fn new(
+        db: Box<dyn Database>,
+        settings: Settings,
+        split_reads: bool,
+        timeout: Duration,
+    ) -> Session {
         let activity = Arc::new(Activity::default());
         let db: Arc<dyn Database> = Arc::new(Observed::new(db, activity.clone()));
-        let engine = Engine::new(db.clone()).split_reads(split_reads);
+        let engine = Engine::new(db.clone())
+            .split_reads(split_reads)
+            .timeout(timeout);
         Session {
             engine,
             db,
@@ -167,7 +176,8 @@ impl Session {
         let progress = Progress::start(self.activity.clone(), io::stderr().is_terminal());
         let mut bindings = Bindings::default();
         let mut failed: Option<Exit> = None;
-        let mut closed = false;
+        // Why standard output stopped taking results, if it did.
+        let mut broken: Option<io::Error> = None;
         // One transaction, in the order of the script; `Break` stops the run.
         let mut transaction =
             |sources: &Sources, steps: &[Step<'_>], bindings: &mut Bindings| -> ControlFlow<()> {
@@ -176,10 +186,7 @@ impl Session {
                 let sink = &mut exec::Each(|found: exec::Found<'_>| {
                     progress.before_output();
                     printer.print_found(found).map_err(|e| {
-                        closed = true;
-                        if e.kind() != io::ErrorKind::BrokenPipe {
-                            eprintln!("fql: cannot write to standard output: {e}");
-                        }
+                        broken = Some(e);
                         exec::Error::Kv(fql::kv::Error::TransactionCancelled)
                     })
                 });
@@ -190,7 +197,7 @@ impl Session {
                         .run_transaction(steps, bindings, sink)
                         .map(|_| ()),
                 };
-                if closed {
+                if broken.is_some() {
                     return ControlFlow::Break(());
                 }
                 if self.settings.timing {
@@ -221,6 +228,9 @@ impl Session {
                         "{}",
                         fql::syntax::render(&e, sources, self.settings.color, output::width())
                     );
+                    if exit == Exit::Unreachable {
+                        self.explain_timeout();
+                    }
                     failed = Some(failed.map_or(exit, |f| f.max(exit)));
                     if self.settings.on_error == OnError::Stop {
                         return ControlFlow::Break(());
@@ -264,13 +274,29 @@ impl Session {
         }
         drop(progress);
         let finished = printer.finish();
-        if closed || finished.is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe) {
-            return Ok(());
+        if let Some(e) = broken.or(finished.err()) {
+            return match output::write_failed(&e) {
+                Exit::Closed => Err(Exit::Closed),
+                exit => Err(failed.map_or(exit, |f| f.max(exit))),
+            };
         }
         if failed == Some(Exit::Interrupted) {
             eprintln!("fql: interrupted; the open transaction was rolled back");
         }
         failed.map_or(Ok(()), Err)
+    }
+
+    /// After a transaction ran out of `--timeout`: how often it was
+    /// retried and why, when it was, since `transaction_timed_out` alone
+    /// does not tell a hot key from a database that does not answer.
+    fn explain_timeout(&self) {
+        if let (retries @ 1.., Some(why)) = self.activity.retries() {
+            eprintln!(
+                "fql: the transaction was tried {} times before --timeout ran out; the last retry was after {}",
+                retries + 1,
+                why.name()
+            );
+        }
     }
 
     /// Lets Ctrl-C stop the running query: the first press stops it at

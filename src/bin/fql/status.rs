@@ -1,7 +1,7 @@
 //! `fql status`: which database, does it answer, and may it be written.
 
 use fql::kv::embedded::Access;
-use fql::kv::{self, DatabaseExt};
+use fql::kv::{self, DatabaseExt, RetryOptions};
 
 use crate::args::StoreArgs;
 use crate::output::{self, Exit};
@@ -10,7 +10,9 @@ use crate::store;
 pub fn run(args: &StoreArgs) -> Result<(), Exit> {
     let opened = store::open(args)?;
     let db = &opened.db;
-    let version = db.run(|tx, _| tx.read_version()).map_err(|e: kv::Error| {
+    let retry = RetryOptions::default().with_timeout(opened.timeout);
+    let version = db.run_with(retry, |tx, _| tx.read_version());
+    let (version, _) = version.map_err(|e: kv::Error| {
         eprintln!("fql: {} did not answer: {e}", db.describe());
         match e {
             kv::Error::Storage(_) => Exit::Usage,

@@ -11,6 +11,7 @@
 
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use fql::kv::embedded::{Access, Embedded, OpenOptions};
 use fql::kv::{self, Database};
@@ -24,6 +25,9 @@ pub struct Opened {
     /// The same database when it is an embedded file, for what only a
     /// file can say (whether it refuses writes).
     pub file: Option<Embedded>,
+    /// `--timeout`: the deadline of every transaction's retry loop, on
+    /// every backend.
+    pub timeout: Duration,
     // Dropped after `db`, so the network outlives the database.
     #[cfg(feature = "fdb")]
     _network: Option<fql::kv::fdb::Network>,
@@ -65,17 +69,19 @@ fn choose(args: &StoreArgs) -> Result<Choice, Exit> {
 }
 
 pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
+    let timeout = timeout(args.timeout)?;
     let (db, file): (Box<dyn Database>, _) = match choose(args)? {
         Choice::Memory => (Box::new(Embedded::memory()), None),
         Choice::File(path) => {
             let db = open_file(&path, args.read_only)?;
             (Box::new(db.clone()), Some(db))
         }
-        Choice::Cluster(path) => return open_cluster(path.as_deref(), args.timeout),
+        Choice::Cluster(path) => return open_cluster(path.as_deref(), timeout),
     };
     Ok(Opened {
         db,
         file,
+        timeout,
         #[cfg(feature = "fdb")]
         _network: None,
     })
@@ -86,6 +92,17 @@ pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
 /// database that cannot be opened does.
 pub fn refused(e: &kv::Error) -> Option<Exit> {
     matches!(e, kv::Error::ReadOnly(_) | kv::Error::Corrupt(_)).then_some(Exit::Usage)
+}
+
+/// `--timeout` as a duration: a positive number of seconds.
+fn timeout(seconds: f64) -> Result<Duration, Exit> {
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| {
+            eprintln!("fql: --timeout must be a positive number of seconds, not {seconds}");
+            Exit::Usage
+        })
 }
 
 fn open_file(path: &Path, read_only: bool) -> Result<Embedded, Exit> {
@@ -140,16 +157,9 @@ pub fn private_dirs(dir: &Path) -> Result<(), String> {
 }
 
 #[cfg(feature = "fdb")]
-fn open_cluster(path: Option<&Path>, timeout: f64) -> Result<Opened, Exit> {
+fn open_cluster(path: Option<&Path>, timeout: Duration) -> Result<Opened, Exit> {
     use fql::kv::fdb::{Fdb, Network, cluster_file};
 
-    let timeout = std::time::Duration::try_from_secs_f64(timeout)
-        .ok()
-        .filter(|t| !t.is_zero())
-        .ok_or_else(|| {
-            eprintln!("fql: --timeout must be a positive number of seconds");
-            Exit::Usage
-        })?;
     // SAFETY: the network is kept in `Opened`, which main drops before it
     // returns; fql never calls `process::exit` while it lives.
     let network = unsafe { Network::start() }.map_err(|e| {
@@ -164,12 +174,13 @@ fn open_cluster(path: Option<&Path>, timeout: f64) -> Result<Opened, Exit> {
     Ok(Opened {
         db: Box::new(db),
         file: None,
+        timeout,
         _network: Some(network),
     })
 }
 
 #[cfg(not(feature = "fdb"))]
-fn open_cluster(path: Option<&Path>, _timeout: f64) -> Result<Opened, Exit> {
+fn open_cluster(path: Option<&Path>, _timeout: Duration) -> Result<Opened, Exit> {
     let what = match path {
         Some(p) => format!("the cluster file {}", p.display()),
         None => "the default cluster file".into(),

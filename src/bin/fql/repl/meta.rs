@@ -78,7 +78,11 @@ impl Repl {
             .split_once(char::is_whitespace)
             .map_or((line, ""), |(n, a)| (n, a.trim()));
         match name {
-            "help" | "?" | "h" => help(arg),
+            "help" | "?" | "h" => {
+                if let Some(text) = help(arg) {
+                    self.print(&text);
+                }
+            }
             "q" | "quit" | "exit" => self.quit = true,
             "begin" => {
                 if self.tx.is_some() {
@@ -124,7 +128,7 @@ impl Repl {
                 "len" => self.session.settings.bytes = BytesShown::Len,
                 _ => eprintln!("\\bytes takes full or len"),
             },
-            "pwd" => println!("{}", show(&self.cwd)),
+            "pwd" => self.print(&format!("{}\n", show(&self.cwd))),
             "cd" => match path::directory(arg, &self.cwd) {
                 Err(e) => eprintln!("fql: {e}"),
                 Ok(dir) => match self.exists(&dir) {
@@ -148,11 +152,13 @@ impl Repl {
                 let text = path::resolve(arg, &self.cwd);
                 let sources = Sources::single("<input>", text);
                 let settings = &self.session.settings;
-                let _ =
+                let plan =
                     crate::session::with_plan(&sources, &settings.params, settings.color, |p| {
-                        print!("{p}");
-                        Ok(())
+                        Ok(p.to_string())
                     });
+                if let Ok(plan) = plan {
+                    self.print(&plan);
+                }
             }
             "validate" => self.validate(arg),
             _ => eprintln!("fql: unknown command \\{name}; \\help lists them"),
@@ -177,14 +183,27 @@ impl Repl {
             },
         };
         let settings = &self.session.settings;
+        // Output that cannot be written stops the scan.
+        let activity = self.session.activity.clone();
+        let mut unwritten = None;
         let result = fql::schema::validate(
             &*self.session.db,
             &source,
             &settings.params,
             None,
-            &mut |v| println!("{} % {}", v.key, v.reason),
+            &mut |v| {
+                if unwritten.is_none()
+                    && let Err(exit) = crate::output::print(&format!("{} % {}\n", v.key, v.reason))
+                {
+                    unwritten = Some(exit);
+                    activity.stop();
+                }
+            },
         );
         self.session.activity.restart();
+        if let Some(exit) = unwritten {
+            return self.end(exit);
+        }
         match result {
             Ok(s) => eprintln!(
                 "{} keys in {} directories, {} violations",
@@ -199,7 +218,12 @@ impl Repl {
             return Ok(true);
         }
         let layer = DirectoryLayer::new();
-        self.session.db.run(|tx, _| layer.exists(tx, dir))
+        let retry = self.session.engine.retry_options();
+        let (exists, _) = self
+            .session
+            .db
+            .run_with(retry, |tx, _| layer.exists(tx, dir))?;
+        Ok(exists)
     }
 }
 
@@ -216,21 +240,29 @@ fn switch(arg: &str, default: bool) -> Option<bool> {
     }
 }
 
-fn help(topic: &str) {
+/// The text of `\help TOPIC`; `None`, after saying so, for no such topic.
+fn help(topic: &str) -> Option<String> {
     match TOPICS.iter().find(|(name, _)| *name == topic) {
-        Some((_, text)) if !text.is_empty() => println!("{text}"),
+        Some((_, text)) if !text.is_empty() => Some(format!("{text}\n")),
         _ if topic.is_empty() || topic == "commands" => {
-            println!("FQL queries run as typed. Commands:");
+            let mut out = String::from("FQL queries run as typed. Commands:\n");
             for (name, what) in COMMANDS {
                 let (args, what) = match what.split_once("  ") {
                     Some((args, what)) => (args, what),
                     None => ("", *what),
                 };
-                println!("  \\{:<22} {what}", format!("{name} {args}"));
+                out.push_str(&format!("  \\{:<22} {what}\n", format!("{name} {args}")));
             }
             let topics: Vec<_> = TOPICS.iter().map(|(n, _)| *n).collect();
-            println!("Help topics: \\help {}", topics.join(", \\help "));
+            out.push_str(&format!(
+                "Help topics: \\help {}\n",
+                topics.join(", \\help ")
+            ));
+            Some(out)
         }
-        _ => eprintln!("fql: no help on `{topic}`; \\help lists the topics"),
+        _ => {
+            eprintln!("fql: no help on `{topic}`; \\help lists the topics");
+            None
+        }
     }
 }

@@ -1,0 +1,282 @@
+//! The keys a mutex may hold, taken from the `mutex/schema` script, and the
+//! check each mutex transaction makes before it reads or writes: a
+//! directory that holds anything else is not a mutex (a user's data, a
+//! mistyped path), and no mutex command may change it.
+//!
+//! The check must stay cheap for a mutex with many waiters, so it reads a
+//! bounded number of keys whatever the queue's length. The schema's
+//! patterns start with constants (`("owner", <name:str>)`), so the keys of
+//! a mutex fall into a few families, each the range of one packed prefix:
+//!
+//! - the ranges between families must be empty. They are read together
+//!   with the family after each, and add read conflicts, so a key written
+//!   there by another transaction before this one commits makes it
+//!   conflict and look again;
+//! - a family bounded by `[max:N]` (the owner, the fencing token) is read
+//!   whole, at most `N + 1` keys, and each key must match its pattern;
+//! - an unbounded family (the queue, waiters, heartbeats) has its first
+//!   and last key checked, where a key whose next element has the wrong
+//!   type sorts.
+//!
+//! That is one read per family, one more for the last key of each
+//! unbounded family and one for the range after the last family: nine
+//! small reads, besides opening the directory.
+//!
+//! The mutex scripts clear only keys of the bounded families and single
+//! keys they have checked or that match the layout by their shape alone,
+//! so no mutex command removes a key outside the layout.
+
+use std::sync::OnceLock;
+
+use crate::codec;
+use crate::directory::{DirectoryLayer, show};
+use crate::kv::{ConflictRangeType, KeyValue, RangeOption, Transaction, key_after, strinc};
+use crate::schema::Pattern;
+use crate::syntax::ast::{Elem, ElemKind, Kind, Query};
+
+use super::{Error, dir_param, elem};
+
+/// The families of keys of a mutex, in key order.
+pub(super) struct Layout {
+    families: Vec<Family>,
+}
+
+/// The keys of one or more patterns that start with the same constants.
+struct Family {
+    /// The packed constants, after the directory's prefix.
+    begin: Vec<u8>,
+    /// The end of the family's range: one key, or every key under `begin`.
+    end: Vec<u8>,
+    /// At most this many keys, when every pattern of the family bounds
+    /// its count.
+    max: Option<usize>,
+    patterns: Vec<Pattern<'static>>,
+}
+
+/// The layout of `mutex/schema`, built once.
+pub(super) fn layout() -> &'static Layout {
+    static LAYOUT: OnceLock<Layout> = OnceLock::new();
+    LAYOUT.get_or_init(Layout::from_schema)
+}
+
+impl Layout {
+    fn from_schema() -> Layout {
+        let source = crate::scripts::find("mutex/schema")
+            .expect("mutex/schema ships with fql")
+            .source;
+        // Built once per process and kept for its life.
+        let script = Box::leak(Box::new(
+            crate::syntax::load(source).expect("shipped scripts load"),
+        ));
+        let params = [("dir".to_string(), elem(dir_param(&["mutex".into()])))].into();
+        let plan = Box::leak(Box::new(
+            crate::plan::plan(script, &params).expect("shipped scripts plan"),
+        ));
+        let mut families: Vec<Family> = Vec::new();
+        for step in &plan.steps {
+            let (Kind::Read | Kind::ReadRange, Query::KeyValue(kv)) = (step.kind, step.query())
+            else {
+                continue;
+            };
+            let elems = &kv.key.tuple.elems;
+            let fixed = elems.iter().take_while(|e| is_constant(e)).count();
+            let begin = codec::encode_key(b"", &elems[..fixed])
+                .expect("the schema's constants encode")
+                .bytes;
+            let exact = fixed == elems.len() && kv.key.tuple.rest.is_none();
+            let max = if exact { Some(1) } else { step.options.max };
+            let pattern = Pattern::new(families.len(), kv, step.options.min, step.options.max)
+                .expect("the schema's patterns compile");
+            match families.iter_mut().find(|f| f.begin == begin) {
+                Some(family) => {
+                    family.max = family.max.zip(max).map(|(a, b)| a + b);
+                    family.patterns.push(pattern);
+                }
+                None => families.push(Family {
+                    end: if exact {
+                        key_after(&begin)
+                    } else {
+                        strinc(&begin)
+                    },
+                    begin,
+                    max,
+                    patterns: vec![pattern],
+                }),
+            }
+        }
+        families.sort_by(|a, b| a.begin.cmp(&b.begin));
+        assert!(
+            families.windows(2).all(|w| w[0].end <= w[1].begin),
+            "the families of mutex/schema do not overlap"
+        );
+        Layout { families }
+    }
+
+    /// Checks, in `tx`, that the directory `dir` holds nothing but the keys
+    /// of a mutex. A missing directory is a fresh mutex.
+    pub(super) fn check(
+        &self,
+        tx: &mut dyn Transaction,
+        layer: &DirectoryLayer,
+        dir: &[String],
+    ) -> Result<(), Error> {
+        let opened = match layer.open(tx, dir, b"") {
+            Err(crate::directory::Error::NotFound { .. }) => return Ok(()),
+            opened => opened?,
+        };
+        let prefix = opened.prefix()?;
+        let at = |relative: &[u8]| [prefix, relative].concat();
+        let foreign = |kv: &KeyValue| Error::Foreign {
+            dir: show(dir),
+            key: describe(dir, prefix, kv),
+        };
+        let mut gap = prefix.to_vec();
+        for family in &self.families {
+            let (begin, end) = (at(&family.begin), at(&family.end));
+            let found = family.read(tx, &gap, &begin, &end)?;
+            if let Some(kv) = found.first().filter(|kv| kv.key < begin) {
+                return Err(foreign(kv));
+            }
+            if let Some(kv) = family.max.and_then(|max| found.get(max)) {
+                return Err(foreign(kv));
+            }
+            if let Some(kv) = found.iter().find(|kv| !family.allows(prefix, kv)) {
+                return Err(foreign(kv));
+            }
+            gap = end;
+        }
+        match empty(tx, &gap, &strinc(prefix))? {
+            Some(kv) => Err(foreign(&kv)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Family {
+    /// The keys the check looks at, read as snapshots, in one read with
+    /// the range between the previous family and this one (from `gap`):
+    /// the first key of that range if it holds any, else all of a bounded
+    /// family (one more than it may hold, if there are more) or the first
+    /// and last key of an unbounded one.
+    ///
+    /// Keys added to that range, or beside those read of a bounded family,
+    /// before this transaction commits make it conflict. An unbounded
+    /// family is not guarded so: every waiter that joined would make every
+    /// other client's transaction conflict.
+    fn read(
+        &self,
+        tx: &mut dyn Transaction,
+        gap: &[u8],
+        begin: &[u8],
+        end: &[u8],
+    ) -> crate::kv::Result<Vec<KeyValue>> {
+        let limit = self.max.map_or(1, |max| max + 1);
+        let range = RangeOption::new(gap, end).limit(limit);
+        let mut found = crate::kv::collect_range(tx, &range, true)?;
+        if found.first().is_some_and(|kv| kv.key.as_slice() < begin) {
+            return Ok(found);
+        }
+        if gap < begin {
+            tx.add_conflict_range(gap, begin, ConflictRangeType::Read)?;
+        }
+        let Some(max) = self.max else {
+            let last = RangeOption::new(begin, end).rev().limit(1);
+            found.extend(crate::kv::collect_range(tx, &last, true)?);
+            return Ok(found);
+        };
+        let mut from = begin.to_vec();
+        for kv in &found {
+            if from < kv.key {
+                tx.add_conflict_range(&from, &kv.key, ConflictRangeType::Read)?;
+            }
+            from = key_after(&kv.key);
+        }
+        if found.len() <= max && from.as_slice() < end {
+            tx.add_conflict_range(&from, end, ConflictRangeType::Read)?;
+        }
+        Ok(found)
+    }
+
+    /// Whether the key-value, found in this family, matches one of its
+    /// patterns.
+    fn allows(&self, prefix: &[u8], kv: &KeyValue) -> bool {
+        let Some(elems) = codec::decode_key(prefix, &kv.key) else {
+            return false;
+        };
+        self.patterns
+            .iter()
+            .any(|p| p.check(&elems, &kv.value).is_ok())
+    }
+}
+
+/// `None` if no key lies in `begin..end`, which stays so until this
+/// transaction commits; else the first key there.
+fn empty(
+    tx: &mut dyn Transaction,
+    begin: &[u8],
+    end: &[u8],
+) -> crate::kv::Result<Option<KeyValue>> {
+    if begin >= end {
+        return Ok(None);
+    }
+    let range = RangeOption::new(begin, end).limit(1);
+    let found = crate::kv::collect_range(tx, &range, true)?.pop();
+    if found.is_none() {
+        tx.add_conflict_range(begin, end, ConflictRangeType::Read)?;
+    }
+    Ok(found)
+}
+
+/// A stored key-value as FQL, for the refusal: `/app/users("email")="x"`,
+/// or the key's bytes when it is not a tuple.
+fn describe(dir: &[String], prefix: &[u8], kv: &KeyValue) -> String {
+    let value = codec::decode_untyped(&kv.value);
+    match codec::decode_key(prefix, &kv.key) {
+        Some(elems) => {
+            let parts: Vec<String> = elems.iter().map(|e| e.kind.to_string()).collect();
+            format!("{}({})={value}", show(dir), parts.join(","))
+        }
+        None => format!(
+            "{} key 0x{}={value}",
+            show(dir),
+            const_hex::encode(&kv.key[prefix.len()..])
+        ),
+    }
+}
+
+/// Whether an element of a pattern is a constant, not a hole.
+fn is_constant(e: &Elem<'_>) -> bool {
+    match &e.kind {
+        ElemKind::Var(_) | ElemKind::Ref(_) => false,
+        ElemKind::Tuple(t) => !t.has_holes(),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_families_come_from_the_schema() {
+        let layout = layout();
+        let names: Vec<(String, Option<usize>)> = layout
+            .families
+            .iter()
+            .map(|f| {
+                let elems = codec::decode_key(b"", &f.begin).expect("a tuple");
+                (elems[0].kind.to_string(), f.max)
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (r#""fence""#.to_string(), Some(1)),
+                (r#""hb""#.to_string(), None),
+                (r#""owner""#.to_string(), Some(1)),
+                (r#""queue""#.to_string(), None),
+                (r#""waiter""#.to_string(), None),
+            ]
+        );
+    }
+}
