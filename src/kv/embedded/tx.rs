@@ -148,18 +148,25 @@ impl Transaction for EmbeddedTx {
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         check_key(key)?;
         self.usable()?;
-        let stored = if self.buffer.lookup(key).is_none_or(Entry::needs_stored) {
-            let v = self.snap()?.get(key)?;
-            if !snapshot {
-                self.reads.insert(key, &key_after(key));
-            }
-            v
+        let entry = self.buffer.lookup(key);
+        let needs_stored = entry.is_none_or(Entry::needs_stored);
+        if !snapshot && entry.is_none_or(Entry::reads_store) {
+            self.reads.insert(key, &key_after(key));
+        }
+        let stored = if needs_stored {
+            self.snap()?.get(key)?
         } else {
             None
         };
         match self.buffer.lookup(key) {
             None => Ok(stored),
-            Some(e) => e.resolve(stored.as_deref(), self.shared.limits.value),
+            Some(e) => {
+                let value = e.resolve(stored.as_deref(), self.shared.limits.value)?;
+                if needs_stored {
+                    self.buffer.settle(key, value.clone());
+                }
+                Ok(value)
+            }
         }
     }
 
