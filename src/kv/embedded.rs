@@ -22,6 +22,7 @@ mod watches;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::kv::{Database, Error, Limits, Result, Transaction};
 
@@ -45,6 +46,27 @@ impl Fault {
         match self {
             Fault::NotCommitted => Error::NotCommitted,
             Fault::UnknownResult { .. } => Error::CommitUnknownResult,
+        }
+    }
+}
+
+/// How to open a database file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// The size limits; FDB's by default.
+    pub limits: Limits,
+    /// The longest wait for a lock another process holds on the file
+    /// (`--timeout`): a process stopped or hung in the middle of a commit
+    /// makes others fail with `Error::Locked` after this long instead of
+    /// waiting for it. 10 seconds by default.
+    pub timeout: Duration,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            limits: Limits::default(),
+            timeout: Duration::from_secs(10),
         }
     }
 }
@@ -80,13 +102,24 @@ impl Embedded {
     /// Opens the database file at `path`, creating it if it does not exist.
     /// Its directory must exist.
     pub fn open(path: impl AsRef<Path>) -> Result<Embedded> {
-        Embedded::open_with_limits(path, Limits::default())
+        Embedded::open_with(path, &OpenOptions::default())
     }
 
     /// [`Embedded::open`] with other size limits.
     pub fn open_with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Embedded> {
-        let store = sqlite::SqliteStore::open(path.as_ref())?;
-        Ok(Embedded::with_store(Box::new(store), limits))
+        Embedded::open_with(
+            path,
+            &OpenOptions {
+                limits,
+                ..OpenOptions::default()
+            },
+        )
+    }
+
+    /// [`Embedded::open`] with options.
+    pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Embedded> {
+        let store = sqlite::SqliteStore::open(path.as_ref(), options.timeout)?;
+        Ok(Embedded::with_store(Box::new(store), options.limits))
     }
 
     /// [`Embedded::memory`] with other size limits.

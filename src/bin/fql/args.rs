@@ -81,7 +81,8 @@ pub struct StoreArgs {
     pub fdb: bool,
 
     /// Give up on a FoundationDB transaction, retries included, after this
-    /// many seconds.
+    /// many seconds; on the embedded file, give up waiting after this long
+    /// for a lock another process holds.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, global = true)]
     pub timeout: f64,
 }

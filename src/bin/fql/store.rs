@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use fql::kv::Database;
-use fql::kv::embedded::Embedded;
+use fql::kv::embedded::{Embedded, OpenOptions};
 
 use crate::args::StoreArgs;
 use crate::output::Exit;
@@ -47,7 +47,7 @@ fn choose(args: &StoreArgs) -> Choice {
 pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
     let db: Box<dyn Database> = match choose(args) {
         Choice::Memory => Box::new(Embedded::memory()),
-        Choice::File(path) => Box::new(open_file(&path)?),
+        Choice::File(path) => Box::new(open_file(&path, timeout(args.timeout)?)?),
         Choice::Cluster(path) => return open_cluster(path.as_deref(), args.timeout),
     };
     Ok(Opened {
@@ -57,16 +57,34 @@ pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
     })
 }
 
-fn open_file(path: &Path) -> Result<Embedded, Exit> {
+/// `--timeout` as a duration: a positive number of seconds.
+fn timeout(seconds: f64) -> Result<std::time::Duration, Exit> {
+    std::time::Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| {
+            eprintln!("fql: --timeout must be a positive number of seconds");
+            Exit::Usage
+        })
+}
+
+fn open_file(path: &Path, timeout: std::time::Duration) -> Result<Embedded, Exit> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && let Err(e) = std::fs::create_dir_all(dir)
     {
         eprintln!("fql: cannot create the directory {}: {e}", dir.display());
         return Err(Exit::Usage);
     }
-    Embedded::open(path).map_err(|e| {
+    let options = OpenOptions {
+        timeout,
+        ..OpenOptions::default()
+    };
+    Embedded::open_with(path, &options).map_err(|e| {
         eprintln!("fql: cannot open the database {}: {e}", path.display());
-        Exit::Usage
+        match e {
+            fql::kv::Error::Locked { .. } => Exit::Unreachable,
+            _ => Exit::Usage,
+        }
     })
 }
 
@@ -74,13 +92,7 @@ fn open_file(path: &Path) -> Result<Embedded, Exit> {
 fn open_cluster(path: Option<&Path>, timeout: f64) -> Result<Opened, Exit> {
     use fql::kv::fdb::{Fdb, Network, cluster_file};
 
-    let timeout = std::time::Duration::try_from_secs_f64(timeout)
-        .ok()
-        .filter(|t| !t.is_zero())
-        .ok_or_else(|| {
-            eprintln!("fql: --timeout must be a positive number of seconds");
-            Exit::Usage
-        })?;
+    let timeout = self::timeout(timeout)?;
     // SAFETY: the network is kept in `Opened`, which main drops before it
     // returns; fql never calls `process::exit` while it lives.
     let network = unsafe { Network::start() }.map_err(|e| {

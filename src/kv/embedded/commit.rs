@@ -59,7 +59,7 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
     let live = live(&tx.buffer.mutations);
     let logged = tx.writes.coarsened(LOGGED_RANGES);
     let mut outcome = None;
-    shared.store.write(&mut |w| {
+    shared.store.write(tx.deadline(), &mut |w| {
         if let Some((rv, _)) = read {
             if rv < w.log_floor()? {
                 return Err(Error::TransactionTooOld);

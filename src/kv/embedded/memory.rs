@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use imbl::OrdMap;
 
@@ -47,7 +48,13 @@ impl Store for MemoryStore {
         }))
     }
 
-    fn write(&self, f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>) -> Result<()> {
+    /// Commits in this process wait for each other only as long as one
+    /// takes to apply, so there is no deadline to keep.
+    fn write(
+        &self,
+        _deadline: Option<Instant>,
+        f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>,
+    ) -> Result<()> {
         let mut state = self.lock();
         // Work on a copy (cheap: structure is shared) so a failed commit
         // leaves nothing behind.

@@ -7,6 +7,8 @@
 //! keeps bytes, a commit version and a short log of recent commits' write
 //! ranges.
 
+use std::time::Instant;
+
 use crate::kv::{KeyValue, Result};
 
 /// A store under the embedded backend.
@@ -16,7 +18,13 @@ pub(crate) trait Store: Send + Sync {
 
     /// Runs `f` in an exclusive write transaction that sees the latest
     /// state; applies its writes if `f` succeeds, discards them otherwise.
-    fn write(&self, f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>) -> Result<()>;
+    /// Waits for the exclusive lock no longer than the store's timeout, nor
+    /// past `deadline`.
+    fn write(
+        &self,
+        deadline: Option<Instant>,
+        f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>,
+    ) -> Result<()>;
 
     /// A number that changes whenever any commit lands, from this process
     /// or another: what watches poll.

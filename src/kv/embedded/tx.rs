@@ -88,6 +88,11 @@ impl EmbeddedTx {
         Ok(snap.as_mut())
     }
 
+    /// When the `Timeout` option runs out, if set.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.timeout.map(|t| self.created + t)
+    }
+
     /// The read version and when it was taken, if any read happened.
     pub(super) fn read_state(&self) -> Option<(u64, Instant)> {
         self.snapshot.as_ref().map(|(s, at)| (s.version(), *at))
