@@ -56,6 +56,7 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
     // Everything that needs no lock is done before taking it: the write
     // lock serializes every process's commits, so it is held only to check
     // conflicts and apply.
+    tx.release_snapshot();
     let live = live(&tx.buffer.mutations);
     let logged = tx.writes.coarsened(LOGGED_RANGES);
     let mut outcome = None;
@@ -86,6 +87,7 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
     })?;
     let (version, stamp, watched) = outcome.expect("set by a successful write");
     tx.spend();
+    shared.store.after_commit();
     let watches = std::mem::take(&mut tx.watches);
     if let Some(f @ Fault::UnknownResult { applied: true }) = fault {
         for (_, w) in watches {

@@ -316,11 +316,15 @@ impl Store for SqliteStore {
             Ok(())
         })();
         let _ = conn.busy_timeout(self.pool.timeout);
-        if result.is_ok() {
-            self.checkpoints.after_commit(&conn, self.pool.timeout);
-        }
         self.pool.give(conn);
         result.map_err(|e| self.pool.error_after(e, wait))
+    }
+
+    fn after_commit(&self) {
+        if let Ok(conn) = self.pool.take() {
+            self.checkpoints.after_commit(&conn, self.pool.timeout);
+            self.pool.give(conn);
+        }
     }
 
     fn change_token(&self) -> Result<u64> {

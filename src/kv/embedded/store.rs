@@ -26,6 +26,10 @@ pub(crate) trait Store: Send + Sync {
         f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>,
     ) -> Result<()>;
 
+    /// Upkeep after a commit that wrote, once the committing transaction
+    /// holds no snapshot: the file store keeps its WAL bounded here.
+    fn after_commit(&self) {}
+
     /// A number that changes whenever any commit lands, from this process
     /// or another: what watches poll.
     fn change_token(&self) -> Result<u64>;

@@ -24,6 +24,9 @@ pub(crate) const MAX_AGE: Duration = Duration::from_secs(5);
 pub(crate) struct EmbeddedTx {
     shared: Arc<Shared>,
     snapshot: Option<(Box<dyn Snapshot>, Instant)>,
+    /// Set when a commit let go of the snapshot: reads fail until the
+    /// transaction is reset, rather than read another state.
+    released: bool,
     pub(super) buffer: WriteBuffer,
     pub(super) reads: RangeSet,
     pub(super) writes: RangeSet,
@@ -45,6 +48,7 @@ impl EmbeddedTx {
         EmbeddedTx {
             shared,
             snapshot: None,
+            released: false,
             buffer: WriteBuffer::new(value_limit),
             reads: RangeSet::default(),
             writes: RangeSet::default(),
@@ -78,6 +82,11 @@ impl EmbeddedTx {
     /// The snapshot, taken at the first read; too old after five seconds.
     fn snap(&mut self) -> Result<&mut dyn Snapshot> {
         self.usable()?;
+        if self.released {
+            return Err(Error::InvalidOperation(
+                "the transaction tried to commit; reset it to use it again".into(),
+            ));
+        }
         if self.snapshot.is_none() {
             self.snapshot = Some((self.shared.store.snapshot()?, Instant::now()));
         }
@@ -116,6 +125,14 @@ impl EmbeddedTx {
         self.tally.poison().cloned()
     }
 
+    /// Ends the snapshot before a commit waits for the write lock: a read
+    /// transaction held while waiting would keep any checkpoint that holds
+    /// the lock waiting for it in turn.
+    pub(super) fn release_snapshot(&mut self) {
+        self.snapshot = None;
+        self.released = true;
+    }
+
     pub(super) fn spend(&mut self) {
         self.spent = true;
         self.snapshot = None;
@@ -130,6 +147,7 @@ impl EmbeddedTx {
     fn clear_state(&mut self) {
         self.cancel_watches();
         self.snapshot = None;
+        self.released = false;
         self.buffer = WriteBuffer::new(self.shared.limits.value);
         self.reads.clear();
         self.writes.clear();

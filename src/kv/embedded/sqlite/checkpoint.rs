@@ -40,8 +40,12 @@ const SHORT_WAIT: Duration = Duration::from_millis(200);
 /// How long it waits past it: longer than any read transaction lives.
 const LONG_WAIT: Duration = MAX_AGE.saturating_add(Duration::from_millis(300));
 
-/// The wait before a process tries again after a checkpoint that could
-/// not restart the WAL; it doubles up to [`MAX_BACKOFF`].
+/// The pause between attempts within one wait.
+const RETRY_PAUSE: Duration = Duration::from_millis(5);
+
+/// The wait before a process tries again after waiting out the readers
+/// failed to restart the WAL; it doubles up to [`MAX_BACKOFF`]. After a
+/// short wait fails, the next commit past [`SHORT_WAIT`] tries again.
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
@@ -66,8 +70,9 @@ impl Checkpoints {
         }
     }
 
-    /// After a commit on `conn` (outside its write transaction): restarts
-    /// the WAL if it is past the limit. `busy` is the connection's usual
+    /// After a commit, once the committing transaction has let go of its
+    /// own snapshot (which the checkpoint would otherwise wait for):
+    /// restarts the WAL if it is past the limit, on `conn`. `busy` is the connection's usual
     /// lock wait, restored after. Best effort: the commit has happened, and
     /// a checkpoint that fails is tried again by a later commit.
     pub fn after_commit(&self, conn: &Connection, busy: Duration) {
@@ -87,24 +92,42 @@ impl Checkpoints {
         if tries.not_before.is_some_and(|t| now < t) {
             return;
         }
-        let wait = if size > WAL_HARD_LIMIT {
-            LONG_WAIT
+        let long = size > WAL_HARD_LIMIT;
+        let restarted = restart(conn, if long { LONG_WAIT } else { SHORT_WAIT });
+        let _ = conn.busy_timeout(busy);
+        if restarted {
+            tries.not_before = None;
+            tries.backoff = FIRST_BACKOFF;
+        } else if long {
+            // Readers did not end in time: a process stopped inside one.
+            tries.not_before = Some(Instant::now() + tries.backoff);
+            tries.backoff = (tries.backoff * 2).min(MAX_BACKOFF);
         } else {
-            SHORT_WAIT
-        };
-        let restarted = conn.busy_timeout(wait).is_ok()
+            tries.not_before = Some(Instant::now() + SHORT_WAIT);
+        }
+    }
+}
+
+/// Runs RESTART checkpoints for at most `wait`; whether one restarted the
+/// WAL. An attempt also fails at once while another connection
+/// checkpoints (SQLite's automatic checkpoints after commits), so it is
+/// tried again until the wait is spent.
+fn restart(conn: &Connection, wait: Duration) -> bool {
+    let deadline = Instant::now() + wait;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let done = conn.busy_timeout(left).is_ok()
             && conn
                 .query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| {
                     r.get::<_, i64>(0)
                 })
                 .is_ok_and(|busy| busy == 0);
-        let _ = conn.busy_timeout(busy);
-        if restarted {
-            tries.not_before = None;
-            tries.backoff = FIRST_BACKOFF;
-        } else {
-            tries.not_before = Some(Instant::now() + tries.backoff);
-            tries.backoff = (tries.backoff * 2).min(MAX_BACKOFF);
+        if done {
+            return true;
         }
+        if Instant::now() + RETRY_PAUSE >= deadline {
+            return false;
+        }
+        std::thread::sleep(RETRY_PAUSE);
     }
 }
