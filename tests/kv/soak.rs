@@ -68,7 +68,10 @@ fn readers_and_writers_in_eight_processes_lose_nothing_and_bound_the_wal() {
     }
     let mut wal_max = 0;
     let hard_stop = Instant::now() + Duration::from_secs(seconds() + 120);
-    while children.iter_mut().any(|(_, c)| c.try_wait().unwrap().is_none()) {
+    while children
+        .iter_mut()
+        .any(|(_, c)| c.try_wait().unwrap().is_none())
+    {
         assert!(Instant::now() < hard_stop, "the soak's processes hang");
         wal_max = wal_max.max(wal_size(&path));
         std::thread::sleep(Duration::from_millis(100));
@@ -77,11 +80,23 @@ fn readers_and_writers_in_eight_processes_lose_nothing_and_bound_the_wal() {
     for (out, mut c) in children {
         assert!(c.wait().unwrap().success(), "a process failed");
         let Some(out) = out else { continue };
-        let w = out.file_name().unwrap().to_string_lossy().replace("writer", "");
-        let reported: u64 = std::fs::read_to_string(&out).unwrap().trim().parse().unwrap();
+        let w = out
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace("writer", "");
+        let reported: u64 = std::fs::read_to_string(&out)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
         let logged = db
             .run(|tx, _| {
-                kv::collect_range(tx, &RangeOption::prefix(format!("log/{w}/").as_bytes()), true)
+                kv::collect_range(
+                    tx,
+                    &RangeOption::prefix(format!("log/{w}/").as_bytes()),
+                    true,
+                )
             })
             .unwrap();
         assert_eq!(logged.len() as u64, reported, "writer {w}'s commits");

@@ -72,6 +72,43 @@ fn hold_the_write_lock_and_stop_child() {
     nix::sys::signal::raise(Signal::SIGSTOP).unwrap();
 }
 
+/// A process stopped holding the file exclusively (as SQLite's checkpoint
+/// on close does, and `locking_mode=EXCLUSIVE`): openers and readers give
+/// up within `--timeout` with exit status 5, instead of waiting 30 s.
+#[test]
+fn a_stopped_exclusive_holder_fails_openers_in_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("exclusive.db");
+    assert!(fql(&path, &["-w", "-q", "/a(1)=1"]).status.success());
+    let holder = child(
+        "stalls::hold_the_file_exclusively_and_stop_child",
+        &[("FQL_TEST_DB", path.display().to_string())],
+    );
+    let pid = Pid::from_raw(holder.id() as i32);
+    let status = waitpid(pid, Some(WaitPidFlag::WUNTRACED)).unwrap();
+    assert!(matches!(status, WaitStatus::Stopped(..)), "{status:?}");
+    let read = fql(&path, &["--timeout", "1", "-q", "/a(<>)=<>"]);
+    let _ = kill(pid, Signal::SIGKILL);
+    let _ = waitpid(pid, None);
+    let stderr = text(&read.stderr);
+    assert_eq!(read.status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.contains("another process holds the database"),
+        "{stderr}"
+    );
+    let again = fql(&path, &["--timeout", "5", "-q", "/a(<>)=<>"]);
+    assert_eq!(text(&again.stdout), "/a(1)=1\n", "{}", text(&again.stderr));
+}
+
+#[test]
+#[ignore = "run by a_stopped_exclusive_holder_fails_openers_in_time"]
+fn hold_the_file_exclusively_and_stop_child() {
+    let conn = rusqlite::Connection::open(param("FQL_TEST_DB")).unwrap();
+    conn.execute_batch("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;")
+        .unwrap();
+    nix::sys::signal::raise(Signal::SIGSTOP).unwrap();
+}
+
 /// A closing process takes no exclusive lock (SQLite's checkpoint on
 /// close, which a process stopped or killed while closing would hold
 /// against every reader): the WAL stays beside the file. What it held is
@@ -85,7 +122,12 @@ fn closing_leaves_the_wal_and_a_whole_main_file() {
     let copy = dir.path().join("copy.db");
     std::fs::copy(&path, &copy).unwrap();
     let read = fql(&copy, &["-q", "/a(1)=<>"]);
-    assert_eq!(text(&read.stdout), "/a(1)=\"kept\"\n", "{}", text(&read.stderr));
+    assert_eq!(
+        text(&read.stdout),
+        "/a(1)=\"kept\"\n",
+        "{}",
+        text(&read.stderr)
+    );
 }
 
 /// A transaction left open and idle (a shell after `\begin`) gives up its
@@ -126,7 +168,10 @@ fn an_idle_transaction_releases_its_snapshot_at_its_deadline() {
 fn commits_to_a_deleted_or_replaced_file_fail_and_versions_never_repeat() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("swapped.db");
-    let version = |db: &Embedded| db.run(|tx, _| tx.set(b"k", b"v")).map(|()| read_version(db));
+    let version = |db: &Embedded| {
+        db.run(|tx, _| tx.set(b"k", b"v"))
+            .map(|()| read_version(db))
+    };
     let first = Embedded::open(&path).unwrap();
     let old = version(&first).unwrap();
     for suffix in ["", "-wal", "-shm"] {

@@ -72,7 +72,12 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
         let version = w.version()? + 1;
         let stamp = stamp_of(version);
         let mutations = tx.buffer.mutations.iter().zip(&live);
-        let stamped = apply_all(w, mutations.filter(|(_, l)| **l).map(|(m, _)| m), &stamp, shared)?;
+        let stamped = apply_all(
+            w,
+            mutations.filter(|(_, l)| **l).map(|(m, _)| m),
+            &stamp,
+            shared,
+        )?;
         let now = now_ms();
         let mut logged = logged.clone();
         logged.extend(stamped.coarsened(LOGGED_RANGES));

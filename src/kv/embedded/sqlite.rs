@@ -537,7 +537,6 @@ impl Writer for SqliteWriter<'_> {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use rusqlite::StatementStatus;

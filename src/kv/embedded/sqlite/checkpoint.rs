@@ -118,9 +118,7 @@ fn restart(conn: &Connection, wait: Duration) -> bool {
         let left = deadline.saturating_duration_since(Instant::now());
         let done = conn.busy_timeout(left).is_ok()
             && conn
-                .query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| {
-                    r.get::<_, i64>(0)
-                })
+                .query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get::<_, i64>(0))
                 .is_ok_and(|busy| busy == 0);
         if done {
             return true;
