@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use fql::kv::embedded::Embedded;
 use fql::kv::{self, Database, DatabaseExt};
-use nix::sys::signal::{Signal, kill};
+use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
@@ -34,7 +34,7 @@ fn a_stopped_lock_holder_fails_writers_in_time_and_blocks_no_reader() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("stopped.db");
     assert!(fql(&path, &["-w", "-q", "/a(1)=1"]).status.success());
-    let holder = child(
+    let mut holder = child(
         "stalls::hold_the_write_lock_and_stop_child",
         &[("FQL_TEST_DB", path.display().to_string())],
     );
@@ -46,8 +46,8 @@ fn a_stopped_lock_holder_fails_writers_in_time_and_blocks_no_reader() {
     let write = fql(&path, &["--timeout", "1", "-w", "-q", "/a(2)=2"]);
     let stderr = text(&write.stderr);
     let read = fql(&path, &["--timeout", "1", "-q", "/a(<>)=<>"]);
-    let _ = kill(pid, Signal::SIGKILL);
-    let _ = waitpid(pid, None);
+    holder.kill().unwrap();
+    holder.wait().unwrap();
 
     assert_eq!(write.status.code(), Some(5), "{stderr}");
     assert!(
@@ -80,7 +80,7 @@ fn a_stopped_exclusive_holder_fails_openers_in_time() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("exclusive.db");
     assert!(fql(&path, &["-w", "-q", "/a(1)=1"]).status.success());
-    let holder = child(
+    let mut holder = child(
         "stalls::hold_the_file_exclusively_and_stop_child",
         &[("FQL_TEST_DB", path.display().to_string())],
     );
@@ -88,8 +88,8 @@ fn a_stopped_exclusive_holder_fails_openers_in_time() {
     let status = waitpid(pid, Some(WaitPidFlag::WUNTRACED)).unwrap();
     assert!(matches!(status, WaitStatus::Stopped(..)), "{status:?}");
     let read = fql(&path, &["--timeout", "1", "-q", "/a(<>)=<>"]);
-    let _ = kill(pid, Signal::SIGKILL);
-    let _ = waitpid(pid, None);
+    holder.kill().unwrap();
+    holder.wait().unwrap();
     let stderr = text(&read.stderr);
     assert_eq!(read.status.code(), Some(5), "{stderr}");
     assert!(
