@@ -360,7 +360,7 @@ impl SqliteSnapshot {
     /// Runs `f` on the read transaction, if it is still open.
     fn with<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         let conn = sweep::lock(&self.conn);
-        f(conn.as_ref().ok_or(Error::TransactionTooOld)?)
+        f(conn.as_ref().ok_or(Error::TransactionTooOld)?).map_err(|e| self.pool.error(e))
     }
 }
 
