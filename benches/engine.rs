@@ -8,6 +8,11 @@
 //! - `write`: 1M sets written by a script, 10,000 per transaction, against
 //!   raw inserts of the same keys and values (target: raw ÷ engine ≥ 0.5).
 //!
+//! - `directories/N`: N directories created in one transaction on a file,
+//!   `/d1(1)=1` to `/dN(1)=1`, for N from 5,000 to 40,000 (target: linear;
+//!   the report prints the time per directory at each N, which should
+//!   stay flat).
+//!
 //! The engine reads a long range ahead: it fetches each batch on a second
 //! thread while it prints the one before (see `docs/engine.md`), so its
 //! read keeps two cores busy where the raw scan keeps one.
@@ -274,5 +279,47 @@ fn bench(c: &mut Criterion) {
     std::io::stderr().write_all(report.as_bytes()).unwrap();
 }
 
-criterion_group!(benches, bench);
+/// The script that creates `n` directories, each with one key, in one
+/// transaction.
+fn directories_script(n: usize) -> String {
+    (1..=n).map(|i| format!("/d{i}(1)=1\n")).collect()
+}
+
+/// Runs `script` on a new database file; the time it took.
+fn create_directories(script: &str) -> Duration {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let db: Arc<dyn Database> = Arc::new(Embedded::open(dir.path().join("d.db")).expect("opens"));
+    let engine = Engine::new(db);
+    let start = Instant::now();
+    run_script(&engine, script, &mut std::io::sink());
+    start.elapsed()
+}
+
+fn directories(c: &mut Criterion) {
+    let sizes = [5_000, 10_000, 20_000, 40_000];
+    let mut g = c.benchmark_group("directories");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    for n in sizes {
+        let script = directories_script(n);
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(n.to_string(), |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| create_directories(&script)).sum())
+        });
+    }
+    g.finish();
+    let mut report = String::new();
+    for n in sizes {
+        let script = directories_script(n);
+        let best = (0..3).map(|_| create_directories(&script)).min().unwrap();
+        writeln!(
+            report,
+            "{n} directories in one transaction: {best:.2?}, {:.1} µs each",
+            best.as_secs_f64() * 1e6 / n as f64
+        )
+        .unwrap();
+    }
+    std::io::stderr().write_all(report.as_bytes()).unwrap();
+}
+
+criterion_group!(benches, bench, directories);
 criterion_main!(benches);

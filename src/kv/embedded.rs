@@ -22,6 +22,7 @@ mod watches;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::kv::{Database, Error, Limits, Result, Transaction};
 
@@ -50,13 +51,28 @@ impl Fault {
 }
 
 /// How [`Embedded::open_with`] opens a file.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenOptions {
-    /// The size limits of keys, values and transactions.
+    /// The size limits of keys, values and transactions; FDB's by default.
     pub limits: Limits,
     /// Open the file read-only: reads work, writes fail with
     /// [`Error::ReadOnly`], and a missing file is not created.
     pub read_only: bool,
+    /// The longest wait for a lock another process holds on the file
+    /// (`--timeout`): a process stopped or hung in the middle of a commit
+    /// makes others fail with [`Error::Locked`] after this long instead of
+    /// waiting for it. 10 seconds by default.
+    pub timeout: Duration,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            limits: Limits::default(),
+            read_only: false,
+            timeout: Duration::from_secs(10),
+        }
+    }
 }
 
 /// What an embedded database lets its users do.
@@ -134,8 +150,9 @@ impl Embedded {
     /// which.
     ///
     /// Fails with [`Error::Storage`] when the file cannot be opened or is
-    /// not an fql database, and [`Error::Corrupt`] when it is damaged
-    /// beyond reading.
+    /// not an fql database, [`Error::Corrupt`] when it is damaged beyond
+    /// reading, and [`Error::Locked`] when another process holds it locked
+    /// for longer than `options.timeout`.
     pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Embedded> {
         let store = sqlite::SqliteStore::open(path.as_ref(), options)?;
         Ok(Embedded::with_store(Box::new(store), options.limits))

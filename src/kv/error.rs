@@ -88,6 +88,29 @@ pub enum Error {
         /// FDB's description.
         message: String,
     },
+    /// 1031: the embedded database file stayed locked by another process
+    /// for longer than the wait allowed (`--timeout`). A process stopped
+    /// (Ctrl-Z, a debugger) or hung in the middle of a commit holds the
+    /// lock until it resumes or dies. Reported as FDB's timeout, since to
+    /// the caller the database did not answer in time; not retryable, as
+    /// the wait is already spent.
+    #[error(
+        "transaction_timed_out (1031): another process holds the database {path} and did not release it within {waited_ms} ms (a process stopped with Ctrl-Z or in a debugger, or hung, holds it until it resumes or ends)"
+    )]
+    Locked {
+        /// The database file.
+        path: String,
+        /// How long this process waited.
+        waited_ms: u64,
+    },
+    /// The embedded database file was deleted or replaced while this
+    /// process used it: commits would go to a file no other process sees,
+    /// and its versions could repeat those of the new file. The commit is
+    /// refused, nothing written.
+    #[error(
+        "the database file {0} was deleted or replaced while this process had it open; nothing was committed (open it again to use the new file)"
+    )]
+    Replaced(String),
     /// The storage under a backend failed: an unreadable file, a full disk,
     /// a file that is not an fql database.
     #[error("storage error: {0}")]
@@ -112,7 +135,7 @@ impl Error {
             Error::NotCommitted => 1020,
             Error::CommitUnknownResult => 1021,
             Error::TransactionCancelled => 1025,
-            Error::TransactionTimedOut => 1031,
+            Error::TransactionTimedOut | Error::Locked { .. } => 1031,
             Error::TooManyWatches { .. } => 1032,
             Error::AccessedUnreadable => 1036,
             Error::InvalidOperation(_) => 2000,
@@ -123,7 +146,7 @@ impl Error {
             Error::ValueTooLarge { .. } => 2103,
             Error::ExactModeWithoutLimits => 2210,
             Error::Fdb { code, .. } => *code,
-            Error::Storage(_) | Error::ReadOnly(_) | Error::Corrupt(_) => 4000,
+            Error::Storage(_) | Error::ReadOnly(_) | Error::Corrupt(_) | Error::Replaced(_) => 4000,
         }
     }
 
@@ -176,6 +199,8 @@ impl Error {
 /// wrong type, which fql never writes), a refused write, or some other
 /// failure of the storage.
 impl From<rusqlite::Error> for Error {
+    /// A lock wait that ran out keeps its meaning; the store that waited
+    /// fills in the file and the wait (see `Error::Locked`).
     fn from(e: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode;
         match e.sqlite_error_code() {
@@ -183,6 +208,12 @@ impl From<rusqlite::Error> for Error {
                 return Error::Corrupt(e.to_string());
             }
             Some(ErrorCode::ReadOnly) => return Error::ReadOnly(e.to_string()),
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+                return Error::Locked {
+                    path: String::new(),
+                    waited_ms: 0,
+                };
+            }
             _ => {}
         }
         match e {

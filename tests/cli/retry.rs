@@ -1,7 +1,8 @@
 //! Transactions that cannot commit end in an error, never a hang: the
 //! deadline of `--timeout` on the embedded store, `transaction_too_old`
 //! as soon as retrying cannot help, long split reads that go on, and the
-//! progress line while a transaction is retried.
+//! progress line while a transaction is retried; and many directories
+//! created in one transaction, which once outlived it.
 
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -12,7 +13,8 @@ use assert_cmd::cargo::cargo_bin;
 use super::text;
 
 /// Runs `fql --db db ARGS`, killing it (and failing) if it has not ended
-/// after `limit`: the old retry loop never ended.
+/// after `limit`: the old retry loop never ended. Its output is read as
+/// it comes, so a long one does not stop it on a full pipe.
 fn bounded(db: &Path, args: &[&str], limit: Duration) -> Output {
     let mut child = Command::new(cargo_bin("fql"))
         .arg("--db")
@@ -23,19 +25,36 @@ fn bounded(db: &Path, args: &[&str], limit: Duration) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("fql starts");
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes).expect("fql's output");
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped")));
     let began = Instant::now();
-    while child.try_wait().expect("a status").is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("a status") {
+            break status;
+        }
         if began.elapsed() > limit {
             let _ = child.kill();
-            let out = child.wait_with_output().expect("fql ends");
+            let _ = child.wait();
+            let stderr = stderr.join().expect("stderr read");
             panic!(
                 "fql {args:?} still ran after {limit:?}; stderr: {}",
-                text(&out.stderr)
+                text(&stderr)
             );
         }
         std::thread::sleep(Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout read"),
+        stderr: stderr.join().expect("stderr read"),
     }
-    child.wait_with_output().expect("fql ends")
 }
 
 /// A database file with `rows` key-values under `/p`, and a script file
@@ -92,11 +111,14 @@ fn a_transaction_whose_work_outlives_its_window_fails_at_once_with_help() {
     assert!(text(&w.stdout).is_empty(), "nothing was written");
 }
 
+/// Creating a directory costs the same however many the transaction has
+/// created before it: ten thousand in one transaction commit well within
+/// its five seconds (they took quadratic time and outlived it before).
 #[test]
-fn many_directories_in_one_transaction_fail_with_transaction_too_old() {
+fn many_directories_in_one_transaction_are_all_created() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("dirs.db");
-    let script: String = (0..40_000).map(|i| format!("/many/d{i}(1)=1\n")).collect();
+    let script: String = (0..10_000).map(|i| format!("/many/d{i}(1)=1\n")).collect();
     let path = dir.path().join("dirs.fql");
     std::fs::write(&path, script).unwrap();
     let out = bounded(
@@ -104,11 +126,9 @@ fn many_directories_in_one_transaction_fail_with_transaction_too_old() {
         &["-w", "--color", "never", "-f", path.to_str().unwrap()],
         Duration::from_secs(300),
     );
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "{stderr}");
-    assert!(stderr.contains("transaction_too_old"), "{stderr}");
+    assert!(out.status.success(), "{}", text(&out.stderr));
     let listed = bounded(&db, &["-q", "/many/<>"], Duration::from_secs(60));
-    assert!(text(&listed.stdout).is_empty(), "no directory was created");
+    assert_eq!(text(&listed.stdout).lines().count(), 10_000);
 }
 
 #[test]

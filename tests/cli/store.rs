@@ -32,6 +32,19 @@ fn chmod(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
+/// The modes of a database file and of the `-wal` and `-shm` files SQLite
+/// keeps beside it, as whoever shares a database sets them.
+fn chmod_database(db: &Path, mode: u32) {
+    chmod(db, mode);
+    for suffix in ["-wal", "-shm"] {
+        let mut side = db.as_os_str().to_owned();
+        side.push(suffix);
+        if Path::new(&side).exists() {
+            chmod(Path::new(&side), mode);
+        }
+    }
+}
+
 /// A database file in a fresh directory, holding `/a(1)=2`.
 fn database() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -170,7 +183,7 @@ fn a_file_this_user_may_not_write_is_read_and_writes_are_refused() {
     for dir_mode in [0o777, 0o555] {
         let (dir, db) = database();
         let user = user_or_skip!(dir.path());
-        chmod(&db, 0o444);
+        chmod_database(&db, 0o444);
         chmod(dir.path(), dir_mode);
         let read = as_user(user, &db, &["-q", "/a(<>)"]);
         assert!(read.status.success(), "{dir_mode:o}: {read:?}");
@@ -189,10 +202,30 @@ fn a_file_this_user_may_not_write_is_read_and_writes_are_refused() {
             "{status:?}"
         );
         chmod(dir.path(), 0o755);
-        chmod(&db, 0o644);
+        chmod_database(&db, 0o644);
         let after = run(fql(&db).args(["-q", "/a(<>)"]));
         assert_eq!(text(&after.stdout), "/a(1)=2\n", "nothing was written");
     }
+}
+
+/// A database shared by its file's mode alone, its `-wal` file still
+/// private: the error names the file the user may not read.
+#[test]
+fn an_unreadable_wal_file_is_named() {
+    let (dir, db) = database();
+    let user = user_or_skip!(dir.path());
+    chmod(&db, 0o444);
+    let read = as_user(user, &db, &["-q", "/a(<>)"]);
+    assert_eq!(read.status.code(), Some(2), "{read:?}");
+    let stderr = text(&read.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "cannot open the database {}: permission denied on {}-wal",
+            db.display(),
+            db.display()
+        )),
+        "{stderr}"
+    );
 }
 
 #[test]

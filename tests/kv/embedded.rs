@@ -95,14 +95,12 @@ fn files_that_are_not_fql_databases_are_refused() {
     assert!(err.contains("no/such/dir"), "{err}");
 }
 
-/// Turns `path` into a SQLite file of some other program: an fql database
-/// whose application id is then changed.
+/// Makes `path` a SQLite file of some other program: its own application
+/// id and table.
 fn make_foreign(path: &std::path::Path) {
-    drop(Embedded::open(path).unwrap());
-    let mut bytes = std::fs::read(path).unwrap();
-    // The application id lives at offset 68 of the SQLite header.
-    bytes[68..72].copy_from_slice(&0x1234_5678u32.to_be_bytes());
-    std::fs::write(path, bytes).unwrap();
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch("PRAGMA application_id = 305419896; CREATE TABLE notes (body TEXT);")
+        .unwrap();
 }
 
 #[test]

@@ -7,3 +7,5 @@ mod support;
 mod embedded;
 mod model;
 mod processes;
+mod soak;
+mod stalls;

@@ -344,3 +344,50 @@ fn run_passes_exit_codes_and_stops_the_command_when_the_lock_is_lost() {
         "grandchild {grandchild} survived: {stat}"
     );
 }
+
+/// The database file deleted under a holder: a new holder on the new file
+/// gets a larger fencing token (versions never start again), and the old
+/// holder's heartbeat fails, so it stops its command and exits non-zero,
+/// even when the command takes SIGTERM as a cue to end well.
+#[test]
+fn a_holder_whose_file_is_deleted_stops_its_command_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let db: PathBuf = dir.path().join("fql.db");
+    let started = dir.path().join("token");
+    let mut holder = fql(&db)
+        .args(["mutex", "run", "/locks/job", "--name", "a"])
+        .args(TIMING)
+        .args(["--grace", "2", "--", "sh", "-c"])
+        .arg(format!(
+            "trap 'exit 0' TERM; echo $FQL_MUTEX_TOKEN > {}; for i in $(seq 100); do sleep 0.05; done",
+            started.display()
+        ))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let first = loop {
+        match std::fs::read_to_string(&started) {
+            Ok(t) if t.ends_with('\n') => break t.trim().to_string(),
+            _ => assert!(Instant::now() < deadline, "the command never started"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let taken = fql(&db)
+        .args(["mutex", "try-acquire", "/locks/job", "--name", "b"])
+        .output()
+        .unwrap();
+    assert!(taken.status.success(), "{taken:?}");
+    let second = String::from_utf8(taken.stdout).unwrap().trim().to_string();
+    assert_eq!(first.len(), second.len());
+    assert!(second > first, "token {second} after {first}");
+
+    let status = holder.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut holder.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{status:?}: {stderr}");
+    assert!(stderr.contains("deleted or replaced"), "{stderr}");
+}

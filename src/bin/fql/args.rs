@@ -87,8 +87,10 @@ pub struct StoreArgs {
     pub fdb: bool,
 
     /// Give up on a transaction, retries included, after this many seconds,
-    /// on every database. A transaction whose work takes longer than the
-    /// five seconds a transaction may live fails before that.
+    /// on every database; on the embedded file, this is also the longest
+    /// wait for a lock another process holds. A transaction whose work
+    /// takes longer than the five seconds a transaction may live fails
+    /// before that.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, global = true)]
     pub timeout: f64,
 }

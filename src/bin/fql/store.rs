@@ -73,7 +73,7 @@ pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
     let (db, file): (Box<dyn Database>, _) = match choose(args)? {
         Choice::Memory => (Box::new(Embedded::memory()), None),
         Choice::File(path) => {
-            let db = open_file(&path, args.read_only)?;
+            let db = open_file(&path, args.read_only, timeout)?;
             (Box::new(db.clone()), Some(db))
         }
         Choice::Cluster(path) => return open_cluster(path.as_deref(), timeout),
@@ -105,20 +105,24 @@ fn timeout(seconds: f64) -> Result<Duration, Exit> {
         })
 }
 
-fn open_file(path: &Path, read_only: bool) -> Result<Embedded, Exit> {
+fn open_file(path: &Path, read_only: bool, timeout: Duration) -> Result<Embedded, Exit> {
     if !read_only {
         make_dirs(path)?;
     }
     let options = OpenOptions {
         read_only,
+        timeout,
         ..OpenOptions::default()
     };
     let db = Embedded::open_with(path, &options).map_err(|e| {
-        match e {
+        match &e {
             kv::Error::Storage(message) => eprintln!("fql: {message}"),
             e => eprintln!("fql: {e}"),
         }
-        Exit::Usage
+        match e {
+            kv::Error::Locked { .. } => Exit::Unreachable,
+            _ => Exit::Usage,
+        }
     })?;
     if let Access::Damaged(detail) = db.access() {
         eprintln!(

@@ -2,6 +2,13 @@
 
 use crate::kv::MutationType;
 
+#[cfg(test)]
+thread_local! {
+    /// How many operations this thread applied: what the tests of a
+    /// transaction's cost count.
+    pub(crate) static APPLIED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The new value after `op` with `param` on the current value; `None`
 /// clears the key.
 ///
@@ -16,6 +23,8 @@ pub(crate) fn apply(
     value_limit: usize,
 ) -> Option<Vec<u8>> {
     use MutationType::*;
+    #[cfg(test)]
+    APPLIED.with(|n| n.set(n.get() + 1));
     let Some(cur) = current else {
         return match op {
             CompareAndClear => None,

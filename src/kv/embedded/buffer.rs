@@ -25,6 +25,11 @@ pub(crate) enum Entry {
     Known(Option<Vec<u8>>),
     /// Atomic operations on a value that must still be read.
     Atomic(Vec<(MutationType, Vec<u8>)>),
+    /// Atomic operations whose stored value this transaction has read: the
+    /// result is known (the snapshot does not change), so reading it again
+    /// costs no replay of every operation so far, but a read still
+    /// conflicts as a read of the store does.
+    Settled(Option<Vec<u8>>),
     /// A versionstamped value: unknown until commit.
     Unreadable,
 }
@@ -33,7 +38,7 @@ impl Entry {
     /// The entry's value given the stored one.
     pub fn resolve(&self, stored: Option<&[u8]>, value_limit: usize) -> Result<Option<Vec<u8>>> {
         match self {
-            Entry::Known(v) => Ok(v.clone()),
+            Entry::Known(v) | Entry::Settled(v) => Ok(v.clone()),
             Entry::Atomic(ops) => {
                 let mut cur = stored.map(<[u8]>::to_vec);
                 for (op, param) in ops {
@@ -48,6 +53,11 @@ impl Entry {
     /// Whether reading the entry needs the stored value.
     pub fn needs_stored(&self) -> bool {
         matches!(self, Entry::Atomic(_))
+    }
+
+    /// Whether a read of the entry is a read of the store, for conflicts.
+    pub fn reads_store(&self) -> bool {
+        matches!(self, Entry::Atomic(_) | Entry::Settled(_))
     }
 }
 
@@ -105,19 +115,21 @@ impl WriteBuffer {
             }
             _ => {}
         }
-        let known = match self.entries.get(key) {
-            Some(Entry::Known(v)) => Some(v.clone()),
-            None if self.cleared.contains(key) => Some(None),
-            _ => None,
-        };
-        let entry = match (known, self.entries.remove(key)) {
-            (Some(v), _) => Entry::Known(atomic::apply(op, v.as_deref(), param, self.value_limit)),
-            (None, Some(Entry::Unreadable)) => Entry::Unreadable,
-            (None, Some(Entry::Atomic(mut ops))) => {
+        let limit = self.value_limit;
+        let entry = match self.entries.remove(key) {
+            Some(Entry::Known(v)) => Entry::Known(atomic::apply(op, v.as_deref(), param, limit)),
+            Some(Entry::Settled(v)) => {
+                Entry::Settled(atomic::apply(op, v.as_deref(), param, limit))
+            }
+            None if self.cleared.contains(key) => {
+                Entry::Known(atomic::apply(op, None, param, limit))
+            }
+            Some(Entry::Unreadable) => Entry::Unreadable,
+            Some(Entry::Atomic(mut ops)) => {
                 ops.push((op, param.to_vec()));
                 Entry::Atomic(ops)
             }
-            (None, _) => Entry::Atomic(vec![(op, param.to_vec())]),
+            None => Entry::Atomic(vec![(op, param.to_vec())]),
         };
         self.entries.insert(key.to_vec(), entry);
     }
@@ -130,6 +142,14 @@ impl WriteBuffer {
             Some(e) => Some(e),
             None if self.cleared.contains(key) => Some(&CLEARED),
             None => None,
+        }
+    }
+
+    /// Records the value a read resolved for a key of atomic operations,
+    /// so later reads and operations start from it.
+    pub fn settle(&mut self, key: &[u8], value: Option<Vec<u8>>) {
+        if let Some(e @ Entry::Atomic(_)) = self.entries.get_mut(key) {
+            *e = Entry::Settled(value);
         }
     }
 

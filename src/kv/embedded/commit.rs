@@ -1,11 +1,14 @@
 //! The commit: check conflicts, apply the writes under one version, log
 //! what was written, register watches.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::atomic::{apply, fill_stamp};
 use super::buffer::Mutation;
+use super::ranges::RangeSet;
+use super::store::Writer;
 use super::tx::{EmbeddedTx, MAX_AGE};
 use super::{Fault, Shared};
 use crate::kv::admit::stamp_offset;
@@ -50,8 +53,14 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
         return Err(f.error());
     }
 
+    // Everything that needs no lock is done before taking it: the write
+    // lock serializes every process's commits, so it is held only to check
+    // conflicts and apply.
+    tx.release_snapshot();
+    let live = live(&tx.buffer.mutations);
+    let logged = tx.writes.coarsened(LOGGED_RANGES);
     let mut outcome = None;
-    shared.store.write(&mut |w| {
+    shared.store.write(tx.deadline(), &mut |w| {
         if let Some((rv, _)) = read {
             if rv < w.log_floor()? {
                 return Err(Error::TransactionTooOld);
@@ -62,33 +71,16 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
         }
         let version = w.version()? + 1;
         let stamp = stamp_of(version);
-        let mut writes = tx.writes.clone();
-        for m in &tx.buffer.mutations {
-            match m {
-                Mutation::Set(k, v) => w.set(k, v)?,
-                Mutation::Clear(k) => w.clear(k)?,
-                Mutation::ClearRange(b, e) => w.clear_range(b, e)?,
-                Mutation::Atomic(MutationType::SetVersionstampedKey, k, v) => {
-                    let (body, offset) = stamp_offset(k)?;
-                    let key = fill_stamp(body, offset, &stamp);
-                    writes.insert(&key, &key_after(&key));
-                    w.set(&key, v)?;
-                }
-                Mutation::Atomic(MutationType::SetVersionstampedValue, k, p) => {
-                    let (body, offset) = stamp_offset(p)?;
-                    w.set(k, &fill_stamp(body, offset, &stamp))?;
-                }
-                Mutation::Atomic(op, k, p) => {
-                    let current = w.get(k)?;
-                    match apply(*op, current.as_deref(), p, shared.limits.value) {
-                        Some(v) => w.set(k, &v)?,
-                        None => w.clear(k)?,
-                    }
-                }
-            }
-        }
+        let mutations = tx.buffer.mutations.iter().zip(&live);
+        let stamped = apply_all(
+            w,
+            mutations.filter(|(_, l)| **l).map(|(m, _)| m),
+            &stamp,
+            shared,
+        )?;
         let now = now_ms();
-        let logged = writes.coarsened(LOGGED_RANGES);
+        let mut logged = logged.clone();
+        logged.extend(stamped.coarsened(LOGGED_RANGES));
         w.log(version, now, &logged, now.saturating_sub(LOG_WINDOW_MS))?;
         w.set_version(version)?;
         let mut watched = Vec::with_capacity(tx.watches.len());
@@ -100,6 +92,7 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
     })?;
     let (version, stamp, watched) = outcome.expect("set by a successful write");
     tx.spend();
+    shared.store.after_commit();
     let watches = std::mem::take(&mut tx.watches);
     if let Some(f @ Fault::UnknownResult { applied: true }) = fault {
         for (_, w) in watches {
@@ -119,6 +112,81 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
         version: Some(version),
         versionstamp: Some(stamp),
     })
+}
+
+/// Applies the mutations in order; returns the write conflict ranges of
+/// the versionstamped keys, known only now.
+///
+/// The results of atomic operations are kept aside and written once at
+/// the end: [`live`] leaves no later write of their keys but other atomic
+/// operations, so a key that a transaction adds to a thousand times is
+/// read and written once.
+fn apply_all<'m>(
+    w: &mut dyn Writer,
+    mutations: impl Iterator<Item = &'m Mutation>,
+    stamp: &[u8; 10],
+    shared: &Shared,
+) -> Result<RangeSet> {
+    let mut stamped = RangeSet::default();
+    let mut atomics: HashMap<&[u8], Option<Vec<u8>>> = HashMap::new();
+    for m in mutations {
+        match m {
+            Mutation::Set(k, v) => w.set(k, v)?,
+            Mutation::Clear(k) => w.clear(k)?,
+            Mutation::ClearRange(b, e) => w.clear_range(b, e)?,
+            Mutation::Atomic(MutationType::SetVersionstampedKey, k, v) => {
+                let (body, offset) = stamp_offset(k)?;
+                let key = fill_stamp(body, offset, stamp);
+                stamped.insert(&key, &key_after(&key));
+                // This set comes after any atomic result kept for its key.
+                atomics.remove(key.as_slice());
+                w.set(&key, v)?;
+            }
+            Mutation::Atomic(MutationType::SetVersionstampedValue, k, p) => {
+                let (body, offset) = stamp_offset(p)?;
+                w.set(k, &fill_stamp(body, offset, stamp))?;
+            }
+            Mutation::Atomic(op, k, p) => {
+                let current = match atomics.remove(k.as_slice()) {
+                    Some(v) => v,
+                    None => w.get(k)?,
+                };
+                let new = apply(*op, current.as_deref(), p, shared.limits.value);
+                atomics.insert(k, new);
+            }
+        }
+    }
+    for (k, v) in atomics {
+        match v {
+            Some(v) => w.set(k, &v)?,
+            None => w.clear(k)?,
+        }
+    }
+    Ok(stamped)
+}
+
+/// Which mutations still matter at commit: a write to a key that a later
+/// set, clear or range clear of the same transaction overwrites changes
+/// nothing, so the commit skips it. Found in one pass from the end.
+fn live(mutations: &[Mutation]) -> Vec<bool> {
+    let mut keys: HashSet<&[u8]> = HashSet::new();
+    let mut cleared = RangeSet::default();
+    let mut live = vec![true; mutations.len()];
+    for (m, live) in mutations.iter().zip(&mut live).rev() {
+        let overwritten = |k: &[u8]| keys.contains(k) || cleared.contains(k);
+        match m {
+            Mutation::Set(k, _)
+            | Mutation::Clear(k)
+            | Mutation::Atomic(MutationType::SetVersionstampedValue, k, _) => {
+                *live = !overwritten(k);
+                keys.insert(k);
+            }
+            Mutation::ClearRange(b, e) => cleared.insert(b, e),
+            Mutation::Atomic(MutationType::SetVersionstampedKey, ..) => {}
+            Mutation::Atomic(_, k, _) => *live = !overwritten(k),
+        }
+    }
+    live
 }
 
 /// A transaction that wrote nothing commits without touching the store;

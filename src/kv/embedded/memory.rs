@@ -1,11 +1,11 @@
 //! The in-memory store: a persistent ordered map, so a snapshot is a clone
 //! of its root and costs nothing.
 
-use std::collections::VecDeque;
 use std::ops::Bound;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-use imbl::OrdMap;
+use imbl::{OrdMap, Vector};
 
 use super::store::{Snapshot, Store, Writer, batch};
 use crate::kv::{KeyValue, Result};
@@ -22,14 +22,16 @@ struct State {
     map: Map,
     version: u64,
     floor: u64,
-    log: VecDeque<LoggedCommit>,
+    /// Persistent, like the map, so the copy a commit works on costs
+    /// nothing however many commits the last seconds logged.
+    log: Vector<LoggedCommit>,
 }
 
 #[derive(Clone)]
 struct LoggedCommit {
     version: u64,
     at_ms: u64,
-    ranges: Vec<(Vec<u8>, Vec<u8>)>,
+    ranges: Arc<[(Vec<u8>, Vec<u8>)]>,
 }
 
 impl MemoryStore {
@@ -47,7 +49,13 @@ impl Store for MemoryStore {
         }))
     }
 
-    fn write(&self, f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>) -> Result<()> {
+    /// Commits in this process wait for each other only as long as one
+    /// takes to apply, so there is no deadline to keep.
+    fn write(
+        &self,
+        _deadline: Option<Instant>,
+        f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>,
+    ) -> Result<()> {
         let mut state = self.lock();
         // Work on a copy (cheap: structure is shared) so a failed commit
         // leaves nothing behind.
@@ -132,7 +140,7 @@ impl Writer for State {
             .log
             .iter()
             .filter(|c| c.version > version)
-            .flat_map(|c| &c.ranges)
+            .flat_map(|c| c.ranges.iter())
             .any(|(b, e)| f(b, e)))
     }
 
@@ -153,7 +161,7 @@ impl Writer for State {
         self.log.push_back(LoggedCommit {
             version,
             at_ms: now_ms,
-            ranges: ranges.to_vec(),
+            ranges: ranges.into(),
         });
         Ok(())
     }

@@ -6,7 +6,17 @@
 //! each commit is a short `BEGIN IMMEDIATE` transaction, which serializes
 //! commits across processes. `synchronous=FULL` makes every commit durable,
 //! so commit versions, and with them versionstamps, never repeat even after
-//! a crash.
+//! a crash; a new file's versions start from the clock, so they never
+//! repeat those of a file that was at the same path before.
+//!
+//! Every lock wait is bounded by the store's timeout, read transactions end
+//! when their five seconds are up ([`sweep`]), the WAL is kept bounded
+//! ([`checkpoint`]), and a commit to a file that is no longer the one at
+//! the path is refused ([`identity`]).
+
+mod checkpoint;
+mod identity;
+mod sweep;
 
 mod guard;
 mod open;
@@ -16,27 +26,42 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
+use self::checkpoint::{Checkpoints, WAL_LIMIT};
+use self::identity::FileId;
+use self::sweep::{Held, Sweeper};
 use super::OpenOptions;
 use super::store::{Snapshot, Store, Writer, batch};
+use super::tx::MAX_AGE;
 use crate::kv::{Error, KeyValue, Result};
 
 pub(crate) use guard::Guarded;
 
-/// How long a commit waits for another process's commit to finish.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+/// More than the statements the store prepares, so none is compiled twice.
+const STATEMENTS: usize = 32;
+
+/// How long after its deadline a read transaction is ended for its owner:
+/// enough that the owner's own check (`transaction_too_old`) comes first.
+const SWEEP_MARGIN: Duration = Duration::from_millis(100);
 
 pub(crate) struct SqliteStore {
     path: PathBuf,
     pool: Arc<Pool>,
     /// The connection watches poll with, opened by the first poll.
     watcher: Mutex<Option<Connection>>,
+    checkpoints: Checkpoints,
 }
 
 struct Pool {
     target: open::Target,
     idle: Mutex<Vec<Connection>>,
+    /// The longest wait for a lock another process holds.
+    timeout: Duration,
+    /// The file opened; a connection to any other is refused.
+    file: FileId,
+    sweeper: Arc<Sweeper>,
 }
 
 fn storage(path: &Path, e: impl std::fmt::Display) -> Error {
@@ -48,10 +73,35 @@ impl Pool {
         let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         match idle {
             Some(c) => Ok(c),
-            None => self
-                .target
-                .connect()
-                .map_err(|e| storage(&self.target.shown, e)),
+            None => {
+                let conn = self.target.connect().map_err(|e| self.error(e.into()))?;
+                self.check_file()?;
+                Ok(conn)
+            }
+        }
+    }
+
+    /// Fails if the file at the path is no longer the one opened.
+    fn check_file(&self) -> Result<()> {
+        let shown = || self.target.shown.display().to_string();
+        match FileId::of(self.target.file()) {
+            Ok(id) if id == self.file => Ok(()),
+            Ok(_) => Err(Error::Replaced(shown())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Replaced(shown())),
+            Err(e) => Err(storage(&self.target.shown, e)),
+        }
+    }
+
+    /// Names the file in an error, and the wait in a lock wait that ran out.
+    fn error(&self, e: Error) -> Error {
+        self.error_after(e, self.timeout)
+    }
+
+    fn error_after(&self, e: Error, waited: Duration) -> Error {
+        match e {
+            Error::Storage(msg) => storage(&self.target.shown, msg),
+            Error::Locked { .. } => locked(&self.target.shown, waited),
+            e => e,
         }
     }
 
@@ -63,62 +113,143 @@ impl Pool {
     }
 }
 
+/// A lock wait on the file at `path` that ran out after `waited`.
+fn locked(path: &Path, waited: Duration) -> Error {
+    Error::Locked {
+        path: path.display().to_string(),
+        waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
+    }
+}
+
+/// What every connection needs to neither hang nor block others.
+///
+/// - Lock waits last at most `timeout`.
+/// - A statement is compiled once per connection: the query planner's
+///   stability guarantee keeps SQLite (built with STAT4) from compiling a
+///   range scan again for every new pair of bounds, which made a
+///   transaction's reads cost a parse each; the statement cache holds
+///   every statement the store uses.
+/// - No checkpoint when a connection closes: SQLite's checkpoint-on-close
+///   takes an exclusive lock on the file, and a process stopped or killed
+///   while holding it keeps every other process from even reading. The WAL
+///   is checkpointed after commits instead ([`checkpoint`]).
+/// - The WAL file is cut back to [`WAL_LIMIT`] when it restarts.
+fn configure(conn: &Connection, timeout: Duration) -> rusqlite::Result<()> {
+    conn.busy_timeout(timeout)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENTS);
+    conn.pragma_update(None, "journal_size_limit", WAL_LIMIT as i64)?;
+    Ok(())
+}
+
 impl SqliteStore {
     /// Opens the database at `path` as `options` say (see [`open`]): a
     /// store that refuses the writes the file cannot take.
     pub fn open(path: &Path, options: &OpenOptions) -> Result<Guarded> {
-        let deadline = Instant::now() + BUSY_TIMEOUT;
+        let timeout = options.timeout;
         let open::Opened {
             target,
             conn,
             read_only,
             marked,
-        } = open::open(path, options.read_only, deadline)?;
+        } = open::open(path, options.read_only, timeout)?;
+        let file = FileId::of(target.file()).map_err(|e| storage(path, e))?;
+        let mut wal = target.file().as_os_str().to_owned();
+        wal.push("-wal");
         let store = SqliteStore {
             path: path.to_owned(),
             pool: Arc::new(Pool {
                 target: target.clone(),
                 idle: Mutex::new(vec![conn]),
+                timeout,
+                file,
+                sweeper: Arc::default(),
             }),
             watcher: Mutex::default(),
+            checkpoints: Checkpoints::new(wal.into()),
         };
         Ok(Guarded::new(store, target, read_only, marked))
+    }
+}
+
+impl Drop for SqliteStore {
+    /// Copies what the WAL holds into the database file, as far as no
+    /// reader still needs it, so a closed database is whole in its main
+    /// file. PASSIVE: it waits for no one and blocks no one, unlike the
+    /// checkpoint SQLite would do on close (see [`configure`]).
+    fn drop(&mut self) {
+        if let Ok(conn) = self.pool.take() {
+            let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+            self.pool.give(conn);
+        }
     }
 }
 
 impl Store for SqliteStore {
     fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
         let conn = self.pool.take()?;
-        conn.execute_batch("BEGIN DEFERRED")?;
-        // The first read fixes the WAL snapshot this transaction sees.
-        let version = read_meta(&conn, "version");
-        let version = match version {
-            Ok(v) => v,
-            Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                return Err(e);
+        let deadline = Instant::now() + self.pool.timeout;
+        // The first read fixes the WAL snapshot this transaction sees. A
+        // lock SQLite does not wait for itself (a WAL being recovered, a
+        // file being closed) is waited out here, up to the timeout.
+        let version = loop {
+            let begun = conn
+                .execute_batch("BEGIN DEFERRED")
+                .map_err(Error::from)
+                .and_then(|()| read_meta(&conn, "version"));
+            match begun {
+                Ok(v) => break v,
+                Err(e) => {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    if !matches!(e, Error::Locked { .. }) || Instant::now() >= deadline {
+                        return Err(self.pool.error(e));
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
             }
         };
+        let held: Held = Arc::new(Mutex::new(Some(conn)));
+        sweep::watch(&self.pool, &held, Instant::now() + MAX_AGE + SWEEP_MARGIN);
         Ok(Box::new(SqliteSnapshot {
-            conn: Some(conn),
+            conn: held,
             pool: self.pool.clone(),
             version,
         }))
     }
 
-    fn write(&self, f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>) -> Result<()> {
+    fn write(
+        &self,
+        deadline: Option<Instant>,
+        f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>,
+    ) -> Result<()> {
         let mut conn = self.pool.take()?;
+        // The lock wait follows the transaction's own timeout when that is
+        // sooner than the store's.
+        let wait = deadline.map_or(self.pool.timeout, |d| {
+            d.saturating_duration_since(Instant::now())
+                .min(self.pool.timeout)
+        });
         let result = (|| {
+            conn.busy_timeout(wait)?;
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // Checked holding the write lock, so no commit of this process
+            // lands in a file that was replaced before it began.
+            self.pool.check_file()?;
             f(&mut SqliteWriter { conn: &tx })?;
             tx.commit()?;
             Ok(())
         })();
+        let _ = conn.busy_timeout(self.pool.timeout);
         self.pool.give(conn);
-        result.map_err(|e| match e {
-            Error::Storage(msg) => storage(&self.path, msg),
-            e => e,
-        })
+        result.map_err(|e| self.pool.error_after(e, wait))
+    }
+
+    fn after_commit(&self) {
+        if let Ok(conn) = self.pool.take() {
+            self.checkpoints.after_commit(&conn, self.pool.timeout);
+            self.pool.give(conn);
+        }
     }
 
     fn change_token(&self) -> Result<u64> {
@@ -144,26 +275,34 @@ fn read_meta(conn: &Connection, name: &str) -> Result<u64> {
 }
 
 struct SqliteSnapshot {
-    conn: Option<Connection>,
+    /// Ended by the sweeper once the transaction is too old.
+    conn: Held,
     pool: Arc<Pool>,
     version: u64,
 }
 
 impl SqliteSnapshot {
-    fn conn(&self) -> &Connection {
-        self.conn.as_ref().expect("connection is held until drop")
+    /// Runs `f` on the read transaction, if it is still open.
+    fn with<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let conn = sweep::lock(&self.conn);
+        f(conn.as_ref().ok_or(Error::TransactionTooOld)?).map_err(|e| self.pool.error(e))
     }
 }
 
 impl Drop for SqliteSnapshot {
     fn drop(&mut self) {
-        if let Some(conn) = self.conn.take()
+        let conn = sweep::lock(&self.conn).take();
+        if let Some(conn) = conn
             && conn.execute_batch("ROLLBACK").is_ok()
         {
             self.pool.give(conn);
         }
     }
 }
+
+const SCAN: &str = "SELECT key, value FROM kv WHERE key >= ?1 AND key < ?2 ORDER BY key LIMIT ?3";
+const SCAN_REVERSE: &str =
+    "SELECT key, value FROM kv WHERE key >= ?1 AND key < ?2 ORDER BY key DESC LIMIT ?3";
 
 fn get(conn: &Connection, key: &[u8]) -> Result<Option<Vec<u8>>> {
     Ok(conn
@@ -178,7 +317,7 @@ impl Snapshot for SqliteSnapshot {
     }
 
     fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        get(self.conn(), key)
+        self.with(|conn| get(conn, key))
     }
 
     fn scan(
@@ -188,24 +327,22 @@ impl Snapshot for SqliteSnapshot {
         reverse: bool,
         limit: usize,
     ) -> Result<Vec<KeyValue>> {
-        let sql = if reverse {
-            "SELECT key, value FROM kv WHERE key >= ?1 AND key < ?2 ORDER BY key DESC LIMIT ?3"
-        } else {
-            "SELECT key, value FROM kv WHERE key >= ?1 AND key < ?2 ORDER BY key LIMIT ?3"
-        };
+        let sql = if reverse { SCAN_REVERSE } else { SCAN };
         let mut out = batch(limit);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let mut stmt = self.conn().prepare_cached(sql)?;
-        let rows = stmt.query_map(params![begin, end, limit], |r| {
-            Ok(KeyValue {
-                key: r.get(0)?,
-                value: r.get(1)?,
-            })
-        })?;
-        for row in rows {
-            out.push(row?);
-        }
-        Ok(out)
+        self.with(|conn| {
+            let mut stmt = conn.prepare_cached(sql)?;
+            let rows = stmt.query_map(params![begin, end, limit], |r| {
+                Ok(KeyValue {
+                    key: r.get(0)?,
+                    value: r.get(1)?,
+                })
+            })?;
+            for row in rows {
+                out.push(row?);
+            }
+            Ok(out)
+        })
     }
 }
 
@@ -347,5 +484,38 @@ impl Writer for SqliteWriter<'_> {
             .prepare_cached("DELETE FROM kv WHERE key >= ?1 AND key < ?2")?
             .execute([begin, end])?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::StatementStatus;
+
+    use super::*;
+
+    /// Reads of many ranges in one transaction run one compiled statement:
+    /// compiling it again for each range made the parser a large part of
+    /// every read.
+    #[test]
+    fn range_reads_compile_their_statement_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = OpenOptions {
+            timeout: Duration::from_secs(5),
+            ..OpenOptions::default()
+        };
+        let guarded = SqliteStore::open(&dir.path().join("s.db"), &options).unwrap();
+        let store = guarded.inner();
+        let mut snap = store.snapshot().unwrap();
+        for i in 0..50u8 {
+            snap.scan(&[i], &[i, 1], false, usize::from(i) + 1).unwrap();
+            snap.scan(&[i], &[i + 1], true, 10).unwrap();
+        }
+        drop(snap);
+        let conn = store.pool.take().unwrap();
+        for sql in [SCAN, SCAN_REVERSE] {
+            let stmt = conn.prepare_cached(sql).unwrap();
+            assert_eq!(stmt.get_status(StatementStatus::Run), 50, "{sql}");
+            assert_eq!(stmt.get_status(StatementStatus::RePrepare), 0, "{sql}");
+        }
     }
 }

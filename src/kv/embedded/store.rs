@@ -7,6 +7,8 @@
 //! keeps bytes, a commit version and a short log of recent commits' write
 //! ranges.
 
+use std::time::Instant;
+
 use super::Access;
 use crate::kv::{KeyValue, Result};
 
@@ -17,7 +19,17 @@ pub(crate) trait Store: Send + Sync {
 
     /// Runs `f` in an exclusive write transaction that sees the latest
     /// state; applies its writes if `f` succeeds, discards them otherwise.
-    fn write(&self, f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>) -> Result<()>;
+    /// Waits for the exclusive lock no longer than the store's timeout, nor
+    /// past `deadline`.
+    fn write(
+        &self,
+        deadline: Option<Instant>,
+        f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>,
+    ) -> Result<()>;
+
+    /// Upkeep after a commit that wrote, once the committing transaction
+    /// holds no snapshot: the file store keeps its WAL bounded here.
+    fn after_commit(&self) {}
 
     /// A number that changes whenever any commit lands, from this process
     /// or another: what watches poll.

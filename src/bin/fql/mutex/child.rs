@@ -89,7 +89,12 @@ pub fn run(
             Ok(true) => last_beat = Instant::now(),
             Ok(false) => lost = true,
             // A beat that cannot commit for L - h may already be too late.
-            Err(_) => lost = last_beat.elapsed() + timing.heartbeat >= timing.stale,
+            Err(e) => {
+                lost = last_beat.elapsed() + timing.heartbeat >= timing.stale;
+                if lost {
+                    eprintln!("fql: the heartbeat failed: {e}");
+                }
+            }
         }
         if lost {
             eprintln!("fql: lost the mutex; stopping the command");
@@ -107,7 +112,10 @@ pub fn run(
         }
     }
     match status {
+        // A command that ended well after the mutex was lost still did
+        // part of its work without it.
         Ok(status) => match code(status) {
+            0 if lost => Err(Exit::Failed),
             0 => Ok(()),
             n => Err(Exit::Command(n)),
         },

@@ -22,7 +22,7 @@
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::SqliteStore;
 use super::open::{ReadOnly, Target};
@@ -50,6 +50,12 @@ struct Health {
 }
 
 impl Guarded {
+    /// The store inside, for tests of what it does below the guard.
+    #[cfg(test)]
+    pub(super) fn inner(&self) -> &SqliteStore {
+        &self.store
+    }
+
     /// `store` guarded: `read_only` says why it is, `marked` whether the
     /// file carries the damage mark.
     pub(crate) fn new(
@@ -148,11 +154,21 @@ impl Store for Guarded {
         }))
     }
 
-    fn write(&self, f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>) -> Result<()> {
+    fn write(
+        &self,
+        deadline: Option<Instant>,
+        f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>,
+    ) -> Result<()> {
         if let Some(refused) = self.health.refusal() {
             return Err(refused);
         }
-        self.store.write(f).map_err(|e| self.health.observe(e))
+        self.store
+            .write(deadline, f)
+            .map_err(|e| self.health.observe(e))
+    }
+
+    fn after_commit(&self) {
+        self.store.after_commit();
     }
 
     fn change_token(&self) -> Result<u64> {

@@ -19,7 +19,7 @@ use std::fs;
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::sys::stat::{Mode as FileMode, SFlag, mknod};
@@ -76,9 +76,16 @@ pub(crate) struct Target {
     /// The path made absolute, for SQLite.
     file: PathBuf,
     mode: Mode,
+    /// The longest wait for a lock another process holds.
+    timeout: Duration,
 }
 
 impl Target {
+    /// The file, its path made absolute.
+    pub(crate) fn file(&self) -> &Path {
+        &self.file
+    }
+
     /// A new connection with fql's settings.
     pub(crate) fn connect(&self) -> rusqlite::Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -94,7 +101,7 @@ impl Target {
                 flags | OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
             )?,
         };
-        conn.busy_timeout(super::BUSY_TIMEOUT)?;
+        super::configure(&conn, self.timeout)?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         Ok(conn)
     }
@@ -126,8 +133,9 @@ pub(crate) struct Opened {
 
 /// Opens the database at `path`, creating it (and nothing else: its
 /// directory must exist) when it is missing and `read_only` is false.
-/// Waits for other processes that hold the file up to `deadline`.
-pub(crate) fn open(path: &Path, read_only: bool, deadline: Instant) -> Result<Opened> {
+/// Waits for other processes that hold the file up to `timeout`.
+pub(crate) fn open(path: &Path, read_only: bool, timeout: Duration) -> Result<Opened> {
+    let deadline = Instant::now() + timeout;
     if path.as_os_str().is_empty() {
         return Err(Error::Storage(
             "the database path is empty; give the name of a file".into(),
@@ -143,6 +151,7 @@ pub(crate) fn open(path: &Path, read_only: bool, deadline: Instant) -> Result<Op
         } else {
             Mode::ReadWrite
         },
+        timeout,
     };
     match connect_and_read(&target, deadline) {
         Ok((conn, found)) => finish(target, conn, why, found),
@@ -151,8 +160,8 @@ pub(crate) fn open(path: &Path, read_only: bool, deadline: Instant) -> Result<Op
         // file holds everything and is read as it is.
         Err(e) if needs_journal(&e) && !wal_exists(&target.file) => {
             target.mode = Mode::Immutable;
-            let (conn, found) =
-                connect_and_read(&target, deadline).map_err(|e| sqlite_error(path, "open", e))?;
+            let (conn, found) = connect_and_read(&target, deadline)
+                .map_err(|e| sqlite_error(path, "open", e, timeout))?;
             finish(
                 target,
                 conn,
@@ -161,7 +170,7 @@ pub(crate) fn open(path: &Path, read_only: bool, deadline: Instant) -> Result<Op
             )
         }
         Err(e) => {
-            let e = sqlite_error(path, "open", e);
+            let e = sqlite_error(path, "open", e, timeout);
             if matches!(e, Error::Corrupt(_)) && target.mode == Mode::ReadWrite {
                 guard::mark(&target);
             }
@@ -238,6 +247,7 @@ fn probe(path: &Path, file: &Path, read_only: bool) -> Result<Option<ReadOnly>> 
         )));
     }
     access(file, AccessFlags::R_OK).map_err(|e| cannot("open", path, &e.into()))?;
+    readable_beside(path, file)?;
     if read_only {
         return Ok(Some(ReadOnly::Asked));
     }
@@ -247,6 +257,31 @@ fn probe(path: &Path, file: &Path, read_only: bool) -> Result<Option<ReadOnly>> 
         Err(Errno::EROFS) => Ok(Some(ReadOnly::FileSystem)),
         Err(e) => Err(cannot("open", path, &e.into())),
     }
+}
+
+/// Fails, naming the file, when the `-wal` or `-shm` file SQLite keeps
+/// beside the database exists and this user may not read it: SQLite would
+/// only say it is "unable to open database file". They keep the mode the
+/// database had when they were made, so a database shared later by its
+/// own mode alone is one.
+fn readable_beside(path: &Path, file: &Path) -> Result<()> {
+    for suffix in ["-wal", "-shm"] {
+        let mut side = file.as_os_str().to_owned();
+        side.push(suffix);
+        match access(Path::new(&side), AccessFlags::R_OK) {
+            Err(Errno::EACCES) => {
+                let mut shown = path.as_os_str().to_owned();
+                shown.push(suffix);
+                return Err(Error::Storage(format!(
+                    "cannot open the database {}: permission denied on {}",
+                    path.display(),
+                    Path::new(&shown).display()
+                )));
+            }
+            _ => continue,
+        }
+    }
+    Ok(())
 }
 
 /// Creates `file`, empty and with mode 0600, unless it exists; says
@@ -303,13 +338,11 @@ fn io_reason(what: &str, e: &io::Error) -> String {
 }
 
 /// A SQLite failure while opening, named after the file once.
-fn sqlite_error(path: &Path, what: &str, e: rusqlite::Error) -> Error {
+/// A lock another process held for all of `waited` is
+/// [`Error::Locked`].
+fn sqlite_error(path: &Path, what: &str, e: rusqlite::Error, waited: Duration) -> Error {
     if transient(&e) {
-        return Error::Storage(format!(
-            "cannot {what} the database {}: another process kept it locked for {} s",
-            path.display(),
-            super::BUSY_TIMEOUT.as_secs()
-        ));
+        return super::locked(path, waited);
     }
     if e.sqlite_error_code() == Some(ErrorCode::NotADatabase) {
         return Error::Storage(format!(
@@ -319,6 +352,7 @@ fn sqlite_error(path: &Path, what: &str, e: rusqlite::Error) -> Error {
     }
     match Error::from(e) {
         Error::Corrupt(detail) => Error::Corrupt(guard::corrupt_message(path, &detail)),
+        Error::Locked { .. } => super::locked(path, waited),
         Error::ReadOnly(detail) | Error::Storage(detail) => Error::Storage(format!(
             "cannot {what} the database {}: {detail}",
             path.display()

@@ -9,7 +9,7 @@
 //! handler (while another connection changes the journal mode, recovers
 //! the WAL or sets up the shared memory) are waited out, up to a deadline.
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension};
 
@@ -29,8 +29,18 @@ const SCHEMA: &str = "
     CREATE TABLE commits (version INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL,
                           ranges BLOB NOT NULL);
     CREATE INDEX commits_by_age ON commits (at_ms);
-    INSERT INTO meta VALUES ('format', 1), ('version', 0), ('floor', 0);
+    INSERT INTO meta VALUES ('format', 1), ('floor', 0);
 ";
+
+/// The version a new file starts from: the clock in microseconds, as FDB's
+/// versions advance, so it exceeds every version of any file that was at
+/// the same path before (each commit adds one, and no file commits a
+/// million times a second).
+fn first_version() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
 
 /// What a file holds, read in one transaction.
 pub(super) struct Found {
@@ -150,6 +160,7 @@ fn create(conn: &Connection) -> rusqlite::Result<Found> {
     if let State::Empty = inspect(conn)?.state() {
         conn.pragma_update(None, "application_id", APPLICATION_ID)?;
         conn.execute_batch(SCHEMA)?;
+        conn.execute("INSERT INTO meta VALUES ('version', ?1)", [first_version()])?;
     }
     inspect(conn)
 }

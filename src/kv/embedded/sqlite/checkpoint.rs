@@ -1,0 +1,131 @@
+//! Keeping the WAL small while readers overlap.
+//!
+//! SQLite's automatic checkpoint (after a commit that leaves 1,000 pages in
+//! the WAL) is PASSIVE: it copies pages back into the database only up to
+//! what the oldest open reader still reads, and the WAL starts again from
+//! its beginning only when a writer finds every page copied and no reader
+//! using it. Under a steady load of overlapping readers that moment never
+//! comes and the WAL grows without bound. So a committer that finds the WAL
+//! past [`WAL_LIMIT`] runs a RESTART checkpoint: it holds off other writers
+//! while it waits for the readers that started before it (readers that
+//! start meanwhile read the copied pages from the database file), so the
+//! next commit writes the WAL from its beginning, and `journal_size_limit`
+//! cuts the file back to [`WAL_LIMIT`].
+//!
+//! The wait is short at first, so a reader in the middle of a long scan
+//! costs writers little; once the WAL is past four times the limit it
+//! waits as long as a read transaction may live (the sweeper ends each
+//! within five seconds), which bounds the WAL under any load of live
+//! processes. A process that is stopped inside a read transaction pins the
+//! WAL until it resumes or dies; attempts then back off to once a minute.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rusqlite::Connection;
+
+use crate::kv::embedded::tx::MAX_AGE;
+
+/// The WAL size past which a committer restarts the WAL, and to which
+/// `journal_size_limit` truncates it then.
+pub(crate) const WAL_LIMIT: u64 = 16 << 20;
+
+/// Past this size the checkpoint waits out every reader.
+const WAL_HARD_LIMIT: u64 = 4 * WAL_LIMIT;
+
+/// How long a checkpoint waits for readers below the hard limit.
+const SHORT_WAIT: Duration = Duration::from_millis(200);
+
+/// How long it waits past it: longer than any read transaction lives.
+const LONG_WAIT: Duration = MAX_AGE.saturating_add(Duration::from_millis(300));
+
+/// The pause between attempts within one wait.
+const RETRY_PAUSE: Duration = Duration::from_millis(5);
+
+/// The wait before a process tries again after waiting out the readers
+/// failed to restart the WAL; it doubles up to [`MAX_BACKOFF`]. After a
+/// short wait fails, the next commit past [`SHORT_WAIT`] tries again.
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+pub(super) struct Checkpoints {
+    wal: PathBuf,
+    state: Mutex<Tries>,
+}
+
+struct Tries {
+    not_before: Option<Instant>,
+    backoff: Duration,
+}
+
+impl Checkpoints {
+    pub fn new(wal: PathBuf) -> Checkpoints {
+        Checkpoints {
+            wal,
+            state: Mutex::new(Tries {
+                not_before: None,
+                backoff: FIRST_BACKOFF,
+            }),
+        }
+    }
+
+    /// After a commit, once the committing transaction has let go of its
+    /// own snapshot (which the checkpoint would otherwise wait for):
+    /// restarts the WAL if it is past the limit, on `conn`. `busy` is the connection's usual
+    /// lock wait, restored after. Best effort: the commit has happened, and
+    /// a checkpoint that fails is tried again by a later commit.
+    pub fn after_commit(&self, conn: &Connection, busy: Duration) {
+        let Ok(size) = std::fs::metadata(&self.wal).map(|m| m.len()) else {
+            return;
+        };
+        if size <= WAL_LIMIT {
+            return;
+        }
+        // Another thread of this process may be checkpointing already.
+        let mut tries = match self.state.try_lock() {
+            Ok(tries) => tries,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        };
+        let now = Instant::now();
+        if tries.not_before.is_some_and(|t| now < t) {
+            return;
+        }
+        let long = size > WAL_HARD_LIMIT;
+        let restarted = restart(conn, if long { LONG_WAIT } else { SHORT_WAIT });
+        let _ = conn.busy_timeout(busy);
+        if restarted {
+            tries.not_before = None;
+            tries.backoff = FIRST_BACKOFF;
+        } else if long {
+            // Readers did not end in time: a process stopped inside one.
+            tries.not_before = Some(Instant::now() + tries.backoff);
+            tries.backoff = (tries.backoff * 2).min(MAX_BACKOFF);
+        } else {
+            tries.not_before = Some(Instant::now() + SHORT_WAIT);
+        }
+    }
+}
+
+/// Runs RESTART checkpoints for at most `wait`; whether one restarted the
+/// WAL. An attempt also fails at once while another connection
+/// checkpoints (SQLite's automatic checkpoints after commits), so it is
+/// tried again until the wait is spent.
+fn restart(conn: &Connection, wait: Duration) -> bool {
+    let deadline = Instant::now() + wait;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let done = conn.busy_timeout(left).is_ok()
+            && conn
+                .query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get::<_, i64>(0))
+                .is_ok_and(|busy| busy == 0);
+        if done {
+            return true;
+        }
+        if Instant::now() + RETRY_PAUSE >= deadline {
+            return false;
+        }
+        std::thread::sleep(RETRY_PAUSE);
+    }
+}
