@@ -16,6 +16,7 @@ mod parse;
 mod print;
 mod report;
 mod small_list;
+mod sources;
 mod span;
 pub mod split;
 pub mod tokens;
@@ -27,7 +28,8 @@ pub use error::{CheckError, Error, OptionError, ParseError};
 pub use format::format;
 pub use parse::{MAX_DEPTH, parse};
 pub use print::{plain_or_quoted, quote, write_bytes, write_elem, write_str};
-pub use report::{Diagnostics, Report, SHOWN, Sources, render};
+pub use report::{Diagnostics, Report, SHOWN, render};
+pub use sources::Sources;
 
 /// Parses and checks a script, returning every error of both stages in
 /// source order. Statements that parse are checked even when others do not.

@@ -18,7 +18,7 @@ use std::ops::Range;
 
 use miette::{LabeledSpan, MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
-use super::report::Sources;
+use super::sources::Sources;
 use super::words::control_len;
 
 /// Lines of up to this many characters are shown whole.

@@ -7,5 +7,6 @@ mod support;
 mod embedded;
 mod model;
 mod processes;
+mod retry;
 mod soak;
 mod stalls;

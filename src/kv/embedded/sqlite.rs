@@ -21,6 +21,7 @@ mod sweep;
 mod guard;
 mod open;
 mod setup;
+mod target;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -55,7 +56,7 @@ pub(crate) struct SqliteStore {
 }
 
 struct Pool {
-    target: open::Target,
+    target: target::Target,
     idle: Mutex<Vec<Connection>>,
     /// The longest wait for a lock another process holds.
     timeout: Duration,

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::SqliteStore;
-use super::open::{ReadOnly, Target};
+use super::target::{ReadOnly, Target};
 use crate::kv::embedded::Access;
 use crate::kv::embedded::store::{Snapshot, Store, Writer};
 use crate::kv::{Error, KeyValue, Result};

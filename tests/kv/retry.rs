@@ -1,0 +1,51 @@
+//! The retry loop's deadlines: a quick attempt found too old is retried,
+//! and a scan renews its transaction once per read.
+
+use std::time::{Duration, Instant};
+
+use fql::kv::embedded::Embedded;
+use fql::kv::{self, Database, Error, RetryOptions};
+
+#[test]
+fn a_quick_attempt_found_too_old_is_retried() {
+    let db = Embedded::memory();
+    let mut attempts = 0;
+    let r = kv::run(&db, |tx, _| {
+        attempts += 1;
+        tx.set(b"k", b"v")?;
+        if attempts == 1 {
+            return Err(Error::TransactionTooOld);
+        }
+        Ok(())
+    });
+    assert_eq!((r, attempts), (Ok(()), 2));
+}
+
+#[test]
+fn a_scan_renews_its_transaction_once_per_read() {
+    let db = Embedded::memory();
+    let mut tx = db.create_trx().unwrap();
+    let mut calls = 0;
+    let once = kv::read_resuming(&mut tx, RetryOptions::default(), |_| {
+        calls += 1;
+        if calls == 1 {
+            Err(Error::TransactionTooOld)
+        } else {
+            Ok(7)
+        }
+    });
+    assert_eq!(once, Ok((7, true)));
+    // Too old again in the fresh transaction: no later one would do.
+    let mut calls = 0;
+    let never = kv::read_resuming(&mut tx, RetryOptions::default(), |_| {
+        calls += 1;
+        Err::<(), _>(Error::TransactionTooOld)
+    });
+    assert_eq!((never, calls), (Err(Error::TransactionTooOld), 2));
+    // Other retryable errors are retried until the deadline.
+    let soon = RetryOptions::default().with_timeout(Duration::from_millis(100));
+    let began = Instant::now();
+    let busy = kv::read_resuming(&mut tx, soon, |_| Err::<(), _>(Error::NotCommitted));
+    assert_eq!(busy, Err(Error::TransactionTimedOut));
+    assert!(began.elapsed() < Duration::from_secs(30));
+}
