@@ -144,6 +144,101 @@ fn writes_need_writemode_and_relative_paths_follow_cd() {
     quit(p);
 }
 
+/// A shell on a pseudo-terminal that the test reads only when it asks:
+/// left unread, the terminal's buffer fills and the shell's next write
+/// waits, so the shell is sure to be in the middle of its output.
+struct Held {
+    master: std::fs::File,
+    child: nix::unistd::Pid,
+    /// What came and was not yet expected.
+    seen: Vec<u8>,
+    /// Everything that came.
+    all: Vec<u8>,
+}
+
+impl Held {
+    fn spawn(db: &std::path::Path) -> Held {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+
+        let c = |s: &[u8]| CString::new(s).expect("no NUL");
+        let bin = c(cargo_bin("fql").as_os_str().as_bytes());
+        let args = [
+            bin.clone(),
+            c(b"--db"),
+            c(db.as_os_str().as_bytes()),
+            c(b"--color"),
+            c(b"never"),
+            c(b"--no-history"),
+        ];
+        let env: Vec<CString> = std::env::vars_os()
+            .filter(|(k, _)| k != "TERM" && k != "NO_COLOR")
+            .map(|(k, v)| c(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
+            .chain([c(b"TERM=xterm")])
+            .collect();
+        // SAFETY: the child only calls execve, and _exit if that fails.
+        match unsafe { nix::pty::forkpty(None, None) }.expect("a terminal") {
+            nix::pty::ForkptyResult::Child => {
+                let _ = nix::unistd::execve(&bin, &args, &env);
+                // SAFETY: leaves the forked child without running anything
+                // of the parent's.
+                unsafe { nix::libc::_exit(127) }
+            }
+            nix::pty::ForkptyResult::Parent { child, master } => {
+                let mut held = Held {
+                    master: master.into(),
+                    child,
+                    seen: Vec::new(),
+                    all: Vec::new(),
+                };
+                held.expect("fql> ");
+                held
+            }
+        }
+    }
+
+    /// Reads until `text` has come, within 30 seconds.
+    fn expect(&mut self, text: &str) {
+        use std::io::Read;
+        use std::os::fd::AsFd;
+
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&self.seen).contains(text) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            assert!(!left.is_zero(), "{text:?} did not come");
+            let mut fds = [nix::poll::PollFd::new(
+                self.master.as_fd(),
+                nix::poll::PollFlags::POLLIN,
+            )];
+            let ms = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
+            if nix::poll::poll(&mut fds, ms).expect("poll") == 0 {
+                continue;
+            }
+            let n = self.master.read(&mut buf).expect("the shell's output");
+            assert!(n > 0, "the shell ended before {text:?}");
+            self.seen.extend_from_slice(&buf[..n]);
+            self.all.extend_from_slice(&buf[..n]);
+        }
+        // What came before `text` is done with.
+        let s = String::from_utf8_lossy(&self.seen).into_owned();
+        let at = s.find(text).expect("found") + text.len();
+        self.seen = s.as_bytes()[at..].to_vec();
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        self.master.write_all(bytes).expect("the shell's input");
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let _ = nix::sys::signal::kill(self.child, nix::sys::signal::Signal::SIGKILL);
+        let _ = nix::sys::wait::waitpid(self.child, None);
+    }
+}
+
 #[test]
 fn ctrl_c_cancels_a_long_read_and_the_shell_goes_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -166,22 +261,31 @@ fn ctrl_c_cancels_a_long_read_and_the_shell_goes_on() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
 
-    let mut p = shell(&db, &[]);
-    p.send_line("/big(<int>)=<str>").unwrap();
-    p.exp_string("/big(0)=").expect("the read has started");
-    p.send_control('c').unwrap();
-    p.exp_string("interrupted").expect("the read stops");
-    p.exp_string("fql> ").expect("back at the prompt");
+    let mut p = Held::spawn(&db);
+    p.send(b"/big(<int>)=<str>\r");
+    p.expect("/big(0)=");
+    // Unread, the terminal fills and the read waits in the middle of its
+    // rows: Ctrl-C comes while it runs.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send(&[0x03]);
+    p.expect("interrupted");
+    let shown = String::from_utf8_lossy(&p.all).into_owned();
+    assert!(
+        !shown.contains("/big(59999)="),
+        "the read stopped before its end"
+    );
+    p.expect("fql> ");
     // Ctrl-C at the prompt drops the line; the shell stays.
-    p.send("/big(1)").unwrap();
-    p.flush().unwrap();
-    p.exp_string("/big(1)").unwrap();
-    p.send_control('c').unwrap();
-    p.exp_string("fql> ").unwrap();
-    p.send_line("/big(59999)=<str>").unwrap();
-    p.exp_string("/big(59999)=\"xxxx").unwrap();
-    p.exp_string("fql> ").unwrap();
-    quit(p);
+    p.send(b"/big(1)");
+    p.expect("/big(1)");
+    p.send(&[0x03]);
+    p.expect("fql> ");
+    p.send(b"/big(59999)=<str>\r");
+    p.expect("/big(59999)=\"xxxx");
+    p.expect("fql> ");
+    p.send(b"\\quit\r");
+    let status = nix::sys::wait::waitpid(p.child, None).expect("the shell ends");
+    assert_eq!(status, nix::sys::wait::WaitStatus::Exited(p.child, 0));
 }
 
 #[test]
