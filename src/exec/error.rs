@@ -144,7 +144,7 @@ pub enum Error {
     /// A transaction that writes did its work for longer than the five
     /// seconds a transaction may live (`transaction_too_old`), so every
     /// attempt would fail the same way: a script of many long reads before
-    /// a write, tens of thousands of directories created at once.
+    /// a write.
     #[error("the transaction ran past its 5 seconds and was not committed: {error}")]
     #[diagnostic(
         code(fql::transaction_too_old),

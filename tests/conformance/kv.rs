@@ -295,6 +295,72 @@ pub fn atomic_operations(db: &Backend) {
     assert_eq!(get(db, b"s"), Some(b"abcd".to_vec()));
 }
 
+/// A transaction that writes a key several ways commits what its last
+/// write says, whatever the order: a set over an add, an add over a set,
+/// a clear or range clear over either, a set over a range clear. Each in
+/// a transaction of its own, so none is helped by another.
+pub fn later_writes_of_a_key_win_at_commit(db: &Backend) {
+    type Writes = fn(&mut dyn Transaction) -> R<()>;
+    let cases: [(&str, Writes, Option<Vec<u8>>); 6] = [
+        (
+            "an add, then a set",
+            |tx| {
+                tx.atomic_op(b"w", &le(5), MutationType::Add)?;
+                tx.set(b"w", &le(40))
+            },
+            Some(le(40)),
+        ),
+        (
+            "a set, then an add",
+            |tx| {
+                tx.set(b"w", &le(40))?;
+                tx.atomic_op(b"w", &le(2), MutationType::Add)
+            },
+            Some(le(42)),
+        ),
+        (
+            "a set and an add, then a clear",
+            |tx| {
+                tx.set(b"w", &le(7))?;
+                tx.atomic_op(b"w", &le(1), MutationType::Add)?;
+                tx.clear(b"w")
+            },
+            None,
+        ),
+        (
+            "an add, a range clear, a set and an add",
+            |tx| {
+                tx.atomic_op(b"w", &le(3), MutationType::Add)?;
+                tx.clear_range(b"w", b"x")?;
+                tx.set(b"w", &le(10))?;
+                tx.atomic_op(b"w", &le(1), MutationType::Add)
+            },
+            Some(le(11)),
+        ),
+        (
+            "an add, then a range clear",
+            |tx| {
+                tx.atomic_op(b"w", &le(3), MutationType::Add)?;
+                tx.clear_range(b"w", b"x")
+            },
+            None,
+        ),
+        (
+            "two sets",
+            |tx| {
+                tx.set(b"w", b"one")?;
+                tx.set(b"w", b"two")
+            },
+            Some(b"two".to_vec()),
+        ),
+    ];
+    for (what, writes, want) in cases {
+        db.run(|tx, _| tx.set(b"w", &le(1))).unwrap();
+        db.run(|tx, _| writes(tx)).unwrap();
+        assert_eq!(get(db, b"w"), want, "{what}");
+    }
+}
+
 /// `body` with a 10-byte placeholder at `at` and the 4-byte offset suffix.
 fn stamped(body: &[u8], at: usize) -> Vec<u8> {
     let mut v = body.to_vec();

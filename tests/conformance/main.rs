@@ -41,6 +41,7 @@ const CASES: &[Case] = cases![
     kv::clears_and_range_clears,
     kv::reads_see_own_writes,
     kv::atomic_operations,
+    kv::later_writes_of_a_key_win_at_commit,
     kv::versionstamps_are_shared_within_a_commit_and_increase,
     kv::versionstamped_value_is_unreadable_before_commit,
     kv::watches_fire_on_change,

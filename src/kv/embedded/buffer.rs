@@ -67,6 +67,10 @@ pub(crate) struct WriteBuffer {
     entries: BTreeMap<Vec<u8>, Entry>,
     cleared: RangeSet,
     value_limit: usize,
+    /// Whether a mutation wrote over an earlier one (a key written twice,
+    /// a range cleared over written keys): only then can the commit skip
+    /// any.
+    overwrote: bool,
 }
 
 impl WriteBuffer {
@@ -78,15 +82,26 @@ impl WriteBuffer {
     }
 
     pub fn set(&mut self, key: &[u8], value: &[u8]) {
-        self.entries
-            .insert(key.to_vec(), Entry::Known(Some(value.to_vec())));
+        self.replace(key, Entry::Known(Some(value.to_vec())));
         self.mutations
             .push(Mutation::Set(key.to_vec(), value.to_vec()));
     }
 
     pub fn clear(&mut self, key: &[u8]) {
-        self.entries.insert(key.to_vec(), Entry::Known(None));
+        self.replace(key, Entry::Known(None));
         self.mutations.push(Mutation::Clear(key.to_vec()));
+    }
+
+    /// Gives `key` the entry of a write that replaces its value, noting
+    /// whether an earlier mutation wrote it.
+    fn replace(&mut self, key: &[u8], entry: Entry) {
+        self.overwrote |= self.entries.insert(key.to_vec(), entry).is_some();
+    }
+
+    /// Whether a mutation wrote over an earlier one, so the commit should
+    /// look for writes it can skip.
+    pub fn overwrote(&self) -> bool {
+        self.overwrote
     }
 
     pub fn clear_range(&mut self, begin: &[u8], end: &[u8]) {
@@ -95,6 +110,7 @@ impl WriteBuffer {
             .range::<[u8], _>((Bound::Included(begin), Bound::Excluded(end)))
             .map(|(k, _)| k.clone())
             .collect();
+        self.overwrote |= !inside.is_empty();
         for k in inside {
             self.entries.remove(&k);
         }
@@ -110,7 +126,7 @@ impl WriteBuffer {
             // The final key is only known at commit; reads never see it.
             MutationType::SetVersionstampedKey => return,
             MutationType::SetVersionstampedValue => {
-                self.entries.insert(key.to_vec(), Entry::Unreadable);
+                self.replace(key, Entry::Unreadable);
                 return;
             }
             _ => {}

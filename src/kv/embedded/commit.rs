@@ -57,7 +57,8 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
     // lock serializes every process's commits, so it is held only to check
     // conflicts and apply.
     tx.release_snapshot();
-    let live = live(&tx.buffer.mutations);
+    // Only a transaction that wrote a key twice has writes to skip.
+    let live = tx.buffer.overwrote().then(|| live(&tx.buffer.mutations));
     let logged = tx.writes.coarsened(LOGGED_RANGES);
     let mut outcome = None;
     shared.store.write(tx.deadline(), &mut |w| {
@@ -71,10 +72,12 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
         }
         let version = w.version()? + 1;
         let stamp = stamp_of(version);
-        let mutations = tx.buffer.mutations.iter().zip(&live);
+        let mutations = tx.buffer.mutations.iter().enumerate();
         let stamped = apply_all(
             w,
-            mutations.filter(|(_, l)| **l).map(|(m, _)| m),
+            mutations
+                .filter(|(n, _)| live.as_ref().is_none_or(|live| live[*n]))
+                .map(|(_, m)| m),
             &stamp,
             shared,
         )?;

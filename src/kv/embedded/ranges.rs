@@ -42,6 +42,21 @@ impl RangeSet {
         if begin >= end {
             return;
         }
+        // Keys written in order (a load, a range cleared) land past every
+        // range so far: one look at the last range, and no search for
+        // ranges the new one swallows.
+        if let Some(mut last) = self.ranges.last_entry() {
+            if begin > last.get().as_slice() {
+                self.ranges.insert(begin.to_vec(), end.to_vec());
+                return;
+            }
+            if begin >= last.key().as_slice() {
+                if end > last.get().as_slice() {
+                    *last.get_mut() = end.to_vec();
+                }
+                return;
+            }
+        }
         let mut new_begin = begin;
         let mut new_end = end;
         let mut merged_before = None;
