@@ -386,7 +386,7 @@ fn line_number(text: &str, input: &Range<usize>, start: usize) -> usize {
 
 /// `text` with each control character but a line feed as its `\xNN`
 /// escapes: for messages and labels, which may quote stored data.
-pub(super) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.chars().any(|c| c.is_control() && c != '\n') {
         return text.into();
     }
