@@ -643,8 +643,8 @@ mod tests {
                     /d(:y)\n/a(<x:int>)\n@commit\n[exists] /e(:x)\n/f(<z:int>)";
         let script = crate::syntax::load(text).unwrap();
         let whole = plan(&script, &params).unwrap();
-        let pieces: Vec<&str> = crate::syntax::split::pieces(text)
-            .map(|r| &text[r])
+        let pieces: Vec<String> = crate::syntax::split::pieces(text.as_bytes())
+            .map(|piece| String::from_utf8(piece.unwrap()).unwrap())
             .collect();
         let parsed: Vec<Script<'_>> = pieces
             .iter()
@@ -674,9 +674,10 @@ mod tests {
         let script = crate::syntax::load(text).unwrap();
         let whole = plan(&script, &params).unwrap_err();
         let mut planner = Planner::new(&params);
-        let errors: Vec<Error> = crate::syntax::split::pieces(text)
-            .flat_map(|r| {
-                let piece = crate::syntax::load(&text[r]).unwrap();
+        let errors: Vec<Error> = crate::syntax::split::pieces(text.as_bytes())
+            .flat_map(|piece| {
+                let piece = String::from_utf8(piece.unwrap()).unwrap();
+                let piece = crate::syntax::load(&piece).unwrap();
                 planner.plan(&piece).err().unwrap_or_default()
             })
             .collect();

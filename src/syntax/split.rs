@@ -9,7 +9,7 @@
 //! error, whether the script is read whole or in pieces; parsed apart, each
 //! piece parses as the same text does inside the whole script.
 
-use std::ops::Range;
+use std::io::{self, BufRead};
 
 /// Whether `line`, a line of a script with or without its line break,
 /// is an `@commit` that ends a transaction.
@@ -26,36 +26,48 @@ pub fn commits(line: &[u8]) -> bool {
     matches!(rest, [] | [b'\n'] | [b'\r', b'\n'] | [b'%', ..])
 }
 
-/// The pieces of `text` that [`commits`] lines end: each runs through
-/// such a line, the last to the end of the text. A text with no such line
-/// is one piece; an empty text is none.
-pub fn pieces(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
-    let bytes = text.as_bytes();
-    let mut start = 0;
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        while at < bytes.len() {
-            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n + 1);
-            let line = &bytes[at..end];
-            at = end;
-            if commits(line) {
-                let piece = start..end;
-                start = end;
-                return Some(piece);
+/// The pieces of what `reader` reads, a piece at a time: each runs
+/// through a [`commits`] line, the last to the end. Input with no such
+/// line is one piece; empty input is none. The same reading serves a
+/// script in memory (`&[u8]` is [`BufRead`]) and a file read again and
+/// again; the caller stops at the first error.
+pub fn pieces<R: BufRead>(reader: R) -> Pieces<R> {
+    Pieces { reader }
+}
+
+/// The iterator of [`pieces`].
+pub struct Pieces<R> {
+    reader: R,
+}
+
+impl<R: BufRead> Iterator for Pieces<R> {
+    type Item = io::Result<Vec<u8>>;
+
+    fn next(&mut self) -> Option<io::Result<Vec<u8>>> {
+        let mut bytes = Vec::new();
+        loop {
+            let start = bytes.len();
+            match self.reader.read_until(b'\n', &mut bytes) {
+                Err(e) => return Some(Err(e)),
+                Ok(0) => return (!bytes.is_empty()).then_some(Ok(bytes)),
+                Ok(_) if commits(&bytes[start..]) => return Some(Ok(bytes)),
+                Ok(_) => {}
             }
         }
-        (start < bytes.len()).then(|| {
-            let piece = start..bytes.len();
-            start = bytes.len();
-            piece
-        })
-    })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::syntax::ast::{Item, MetaKind};
+
+    /// The pieces of `text`, as text.
+    fn split(text: &str) -> Vec<String> {
+        pieces(text.as_bytes())
+            .map(|piece| String::from_utf8(piece.unwrap()).unwrap())
+            .collect()
+    }
 
     /// Whether the parser reads `text` as one `@commit` and nothing more.
     fn parses_as_commit(text: &str) -> bool {
@@ -100,7 +112,7 @@ mod tests {
     #[test]
     fn pieces_end_after_each_commit() {
         let text = "/a(1)=1\n% @commit\n/b(\"@commit\")=2\n  @commit\n@commit\n/c(1,\n@commit\n/d";
-        let parts: Vec<&str> = pieces(text).map(|r| &text[r]).collect();
+        let parts = split(text);
         assert_eq!(
             parts,
             [
@@ -121,12 +133,7 @@ mod tests {
             errors.iter().map(ToString::to_string).collect::<Vec<_>>()
         };
         assert_eq!(messages(&whole), messages(&apart));
-        assert_eq!(pieces("").count(), 0);
-        assert_eq!(
-            pieces("@commit")
-                .map(|r| (r.start, r.end))
-                .collect::<Vec<_>>(),
-            [(0, 7)]
-        );
+        assert!(split("").is_empty());
+        assert_eq!(split("@commit"), ["@commit"]);
     }
 }

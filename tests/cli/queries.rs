@@ -204,6 +204,31 @@ fn a_closed_pipe_after_some_results_exits_quietly() {
     assert_eq!(text(&out.stderr), "");
 }
 
+/// A closed pipe ends the run quietly, but does not hide a failure
+/// before it: with `--on-error continue`, a guard left unmet before the
+/// read whose output is cut still exits 1.
+#[test]
+fn a_closed_pipe_keeps_the_status_of_an_earlier_failure() {
+    let (dir, db) = on_db();
+    let lines: String = (0..20_000).map(|i| format!("/p({i})=\"{i}\"\n")).collect();
+    db().arg("-w").write_stdin(lines).assert().success();
+    let mut child = Command::new(cargo_bin("fql"))
+        .arg("--db")
+        .arg(dir.path().join("fql.db"))
+        .args(["--on-error", "continue", "--color", "never"])
+        .args(["-q", "[exists] /none(1)", "-q", "/p(<int>)=<str>"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&first, b"/p(0)=\"0\"\n");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(text(&out.stderr).contains("the guard found nothing"));
+}
+
 #[test]
 fn interrupt_stops_a_run_with_status_130_and_rolls_back() {
     let (dir, db) = on_db();

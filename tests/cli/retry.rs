@@ -244,10 +244,8 @@ fn retries_show_on_the_progress_line_and_the_timeout_says_why() {
     // attempt, which then commits: run the reader again until it has
     // shown both the retry and the timeout's account of it.
     let retry = Regex::new(r"retrying: attempt [0-9]+, not_committed").unwrap();
-    let account = Regex::new(
-        r"tried [0-9]+ times before --timeout ran out; the last retry was after not_committed",
-    )
-    .unwrap();
+    let account =
+        Regex::new(r"--timeout ran out while retrying: attempt [0-9]+, not_committed").unwrap();
     let (mut seen, mut told) = (false, false);
     for _ in 0..8 {
         let mut cmd = Command::new(cargo_bin("fql"));

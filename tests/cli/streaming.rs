@@ -265,3 +265,81 @@ fn diagnostics_name_the_input_line_and_column() {
         )
     );
 }
+
+/// A script file changed while it runs stops the run at the first
+/// transaction that is not what was checked, exit 4, whatever the new text
+/// says: a transaction rewritten (here into a write, without `-w`), one
+/// added, and one taken away. The file is changed in place while the first
+/// transaction prints far more rows than the pipe and the output buffers
+/// hold, so the run has started and has not yet read the second
+/// transaction's end: a long comment starts that transaction, longer than
+/// any read-ahead of the file.
+#[test]
+fn a_file_changed_while_it_runs_stops_at_the_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let fill: String = (0..30_000).map(|n| format!("/r({n})=\"{n}\"\n")).collect();
+    fql()
+        .arg("--db")
+        .arg(&db)
+        .arg("-w")
+        .write_stdin(fill)
+        .assert()
+        .success();
+    let padding = "% a long comment\n".repeat(20_000);
+    let first = "/r(<int>)=<str>\n@commit\n";
+    let second = format!("{padding}/r(0)=<str>\n@commit\n");
+    let script = format!("{first}{second}");
+    // The transactions start at lines 1, 3 and 20,005.
+    let cases = [
+        // The same length, but a write.
+        (format!("{first}{padding}/w(0)=\"abc\"\n@commit\n"), "3"),
+        (format!("{script}/w(1)=1\n"), "20005"),
+        (first.to_string(), "3"),
+    ];
+    let path = dir.path().join("changing.fql");
+    for (changed, line) in cases {
+        std::fs::write(&path, &script).unwrap();
+        // A loaded machine may take more than a transaction's five
+        // seconds to print the rows: the read goes on.
+        let mut child = Command::new(cargo_bin("fql"))
+            .arg("--db")
+            .arg(&db)
+            .args(["--split-reads", "-f"])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let mut started = [0u8; 10];
+        out.read_exact(&mut started).unwrap();
+        // In place: fql reads the same file again.
+        std::fs::write(&path, &changed).unwrap();
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).unwrap();
+        let done = child.wait_with_output().unwrap();
+        let stderr = text(&done.stderr);
+        assert_eq!(done.status.code(), Some(4), "{line}: {stderr}");
+        let expected = format!(
+            "fql: {} changed while it ran: from line {line} on it is not what was checked; the transactions before it are committed\n",
+            path.display()
+        );
+        assert_eq!(stderr, expected);
+        // The first transaction ran whole; the second only where it was
+        // what was checked.
+        let printed = format!("{}{rest}", text(&started));
+        let rows = printed.lines().filter(|l| l.starts_with("/r(")).count();
+        assert_eq!(rows, 30_000 + usize::from(line == "20005"));
+        let written = fql()
+            .arg("--db")
+            .arg(&db)
+            .args(["-q", "/w(...)"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        assert_eq!(text(&written), "", "{line}: nothing was written");
+    }
+}

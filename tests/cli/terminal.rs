@@ -229,3 +229,45 @@ fn a_byte_order_mark_starts_a_script_as_nothing() {
         text(&out.stderr)
     );
 }
+
+/// An input is named by its path, which whoever names a file chooses
+/// (`fql -f *.fql`): every message that names an input shows the control
+/// characters of its name as escapes.
+#[test]
+fn input_names_escape_control_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x\u{1b}]0;owned\u{7}.fql");
+    let shown = format!("{}", dir.path().join("x\\x1b]0;owned\\x07.fql").display());
+    let with = |script: &[u8]| {
+        std::fs::write(&path, script).unwrap();
+        path.clone()
+    };
+    let run = |args: &[&str]| {
+        let mut cmd = fql();
+        cmd.args(["--memory", "--color", "never"]).args(args);
+        cmd
+    };
+    // A report's header and its count.
+    let (_, err) = clean(run(&["-f"]).arg(with(b"/a(1)\n/b(<string>)\n")), 3);
+    assert!(err.contains(&format!("[{shown}:2:5]")), "{err}");
+    assert!(err.ends_with(&format!("1 error in {shown}\n")), "{err}");
+    // A write refused, a byte that is not UTF-8, a file that is gone; the
+    // script read whole by `fmt` and `explain` too.
+    let (_, err) = clean(run(&["-f"]).arg(with(b"/a(1)=2\n")), 2);
+    assert!(
+        err.contains(&format!("refusing to write: {shown} has")),
+        "{err}"
+    );
+    for args in [&["-f"][..], &["fmt"], &["explain"]] {
+        let (_, err) = clean(run(args).arg(with(b"/a(\"\xff\")\n")), 2);
+        assert!(err.contains(&format!("fql: {shown} is not UTF-8")), "{err}");
+    }
+    std::fs::remove_file(&path).unwrap();
+    for args in [&["-f"][..], &["fmt"]] {
+        let (_, err) = clean(run(args).arg(&path), 2);
+        assert!(
+            err.contains(&format!("fql: cannot read {shown}: ")),
+            "{err}"
+        );
+    }
+}

@@ -222,12 +222,7 @@ pub fn directory(arg: &str) -> Result<Vec<String>, Exit> {
 
 fn failed(e: fql::mutex::Error) -> Exit {
     eprintln!("fql: {e}");
-    match &e {
-        fql::mutex::Error::Run(fql::exec::Error::Kv(kv)) if kv.code() == 1031 => Exit::Unreachable,
-        e => fql::kv::AsKvError::as_kv(e)
-            .and_then(crate::store::refused)
-            .unwrap_or(Exit::Failed),
-    }
+    fql::kv::AsKvError::as_kv(&e).map_or(Exit::Failed, crate::store::exit_of)
 }
 
 /// Prints the token of a grant; a grant whose token cannot be written is

@@ -3,13 +3,14 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-/// Why `fql` stops early, least serious first; all but a closed standard
-/// output with a non-zero status. The codes are documented in
-/// `docs/cli.md`.
+/// Why `fql` stops early, least serious first, so that the worst of
+/// several is their `max`; all but a closed standard output with a
+/// non-zero status. The codes are documented in `docs/cli.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Exit {
     /// 0: standard output is a closed pipe (`fql ... | head`): the reader
-    /// has all it wanted, so the command stops quietly.
+    /// has all it wanted, so the command stops quietly, with the status
+    /// of any failure before it.
     Closed,
     /// 1: a check found things not as required: `fmt --check` a file
     /// not in canonical form, a guard (`[absent]`, `[exists]`) the

@@ -117,12 +117,8 @@ impl Shared {
                 self.results.load(Ordering::Relaxed),
                 elapsed.as_secs_f64()
             );
-            if let (retries @ 1.., Some(why)) = self.activity.retries() {
-                line.push_str(&format!(
-                    "; retrying: attempt {}, {}",
-                    retries + 1,
-                    why.name()
-                ));
+            if let Some(attempt) = attempt(&self.activity) {
+                line.push_str(&format!("; retrying: {attempt}"));
             }
             let mut err = std::io::stderr().lock();
             let _ = err.write_all(line.as_bytes()).and_then(|()| err.flush());
@@ -137,6 +133,15 @@ impl Shared {
             let _ = err.write_all(b"\r\x1b[K").and_then(|()| err.flush());
             *drawn = false;
         }
+    }
+}
+
+/// The attempt the newest transaction is at and why the last one was
+/// retried (`attempt 3, not_committed`), once it has been retried.
+pub fn attempt(activity: &Activity) -> Option<String> {
+    match activity.retries() {
+        (retries @ 1.., Some(why)) => Some(format!("attempt {}, {}", retries + 1, why.name())),
+        _ => None,
     }
 }
 

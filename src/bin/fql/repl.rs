@@ -9,14 +9,14 @@ pub(crate) mod path;
 use std::path::PathBuf;
 
 use fql::kv::Transaction;
-use fql::syntax::Sources;
 use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{Config, Editor};
 
 use crate::args::{Color, ExecArgs, ReplArgs, StoreArgs};
 use crate::output::Exit;
-use crate::session::{Session, Settings};
+use crate::session::{Failure, Session, Settings};
+use crate::source::Script;
 use helper::FqlHelper;
 
 /// The shell's state between lines.
@@ -208,14 +208,17 @@ impl Repl {
 
     /// Runs FQL text in the open transaction, or in its own.
     fn query(&mut self, text: &str) {
-        let sources = Sources::single("<input>", text);
+        let script = Script::text("<input>", text);
         let result = self
             .session
-            .run(&sources, self.tx.as_deref_mut().map(|t| t as _));
-        if let Err(exit @ (Exit::Closed | Exit::Output)) = result {
+            .run(&script, self.tx.as_deref_mut().map(|t| t as _));
+        if let Err(Failure {
+            output: Some(exit), ..
+        }) = result
+        {
             self.end(exit);
         }
-        if let Err(exit) = result
+        if let Err(Failure { exit, .. }) = result
             && self.tx.is_some()
             && matches!(exit, Exit::Failed | Exit::Unreachable | Exit::Interrupted)
         {

@@ -60,7 +60,10 @@ pub fn scripts(show: Option<&str>) -> Result<(), Exit> {
         Some(name) => match fql::scripts::find(name) {
             Some(s) => crate::output::print(s.source),
             None => {
-                eprintln!("fql: there is no script named {name}; `fql scripts` lists them");
+                eprintln!(
+                    "fql: there is no script named {}; `fql scripts` lists them",
+                    fql::syntax::printable(name)
+                );
                 Err(Exit::Usage)
             }
         },
@@ -80,5 +83,5 @@ fn run(script: &Script, exec: &ExecArgs, store_args: &StoreArgs, color: Color) -
     let opened = store::open(store_args)?;
     let session = Session::new(opened.db, settings, exec.split_reads, opened.timeout);
     session.stop_on_interrupt();
-    session.run_checked(script, &checked, None)
+    Ok(session.run_checked(script, &checked, None)?)
 }

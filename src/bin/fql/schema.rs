@@ -141,12 +141,12 @@ fn print_summary(s: &Summary, format: Format) -> Result<(), Exit> {
     }
 }
 
-/// 4, or 2 when the database refused (a damaged file).
+/// As the database error inside says ([`crate::store::exit_of`]), else 4.
 fn failed(e: &fql::schema::Error) -> Exit {
     match e {
-        fql::schema::Error::Run(e) => fql::kv::AsKvError::as_kv(e)
-            .and_then(crate::store::refused)
-            .unwrap_or(Exit::Failed),
+        fql::schema::Error::Run(e) => {
+            fql::kv::AsKvError::as_kv(e).map_or(Exit::Failed, crate::store::exit_of)
+        }
         _ => Exit::Failed,
     }
 }

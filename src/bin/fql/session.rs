@@ -6,26 +6,26 @@
 //! interactive shell go through [`Session::run`].
 
 use std::collections::HashMap;
-use std::io::{self, IsTerminal, Write};
-use std::ops::ControlFlow;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use fql::exec::{self, Bindings, Engine};
-use fql::kv::{Activity, AsKvError, Database, Observed, Transaction};
-use fql::plan::{Plan, Planner, Step};
+use fql::exec::Engine;
+use fql::kv::{Activity, Database, Observed, Transaction};
+use fql::plan::{Plan, Planner};
 use fql::syntax::ast::Elem;
 use fql::syntax::{Diagnostics, Report, Sources};
 
 use crate::args::{BytesShown, Color, ExecArgs, Format, OnError};
 use crate::output::{self, Exit};
-use crate::print::Printer;
-use crate::progress::Progress;
 use crate::source::Script;
 
 mod check;
+mod fingerprints;
+mod run;
 
 pub use check::{Checked, check};
+use check::{WriteAt, first_write};
+use run::Run;
 
 /// How scripts run; the shell changes these as it goes.
 #[derive(Clone, Debug)]
@@ -76,6 +76,27 @@ pub fn params(pairs: &[String]) -> Result<HashMap<String, Elem<'static>>, Exit> 
         .collect()
 }
 
+/// How a run that did not succeed ended: its worst status, and apart,
+/// what became of standard output if writing to it failed, which ends the
+/// shell whatever else failed first.
+#[derive(Clone, Copy, Debug)]
+pub struct Failure {
+    pub exit: Exit,
+    pub output: Option<Exit>,
+}
+
+impl From<Exit> for Failure {
+    fn from(exit: Exit) -> Failure {
+        Failure { exit, output: None }
+    }
+}
+
+impl From<Failure> for Exit {
+    fn from(failure: Failure) -> Exit {
+        failure.exit
+    }
+}
+
 /// A database, the engine over it, and the switch Ctrl-C pulls.
 pub struct Session {
     pub engine: Engine,
@@ -106,14 +127,13 @@ impl Session {
         }
     }
 
-    /// Checks, plans and runs a script given whole, in `tx` when the
-    /// caller holds an open transaction (the shell's `\begin`), else
-    /// transaction by transaction in the retry loop.
-    pub fn run(&self, sources: &Sources, tx: Option<&mut dyn Transaction>) -> Result<(), Exit> {
+    /// Checks, plans and runs a script, in `tx` when the caller holds an
+    /// open transaction (the shell's `\begin`), else transaction by
+    /// transaction in the retry loop.
+    pub fn run(&self, script: &Script, tx: Option<&mut dyn Transaction>) -> Result<(), Failure> {
         self.activity.restart();
-        let script = Script::from_sources(sources);
-        let checked = check(&script, &self.settings.params, self.settings.color)?;
-        self.run_checked(&script, &checked, tx)
+        let checked = check(script, &self.settings.params, self.settings.color)?;
+        self.run_checked(script, &checked, tx)
     }
 
     /// Runs a script that [`check`] checked and planned as a whole,
@@ -124,178 +144,82 @@ impl Session {
         script: &Script,
         checked: &Checked,
         tx: Option<&mut dyn Transaction>,
-    ) -> Result<(), Exit> {
-        self.gate(checked)?;
+    ) -> Result<(), Failure> {
+        self.gate(checked.first_write.as_ref())?;
         if tx.is_some() && checked.transactions > 1 {
             eprintln!("fql: `@commit` inside an open transaction; use \\commit");
-            return Err(Exit::Usage);
+            return Err(Exit::Usage.into());
         }
         script.unchanged()?;
-        self.execute(script, checked, tx)
+        let mut run = Run::new(self, tx);
+        self.run_pieces(script, checked, &mut run);
+        run.finish()
     }
 
-    /// Refuses a script that writes unless writes are allowed.
-    fn gate(&self, checked: &Checked) -> Result<(), Exit> {
-        if self.settings.write {
-            return Ok(());
-        }
-        match &checked.first_write {
-            None => Ok(()),
-            Some((name, line, noun)) => {
+    /// Refuses a statement that writes unless writes are allowed.
+    fn gate(&self, write: Option<&WriteAt>) -> Result<(), Exit> {
+        match write {
+            Some(WriteAt { name, line, noun }) if !self.settings.write => {
                 eprintln!(
                     "fql: refusing to write: {name} has a {noun} at line {line}; {}",
                     self.settings.write_hint
                 );
                 Err(Exit::Usage)
             }
+            _ => Ok(()),
         }
     }
 
-    fn execute(
-        &self,
-        script: &Script,
-        checked: &Checked,
-        mut tx: Option<&mut dyn Transaction>,
-    ) -> Result<(), Exit> {
-        let stdout = io::stdout();
-        let terminal = stdout.is_terminal();
-        // A terminal shows each line as it comes; a pipe or file gets
-        // large writes.
-        let out: Box<dyn Write> = if terminal {
-            Box::new(stdout.lock())
-        } else {
-            Box::new(io::BufWriter::with_capacity(1 << 16, stdout.lock()))
-        };
-        let mut printer = Printer::new(
-            out,
-            self.settings.format,
-            self.settings.bytes,
-            self.settings.color_out,
-            terminal,
-        );
-        let progress = Progress::start(self.activity.clone(), io::stderr().is_terminal());
-        let mut bindings = Bindings::default();
-        let mut failed: Option<Exit> = None;
-        // Why standard output stopped taking results, if it did.
-        let mut broken: Option<io::Error> = None;
-        // One transaction, in the order of the script; `Break` stops the run.
-        let mut transaction =
-            |sources: &Sources, steps: &[Step<'_>], bindings: &mut Bindings| -> ControlFlow<()> {
-                let start = Instant::now();
-                let before = printer.count();
-                let sink = &mut exec::Each(|found: exec::Found<'_>| {
-                    progress.before_output();
-                    printer.print_found(found).map_err(|e| {
-                        broken = Some(e);
-                        exec::Error::Kv(fql::kv::Error::TransactionCancelled)
-                    })
-                });
-                let ran = match tx.as_deref_mut() {
-                    Some(tx) => self.engine.run_in(tx, steps, bindings, sink),
-                    None => self
-                        .engine
-                        .run_transaction(steps, bindings, sink)
-                        .map(|_| ()),
-                };
-                if broken.is_some() {
-                    return ControlFlow::Break(());
-                }
-                if self.settings.timing {
-                    let n = printer.count() - before;
-                    eprintln!(
-                        "Time: {:.3} ms, {n} result{}",
-                        start.elapsed().as_secs_f64() * 1e3,
-                        if n == 1 { "" } else { "s" }
-                    );
-                }
-                if let Err(e) = ran {
-                    if self.activity.stopped() {
-                        failed = Some(Exit::Interrupted);
-                        return ControlFlow::Break(());
-                    }
-                    let kv = match &e {
-                        exec::Error::Interrupted { source, .. } => Some(source),
-                        e => e.as_kv(),
-                    };
-                    let exit = match (&e, kv) {
-                        (exec::Error::Guard { .. }, _) => Exit::Unmet,
-                        (_, Some(kv)) if kv.code() == 1031 => Exit::Unreachable,
-                        (_, Some(kv)) => crate::store::refused(kv).unwrap_or(Exit::Failed),
-                        _ => Exit::Failed,
-                    };
-                    let _ = printer.flush();
-                    eprint!(
-                        "{}",
-                        fql::syntax::render(&e, sources, self.settings.color, output::width())
-                    );
-                    if exit == Exit::Unreachable {
-                        self.explain_timeout();
-                    }
-                    failed = Some(failed.map_or(exit, |f| f.max(exit)));
-                    if self.settings.on_error == OnError::Stop {
-                        return ControlFlow::Break(());
-                    }
-                }
-                ControlFlow::Continue(())
-            };
-        // The script again, a transaction at a time, planned as it comes
-        // with what the check found of the whole.
+    /// The script again, a transaction at a time, each piece of text
+    /// run only if it is the one checked, planned as it comes with what
+    /// the check found of the whole.
+    fn run_pieces(&self, script: &Script, checked: &Checked, run: &mut Run<'_, '_>) {
         let mut planner = Planner::new(&self.settings.params).with_feeders(checked.feeders.clone());
-        let mut stopped = None;
-        'run: for piece in script.pieces() {
+        // How many pieces were read, and the input and line after the last.
+        let mut read = 0;
+        let mut end = (script.name(), 1);
+        for piece in script.pieces() {
             let sources = match piece {
                 Ok(sources) => sources,
-                Err(exit) => {
-                    stopped = Some(exit);
-                    break;
-                }
+                Err(exit) => return run.fail(exit),
             };
-            // Checked before, a piece fails now only if its file changed.
+            if !checked.pieces.matches(read, &sources) {
+                return run.fail(changed_at(&sources));
+            }
+            read += 1;
+            // The text checked parses and plans as it did.
             let Ok(parsed) = fql::syntax::load(sources.text()) else {
-                stopped = Some(changed(&sources));
-                break;
+                return run.fail(changed_at(&sources));
             };
             let Ok(plan) = planner.plan(&parsed) else {
-                stopped = Some(changed(&sources));
-                break;
+                return run.fail(changed_at(&sources));
             };
-            for steps in plan.transactions().filter(|s| !s.is_empty()) {
-                if transaction(&sources, steps, &mut bindings).is_break() {
-                    break 'run;
-                }
+            // Checked already, unless the text changed: never a write
+            // without the flag, whatever happens to the file.
+            if !self.settings.write
+                && let Err(exit) = self.gate(first_write(&sources, &plan).as_ref())
+            {
+                return run.fail(exit);
             }
-            // Rows no statement still to run can use.
-            for id in planner.take_retired() {
-                bindings.forget(id);
+            if run.piece(&sources, &plan).is_break() {
+                return;
             }
+            run.retire(planner.take_retired());
+            let (name, line) = sources.locate(sources.text().len());
+            end = (name.to_string(), line);
         }
-        if let Some(exit) = stopped {
-            failed = Some(failed.map_or(exit, |f| f.max(exit)));
+        if read < checked.pieces.len() {
+            run.fail(changed(&end.0, end.1));
         }
-        drop(progress);
-        let finished = printer.finish();
-        if let Some(e) = broken.or(finished.err()) {
-            return match output::write_failed(&e) {
-                Exit::Closed => Err(Exit::Closed),
-                exit => Err(failed.map_or(exit, |f| f.max(exit))),
-            };
-        }
-        if failed == Some(Exit::Interrupted) {
-            eprintln!("fql: interrupted; the open transaction was rolled back");
-        }
-        failed.map_or(Ok(()), Err)
     }
 
-    /// After a transaction ran out of `--timeout`: how often it was
-    /// retried and why, when it was, since `transaction_timed_out` alone
-    /// does not tell a hot key from a database that does not answer.
+    /// After a transaction ran out of `--timeout`: the attempt it was at
+    /// and why it was last retried, when it was, since
+    /// `transaction_timed_out` alone does not tell a hot key from a
+    /// database that does not answer.
     fn explain_timeout(&self) {
-        if let (retries @ 1.., Some(why)) = self.activity.retries() {
-            eprintln!(
-                "fql: the transaction was tried {} times before --timeout ran out; the last retry was after {}",
-                retries + 1,
-                why.name()
-            );
+        if let Some(attempt) = crate::progress::attempt(&self.activity) {
+            eprintln!("fql: --timeout ran out while retrying: {attempt}");
         }
     }
 
@@ -313,10 +237,15 @@ impl Session {
     }
 }
 
+/// [`changed`] at the start of `piece`.
+fn changed_at(piece: &Sources) -> Exit {
+    let (name, line) = piece.locate(0);
+    changed(name, line)
+}
+
 /// The failure of a script whose text changed between the check and
-/// the run, at the transaction that starts `sources`.
-fn changed(sources: &Sources) -> Exit {
-    let (name, line) = sources.locate(0);
+/// the run, at line `line` of the input called `name`.
+fn changed(name: &str, line: usize) -> Exit {
     eprintln!(
         "fql: {name} changed while it ran: from line {line} on it is not what was checked; the transactions before it are committed"
     );

@@ -14,9 +14,11 @@ pub fn run(args: &StoreArgs) -> Result<(), Exit> {
     let version = db.run_with(retry, |tx, _| tx.read_version());
     let (version, _) = version.map_err(|e: kv::Error| {
         eprintln!("fql: {} did not answer: {e}", db.describe());
-        match e {
-            kv::Error::Storage(_) => Exit::Usage,
-            e => store::refused(&e).unwrap_or(Exit::Unreachable),
+        match (&e, store::exit_of(&e)) {
+            (kv::Error::Storage(_), _) => Exit::Usage,
+            // A read version that fails otherwise did not come back.
+            (_, Exit::Failed) => Exit::Unreachable,
+            (_, exit) => exit,
         }
     })?;
     let mut report = format!("database: {}\nread version: {version}\n", db.describe());

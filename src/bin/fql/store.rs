@@ -87,11 +87,16 @@ pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
     })
 }
 
-/// The exit status of a failure that is the database's and not the
-/// script's: a write it refused (read-only or damaged) exits 2, as a
-/// database that cannot be opened does.
-pub fn refused(e: &kv::Error) -> Option<Exit> {
-    matches!(e, kv::Error::ReadOnly(_) | kv::Error::Corrupt(_)).then_some(Exit::Usage)
+/// The exit status of a transaction error: 5 when it ran out of
+/// `--timeout` (`transaction_timed_out`, 1031), as for a database that
+/// cannot be reached; 2 when the database refused (a write to a read-only
+/// or damaged file), as for one that cannot be opened; else 4.
+pub fn exit_of(e: &kv::Error) -> Exit {
+    match e {
+        kv::Error::ReadOnly(_) | kv::Error::Corrupt(_) => Exit::Usage,
+        e if e.code() == 1031 => Exit::Unreachable,
+        _ => Exit::Failed,
+    }
 }
 
 /// `--timeout` as a duration: a positive number of seconds.

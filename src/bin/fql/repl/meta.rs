@@ -174,12 +174,10 @@ impl Repl {
         let path = std::path::Path::new(arg);
         let source = match fql::scripts::find(arg).filter(|_| !path.exists()) {
             Some(named) => named.source.to_string(),
-            None => match std::fs::read_to_string(path) {
-                Ok(text) => text,
-                Err(e) => {
-                    eprintln!("fql: cannot read {arg}: {e}");
-                    return;
-                }
+            None => match crate::source::read_source(Some(path)) {
+                Ok((_, text)) => text,
+                // Said already.
+                Err(_) => return,
             },
         };
         let settings = &self.session.settings;

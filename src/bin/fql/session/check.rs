@@ -1,14 +1,16 @@
 //! The first pass over a script: every transaction parsed, checked and
 //! planned, in order, before anything runs, keeping only what running it
 //! needs of the whole: which statements feed later ones, the first that
-//! writes, how many there are.
+//! writes, how many there are, and a fingerprint of each piece of text
+//! read.
 
 use std::collections::HashMap;
 
-use fql::plan::{Planner, Statements};
-use fql::syntax::ast::{Elem, Item};
+use fql::plan::{Plan, Planner, Statements};
+use fql::syntax::ast::{Elem, Item, Script as Parsed};
 use fql::syntax::{Report, Sources};
 
+use super::fingerprints::Fingerprints;
 use crate::output::{self, Exit};
 use crate::source::Script;
 
@@ -20,9 +22,30 @@ pub struct Checked {
     /// How many statements and transactions the script has.
     pub statements: usize,
     pub transactions: usize,
-    /// The first statement that writes: its input, its line there, and
-    /// what it does.
-    pub first_write: Option<(String, usize, &'static str)>,
+    /// The first statement that writes.
+    pub first_write: Option<WriteAt>,
+    /// The pieces of text checked, for the run to compare with what it
+    /// reads again.
+    pub pieces: Fingerprints,
+}
+
+/// A statement that writes: its input, its line there, and what it does.
+#[derive(Debug)]
+pub struct WriteAt {
+    pub name: String,
+    pub line: usize,
+    pub noun: &'static str,
+}
+
+/// The first statement of `plan`, planned from `sources`, that writes.
+pub fn first_write(sources: &Sources, plan: &Plan<'_>) -> Option<WriteAt> {
+    let step = plan.steps.iter().find(|s| s.kind.writes())?;
+    let (name, line) = sources.locate(step.span.start as usize);
+    Some(WriteAt {
+        name: name.to_string(),
+        line,
+        noun: step.kind.noun(),
+    })
 }
 
 /// Parses, checks and plans `script` a transaction at a time, reporting
@@ -40,12 +63,11 @@ pub fn check(
     // the end, the first few rendered.
     let mut unplanned = Report::default();
     let mut unplanned_text = String::new();
-    let mut first_write = None;
+    let mut first = None;
+    let mut pieces = Fingerprints::default();
     for piece in script.pieces() {
         let sources = piece?;
-        if script.single() {
-            refuse_commits(&sources)?;
-        }
+        pieces.push(&sources);
         let parsed = match fql::syntax::load(sources.text()) {
             Ok(parsed) => parsed,
             Err(errors) => {
@@ -53,6 +75,9 @@ pub fn check(
                 continue;
             }
         };
+        if script.single() {
+            refuse_commits(&sources, &parsed)?;
+        }
         if invalid.count() > 0 {
             // The rest is only checked: planning needs what came before.
             continue;
@@ -62,11 +87,8 @@ pub fn check(
         planner.take_retired();
         match planned {
             Ok(plan) => {
-                if first_write.is_none()
-                    && let Some(step) = plan.steps.iter().find(|s| s.kind.writes())
-                {
-                    let (name, line) = sources.locate(step.span.start as usize);
-                    first_write = Some((name.to_string(), line, step.kind.noun()));
+                if first.is_none() {
+                    first = first_write(&sources, &plan);
                 }
             }
             Err(errors) => {
@@ -86,25 +108,23 @@ pub fn check(
         feeders: planner.feeders().clone(),
         statements: planner.statements(),
         transactions: planner.transactions(),
-        first_write,
+        first_write: first,
+        pieces,
     })
 }
 
 /// `-1` promises that everything commits or nothing does; a script that
 /// commits on its own would break that promise.
-fn refuse_commits(sources: &Sources) -> Result<(), Exit> {
-    let Ok(script) = fql::syntax::parse(sources.text()) else {
-        // The checks report it.
+fn refuse_commits(sources: &Sources, parsed: &Parsed<'_>) -> Result<(), Exit> {
+    let Some(meta) = parsed.items.iter().find_map(|item| match item {
+        Item::Meta(meta) => Some(meta),
+        Item::Statement(_) => None,
+    }) else {
         return Ok(());
     };
-    for item in &script.items {
-        if let Item::Meta(meta) = item {
-            let (name, line) = sources.locate(meta.span.start as usize);
-            eprintln!(
-                "fql: --single-transaction runs everything in one transaction, but {name} commits at line {line}"
-            );
-            return Err(Exit::Usage);
-        }
-    }
-    Ok(())
+    let (name, line) = sources.locate(meta.span.start as usize);
+    eprintln!(
+        "fql: --single-transaction runs everything in one transaction, but {name} commits at line {line}"
+    );
+    Err(Exit::Usage)
 }

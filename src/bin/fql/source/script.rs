@@ -5,7 +5,7 @@
 //! input that is not a file (a pipe, `generate | fql -w`) is first copied
 //! to a private temporary file, unlinked from the start, so that it too
 //! can be read twice. Each reading holds one transaction's text at a time:
-//! the text up to and including an `@commit` line ([`split::commits`]).
+//! the text up to and including an `@commit` line ([`split::pieces`]).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
@@ -26,7 +26,8 @@ pub struct Script {
     single: bool,
 }
 
-struct Input {
+/// One input: its name, made printable, for every message about it.
+pub struct Input {
     name: String,
     text: Text,
 }
@@ -56,21 +57,6 @@ impl Script {
         }
     }
 
-    /// The inputs of a whole text, each its own transaction.
-    pub fn from_sources(sources: &Sources) -> Script {
-        let inputs = sources
-            .pieces()
-            .map(|(name, range)| Input {
-                name: name.to_string(),
-                text: Text::Memory(sources.text()[range].into()),
-            })
-            .collect();
-        Script {
-            inputs,
-            single: false,
-        }
-    }
-
     /// The inputs of `fql -q ... -f ...`, each its own transaction unless
     /// `single`. Files are opened now, and read later.
     pub fn open(inputs: &[args::Input], single: bool) -> Result<Script, Exit> {
@@ -85,7 +71,7 @@ impl Script {
                         text: Text::Memory(q.as_str().into()),
                     }
                 }
-                args::Input::File(path) => open(Some(path))?,
+                args::Input::File(path) => Input::open(Some(path))?,
             });
         }
         Ok(Script {
@@ -97,7 +83,7 @@ impl Script {
     /// A script file, or standard input for `-` or no path.
     pub fn file(path: Option<&Path>) -> Result<Script, Exit> {
         Ok(Script {
-            inputs: vec![open(path)?],
+            inputs: vec![Input::open(path)?],
             single: false,
         })
     }
@@ -107,59 +93,32 @@ impl Script {
         self.single
     }
 
-    /// A name for all the inputs: the one name, or how many there are.
+    /// A name for all the inputs, as reports name them: the one name, or
+    /// how many there are.
     pub fn name(&self) -> String {
-        match &self.inputs[..] {
-            [input] => input.name.clone(),
-            inputs => format!("{} inputs", inputs.len()),
-        }
+        let names = self.inputs.iter().map(|input| (input.name.as_str(), ""));
+        Sources::joined(names, "").name()
     }
 
     /// The script's text from the start, a transaction at a time: each
     /// piece ends after an `@commit` line or at the end of its input
     /// (with `-1`, all the inputs are one piece). Reading problems are
-    /// reported on standard error as they are met.
-    pub fn pieces(&self) -> impl Iterator<Item = Result<Sources, Exit>> + '_ {
-        let mut inputs = self.inputs.iter();
-        let mut reading: Option<Reader<'_>> = None;
-        let mut whole = self.single.then_some(());
-        let mut failed = false;
-        std::iter::from_fn(move || {
-            if failed {
-                return None;
-            }
-            if self.single {
-                return whole.take().map(|()| self.whole());
-            }
-            loop {
-                if let Some(reader) = &mut reading {
-                    match reader.next() {
-                        Some(piece) => {
-                            failed = piece.is_err();
-                            return Some(piece);
-                        }
-                        None => reading = None,
-                    }
-                }
-                match Reader::new(inputs.next()?) {
-                    Ok(reader) => reading = Some(reader),
-                    Err(exit) => {
-                        failed = true;
-                        return Some(Err(exit));
-                    }
-                }
-            }
-        })
+    /// reported on standard error as they are met, and end the pieces.
+    pub fn pieces(&self) -> Box<dyn Iterator<Item = Result<Sources, Exit>> + '_> {
+        if self.single {
+            return Box::new(std::iter::once_with(|| self.whole()));
+        }
+        Box::new(until_error(self.inputs.iter().flat_map(Input::pieces)))
     }
 
     /// Every input whole, joined into one text.
     fn whole(&self) -> Result<Sources, Exit> {
-        let mut texts = Vec::with_capacity(self.inputs.len());
-        for input in &self.inputs {
-            let text = Reader::new(input)?.read_to_end()?;
-            texts.push((input.name.clone(), text));
-        }
-        Ok(Sources::joined(texts, "\n"))
+        let texts: Result<Vec<_>, Exit> = self
+            .inputs
+            .iter()
+            .map(|input| Ok((input.name.as_str(), input.read_to_string()?)))
+            .collect();
+        Ok(Sources::joined(texts?, "\n"))
     }
 
     /// Refuses to run a file that changed since it was opened and
@@ -184,38 +143,102 @@ impl Script {
     }
 }
 
-/// Opens a script file, or standard input for `-` or no path. A file
-/// that cannot be read again from where it starts (a pipe, a device) is
-/// copied to a temporary file.
-fn open(path: Option<&Path>) -> Result<Input, Exit> {
-    let path = path.filter(|p| p.as_os_str() != "-");
-    let (name, file) = match path {
-        None => {
-            let stdin = io::stdin();
-            let fd = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned();
-            (STDIN.to_string(), fd.map(File::from))
+/// `items` up to and including the first error: nothing after it is
+/// read.
+fn until_error<T>(
+    mut items: impl Iterator<Item = Result<T, Exit>>,
+) -> impl Iterator<Item = Result<T, Exit>> {
+    let mut failed = false;
+    std::iter::from_fn(move || {
+        if failed {
+            return None;
         }
-        Some(p) => (p.display().to_string(), File::open(p)),
-    };
-    let mut file = file.map_err(|e| unreadable(&name, e))?;
-    let meta = file.metadata().map_err(|e| unreadable(&name, e))?;
-    let text = if meta.is_file() {
-        let start = file.stream_position().map_err(|e| unreadable(&name, e))?;
-        Text::File {
-            file,
-            start,
-            stamp: Some(stamp_of(&meta)),
+        let item = items.next()?;
+        failed = item.is_err();
+        Some(item)
+    })
+}
+
+impl Input {
+    /// Opens a script file, or standard input for `-` or no path. A file
+    /// that cannot be read again from where it starts (a pipe, a device)
+    /// is copied to a temporary file.
+    pub fn open(path: Option<&Path>) -> Result<Input, Exit> {
+        let path = path.filter(|p| p.as_os_str() != "-");
+        let (name, file) = match path {
+            None => {
+                let stdin = io::stdin();
+                let fd = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned();
+                (STDIN.to_string(), fd.map(File::from))
+            }
+            Some(p) => (name_of(p), File::open(p)),
+        };
+        let mut file = file.map_err(|e| unreadable(&name, e))?;
+        let meta = file.metadata().map_err(|e| unreadable(&name, e))?;
+        let text = if meta.is_file() {
+            let start = file.stream_position().map_err(|e| unreadable(&name, e))?;
+            Text::File {
+                file,
+                start,
+                stamp: Some(stamp_of(&meta)),
+            }
+        } else {
+            let mut spool = tempfile::tempfile().map_err(|e| no_spool(&name, e))?;
+            copy(&mut file, &mut spool, &name)?;
+            Text::File {
+                file: spool,
+                start: 0,
+                stamp: None,
+            }
+        };
+        Ok(Input { name, text })
+    }
+
+    /// Its name in messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its text from the start, whole.
+    pub fn read_to_string(&self) -> Result<String, Exit> {
+        let mut bytes = Vec::new();
+        io::Read::read_to_end(&mut self.reader()?, &mut bytes)
+            .map_err(|e| unreadable(&self.name, e))?;
+        decode(&self.name, bytes, Place::default())
+    }
+
+    /// Its text from the start, a transaction at a time.
+    fn pieces(&self) -> Box<dyn Iterator<Item = Result<Sources, Exit>> + '_> {
+        match self.reader() {
+            Ok(reader) => Box::new(Pieces {
+                name: &self.name,
+                pieces: split::pieces(reader),
+                at: Place::default(),
+            }),
+            Err(exit) => Box::new(std::iter::once(Err(exit))),
         }
-    } else {
-        let mut spool = tempfile::tempfile().map_err(|e| no_spool(&name, e))?;
-        copy(&mut file, &mut spool, &name)?;
-        Text::File {
-            file: spool,
-            start: 0,
-            stamp: None,
+    }
+
+    /// A reading from the start.
+    fn reader(&self) -> Result<Box<dyn BufRead + '_>, Exit> {
+        match &self.text {
+            Text::Memory(text) => Ok(Box::new(text.as_bytes())),
+            Text::File { file, start, .. } => {
+                let mut file: &File = file;
+                file.seek(SeekFrom::Start(*start))
+                    .map_err(|e| unreadable(&self.name, e))?;
+                Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
+            }
         }
-    };
-    Ok(Input { name, text })
+    }
+}
+
+/// A path as messages name it: a name is chosen by whoever made the
+/// file, so its control characters, line feeds included, are shown as
+/// escapes.
+fn name_of(path: &Path) -> String {
+    let name = path.display().to_string();
+    fql::syntax::printable(&name).replace('\n', "\\x0a")
 }
 
 /// What standard input is called.
@@ -257,120 +280,47 @@ fn stamp_of(meta: &std::fs::Metadata) -> (u64, Option<SystemTime>) {
 }
 
 /// One reading of one input, a transaction at a time.
-struct Reader<'s> {
-    input: &'s Input,
-    source: Source<'s>,
-    /// Bytes and lines of the input before the next piece.
+struct Pieces<'s> {
+    name: &'s str,
+    pieces: split::Pieces<Box<dyn BufRead + 's>>,
+    /// Where the next piece starts in the input.
+    at: Place,
+}
+
+/// A place in an input: the bytes and lines before it.
+#[derive(Clone, Copy, Default)]
+struct Place {
     offset: usize,
     lines: usize,
-    done: bool,
 }
 
-enum Source<'s> {
-    Memory(&'s str),
-    File(BufReader<&'s File>),
-}
-
-impl<'s> Reader<'s> {
-    /// A reading from the start of `input`.
-    fn new(input: &'s Input) -> Result<Reader<'s>, Exit> {
-        let source = match &input.text {
-            Text::Memory(text) => Source::Memory(text),
-            Text::File { file, start, .. } => {
-                let mut file: &File = file;
-                file.seek(SeekFrom::Start(*start))
-                    .map_err(|e| unreadable(&input.name, e))?;
-                Source::File(BufReader::with_capacity(1 << 16, file))
-            }
-        };
-        Ok(Reader {
-            input,
-            source,
-            offset: 0,
-            lines: 0,
-            done: false,
-        })
-    }
+impl Iterator for Pieces<'_> {
+    type Item = Result<Sources, Exit>;
 
     /// The next piece: through the next `@commit` line, or the rest.
     fn next(&mut self) -> Option<Result<Sources, Exit>> {
-        if self.done {
-            return None;
-        }
-        let bytes = match &mut self.source {
-            Source::Memory(text) => {
-                let rest = &text[self.offset..];
-                let end = split::pieces(rest).next().map_or(0, |r| r.end);
-                rest.as_bytes()[..end].to_vec()
-            }
-            Source::File(reader) => match read_piece(reader) {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(unreadable(&self.input.name, e)));
-                }
-            },
+        let bytes = match self.pieces.next()? {
+            Ok(bytes) => bytes,
+            Err(e) => return Some(Err(unreadable(self.name, e))),
         };
-        if bytes.is_empty() {
-            self.done = true;
-            return None;
-        }
-        let line = self.lines + 1;
-        Some(
-            self.decode(bytes)
-                .map(|text| Sources::part(self.input.name.clone(), text, line)),
-        )
-    }
-
-    /// The rest of the input as one text.
-    fn read_to_end(&mut self) -> Result<String, Exit> {
-        let bytes = match &mut self.source {
-            Source::Memory(text) => text.as_bytes()[self.offset..].to_vec(),
-            Source::File(reader) => {
-                let mut bytes = Vec::new();
-                if let Err(e) = io::Read::read_to_end(reader, &mut bytes) {
-                    return Err(unreadable(&self.input.name, e));
-                }
-                bytes
-            }
+        let at = self.at;
+        self.at = Place {
+            offset: at.offset + bytes.len(),
+            lines: at.lines + memchr::memchr_iter(b'\n', &bytes).count(),
         };
-        self.decode(bytes)
-    }
-
-    /// Scripts are UTF-8; say where they are not, counting from the start
-    /// of the input.
-    fn decode(&mut self, bytes: Vec<u8>) -> Result<String, Exit> {
-        let len = bytes.len();
-        let lines = memchr::memchr_iter(b'\n', &bytes).count();
-        match String::from_utf8(bytes) {
-            Ok(text) => {
-                self.offset += len;
-                self.lines += lines;
-                Ok(text)
-            }
-            Err(e) => {
-                self.done = true;
-                let valid = e.utf8_error().valid_up_to();
-                let before = &e.as_bytes()[..valid];
-                let at = self.offset + valid;
-                let line = self.lines + memchr::memchr_iter(b'\n', before).count() + 1;
-                eprintln!(
-                    "fql: {} is not UTF-8: invalid byte at offset {at} (line {line})",
-                    self.input.name
-                );
-                Err(Exit::Usage)
-            }
-        }
+        Some(decode(self.name, bytes, at).map(|text| Sources::part(self.name, text, at.lines + 1)))
     }
 }
 
-/// The bytes through the next `@commit` line, or to the end.
-fn read_piece(reader: &mut BufReader<&File>) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    loop {
-        let start = bytes.len();
-        if reader.read_until(b'\n', &mut bytes)? == 0 || split::commits(&bytes[start..]) {
-            return Ok(bytes);
-        }
-    }
+/// Scripts are UTF-8; say where they are not, counting from the start of
+/// the input, `at` being where `bytes` start.
+fn decode(name: &str, bytes: Vec<u8>, at: Place) -> Result<String, Exit> {
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..valid];
+        let offset = at.offset + valid;
+        let line = at.lines + memchr::memchr_iter(b'\n', before).count() + 1;
+        eprintln!("fql: {name} is not UTF-8: invalid byte at offset {offset} (line {line})");
+        Exit::Usage
+    })
 }
