@@ -30,6 +30,7 @@ pub use parse::{MAX_DEPTH, parse};
 pub use print::{plain_or_quoted, quote, write_bytes, write_elem, write_str};
 pub use report::{Diagnostics, Report, SHOWN, render};
 pub use sources::Sources;
+pub use words::printable;
 
 /// Parses and checks a script, returning every error of both stages in
 /// source order. Statements that parse are checked even when others do not.

@@ -10,7 +10,7 @@ use num_bigint::BigInt;
 
 use super::lex::{control_name, excerpt, fail, is_name_byte, peek, take_bytes, word};
 use crate::codec::MAX_INT_BYTES;
-use crate::syntax::words::control_len;
+use crate::syntax::words::{self, control_len};
 
 /// The most decimal digits an int that the tuple layer encodes can have:
 /// [`MAX_INT_BYTES`] bytes of magnitude hold up to 2^2040 - 1, which has
@@ -291,7 +291,7 @@ impl<'a> Parser<'a> {
     #[cold]
     pub(super) fn control_character(&mut self, c: &str, place: &str) {
         let ch = c.chars().next().expect("a character");
-        let escape: String = c.bytes().map(|b| format!("\\x{b:02x}")).collect();
+        let escape = words::hex_escapes(c.as_bytes());
         let help = if place == "a string" {
             format!("write it as the escape `{escape}`")
         } else {
