@@ -714,8 +714,14 @@ mod tests {
             planner.plan(&script).unwrap();
             planner.take_retired()
         };
-        assert_eq!(retired("/a(<x:int>,<y:int>)\n/b(<x:int>)"), [] as [usize; 0]);
-        assert_eq!(retired("/a(<x:int>,<y:int>)\n/b(<x:int>)\n/c(<y:int>)"), [0]);
+        assert_eq!(
+            retired("/a(<x:int>,<y:int>)\n/b(<x:int>)"),
+            [] as [usize; 0]
+        );
+        assert_eq!(
+            retired("/a(<x:int>,<y:int>)\n/b(<x:int>)\n/c(<y:int>)"),
+            [0]
+        );
         assert_eq!(
             retired("/a(<x:int>,<y:int>)\n/b(<x:int>,<y:int>)\n/c(<x:int>)\n/d(<y:int>)"),
             [0, 1]

@@ -24,7 +24,7 @@ mod view;
 pub(crate) mod words;
 
 pub use check::check;
-pub use error::{CheckError, Error, OptionError, ParseError};
+pub use error::{CheckError, Error, IntTooLarge, OptionError, ParseError};
 pub use format::format;
 pub use parse::{MAX_DEPTH, parse};
 pub use print::{plain_or_quoted, quote, write_bytes, write_elem, write_str};

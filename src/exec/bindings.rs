@@ -469,7 +469,10 @@ mod tests {
                 assert!(one >= 2 * BLOCK as u64, "the rows went to disk: {one}");
             }
             assert!(files <= files_before + 1, "{files} files after {id}");
-            assert!(bytes <= one, "{bytes} bytes on disk after {id}, {one} for one set");
+            assert!(
+                bytes <= one,
+                "{bytes} bytes on disk after {id}, {one} for one set"
+            );
         }
         bindings.forget(19);
         assert_eq!(on_disk(), (files_before, bytes_before), "all given back");

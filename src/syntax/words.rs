@@ -189,8 +189,14 @@ mod tests {
             };
             assert_eq!(printable(&text), expected, "{c:?}");
         }
-        assert_eq!(printable("\u{1b}[2J\n\u{9b}x\t"), "\\x1b[2J\n\\xc2\\x9bx\\x09");
-        assert!(matches!(printable("£5 ©\nok"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(
+            printable("\u{1b}[2J\n\u{9b}x\t"),
+            "\\x1b[2J\n\\xc2\\x9bx\\x09"
+        );
+        assert!(matches!(
+            printable("£5 ©\nok"),
+            std::borrow::Cow::Borrowed(_)
+        ));
         assert_eq!(hex_escapes(&[0x00, 0xab, 0x7f]), "\\x00\\xab\\x7f");
     }
 }

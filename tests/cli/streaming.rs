@@ -220,7 +220,12 @@ fn a_feeder_bound_again_in_many_transactions_keeps_little_on_disk() {
         });
     }
     let out = run.output().expect("fql runs");
-    assert!(out.status.success(), "{:?}: {}", out.status, text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        text(&out.stderr)
+    );
     assert_eq!(text(&out.stdout), "");
 }
 

@@ -175,7 +175,11 @@ mod tests {
         .unwrap();
         assert_eq!(
             shown,
-            ["/dir0(0,(\"y\"))=0", "/dir1(1,(\"y\"))=1", "/dir2(2,(\"y\"))=2"]
+            [
+                "/dir0(0,(\"y\"))=0",
+                "/dir1(1,(\"y\"))=1",
+                "/dir2(2,(\"y\"))=2"
+            ]
         );
         assert!(filled.values.capacity() >= 3);
         assert!(buffers.windows(2).all(|w| w[0] == w[1]), "one buffer");

@@ -18,7 +18,7 @@ use crate::syntax::words::{self, control_len};
 pub(crate) const MAX_INT_DIGITS: usize = 615;
 use super::{Fail, PResult, Parser};
 use crate::syntax::ast::{ElemKind, Int, Num, Span, Uuid, Vstamp};
-use crate::syntax::error::ParseError;
+use crate::syntax::error::{IntTooLarge, ParseError};
 
 fn is_hex(b: u8) -> bool {
     b.is_ascii_hexdigit()
@@ -560,10 +560,13 @@ impl<'a> Parser<'a> {
     fn big_int(&mut self, text: &str, neg: bool, digits: &str) -> Int {
         let significant = digits.trim_start_matches('0');
         let too_large = |p: &mut Self| {
-            p.report(ParseError::IntTooLarge {
-                digits: significant.len(),
-                at: p.span_of(text),
-            });
+            p.report(
+                IntTooLarge {
+                    digits: significant.len(),
+                    at: p.span_of(text),
+                }
+                .into(),
+            );
             Int::Small(0)
         };
         if significant.len() > MAX_INT_DIGITS {
