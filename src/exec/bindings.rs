@@ -365,11 +365,12 @@ mod tests {
                 continue;
             };
             let target = target.to_string_lossy();
-            if target.starts_with(&*tmp.to_string_lossy()) && target.ends_with(" (deleted)") {
-                if let Ok(meta) = std::fs::metadata(&fd) {
-                    found.0 += 1;
-                    found.1 += meta.len();
-                }
+            if target.starts_with(&*tmp.to_string_lossy())
+                && target.ends_with(" (deleted)")
+                && let Ok(meta) = std::fs::metadata(&fd)
+            {
+                found.0 += 1;
+                found.1 += meta.len();
             }
         }
         found
