@@ -68,6 +68,21 @@ enum Reads {
     ReadOnly { split: bool },
 }
 
+impl Reads {
+    /// Whether every read is a snapshot read, which adds no read conflict:
+    /// a transaction that writes nothing has no commit to check them
+    /// against.
+    fn snapshot(self) -> bool {
+        matches!(self, Reads::ReadOnly { .. })
+    }
+
+    /// Whether a range read that outlives its transaction goes on in a
+    /// new one.
+    fn split(self) -> bool {
+        matches!(self, Reads::ReadOnly { split: true })
+    }
+}
+
 /// A sink that counts the results it passes on.
 struct Counted<'s> {
     sink: &'s mut dyn Sink,
@@ -248,11 +263,9 @@ impl Engine {
         emit: &mut dyn Sink,
     ) -> Result<Fed<'b>, Error> {
         let mut fed = Fed::new(base);
-        let read_only = matches!(reads, Reads::ReadOnly { .. });
-        let split = matches!(reads, Reads::ReadOnly { split: true });
-        let mut attempt = step::Attempt::new(&self.layer, read_only);
+        let mut attempt = step::Attempt::new(&self.layer, reads);
         for step in steps {
-            self.step(tx, &mut attempt, step, split, &mut fed, emit)?;
+            self.step(tx, &mut attempt, step, &mut fed, emit)?;
         }
         Ok(fed)
     }
@@ -265,7 +278,6 @@ impl Engine {
         tx: &mut dyn Transaction,
         attempt: &mut step::Attempt<'_>,
         step: &Step<'_>,
-        split: bool,
         fed: &mut Fed<'_>,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
@@ -307,7 +319,7 @@ impl Engine {
                     Some(_) => Ok(()),
                 }
             };
-            step::run(tx, attempt, step, query, split, &mut |hit| match hit {
+            step::run(tx, attempt, step, query, &mut |hit| match hit {
                 Hit::One { found, captures } => one(found, captures, &mut count, sink),
                 // Rows that only print go on to the sink together.
                 Hit::Batch(batch) if guard.is_none() && !step.feeds => {

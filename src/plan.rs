@@ -195,9 +195,9 @@ pub struct Planner<'p> {
     next: usize,
     /// For each name, the statement that bound it last and its types.
     bound: HashMap<String, (usize, Vec<Type>)>,
-    /// For each statement that some name is still bound by, every name its
-    /// rows hold; a statement no name points at any more is dropped.
-    env_names: HashMap<usize, Vec<String>>,
+    /// Each statement that some name is still bound by; one no name
+    /// points at any more is dropped.
+    live: HashMap<usize, Live>,
     /// The statements found so far to drive a later one.
     drivers: Statements,
     /// The statements that feed a later one, from a first pass.
@@ -217,7 +217,7 @@ impl<'p> Planner<'p> {
             params,
             next: 0,
             bound: HashMap::new(),
-            env_names: HashMap::new(),
+            live: HashMap::new(),
             drivers: Statements::default(),
             known: None,
             retired: Vec::new(),
@@ -315,16 +315,18 @@ impl<'p> Planner<'p> {
         } else {
             (None, Vec::new())
         };
-        let driver = driver(&refs, &self.bound, &self.env_names, errors);
+        let driver = driver(&refs, &self.bound, &self.live, errors);
         if let Some(d) = driver {
             self.drivers.insert(d);
         }
         if !binds.is_empty() {
             let mut names = driver
-                .and_then(|d| self.env_names.get(&d).cloned())
+                .and_then(|d| self.live.get(&d))
+                .map(|d| d.names.clone())
                 .unwrap_or_default();
             names.extend(binds.iter().map(|(n, _)| n.clone()));
-            self.env_names.insert(id, names);
+            let bound = binds.len();
+            self.live.insert(id, Live { names, bound });
             for (name, types) in &binds {
                 if let Some((old, _)) = self.bound.insert(name.clone(), (id, types.clone())) {
                     self.retire(old);
@@ -344,12 +346,29 @@ impl<'p> Planner<'p> {
         }
     }
 
-    /// Forgets statement `id` if no name is bound by it any more.
+    /// Notes that a name statement `id` bound is bound again by a later
+    /// one, and forgets the statement once none of its names is bound by
+    /// it any more.
     fn retire(&mut self, id: usize) {
-        if self.bound.values().all(|(d, _)| *d != id) && self.env_names.remove(&id).is_some() {
+        let Some(live) = self.live.get_mut(&id) else {
+            return;
+        };
+        live.bound -= 1;
+        if live.bound == 0 {
+            self.live.remove(&id);
             self.retired.push(id);
         }
     }
+}
+
+/// A statement some name is still bound by.
+#[derive(Debug)]
+struct Live {
+    /// Every name its rows hold: those of its driver's rows, then its own.
+    names: Vec<String>,
+    /// How many of its own names are still bound by it, not by a later
+    /// statement.
+    bound: usize,
 }
 
 /// A set of statements, by number: one bit each, so that the statements
@@ -380,12 +399,12 @@ impl Statements {
 fn driver(
     refs: &[(String, Span)],
     bound: &HashMap<String, (usize, Vec<Type>)>,
-    env_names: &HashMap<usize, Vec<String>>,
+    live: &HashMap<usize, Live>,
     errors: &mut Vec<Error>,
 ) -> Option<usize> {
     let (first, _) = refs.iter().max_by_key(|(n, _)| bound[n].0)?;
     let driver = bound[first].0;
-    let names = env_names.get(&driver).map_or(&[][..], Vec::as_slice);
+    let names = live.get(&driver).map_or(&[][..], |d| d.names.as_slice());
     for (name, at) in refs {
         if !names.contains(name) {
             errors.push(Error::Unrelated {
@@ -683,6 +702,32 @@ mod tests {
             .collect();
         let names = |errors: &[Error]| errors.iter().map(ToString::to_string).collect::<Vec<_>>();
         assert_eq!(names(&errors), names(&whole));
+    }
+
+    /// A statement's rows are retired once every name it bound is bound
+    /// again, not before, and once only.
+    #[test]
+    fn rows_retire_when_their_last_name_is_bound_again() {
+        let params = HashMap::new();
+        let retired = |text: &str| {
+            let script = crate::syntax::load(text).unwrap();
+            let mut planner = Planner::new(&params);
+            planner.plan(&script).unwrap();
+            planner.take_retired()
+        };
+        assert_eq!(
+            retired("/a(<x:int>,<y:int>)\n/b(<x:int>)"),
+            [] as [usize; 0]
+        );
+        assert_eq!(
+            retired("/a(<x:int>,<y:int>)\n/b(<x:int>)\n/c(<y:int>)"),
+            [0]
+        );
+        assert_eq!(
+            retired("/a(<x:int>,<y:int>)\n/b(<x:int>,<y:int>)\n/c(<x:int>)\n/d(<y:int>)"),
+            [0, 1]
+        );
+        assert_eq!(retired("/a(<x:int>)\n/b(<x:int>)\n/c(<x:int>)"), [0, 1]);
     }
 
     /// The set of statements that feed: one bit each.

@@ -24,13 +24,13 @@ mod view;
 pub(crate) mod words;
 
 pub use check::check;
-pub use error::{CheckError, Error, OptionError, ParseError};
+pub use error::{CheckError, Error, IntTooLarge, OptionError, ParseError};
 pub use format::format;
 pub use parse::{MAX_DEPTH, parse};
 pub use print::{plain_or_quoted, quote, write_bytes, write_elem, write_str};
 pub use report::{Diagnostics, Report, SHOWN, render};
 pub use sources::Sources;
-pub use view::printable;
+pub use words::printable;
 
 /// Parses and checks a script, returning every error of both stages in
 /// source order. Statements that parse are checked even when others do not.

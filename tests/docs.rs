@@ -187,8 +187,7 @@ fn every_error_code_is_documented() {
     let mut documented: Vec<String> = error_sections().into_iter().map(|s| s.code).collect();
     in_source.sort();
     // A code may stand for the same error found in two places, as
-    // `fql::database` with and without a statement, `fql::int_too_large`
-    // from the parser and from the codec.
+    // `fql::database` with and without a statement.
     in_source.dedup();
     documented.sort();
     assert_eq!(in_source, documented);

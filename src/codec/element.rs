@@ -16,6 +16,7 @@ use std::borrow::Cow;
 
 use foundationdb_tuple::{Bytes, Element, Versionstamp};
 
+use crate::syntax::IntTooLarge;
 use crate::syntax::ast::{Elem, ElemKind, Int, Num, Span, Tuple, Type, Vstamp};
 
 use super::Error;
@@ -35,10 +36,11 @@ pub fn to_element<'e>(elem: &'e Elem<'_>) -> Result<Element<'e>, Error> {
         ElemKind::Int(Int::Big(n)) => match i64::try_from(&**n) {
             Ok(small) => Element::Int(small),
             Err(_) if n.bits() > 8 * MAX_INT_BYTES => {
-                return Err(Error::IntTooLarge {
+                return Err(IntTooLarge {
                     digits: n.magnitude().to_string().len(),
                     at: elem.span,
-                });
+                }
+                .into());
             }
             Err(_) => Element::BigInt((**n).clone()),
         },

@@ -9,8 +9,8 @@
 use miette::Diagnostic;
 use thiserror::Error;
 
-use crate::syntax::OptionError;
 use crate::syntax::ast::Span;
+use crate::syntax::{IntTooLarge, OptionError};
 
 /// A value or key that cannot be encoded as written.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
@@ -102,20 +102,9 @@ pub enum Error {
     /// An int past what the tuple layer encodes, 255 bytes of magnitude,
     /// computed while the script runs (a literal this large is a syntax
     /// error): a `<sum>` of large ints written back.
-    #[error("an int of {digits} digits is too large to store")]
-    #[diagnostic(
-        code(fql::int_too_large),
-        help(
-            "the tuple layer encodes an int in at most 255 bytes (2040 bits) of magnitude, below 2^2040: ints of up to 614 decimal digits, and some of 615; store a larger number as a string or bytes"
-        )
-    )]
-    IntTooLarge {
-        /// Its digits.
-        digits: usize,
-        /// The int.
-        #[label("more than 255 bytes of magnitude")]
-        at: Span,
-    },
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    IntTooLarge(#[from] IntTooLarge),
 
     /// A key or value far past any size the database stores.
     #[error("the encoded data could take {size} bytes, more than 64 MiB")]

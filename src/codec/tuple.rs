@@ -212,6 +212,8 @@ mod tests {
     #[test]
     fn ints_of_255_bytes_pack_and_larger_are_refused() {
         use num_bigint::BigInt;
+
+        use crate::syntax::IntTooLarge;
         let max: BigInt = (BigInt::from(1) << 2040u32) - 1;
         for n in [max.clone(), -max.clone()] {
             both(ElemKind::Int(Int::from_big(n)));
@@ -222,7 +224,7 @@ mod tests {
             span: Span::new(3, 9),
         }];
         match pack(b"p", &elems, Span::default()) {
-            Err(Error::IntTooLarge { digits, at }) => {
+            Err(Error::IntTooLarge(IntTooLarge { digits, at })) => {
                 assert_eq!(digits, over.to_string().len());
                 assert_eq!(at.range(), 3..9);
             }

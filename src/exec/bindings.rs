@@ -4,33 +4,42 @@
 //!
 //! A join over a million rows would otherwise hold a million rows of
 //! names and values in memory until the script ends. Here a row costs the
-//! bytes of its packed values and four of length; a statement's rows stay
-//! in memory while they are few, and past [`BLOCK`] bytes go to a private
-//! temporary file, unlinked from the start, that the statements they feed
-//! read back in order. Memory then stays flat however many rows a script
-//! binds.
+//! bytes of its packed values and four of length. A statement's rows stay
+//! in memory until they pass [`BLOCK`] bytes as it runs; then they go to
+//! a temporary file of the statement's own, which the statements they
+//! feed read back in order. Finished statements whose rows stay in memory
+//! hold at most [`BUDGET`] bytes together; past it, the largest go to
+//! files of their own too. Memory then stays flat however many rows a
+//! script binds.
+//!
+//! Each file is private and unlinked from the start, so it is gone when
+//! its rows are dropped: rows a statement no later one uses are forgotten
+//! (and a failed attempt's with it), and their disk space goes back at
+//! once, however long the script runs.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::codec;
 use crate::syntax::ast::{Elem, ElemKind, Span};
 
 use super::Error;
 
-/// How many bytes of one statement's rows are held in memory before they
-/// go to disk; also the size of a write to it.
+/// How many bytes of one statement's rows are held in memory as it runs
+/// before they go to disk; also the size of a write to it.
 const BLOCK: usize = 256 << 10;
 
 /// How many bytes of rows all finished statements may hold in memory
 /// together; past it, the largest go to disk.
 const BUDGET: usize = 4 << 20;
 
-/// How many bytes of a statement's rows on disk are read at once.
+/// How many bytes of a statement's rows on disk are read at once; also
+/// the fewest bytes a finished statement's rows take to be worth a file
+/// of their own (each file holds a descriptor open while its rows are
+/// kept: many small statements beyond the budget stay in memory rather
+/// than run out of descriptors).
 const READ: usize = 64 << 10;
 
 /// What the statements of a plan that feed later ones have bound so far:
@@ -38,26 +47,13 @@ const READ: usize = 64 << 10;
 #[derive(Debug, Default)]
 pub struct Bindings {
     sets: HashMap<usize, RowSet>,
-    /// The file rows on disk are in, once some are.
-    spill: Option<Arc<Spill>>,
-    /// Where the rows of committed transactions end in `spill`: what an
-    /// attempt of the next transaction wrote past it is dropped if the
-    /// attempt is.
-    end: u64,
 }
 
 impl Bindings {
     /// Forgets the rows of statement `id`, which no statement still to run
-    /// uses.
+    /// uses; the disk space they took goes back.
     pub fn forget(&mut self, id: usize) {
         self.sets.remove(&id);
-        if self.sets.values().all(|s| s.disk.is_none()) {
-            // Nothing on disk is wanted any more: the file starts again.
-            if let Some(spill) = &self.spill {
-                spill.truncate(0);
-            }
-            self.end = 0;
-        }
     }
 
     /// The rows statement `id` bound, if it ran.
@@ -67,45 +63,34 @@ impl Bindings {
 
     /// Takes what a transaction bound, once it committed.
     pub fn absorb(&mut self, added: Added) {
-        if self.spill.is_none() {
-            self.spill = added.spill;
-        }
         self.sets.extend(added.sets);
-        self.end = self.spill.as_ref().map_or(0, |s| s.len());
         self.keep_within_budget();
     }
 
     /// Moves the largest sets held in memory to disk until those left
-    /// hold at most [`BUDGET`] bytes.
+    /// hold at most [`BUDGET`] bytes, or are each too small to be worth a
+    /// file.
     fn keep_within_budget(&mut self) {
-        let held =
-            |sets: &HashMap<usize, RowSet>| -> usize { sets.values().map(|s| s.mem.len()).sum() };
-        while held(&self.sets) > BUDGET {
+        let mut held: usize = self.sets.values().map(|s| s.mem.len()).sum();
+        while held > BUDGET {
             let Some(set) = self.sets.values_mut().max_by_key(|s| s.mem.len()) else {
                 return;
             };
-            let spill = match &self.spill {
-                Some(s) => s.clone(),
-                None => match Spill::create() {
-                    Ok(s) => self.spill.insert(Arc::new(s)).clone(),
-                    // Without a file the rows stay where they are.
-                    Err(_) => return,
-                },
-            };
-            if set.move_to(&spill).is_err() {
+            let len = set.mem.len();
+            // Without a file the rows stay where they are.
+            if len < READ || set.spill().is_err() {
                 return;
             }
-            self.end = spill.len();
+            held -= len;
         }
     }
 }
 
 /// What one attempt at a transaction binds, beside what the transactions
-/// before it bound: dropped with the attempt if it fails.
+/// before it bound: dropped with the attempt if it fails, files and all.
 pub(super) struct Fed<'b> {
     base: &'b Bindings,
     sets: HashMap<usize, RowSet>,
-    spill: Option<Arc<Spill>>,
 }
 
 /// What an attempt bound, apart from what it bound it beside: added to
@@ -113,28 +98,19 @@ pub(super) struct Fed<'b> {
 #[derive(Debug)]
 pub struct Added {
     sets: HashMap<usize, RowSet>,
-    spill: Option<Arc<Spill>>,
 }
 
 impl<'b> Fed<'b> {
     pub fn new(base: &'b Bindings) -> Fed<'b> {
-        if let Some(spill) = &base.spill {
-            // Rows a failed attempt before this one wrote.
-            spill.truncate(base.end);
-        }
         Fed {
             base,
             sets: HashMap::new(),
-            spill: base.spill.clone(),
         }
     }
 
     /// What the attempt bound, to keep once it succeeded.
     pub fn into_sets(self) -> Added {
-        Added {
-            sets: self.sets,
-            spill: self.spill,
-        }
+        Added { sets: self.sets }
     }
 
     /// The rows statement `id` bound, in this attempt or before it.
@@ -152,18 +128,13 @@ impl<'b> Fed<'b> {
             },
             driver_names: driver.map_or(0, |d| d.names.len()),
             named: false,
-            spill: self.spill.clone(),
             elems: Vec::new(),
         }
     }
 
     /// Keeps the rows statement `id` bound.
     pub fn insert(&mut self, id: usize, built: Builder) -> Result<(), Error> {
-        let (set, spill) = built.finish()?;
-        if self.spill.is_none() {
-            self.spill = spill;
-        }
-        self.sets.insert(id, set);
+        self.sets.insert(id, built.finish()?);
         Ok(())
     }
 }
@@ -174,8 +145,8 @@ pub(super) struct RowSet {
     /// The names each row binds, in order: those of the row of its driver
     /// it ran for, then its own. A name twice means the later.
     names: Vec<String>,
-    /// Rows on disk, before those in memory: the file and a range of it.
-    disk: Option<(Arc<Spill>, u64, u64)>,
+    /// Rows on disk, before those in memory.
+    disk: Option<Spill>,
     /// Rows in memory, each a 4-byte little-endian length and the packed
     /// values.
     mem: Vec<u8>,
@@ -189,10 +160,10 @@ impl RowSet {
 
     /// Calls `f` with each row's packed values, in order.
     pub fn try_for_each(&self, mut f: impl FnMut(&[u8]) -> Result<(), Error>) -> Result<(), Error> {
-        if let Some((spill, start, len)) = &self.disk {
+        if let Some(spill) = &self.disk {
             let mut buf = Vec::new();
-            let mut at = *start;
-            let end = start + len;
+            let mut at = 0;
+            let end = spill.len;
             // Bytes of `buf` not yet handed out start at `from`.
             let mut from = 0;
             while at < end || from < buf.len() {
@@ -227,20 +198,17 @@ impl RowSet {
         Ok(())
     }
 
-    /// Moves the rows held in memory to the end of `spill`, after those
-    /// already there, which must end where the file does.
-    fn move_to(&mut self, spill: &Arc<Spill>) -> io::Result<()> {
+    /// Moves the rows held in memory to the end of the set's file, after
+    /// those already there; makes the file if there is none yet.
+    fn spill(&mut self) -> io::Result<()> {
         if self.mem.is_empty() {
             return Ok(());
         }
-        let at = spill.append(&self.mem)?;
-        match &mut self.disk {
-            Some((_, start, len)) => {
-                debug_assert_eq!(*start + *len, at);
-                *len += self.mem.len() as u64;
-            }
-            None => self.disk = Some((spill.clone(), at, self.mem.len() as u64)),
-        }
+        let spill = match &mut self.disk {
+            Some(spill) => spill,
+            None => self.disk.insert(Spill::create()?),
+        };
+        spill.append(&self.mem)?;
         self.mem = Vec::new();
         Ok(())
     }
@@ -269,7 +237,6 @@ pub(super) struct Builder {
     /// Whether the statement's own names are known: they are those of its
     /// first row, and every row of a statement binds the same.
     named: bool,
-    spill: Option<Arc<Spill>>,
     /// The values of one row's captures, to pack.
     elems: Vec<Elem<'static>>,
 }
@@ -317,67 +284,43 @@ impl Builder {
         Ok(())
     }
 
-    /// Writes the rows held to disk.
+    /// Writes the rows held to the set's file.
     fn flush(&mut self) -> Result<(), Error> {
-        let spill = match &self.spill {
-            Some(s) => s.clone(),
-            None => {
-                let created = Spill::create().map_err(|e| spill_error(&e.to_string()))?;
-                self.spill.insert(Arc::new(created)).clone()
-            }
-        };
-        self.set
-            .move_to(&spill)
-            .map_err(|e| spill_error(&e.to_string()))
+        self.set.spill().map_err(|e| spill_error(&e.to_string()))
     }
 
-    /// The rows, and the file they went to, if they did: all of them, if
-    /// some did, so that a set is read from one place or two, not more.
-    fn finish(mut self) -> Result<(RowSet, Option<Arc<Spill>>), Error> {
+    /// The rows: all of them on disk, if some went there, so that a set
+    /// is read from one place or two, not more.
+    fn finish(mut self) -> Result<RowSet, Error> {
         if self.set.disk.is_some() {
             self.flush()?;
         }
-        Ok((self.set, self.spill))
+        Ok(self.set)
     }
 }
 
-/// A private temporary file, unlinked from the start, that rows are
-/// appended to and read back from by position.
+/// A private temporary file of one set's rows, unlinked from the start:
+/// appended to, read back by position, and gone with the set.
 #[derive(Debug)]
 struct Spill {
     file: File,
-    /// Where the next rows go; what is past it is dropped.
-    end: AtomicU64,
+    /// How many bytes of rows it holds.
+    len: u64,
 }
 
 impl Spill {
     fn create() -> io::Result<Spill> {
         Ok(Spill {
             file: tempfile::tempfile()?,
-            end: AtomicU64::new(0),
+            len: 0,
         })
     }
 
-    fn len(&self) -> u64 {
-        self.end.load(Ordering::Relaxed)
-    }
-
-    /// Appends `bytes`; returns where they start.
-    fn append(&self, bytes: &[u8]) -> io::Result<u64> {
-        let at = self.len();
-        self.file.write_all_at(bytes, at)?;
-        self.end.store(at + bytes.len() as u64, Ordering::Relaxed);
-        Ok(at)
-    }
-
-    /// Drops everything past `len`.
-    fn truncate(&self, len: u64) {
-        if self.len() > len {
-            self.end.store(len, Ordering::Relaxed);
-            // The space goes back to the file system; if it cannot, the
-            // bytes are only written over.
-            let _ = self.file.set_len(len);
-        }
+    /// Appends `bytes`.
+    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.file.write_all_at(bytes, self.len)?;
+        self.len += bytes.len() as u64;
+        Ok(())
     }
 }
 
@@ -389,17 +332,68 @@ fn spill_error(reason: &str) -> Error {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+
     use super::*;
     use crate::syntax::ast::Int;
 
+    /// Held by each test that makes files, so that [`on_disk`] counts one
+    /// test's files at a time.
+    static FILES: Mutex<()> = Mutex::new(());
+
+    fn files() -> std::sync::MutexGuard<'static, ()> {
+        FILES.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn int(n: i64) -> ElemKind<'static> {
         ElemKind::Int(Int::Small(n))
+    }
+
+    /// How many files this process holds open that were made in the
+    /// temporary directory and are unlinked, and their bytes: what the
+    /// file system gives rows that went to disk, found where the kernel
+    /// keeps them, whoever holds them.
+    fn on_disk() -> (usize, u64) {
+        let tmp = std::env::temp_dir();
+        let tmp = tmp.canonicalize().unwrap_or(tmp);
+        let mut found = (0, 0);
+        for entry in std::fs::read_dir("/proc/self/fd").unwrap() {
+            let fd = entry.unwrap().path();
+            // A descriptor closed meanwhile, by the listing itself or a
+            // test elsewhere, is passed over.
+            let Ok(target) = std::fs::read_link(&fd) else {
+                continue;
+            };
+            let target = target.to_string_lossy();
+            if target.starts_with(&*tmp.to_string_lossy())
+                && target.ends_with(" (deleted)")
+                && let Ok(meta) = std::fs::metadata(&fd)
+            {
+                found.0 += 1;
+                found.1 += meta.len();
+            }
+        }
+        found
+    }
+
+    /// `rows` rows of one int each, as statement `id` of an attempt.
+    fn bind(bindings: &mut Bindings, id: usize, rows: i64) {
+        let mut fed = Fed::new(bindings);
+        let mut built = fed.builder(None);
+        for n in 0..rows {
+            built
+                .push(&[], &mut vec![("n".to_string(), int(n))])
+                .unwrap();
+        }
+        fed.insert(id, built).unwrap();
+        bindings.absorb(fed.into_sets());
     }
 
     /// Rows of every size go to disk past a block and come back in order,
     /// and rows built on them start with their driver's values.
     #[test]
     fn rows_round_trip_through_memory_and_disk() {
+        let _files = files();
         let base = Bindings::default();
         let mut fed = Fed::new(&base);
         let mut built = fed.builder(None);
@@ -451,63 +445,80 @@ mod tests {
         assert_eq!(seen[3], (int(3000), int(-3000)));
     }
 
-    /// What a failed attempt wrote to disk is dropped by the next one, and
-    /// forgetting every set on disk empties the file.
+    /// A statement bound again and again, each time in a transaction of
+    /// its own with the rows before it forgotten, as a long script that
+    /// rebinds a large feeder across `@commit` does, keeps on disk the
+    /// rows of the sets still kept, not of every set it ever bound.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_feeder_bound_again_and_again_keeps_disk_use_bounded() {
+        let _files = files();
+        let (files_before, bytes_before) = on_disk();
+        let mut bindings = Bindings::default();
+        // Three blocks of rows each time.
+        let rows = (3 * BLOCK / 6) as i64;
+        let mut one = 0;
+        for id in 0..20 {
+            bind(&mut bindings, id, rows);
+            if id > 0 {
+                bindings.forget(id - 1);
+            }
+            let (files, bytes) = on_disk();
+            let bytes = bytes.saturating_sub(bytes_before);
+            if id == 0 {
+                one = bytes;
+                assert!(one >= 2 * BLOCK as u64, "the rows went to disk: {one}");
+            }
+            assert!(files <= files_before + 1, "{files} files after {id}");
+            assert!(
+                bytes <= one,
+                "{bytes} bytes on disk after {id}, {one} for one set"
+            );
+        }
+        bindings.forget(19);
+        assert_eq!(on_disk(), (files_before, bytes_before), "all given back");
+    }
+
+    /// What a failed attempt wrote to disk goes with it, and forgetting a
+    /// set on disk gives its space back while other sets stay.
+    #[cfg(target_os = "linux")]
     #[test]
     fn failed_attempts_and_forgotten_sets_leave_nothing_on_disk() {
-        let fill = |fed: &Fed<'_>| {
+        let _files = files();
+        let before = on_disk();
+        let mut bindings = Bindings::default();
+        bind(&mut bindings, 0, 100_000);
+        let committed = on_disk();
+        assert_eq!(committed.0, before.0 + 1);
+        for _ in 0..3 {
+            let mut fed = Fed::new(&bindings);
             let mut built = fed.builder(None);
             for n in 0..100_000 {
                 built
                     .push(&[], &mut vec![("n".to_string(), int(n))])
                     .unwrap();
             }
-            built
-        };
-        let mut bindings = Bindings::default();
-        let mut fed = Fed::new(&bindings);
-        let built = fill(&fed);
-        fed.insert(0, built).unwrap();
-        bindings.absorb(fed.into_sets());
-        let committed = bindings.end;
-        assert!(committed > 0);
-        for _ in 0..3 {
-            let mut fed = Fed::new(&bindings);
-            let built = fill(&fed);
             fed.insert(1, built).unwrap();
-            assert_eq!(fed.spill.as_ref().unwrap().len(), 2 * committed);
+            assert_eq!(on_disk().0, committed.0 + 1);
             // Dropped, as a failed attempt is.
         }
-        assert_eq!(Fed::new(&bindings).spill.unwrap().len(), committed);
+        assert_eq!(on_disk(), committed);
+        bind(&mut bindings, 1, 100_000);
         bindings.forget(0);
-        assert_eq!(
-            bindings
-                .spill
-                .as_ref()
-                .unwrap()
-                .file
-                .metadata()
-                .unwrap()
-                .len(),
-            0
-        );
+        assert_eq!(on_disk().0, committed.0, "the set kept keeps its file");
+        bindings.forget(1);
+        assert_eq!(on_disk(), before);
     }
 
-    /// Finished sets held in memory beyond the budget go to disk.
+    /// Finished sets held in memory beyond the budget go to disk, the
+    /// largest first; sets too small to be worth a file stay.
     #[test]
     fn sets_in_memory_stay_within_the_budget() {
+        let _files = files();
         let mut bindings = Bindings::default();
         for id in 0..64 {
-            let mut fed = Fed::new(&bindings);
-            let mut built = fed.builder(None);
-            // Just under a block each: none spills as it is built.
-            for n in 0..(BLOCK / 16) as i64 {
-                built
-                    .push(&[], &mut vec![("n".to_string(), int(n))])
-                    .unwrap();
-            }
-            fed.insert(id, built).unwrap();
-            bindings.absorb(fed.into_sets());
+            // Under a block each: none spills as it is built.
+            bind(&mut bindings, id, (BLOCK / 16) as i64);
             let held: usize = bindings.sets.values().map(|s| s.mem.len()).sum();
             assert!(held <= BUDGET, "{held} bytes held after {id}");
         }
@@ -521,5 +532,13 @@ mod tests {
             })
             .unwrap();
         assert_eq!(count, BLOCK / 16);
+        let mut small = Bindings::default();
+        for id in 0..100 {
+            bind(&mut small, id, (READ / 8) as i64);
+        }
+        let held: usize = small.sets.values().map(|s| s.mem.len()).sum();
+        assert!(held > BUDGET);
+        assert!(small.sets.values().all(|s| s.mem.len() < READ));
+        assert!(small.sets.values().all(|s| s.disk.is_none()));
     }
 }

@@ -105,13 +105,13 @@ pub enum Error {
     },
 
     /// The rows a statement binds for later ones could not be kept in
-    /// their temporary file: the disk is full, or the temporary directory
-    /// cannot be written.
+    /// their temporary file: the disk is full, the temporary directory
+    /// cannot be written, or the process has no file descriptor left.
     #[error("cannot keep the rows of a join on disk: {reason}")]
     #[diagnostic(
         code(fql::spill),
         help(
-            "rows bound past a few megabytes go to a temporary file in $TMPDIR, else /tmp; make room there, or point TMPDIR at a directory with room"
+            "a statement's rows for later statements go to a temporary file in $TMPDIR, else /tmp, once they pass 256 KiB (or, when finished, once all statements' rows held in memory pass 4 MiB); make room there, or point TMPDIR at a directory with room"
         )
     )]
     Spill {

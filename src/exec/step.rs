@@ -13,7 +13,7 @@ use crate::syntax::ast::*;
 
 use super::dirs::{self, Dirs};
 use super::matching::{Captures, ReadValue, ValueMatch};
-use super::{Batch, DirPath, Error, Found, Output};
+use super::{Batch, DirPath, Error, Found, Output, Reads};
 pub use fill::Filled;
 use scan::scan;
 
@@ -33,24 +33,24 @@ pub enum Hit<'a> {
 type Emit<'a> = &'a mut dyn FnMut(Hit<'_>) -> Result<(), Error>;
 
 /// What the statements of one transaction attempt share: the directories
-/// looked up, the buffers each write is encoded into, and whether its
-/// reads need add no read conflicts.
+/// looked up, the buffers each write is encoded into, and how its reads
+/// read.
 pub struct Attempt<'a> {
     pub dirs: Dirs<'a>,
     write: codec::Write,
-    /// The transaction writes nothing, so it has no commit to check its
-    /// reads against: each read is a snapshot read, which keeps no
-    /// conflict range. A join of a million point reads would otherwise
-    /// hold a million ranges until the transaction ends.
-    read_only: bool,
+    /// For a transaction that writes nothing, each read is a snapshot
+    /// read, which keeps no conflict range (a join of a million point
+    /// reads would otherwise hold a million ranges until the transaction
+    /// ends), and a range read may go on in a new transaction.
+    reads: Reads,
 }
 
 impl<'a> Attempt<'a> {
-    pub fn new(layer: &'a DirectoryLayer, read_only: bool) -> Attempt<'a> {
+    pub fn new(layer: &'a DirectoryLayer, reads: Reads) -> Attempt<'a> {
         Attempt {
             dirs: Dirs::new(layer),
             write: codec::Write::default(),
-            read_only,
+            reads,
         }
     }
 }
@@ -63,10 +63,9 @@ pub fn run(
     attempt: &mut Attempt<'_>,
     step: &Step<'_>,
     query: &Query<'_>,
-    split: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
-    run_query(tx, attempt, step, query, split, emit).map_err(|e| e.of_statement(step.span))
+    run_query(tx, attempt, step, query, emit).map_err(|e| e.of_statement(step.span))
 }
 
 fn run_query(
@@ -74,15 +73,11 @@ fn run_query(
     attempt: &mut Attempt<'_>,
     step: &Step<'_>,
     query: &Query<'_>,
-    split: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
-    let Attempt {
-        dirs,
-        write,
-        read_only,
-    } = attempt;
-    let snapshot = step.options.snapshot || *read_only;
+    let Attempt { dirs, write, reads } = attempt;
+    let snapshot = step.options.snapshot || reads.snapshot();
+    let split = reads.split();
     match query {
         Query::Directory(pattern) => {
             for path in dirs::matching(tx, dirs.layer, pattern)? {

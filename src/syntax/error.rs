@@ -271,20 +271,9 @@ pub enum ParseError {
 
     /// An int past what the tuple layer encodes, 255 bytes of magnitude:
     /// `1` and 615 zeros.
-    #[error("an int of {digits} digits is too large to store")]
-    #[diagnostic(
-        code(fql::int_too_large),
-        help(
-            "the tuple layer encodes an int in at most 255 bytes (2040 bits) of magnitude, below 2^2040: ints of up to 614 decimal digits, and some of 615; store a larger number as a string or bytes"
-        )
-    )]
-    IntTooLarge {
-        /// Its digits, leading zeros left out.
-        digits: usize,
-        /// The int.
-        #[label("more than 255 bytes of magnitude")]
-        at: Span,
-    },
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    IntTooLarge(#[from] IntTooLarge),
 
     /// A tuple element left out between commas: `(1,,2)`.
     #[error("empty tuple element")]
@@ -356,6 +345,26 @@ pub enum ParseError {
         /// Its length.
         len: usize,
     },
+}
+
+/// An int past what the tuple layer encodes, 255 bytes of magnitude: a
+/// literal the parser refuses, or an int the codec is asked to store that
+/// a script computed (a `<sum>` of large ints written back). One type for
+/// both, so that they read the same.
+#[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[error("an int of {digits} digits is too large to store")]
+#[diagnostic(
+    code(fql::int_too_large),
+    help(
+        "the tuple layer encodes an int in at most 255 bytes (2040 bits) of magnitude, below 2^2040: ints of up to 614 decimal digits, and some of 615; store a larger number as a string or bytes"
+    )
+)]
+pub struct IntTooLarge {
+    /// Its digits, leading zeros left out.
+    pub digits: usize,
+    /// The int, or the reference that supplied it.
+    #[label("more than 255 bytes of magnitude")]
+    pub at: Span,
 }
 
 /// A known option that is wrong where it stands. Query options are judged

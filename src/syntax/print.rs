@@ -261,9 +261,9 @@ impl Display for Opt<'_> {
     }
 }
 
-/// Writes a string literal: quoted, with `"`, `\\` and line feeds
+/// Writes a string literal: quoted, with `"`, `\` and line feeds
 /// escaped, and every other control character (C0, DEL and C1) as the
-/// `\\xNN` escapes of its UTF-8 bytes, so that the text never carries a
+/// `\xNN` escapes of its UTF-8 bytes, so that the text never carries a
 /// control character to a terminal and reads back as the same string.
 ///
 /// Most strings are short and need no escape: one scan and one write,
@@ -303,9 +303,7 @@ fn write_escaped(f: &mut impl Write, s: &str, mut n: usize) -> fmt::Result {
             start = n;
         } else if let Some(len) = control_len(&bytes[n..]) {
             f.write_str(&s[start..n])?;
-            for &b in &bytes[n..n + len] {
-                write_hex_escape(f, b)?;
-            }
+            super::words::write_hex_escapes(f, &bytes[n..n + len])?;
             n += len;
             start = n;
         } else {
@@ -316,18 +314,6 @@ fn write_escaped(f: &mut impl Write, s: &str, mut n: usize) -> fmt::Result {
     }
     f.write_str(&s[start..])?;
     f.write_char('"')
-}
-
-/// `\\x` and the byte in two lowercase hex digits.
-fn write_hex_escape(f: &mut impl Write, b: u8) -> fmt::Result {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let text = [
-        b'\\',
-        b'x',
-        HEX[usize::from(b >> 4)],
-        HEX[usize::from(b & 0xf)],
-    ];
-    f.write_str(std::str::from_utf8(&text).expect("ASCII"))
 }
 
 /// The text as it is when it needs no escape, else as a string literal:

@@ -8,7 +8,8 @@ use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, So
 
 use super::error::Error;
 use super::sources::Sources;
-use super::view::{View, printable};
+use super::view::View;
+use super::words::printable;
 
 /// How many errors are rendered in full. Each report locates its lines from
 /// the start of the source, so rendering all of a huge broken file would

@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
-
 /// The text of a script made of several inputs (`fql -q ... -f ...`, a
 /// REPL line), each with its own name, or of a piece of one input.
 ///
@@ -125,34 +123,5 @@ impl Sources {
             [piece] => piece.name.clone(),
             pieces => format!("{} inputs", pieces.len()),
         }
-    }
-}
-
-impl SourceCode for Sources {
-    fn read_span<'a>(
-        &'a self,
-        span: &SourceSpan,
-        context_lines_before: usize,
-        context_lines_after: usize,
-    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let Piece {
-            name,
-            range,
-            lines_before,
-        } = self.piece(span.offset());
-        let input = &self.text[range.clone()];
-        let start = span.offset().clamp(range.start, range.end) - range.start;
-        let len = span.len().min(input.len() - start);
-        let local = SourceSpan::new(start.into(), len);
-        let contents = input.read_span(&local, context_lines_before, context_lines_after)?;
-        let at = contents.span();
-        Ok(Box::new(MietteSpanContents::new_named(
-            name.clone(),
-            contents.data(),
-            SourceSpan::new((at.offset() + range.start).into(), at.len()),
-            lines_before + contents.line(),
-            contents.column(),
-            contents.line_count(),
-        )))
     }
 }

@@ -19,7 +19,7 @@ use std::ops::Range;
 use miette::{LabeledSpan, MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
 use super::sources::Sources;
-use super::words::control_len;
+use super::words::{control_len, hex_escapes, printable};
 
 /// Lines of up to this many characters are shown whole.
 const WHOLE_LINE: usize = 120;
@@ -246,11 +246,7 @@ impl View {
                     if start < n {
                         self.push(line, start..n, &text[start..n], true);
                     }
-                    let escapes: String = bytes[n..n + len]
-                        .iter()
-                        .map(|b| format!("\\x{b:02x}"))
-                        .collect();
-                    self.push(line, n..n + len, &escapes, false);
+                    self.push(line, n..n + len, &hex_escapes(&bytes[n..n + len]), false);
                     n += len;
                     start = n;
                 }
@@ -382,25 +378,6 @@ fn next_line(text: &str, input: &Range<usize>, line: &Range<usize>) -> Option<Ra
 /// The number, from 0, of the line starting at `start`.
 fn line_number(text: &str, input: &Range<usize>, start: usize) -> usize {
     memchr::memchr_iter(b'\n', &text.as_bytes()[input.start..start]).count()
-}
-
-/// `text` with each control character but a line feed as its `\xNN`
-/// escapes: for messages and labels, which may quote stored data.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(|c| c.is_control() && c != '\n') {
-        return text.into();
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() && c != '\n' {
-            for b in c.encode_utf8(&mut [0; 4]).bytes() {
-                out.push_str(&format!("\\x{b:02x}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out.into()
 }
 
 impl SourceCode for View {

@@ -1,9 +1,18 @@
-//! Byte scans eight bytes at a time, with word arithmetic.
+//! Byte scans eight bytes at a time, with word arithmetic, and how a
+//! control character is written where text is shown.
 //!
 //! Strings and names are short, and most of the text the parser, the
 //! printer and the decoder look at: a byte-at-a-time loop mispredicts its
 //! exit on every one of them, and a vector search costs more to set up than
 //! it saves on a few bytes. These scans branch once per word.
+//!
+//! A control character (C0, DEL, C1) never reaches a terminal: string
+//! literals, the source lines of a report, messages and the parser's help
+//! all write it as the `\xNN` escapes of its UTF-8 bytes, with
+//! [`write_hex_escapes`].
+
+use std::borrow::Cow;
+use std::fmt::{self, Write};
 
 /// `0x01` in every byte.
 pub(crate) const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
@@ -74,9 +83,63 @@ pub(crate) fn control_len(b: &[u8]) -> Option<usize> {
     }
 }
 
+/// Writes `\x` and two lowercase hex digits for each of `bytes`: how a
+/// control character is shown everywhere, as the escapes of its UTF-8
+/// bytes, which read back as it in a string literal.
+pub(crate) fn write_hex_escapes(w: &mut impl Write, bytes: &[u8]) -> fmt::Result {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for &b in bytes {
+        let escape = [
+            b'\\',
+            b'x',
+            HEX[usize::from(b >> 4)],
+            HEX[usize::from(b & 0xf)],
+        ];
+        w.write_str(std::str::from_utf8(&escape).expect("ASCII"))?;
+    }
+    Ok(())
+}
+
+/// [`write_hex_escapes`] into a new string.
+pub(crate) fn hex_escapes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(4 * bytes.len());
+    write_hex_escapes(&mut out, bytes).expect("writing to a String");
+    out
+}
+
+/// `text` with each control character but the line feed written as the
+/// `\xNN` escapes of its UTF-8 bytes, borrowed when it has none: text
+/// that may quote stored data or a user's input (a message, a label, a
+/// file name) made safe for a terminal, and still readable. Line feeds
+/// are kept, as the line breaks of a message; a name that must stay on
+/// one line is better quoted ([`quote`](crate::syntax::quote)).
+pub fn printable(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let escaped = |n: usize| control_len(&bytes[n..]).filter(|_| bytes[n] != b'\n');
+    let Some(first) = (0..bytes.len()).find(|&n| escaped(n).is_some()) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..first]);
+    let (mut start, mut n) = (first, first);
+    while n < bytes.len() {
+        match escaped(n) {
+            Some(len) => {
+                out.push_str(&text[start..n]);
+                write_hex_escapes(&mut out, &bytes[n..n + len]).expect("writing to a String");
+                n += len;
+                start = n;
+            }
+            None => n += 1,
+        }
+    }
+    out.push_str(&text[start..]);
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{control_len, first_escape, stops_scan};
+    use super::{control_len, first_escape, hex_escapes, printable, stops_scan};
 
     /// Every byte that stops the scan is found first at every position,
     /// whatever bytes stand around it; no other byte stops it.
@@ -110,5 +173,30 @@ mod tests {
         }
         assert_eq!(control_len("é".as_bytes()), None);
         assert_eq!(control_len(&[0xc2]), None);
+    }
+
+    /// Every control character but the line feed is escaped, as its UTF-8
+    /// bytes; every other character is kept, and text with none is lent.
+    #[test]
+    fn printable_escapes_controls_but_line_feeds() {
+        for c in '\0'..='\u{a0}' {
+            let text = format!("a{c}é");
+            let mut buf = [0; 4];
+            let expected = if c.is_control() && c != '\n' {
+                format!("a{}é", hex_escapes(c.encode_utf8(&mut buf).as_bytes()))
+            } else {
+                text.clone()
+            };
+            assert_eq!(printable(&text), expected, "{c:?}");
+        }
+        assert_eq!(
+            printable("\u{1b}[2J\n\u{9b}x\t"),
+            "\\x1b[2J\n\\xc2\\x9bx\\x09"
+        );
+        assert!(matches!(
+            printable("£5 ©\nok"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(hex_escapes(&[0x00, 0xab, 0x7f]), "\\x00\\xab\\x7f");
     }
 }

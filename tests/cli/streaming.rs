@@ -131,7 +131,7 @@ fn a_long_script_on_standard_input_runs_in_flat_memory() {
     );
 }
 
-/// The rows a named variable binds go to disk past a few megabytes: a
+/// The rows a named variable binds go to disk past 256 KiB: a
 /// join's memory does not grow with its rows, across `@commit` or in one
 /// transaction, and it finds what it would in memory.
 #[cfg(target_os = "linux")]
@@ -178,6 +178,55 @@ fn a_join_over_many_rows_runs_in_flat_memory() {
             many.peak_kib
         );
     }
+}
+
+/// A statement that feeds a join, bound again in transaction after
+/// transaction, keeps on disk the rows still in use, not those of every
+/// time it ran: with each file the binary writes limited to a little over
+/// one time's rows, a script that binds it fifteen times finishes (a file
+/// that grows past the limit stops the binary with `SIGXFSZ`).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_feeder_bound_again_in_many_transactions_keeps_little_on_disk() {
+    /// The largest file the binary may write, in bytes.
+    const LIMIT: u64 = 2 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("feeder.db");
+    // About 310 KiB of rows each time `/big` is read: past the 256 KiB a
+    // statement holds in memory as it runs.
+    let setup = measure(&on_db(&["-w"], &db), |out: &mut dyn Write| {
+        for n in 0..1500 {
+            writeln!(out, "/big({n})=\"{}\"", "x".repeat(200)).unwrap();
+        }
+    });
+    assert_eq!(setup.status, 0, "{}", setup.stderr);
+    assert!(std::fs::metadata(&db).unwrap().len() < LIMIT / 2);
+    let script = "/big(<x:int>)=<v:str>\n/none(:x)=<>\n@commit\n".repeat(15);
+    let script = temp_file("feeder_again.fql", script.as_bytes());
+    let mut run = Command::new(cargo_bin("fql"));
+    run.args(on_db(&["-f"], &db)).arg(&script);
+    // SAFETY: `setrlimit` is async-signal-safe, and touches only the
+    // child's own limits.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut run, || {
+            let limit = nix::libc::rlimit {
+                rlim_cur: LIMIT,
+                rlim_max: LIMIT,
+            };
+            match nix::libc::setrlimit(nix::libc::RLIMIT_FSIZE, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let out = run.output().expect("fql runs");
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        text(&out.stderr)
+    );
+    assert_eq!(text(&out.stdout), "");
 }
 
 /// `@commit` in a comment or a string ends no transaction, an indented one

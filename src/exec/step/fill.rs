@@ -24,6 +24,9 @@ pub struct Filled<'q, 'a> {
     /// Where the value of each reference in the directory path is in a
     /// row, in path order; `None` when the path has none.
     dir: Option<Vec<Option<usize>>>,
+    /// The buffer each row is decoded into, kept from row to row, empty
+    /// between them: its elements borrow the row.
+    values: Vec<Elem<'static>>,
 }
 
 impl<'q, 'a> Filled<'q, 'a> {
@@ -48,17 +51,26 @@ impl<'q, 'a> Filled<'q, 'a> {
             query: template.clone(),
             slots,
             dir: (!refs.is_empty()).then_some(refs),
+            values: Vec::new(),
         }
     }
 
     /// The query with the values of `row`, a row of the driver.
     pub fn fill(&mut self, row: &[u8]) -> Result<&Query<'a>, Error> {
-        let mut values = Vec::new();
-        if !codec::decode_key_into(&[], row, &mut values) {
-            return Err(Error::Spill {
+        let mut values = recycle(std::mem::take(&mut self.values));
+        let decoded = codec::decode_key_into(&[], row, &mut values);
+        let filled = decoded.then(|| self.fill_from(&values));
+        self.values = recycle(values);
+        match filled {
+            Some(()) => Ok(&self.query),
+            None => Err(Error::Spill {
                 reason: "a row read back does not decode".into(),
-            });
+            }),
         }
+    }
+
+    /// Writes the values of a row, decoded, into the query.
+    fn fill_from(&mut self, values: &[Elem<'_>]) {
         let value = |n: usize| codec::to_owned(&values[n].kind);
         for (path, at) in &self.slots {
             *slot(&mut self.query, path) = value(*at);
@@ -78,8 +90,15 @@ impl<'q, 'a> Filled<'q, 'a> {
             }
             self.query.dir_mut().elems = elems;
         }
-        Ok(&self.query)
     }
+}
+
+/// `v` emptied, its memory kept for elements of another lifetime: the
+/// elements have the same layout whatever they borrow, so collecting
+/// an empty vector's iterator into one reuses its allocation.
+fn recycle<'x>(mut v: Vec<Elem<'_>>) -> Vec<Elem<'x>> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!("empty")).collect()
 }
 
 /// Notes where the references in `e` are, `path` leading to it.
@@ -115,4 +134,54 @@ fn slot<'x, 'a>(query: &'x mut Query<'a>, path: &[usize]) -> &'x mut ElemKind<'a
         kind = &mut t.elems[n].kind;
     }
     kind
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::bindings::{Bindings, Fed};
+    use super::*;
+    use crate::syntax::ast::{Int, Item};
+
+    /// Each row's values take the places of the references, in the key,
+    /// the value and the path, and the rows are decoded into one buffer.
+    #[test]
+    fn rows_fill_one_query_through_one_buffer() {
+        let script = crate::syntax::load("/:d(:x,(:y))=:x").unwrap();
+        let Item::Statement(stmt) = &script.items[0] else {
+            panic!("a statement")
+        };
+        let base = Bindings::default();
+        let mut fed = Fed::new(&base);
+        let mut built = fed.builder(None);
+        for n in 0..3 {
+            let mut captures = vec![
+                ("d".to_string(), ElemKind::Str(format!("dir{n}").into())),
+                ("x".to_string(), ElemKind::Int(Int::Small(n))),
+                ("y".to_string(), ElemKind::Str("y".into())),
+            ];
+            built.push(&[], &mut captures).unwrap();
+        }
+        fed.insert(0, built).unwrap();
+        let set = fed.get(0).unwrap();
+        let mut filled = Filled::new(&stmt.query, set);
+        let mut shown = Vec::new();
+        let mut buffers = Vec::new();
+        set.try_for_each(|row| {
+            shown.push(filled.fill(row)?.to_string());
+            assert!(filled.values.is_empty());
+            buffers.push(filled.values.as_ptr());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(
+            shown,
+            [
+                "/dir0(0,(\"y\"))=0",
+                "/dir1(1,(\"y\"))=1",
+                "/dir2(2,(\"y\"))=2"
+            ]
+        );
+        assert!(filled.values.capacity() >= 3);
+        assert!(buffers.windows(2).all(|w| w[0] == w[1]), "one buffer");
+    }
 }

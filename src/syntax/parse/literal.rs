@@ -10,7 +10,7 @@ use num_bigint::BigInt;
 
 use super::lex::{control_name, excerpt, fail, is_name_byte, peek, take_bytes, word};
 use crate::codec::MAX_INT_BYTES;
-use crate::syntax::words::control_len;
+use crate::syntax::words::{self, control_len};
 
 /// The most decimal digits an int that the tuple layer encodes can have:
 /// [`MAX_INT_BYTES`] bytes of magnitude hold up to 2^2040 - 1, which has
@@ -18,7 +18,7 @@ use crate::syntax::words::control_len;
 pub(crate) const MAX_INT_DIGITS: usize = 615;
 use super::{Fail, PResult, Parser};
 use crate::syntax::ast::{ElemKind, Int, Num, Span, Uuid, Vstamp};
-use crate::syntax::error::ParseError;
+use crate::syntax::error::{IntTooLarge, ParseError};
 
 fn is_hex(b: u8) -> bool {
     b.is_ascii_hexdigit()
@@ -291,7 +291,7 @@ impl<'a> Parser<'a> {
     #[cold]
     pub(super) fn control_character(&mut self, c: &str, place: &str) {
         let ch = c.chars().next().expect("a character");
-        let escape: String = c.bytes().map(|b| format!("\\x{b:02x}")).collect();
+        let escape = words::hex_escapes(c.as_bytes());
         let help = if place == "a string" {
             format!("write it as the escape `{escape}`")
         } else {
@@ -560,10 +560,13 @@ impl<'a> Parser<'a> {
     fn big_int(&mut self, text: &str, neg: bool, digits: &str) -> Int {
         let significant = digits.trim_start_matches('0');
         let too_large = |p: &mut Self| {
-            p.report(ParseError::IntTooLarge {
-                digits: significant.len(),
-                at: p.span_of(text),
-            });
+            p.report(
+                IntTooLarge {
+                    digits: significant.len(),
+                    at: p.span_of(text),
+                }
+                .into(),
+            );
             Int::Small(0)
         };
         if significant.len() > MAX_INT_DIGITS {
