@@ -45,7 +45,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::directory::DirectoryLayer;
-use crate::kv::{Committed, Database, DatabaseExt, RetryOptions, Transaction};
+use crate::kv::{AsKvError, Committed, Database, DatabaseExt, RetryOptions, Transaction};
 use crate::plan::{Guard, Plan, Step};
 
 use bindings::Fed;
@@ -98,6 +98,41 @@ impl Sink for Counted<'_> {
     fn take_batch(&mut self, batch: Batch<'_>) -> Result<(), Error> {
         self.passed += batch.len();
         self.sink.take_batch(batch)
+    }
+}
+
+/// Why an attempt of [`Engine::run_transaction_with`] stopped: the
+/// caller's check, or the statements (or the database under them).
+enum Stop<E> {
+    Check(E),
+    Run(Error),
+}
+
+impl<E> Stop<E> {
+    /// The caller's error, with `run` applied to the engine's own.
+    fn into_error(self, run: impl FnOnce(Error) -> Error) -> E
+    where
+        E: From<Error>,
+    {
+        match self {
+            Stop::Check(e) => e,
+            Stop::Run(e) => run(e).into(),
+        }
+    }
+}
+
+impl<E: AsKvError> AsKvError for Stop<E> {
+    fn as_kv(&self) -> Option<&crate::kv::Error> {
+        match self {
+            Stop::Check(e) => e.as_kv(),
+            Stop::Run(e) => e.as_kv(),
+        }
+    }
+}
+
+impl<E> From<crate::kv::Error> for Stop<E> {
+    fn from(e: crate::kv::Error) -> Stop<E> {
+        Stop::Run(Error::Kv(e))
     }
 }
 
@@ -173,19 +208,43 @@ impl Engine {
         bindings: &mut Bindings,
         sink: &mut dyn Sink,
     ) -> Result<Committed, Error> {
+        self.run_transaction_with(steps, bindings, sink, |_| Ok::<_, Error>(()))
+    }
+
+    /// [`Engine::run_transaction`] with `check` run first in every
+    /// attempt, in the same transaction as the statements: for a caller
+    /// that must know something of the database before the statements
+    /// change it (that a directory holds only what the caller expects),
+    /// with the commit guarding what `check` read as it guards the
+    /// statements' reads. An error of `check` ends the transaction, with
+    /// nothing written, and is returned as it is (retried first if the
+    /// database says retrying may help).
+    pub fn run_transaction_with<E>(
+        &self,
+        steps: &[Step<'_>],
+        bindings: &mut Bindings,
+        sink: &mut dyn Sink,
+        mut check: impl FnMut(&mut dyn Transaction) -> Result<(), E>,
+    ) -> Result<Committed, E>
+    where
+        E: From<Error> + AsKvError,
+    {
         let base = &*bindings;
         let (fed, committed) = if steps.iter().any(|s| s.kind.writes()) {
             let ((out, fed), committed) = self
                 .db
                 .run_with(self.retry, |tx, _| {
+                    check(tx).map_err(Stop::Check)?;
                     let mut out = Vec::new();
-                    let fed = self.attempt(tx, steps, Reads::Write, base, &mut |row: Output| {
-                        out.push(row);
-                        Ok(())
-                    })?;
-                    Ok::<_, Error>((out, fed))
+                    let fed = self
+                        .attempt(tx, steps, Reads::Write, base, &mut |row: Output| {
+                            out.push(row);
+                            Ok(())
+                        })
+                        .map_err(Stop::Run)?;
+                    Ok((out, fed))
                 })
-                .map_err(Error::too_old)?;
+                .map_err(|stop: Stop<E>| stop.into_error(Error::too_old))?;
             for row in out {
                 sink.take(row.into())?;
             }
@@ -196,25 +255,29 @@ impl Engine {
                 sink: &mut *sink,
                 passed: 0,
             };
-            let (fed, _) = self.db.run_with(self.retry, |tx, _| {
-                let reads = Reads::ReadOnly {
-                    split: self.split_reads,
-                };
-                match self.attempt(tx, steps, reads, base, &mut emit) {
-                    // Started again, it would print the same results twice;
-                    // or, if it outlived its transaction, outlive the next
-                    // one too, for ever.
-                    Err(Error::Kv(source))
-                        if emit.passed > 0 || source == crate::kv::Error::TransactionTooOld =>
-                    {
-                        Err(Error::Interrupted {
-                            printed: emit.passed,
-                            source,
-                        })
+            let (fed, _) = self
+                .db
+                .run_with(self.retry, |tx, _| {
+                    check(tx).map_err(Stop::Check)?;
+                    let reads = Reads::ReadOnly {
+                        split: self.split_reads,
+                    };
+                    match self.attempt(tx, steps, reads, base, &mut emit) {
+                        // Started again, it would print the same results
+                        // twice; or, if it outlived its transaction,
+                        // outlive the next one too, for ever.
+                        Err(Error::Kv(source))
+                            if emit.passed > 0 || source == crate::kv::Error::TransactionTooOld =>
+                        {
+                            Err(Stop::Run(Error::Interrupted {
+                                printed: emit.passed,
+                                source,
+                            }))
+                        }
+                        other => other.map_err(Stop::Run),
                     }
-                    other => other,
-                }
-            })?;
+                })
+                .map_err(|stop: Stop<E>| stop.into_error(|e| e))?;
             (fed, Committed::default())
         };
         bindings.absorb(fed.into_sets());

@@ -452,24 +452,22 @@ fn run_script(
     }
     let script = crate::syntax::load(source).expect("shipped scripts load");
     let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
+    let layer = DirectoryLayer::new();
     let mut rows = Vec::new();
     let mut committed = Committed::default();
     let mut bindings = Bindings::default();
     for steps in plan.transactions() {
-        let ran = in_mutex(engine, dir, |tx| {
-            let mut out = Vec::new();
-            let added = engine.attempt_in(tx, steps, &bindings, &mut |o| {
-                out.push(o);
+        let ran = engine.run_transaction_with(
+            steps,
+            &mut bindings,
+            &mut |row: Output| {
+                rows.push(row);
                 Ok(())
-            })?;
-            Ok((out, added))
-        });
+            },
+            |tx| layout::layout().check(tx, &layer, dir),
+        );
         match ran {
-            Ok(((out, added), c)) => {
-                rows.extend(out);
-                bindings.absorb(added);
-                committed = c;
-            }
+            Ok(c) => committed = c,
             Err(Error::Run(ExecError::Guard { .. })) => return Ok(Outcome::Refused),
             Err(e) => return Err(e),
         }
@@ -478,8 +476,8 @@ fn run_script(
 }
 
 /// Runs `f` in the engine's retry loop, in a transaction that first
-/// checks that `dir` holds nothing but a mutex's keys: what a mutex
-/// script, or a look at the mutex, runs in.
+/// checks that `dir` holds nothing but a mutex's keys: a look at the
+/// mutex.
 fn in_mutex<T>(
     engine: &Engine,
     dir: &[String],

@@ -2,6 +2,8 @@
 //! fdb-mutex shown not to happen here, the reaper, and real processes
 //! contending through `fql mutex run`.
 
+#[path = "../support/hooked.rs"]
+mod hooked;
 mod processes;
 
 use std::sync::Arc;
@@ -629,4 +631,35 @@ fn the_reaper_goes_on_after_errors() {
     let (errors, reaped) = reaper.join().unwrap();
     assert!(errors > 0);
     assert_eq!(reaped, [Reaped::Owner("ann".into())]);
+}
+
+/// A mutex transaction whose own work outlives its five seconds ends as
+/// the engine's transactions do, with `fql::transaction_too_old` (whose
+/// help says why running it again cannot help), not the bare database
+/// error: the scripts run through the engine's transaction.
+#[test]
+fn a_mutex_transaction_that_outlives_its_window_is_too_old() {
+    let plain = db();
+    let ann = client(&plain, "ann");
+    ann.try_acquire().unwrap().expect("free");
+    assert!(ann.release().unwrap());
+    // The script's first write, after the checks have read, stalls past
+    // the window; the reads after it find the transaction too old.
+    let stalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hook: hooked::Hook = {
+        let stalled = stalled.clone();
+        Arc::new(move |op, _: &[u8]| {
+            if op == hooked::Op::Write && !stalled.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                std::thread::sleep(fql::kv::WINDOW + Duration::from_millis(200));
+            }
+            Ok(())
+        })
+    };
+    let slow = hooked::hooked(plain.clone(), hook);
+    let err = client(&slow, "bob").try_acquire().unwrap_err();
+    assert!(
+        matches!(err, fql::mutex::Error::Run(fql::exec::Error::TooOld { .. })),
+        "{err:?}"
+    );
+    assert_eq!(state(&plain).owner, None, "nothing was written");
 }
