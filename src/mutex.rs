@@ -113,7 +113,6 @@ impl std::fmt::Display for Token {
 
 /// One client of one mutex.
 pub struct Mutex {
-    db: Arc<dyn Database>,
     engine: Engine,
     dir: Vec<String>,
     name: String,
@@ -142,8 +141,7 @@ impl Mutex {
         }
         check_timing(timing)?;
         Ok(Mutex {
-            engine: Engine::new(db.clone()),
-            db,
+            engine: Engine::new(db),
             dir,
             name,
             timing,
@@ -332,15 +330,9 @@ impl Mutex {
         &self,
         mut f: impl FnMut(&mut dyn Transaction, &[u8]) -> Result<Wait, Error>,
     ) -> Result<Wait, Error> {
-        let layer = DirectoryLayer::new();
-        let retry = self.engine.retry_options();
-        let (wait, _) = self.db.run_with(retry, |tx, _| {
-            layout::layout().check(tx, &layer, &self.dir)?;
-            if !layer.exists(tx, &self.dir)? {
-                return Ok(Wait::NotQueued);
-            }
-            let prefix = layer.open(tx, &self.dir, b"")?.prefix()?.to_vec();
-            f(tx, &prefix)
+        let (wait, _) = in_mutex(&self.engine, &self.dir, |tx, prefix| match prefix {
+            Some(prefix) => f(tx, prefix),
+            None => Ok(Wait::NotQueued),
         })?;
         Ok(wait)
     }
@@ -464,7 +456,7 @@ fn run_script(
                 rows.push(row);
                 Ok(())
             },
-            |tx| layout::layout().check(tx, &layer, dir),
+            |tx| layout::layout().check(tx, &layer, dir).map(drop),
         );
         match ran {
             Ok(c) => committed = c,
@@ -477,15 +469,16 @@ fn run_script(
 
 /// Runs `f` in the engine's retry loop, in a transaction that first
 /// checks that `dir` holds nothing but a mutex's keys: a look at the
-/// mutex.
+/// mutex. `f` gets the prefix of the directory, or `None` when there is
+/// none yet (a fresh mutex).
 fn in_mutex<T>(
     engine: &Engine,
     dir: &[String],
-    mut f: impl FnMut(&mut dyn Transaction) -> Result<T, ExecError>,
+    mut f: impl FnMut(&mut dyn Transaction, Option<&[u8]>) -> Result<T, Error>,
 ) -> Result<(T, Committed), Error> {
     let layer = DirectoryLayer::new();
     engine.database().run_with(engine.retry_options(), |tx, _| {
-        layout::layout().check(tx, &layer, dir)?;
-        Ok(f(tx)?)
+        let prefix = layout::layout().check(tx, &layer, dir)?;
+        f(tx, prefix.as_deref())
     })
 }

@@ -113,15 +113,17 @@ impl Layout {
     }
 
     /// Checks, in `tx`, that the directory `dir` holds nothing but the keys
-    /// of a mutex. A missing directory is a fresh mutex.
+    /// of a mutex, and returns its prefix, so that the caller need not
+    /// resolve the directory again. A missing directory is a fresh mutex:
+    /// `None`.
     pub(super) fn check(
         &self,
         tx: &mut dyn Transaction,
         layer: &DirectoryLayer,
         dir: &[String],
-    ) -> Result<(), Error> {
+    ) -> Result<Option<Vec<u8>>, Error> {
         let opened = match layer.open(tx, dir, b"") {
-            Err(crate::directory::Error::NotFound { .. }) => return Ok(()),
+            Err(crate::directory::Error::NotFound { .. }) => return Ok(None),
             opened => opened?,
         };
         let prefix = opened.prefix()?;
@@ -147,7 +149,7 @@ impl Layout {
         }
         match empty(tx, &gap, &strinc(prefix))? {
             Some(kv) => Err(foreign(&kv)),
-            None => Ok(()),
+            None => Ok(Some(prefix.to_vec())),
         }
     }
 }

@@ -42,7 +42,7 @@ impl State {
         let script = crate::syntax::load(source).expect("shipped scripts load");
         let params = [("dir".to_string(), elem(dir_param(dir)))].into();
         let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
-        let ((rows, read_version), _) = super::in_mutex(engine, dir, |tx| {
+        let ((rows, read_version), _) = super::in_mutex(engine, dir, |tx, _| {
             let mut rows = Vec::new();
             let mut bindings = Bindings::default();
             for steps in plan.transactions() {
