@@ -144,3 +144,43 @@ fn an_empty_or_missing_directory_is_a_fresh_mutex() {
             .success();
     }
 }
+
+/// `acquire` and `try-acquire` with standard output a pipe nobody reads:
+/// the token cannot be printed, so nobody could use or release the grant.
+/// It is handed back at once, and the status says the mutex is not held.
+#[test]
+fn a_grant_printed_to_a_closed_pipe_is_handed_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("closed.db");
+    let db = db.to_str().unwrap();
+    for op in [&["acquire", "--timeout", "10"][..], &["try-acquire"][..]] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("fql"))
+            .args(["--db", db, "mutex", op[0], "/m", "--name", "ann"])
+            .args(&op[1..])
+            .stdin(std::process::Stdio::null())
+            .stdout(writer)
+            .output()
+            .expect("fql runs");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{op:?}: {stderr}");
+        assert!(
+            stderr.contains("standard output is closed")
+                && stderr.contains("handing the mutex back"),
+            "{op:?}: {stderr}"
+        );
+        let show = fql()
+            .args(["--db", db, "mutex", "show", "/m"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        assert!(
+            text(&show).starts_with("owner: none (free)\n"),
+            "{op:?}: {}",
+            text(&show)
+        );
+    }
+}

@@ -18,8 +18,10 @@ pub enum MutexCommand {
     /// Take the mutex, waiting in line for it; prints the fencing token.
     ///
     /// Exits 0 holding the mutex, 1 when --timeout passed first (the client
-    /// then leaves the queue). The holder must beat (`fql mutex heartbeat`)
-    /// at least every --stale seconds or a reaper hands the mutex on.
+    /// then leaves the queue). A token that cannot be printed is handed
+    /// back: exit 1 for a closed pipe, 4 for a failed write. The holder
+    /// must beat (`fql mutex heartbeat`) at least every --stale seconds or
+    /// a reaper hands the mutex on.
     Acquire {
         #[command(flatten)]
         client: Client,
@@ -28,7 +30,8 @@ pub enum MutexCommand {
         timeout: Option<f64>,
     },
     /// Take the mutex only if it is free and nobody waits; prints the
-    /// fencing token. Exits 1, having changed nothing, otherwise.
+    /// fencing token. Exits 1, having changed nothing, otherwise; a token
+    /// that cannot be printed is handed back, as with acquire.
     TryAcquire {
         #[command(flatten)]
         client: Client,
@@ -225,21 +228,39 @@ fn failed(e: fql::mutex::Error) -> Exit {
     fql::kv::AsKvError::as_kv(&e).map_or(Exit::Failed, crate::store::exit_of)
 }
 
-/// Prints the token of a grant; a grant whose token cannot be written is
-/// handed back, since the caller cannot use it and would not release it.
+/// Prints the token of a grant. A grant whose token cannot be printed, to
+/// a closed pipe as to a full disk, is handed back at once: nobody saw the
+/// token, so nobody would use the mutex or release it. The exit status
+/// then says the mutex is not held: 1 (not acquired) for a closed pipe,
+/// where other commands end with 0, and 4 for output that failed.
 fn granted(
     mutex: &Mutex,
     result: Result<Option<fql::mutex::Token>, fql::mutex::Error>,
 ) -> Result<(), Exit> {
-    match result.map_err(failed)? {
-        Some(token) => crate::output::print(&format!("{token}\n")).inspect_err(|exit| {
-            if *exit == Exit::Output && mutex.release().is_err() {
-                eprintln!("fql: cannot release the mutex either; a reaper will hand it on");
-            }
-        }),
-        None => {
-            eprintln!("fql: not acquired");
-            Err(Exit::Unmet)
+    let Some(token) = result.map_err(failed)? else {
+        eprintln!("fql: not acquired");
+        return Err(Exit::Unmet);
+    };
+    let Err(unprinted) = crate::output::print(&format!("{token}\n")) else {
+        return Ok(());
+    };
+    let exit = match unprinted {
+        Exit::Closed => {
+            eprintln!(
+                "fql: standard output is closed, so the token went unseen; handing the mutex back"
+            );
+            Exit::Unmet
+        }
+        exit => exit,
+    };
+    match mutex.release() {
+        Ok(_) => Err(exit),
+        Err(e) => {
+            let release = failed(e);
+            eprintln!(
+                "fql: the mutex stays held until this client releases it or a reaper hands it on"
+            );
+            Err(exit.max(release))
         }
     }
 }
