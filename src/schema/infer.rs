@@ -75,8 +75,11 @@ fn hole(types: &BTreeSet<TypeName>) -> String {
 
 /// The shapes stored in `dir` and, `depth` levels down, its
 /// subdirectories; at most `sample` key-values are read per directory.
+/// `retry` bounds each transaction, and each read of the scan, as the
+/// caller's other transactions are bounded (`fql --timeout`).
 pub fn infer(
     db: &dyn Database,
+    retry: RetryOptions,
     dir: &[String],
     depth: usize,
     sample: Option<u64>,
@@ -87,8 +90,8 @@ pub fn infer(
     for _ in 0..depth {
         let mut next = Vec::new();
         for path in &frontier {
-            let children = db
-                .run(|tx, _| layer.list(tx, path))
+            let (children, _) = db
+                .run_with(retry, |tx, _| layer.list(tx, path))
                 .map_err(crate::exec::Error::from)?;
             for child in children {
                 let mut p = path.clone();
@@ -117,7 +120,7 @@ pub fn infer(
         else {
             continue;
         };
-        shapes.extend(directory(&mut tx, path, &prefix, sample)?);
+        shapes.extend(directory(&mut tx, retry, path, &prefix, sample)?);
     }
     Ok(shapes)
 }
@@ -125,6 +128,7 @@ pub fn infer(
 /// The shapes of one directory.
 fn directory(
     tx: &mut Box<dyn Transaction>,
+    retry: RetryOptions,
     path: &[String],
     prefix: &[u8],
     sample: Option<u64>,
@@ -136,7 +140,7 @@ fn directory(
     let mut read = 0u64;
     let mut sampled = false;
     'scan: loop {
-        let next = read_resuming(tx, RetryOptions::default(), |tx| cursor.next_batch(tx))?;
+        let next = read_resuming(tx, retry, |tx| cursor.next_batch(tx))?;
         let Some(batch) = next.0 else {
             break;
         };

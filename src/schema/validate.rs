@@ -49,9 +49,12 @@ pub struct Summary {
 
 /// Validates the data under `db` against the schema `source` with
 /// `params`, reporting each violation to `report`, and stopping after
-/// `max_violations` of them.
+/// `max_violations` of them. `retry` bounds each transaction, and each
+/// read of the scan, as the caller's other transactions are bounded
+/// (`fql --timeout`).
 pub fn validate(
     db: &dyn Database,
+    retry: RetryOptions,
     source: &str,
     params: &std::collections::HashMap<String, Elem<'static>>,
     max_violations: Option<u64>,
@@ -71,7 +74,7 @@ pub fn validate(
     }
     let layer = DirectoryLayer::new();
     // Every directory a pattern names, with the patterns naming it.
-    let dirs = db.run(|tx, _| {
+    let (dirs, _) = db.run_with(retry, |tx, _| {
         let mut dirs: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
         for p in &patterns {
             for path in crate::exec::dirs::matching(tx, &layer, p.dir)? {
@@ -109,7 +112,7 @@ pub fn validate(
         let mine: Vec<&Pattern<'_>> = indexes.iter().map(|&i| &patterns[i]).collect();
         let mut counts = vec![0u64; mine.len()];
         let mut cursor = RangeCursor::new(RangeOption::prefix(&prefix), true);
-        while let Some(batch) = next_batch(&mut cursor, &mut tx, &mut summary)? {
+        while let Some(batch) = next_batch(&mut cursor, &mut tx, retry, &mut summary)? {
             for kv in batch {
                 summary.keys += 1;
                 if let Some(v) = check(path, &prefix, &kv.key, &kv.value, &mine, &mut counts) {
@@ -153,10 +156,10 @@ pub fn validate(
 fn next_batch(
     cursor: &mut RangeCursor,
     tx: &mut Box<dyn Transaction>,
+    retry: RetryOptions,
     summary: &mut Summary,
 ) -> Result<Option<Vec<crate::kv::KeyValue>>, Error> {
-    let (batch, renewed) =
-        crate::kv::read_resuming(tx, RetryOptions::default(), |tx| cursor.next_batch(tx))?;
+    let (batch, renewed) = crate::kv::read_resuming(tx, retry, |tx| cursor.next_batch(tx))?;
     summary.transactions += u64::from(renewed);
     Ok(batch)
 }

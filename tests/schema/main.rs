@@ -4,13 +4,16 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fql::kv::embedded::Embedded;
-use fql::kv::{Database, DatabaseExt};
+use fql::kv::{Database, DatabaseExt, RetryOptions};
 use fql::mutex::{Mutex, Reaper, Timing, dir_param};
 use fql::schema::{Violation, validate};
 use fql::syntax::ast::Elem;
+
+#[path = "../support/hooked.rs"]
+mod hooked;
 
 const FAST: Timing = Timing {
     heartbeat: Duration::from_millis(50),
@@ -33,9 +36,14 @@ fn params() -> HashMap<String, Elem<'static>> {
 fn mutex_violations(db: &Arc<dyn Database>) -> Vec<Violation> {
     let schema = fql::scripts::find("mutex/schema").unwrap().source;
     let mut found = Vec::new();
-    validate(&**db, schema, &params(), None, &mut |v| {
-        found.push(v.clone())
-    })
+    validate(
+        &**db,
+        RetryOptions::default(),
+        schema,
+        &params(),
+        None,
+        &mut |v| found.push(v.clone()),
+    )
     .unwrap();
     found
 }
@@ -160,7 +168,7 @@ fn inferred_schemas_validate_the_data_they_came_from() {
             script.push_str(&format!("/data/set({})={value}\n", elems.join(",")));
         }
         run(&db, &script);
-        let shapes = fql::schema::infer(&*db, &["data".into(), "set".into()], 0, None).unwrap();
+        let shapes = fql::schema::infer(&*db, RetryOptions::default(), &["data".into(), "set".into()], 0, None).unwrap();
         let schema: String = shapes.iter().map(|s| format!("{s}\n")).collect();
         let total: u64 = shapes.iter().map(|s| s.count).sum();
         let stored = db
@@ -171,7 +179,7 @@ fn inferred_schemas_validate_the_data_they_came_from() {
             .unwrap();
         prop_assert_eq!(total, stored as u64);
         let mut found = Vec::new();
-        let summary = validate(&*db, &schema, &HashMap::new(), None, &mut |v| found.push(v.clone())).unwrap();
+        let summary = validate(&*db, RetryOptions::default(), &schema, &HashMap::new(), None, &mut |v| found.push(v.clone())).unwrap();
         prop_assert!(found.is_empty(), "{schema}\n{found:?}");
         prop_assert_eq!(summary.keys, stored as u64);
     });
@@ -182,11 +190,79 @@ fn a_missing_parameter_or_a_bad_schema_is_an_error_not_a_verdict() {
     let db: Arc<dyn Database> = Arc::new(Embedded::memory());
     let schema = fql::scripts::find("mutex/schema").unwrap().source;
     assert!(matches!(
-        validate(&*db, schema, &HashMap::new(), None, &mut |_| {}),
+        validate(
+            &*db,
+            RetryOptions::default(),
+            schema,
+            &HashMap::new(),
+            None,
+            &mut |_| {}
+        ),
         Err(fql::schema::Error::Plan(_))
     ));
     assert!(matches!(
-        validate(&*db, "/a(<string>)", &HashMap::new(), None, &mut |_| {}),
+        validate(
+            &*db,
+            RetryOptions::default(),
+            "/a(<string>)",
+            &HashMap::new(),
+            None,
+            &mut |_| {}
+        ),
         Err(fql::schema::Error::Invalid(_))
     ));
+}
+
+/// A scan whose reads the database keeps answering with a retryable error
+/// (a lagging cluster) gives up at the caller's deadline (`fql --timeout`),
+/// not at the default one ten seconds on.
+#[test]
+fn validate_and_infer_give_up_at_the_callers_deadline() {
+    let inner: Arc<dyn Database> = Arc::new(Embedded::memory());
+    run(&inner, "/data/set(1)=2\n");
+    // Every read fails, or those of the data only (the scan, not the
+    // directory layer's reads under 0xfe).
+    let every: hooked::Hook = Arc::new(|_, _: &[u8]| Err(hooked::process_behind()));
+    let data: hooked::Hook = Arc::new(|_, key: &[u8]| match key.first() {
+        Some(0xfe) => Ok(()),
+        _ => Err(hooked::process_behind()),
+    });
+    let retry = RetryOptions::default().with_timeout(Duration::from_millis(300));
+    let timed_out = |e: &fql::schema::Error| {
+        matches!(e, fql::schema::Error::Run(e)
+            if fql::kv::AsKvError::as_kv(e) == Some(&fql::kv::Error::TransactionTimedOut))
+    };
+    let dir = ["data".to_string(), "set".to_string()];
+    for (what, hook) in [("every read", every), ("the scan", data)] {
+        let db = hooked::hooked(inner.clone(), hook);
+        let began = Instant::now();
+        let validated = validate(
+            &*db,
+            retry,
+            "/data/set(<int>)=<int>",
+            &HashMap::new(),
+            None,
+            &mut |_| {},
+        );
+        let infer_began = Instant::now();
+        let inferred = fql::schema::infer(&*db, retry, &dir, 1, None);
+        let infer_took = infer_began.elapsed();
+        let validate_took = infer_began - began;
+        assert!(
+            validated.as_ref().is_err_and(timed_out),
+            "{what}: {validated:?}"
+        );
+        assert!(
+            inferred.as_ref().is_err_and(timed_out),
+            "{what}: {inferred:?}"
+        );
+        // The default deadline cannot have passed: the loop gives up no
+        // sooner than its deadline.
+        for took in [validate_took, infer_took] {
+            assert!(
+                took < fql::kv::DEFAULT_TIMEOUT,
+                "{what}: gave up after {took:?}"
+            );
+        }
+    }
 }

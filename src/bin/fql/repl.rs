@@ -84,7 +84,11 @@ pub fn run(
         eprintln!("fql: cannot start the shell: {e}");
         Exit::Usage
     })?;
-    let helper = FqlHelper::new(session.db.clone(), session.settings.color_out);
+    let helper = FqlHelper::new(
+        session.db.clone(),
+        session.engine.retry_options(),
+        session.settings.color_out,
+    );
     let cwd = helper.cwd.clone();
     editor.set_helper(Some(helper));
     if let Some(path) = &history {

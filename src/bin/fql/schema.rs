@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
-use fql::kv::{Activity, Database, Observed};
+use fql::kv::{Activity, Database, Observed, RetryOptions};
 use fql::schema::{Summary, Violation};
 use fql::syntax::Sources;
 
@@ -28,10 +28,11 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
     // Report schema errors with their spans before touching the database.
     crate::session::with_plan(&sources, &params, color, |_| Ok(()))?;
     let opened = crate::store::open(store)?;
+    let retry = RetryOptions::default().with_timeout(opened.timeout);
     let activity = Arc::new(Activity::default());
     let db = Observed::new(opened.db, activity.clone());
     let progress = Progress::start(activity.clone(), std::io::stderr().is_terminal());
-    let result = run(&db, &src, &params, args, &progress, &activity);
+    let result = run(&db, retry, &src, &params, args, &progress, &activity);
     drop(progress);
     let result = match result {
         Ok(summary) => summary,
@@ -62,6 +63,7 @@ struct Unwritten(Exit);
 /// write that fails stops the scan through `activity`.
 fn run(
     db: &dyn Database,
+    retry: RetryOptions,
     src: &str,
     params: &std::collections::HashMap<String, fql::syntax::ast::Elem<'static>>,
     args: &ValidateArgs,
@@ -70,7 +72,7 @@ fn run(
 ) -> Result<Result<Summary, fql::schema::Error>, Unwritten> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut failed = None;
-    let summary = fql::schema::validate(db, src, params, args.max_violations, &mut |v| {
+    let summary = fql::schema::validate(db, retry, src, params, args.max_violations, &mut |v| {
         progress.before_output();
         if failed.is_some() {
             return;
@@ -154,10 +156,12 @@ fn failed(e: &fql::schema::Error) -> Exit {
 pub fn infer(args: &InferArgs, store: &StoreArgs) -> Result<(), Exit> {
     let dir = crate::mutex::directory(&args.dir)?;
     let opened = crate::store::open(store)?;
-    let shapes = fql::schema::infer(&*opened.db, &dir, args.depth, args.sample).map_err(|e| {
-        eprintln!("fql: {e}");
-        failed(&e)
-    })?;
+    let retry = RetryOptions::default().with_timeout(opened.timeout);
+    let shapes =
+        fql::schema::infer(&*opened.db, retry, &dir, args.depth, args.sample).map_err(|e| {
+            eprintln!("fql: {e}");
+            failed(&e)
+        })?;
     let mut text = String::new();
     for shape in &shapes {
         let sampled = if shape.sampled { " in a sample" } else { "" };

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
-use fql::kv::Database;
+use fql::kv::{Database, RetryOptions};
 use fql::syntax::ast::{OptName, Type};
 use fql::syntax::tokens::is_open;
 use rustyline::completion::{Completer, Pair};
@@ -25,9 +25,9 @@ pub struct FqlHelper {
 }
 
 impl FqlHelper {
-    pub fn new(db: Arc<dyn Database>, color: bool) -> FqlHelper {
+    pub fn new(db: Arc<dyn Database>, retry: RetryOptions, color: bool) -> FqlHelper {
         FqlHelper {
-            lister: Lister::new(db),
+            lister: Lister::new(db, retry),
             cwd: Arc::default(),
             color,
         }

@@ -186,6 +186,7 @@ impl Repl {
         let mut unwritten = None;
         let result = fql::schema::validate(
             &*self.session.db,
+            self.session.engine.retry_options(),
             &source,
             &settings.params,
             None,
