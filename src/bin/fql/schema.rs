@@ -34,11 +34,6 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
     let progress = Progress::start(activity.clone(), std::io::stderr().is_terminal());
     let result = run(&db, retry, &src, &params, args, &progress, &activity);
     drop(progress);
-    let result = match result {
-        Ok(summary) => summary,
-        // Nothing more to say once the report cannot be written.
-        Err(Unwritten(exit)) => return Err(exit),
-    };
     match result {
         Ok(summary) => {
             print_summary(&summary, args.format)?;
@@ -48,16 +43,24 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
                 Err(Exit::Unmet)
             }
         }
-        Err(e) => {
+        // Nothing more to say once the report cannot be written.
+        Err(Failure::Unwritten(exit)) => Err(exit),
+        Err(Failure::Schema(e)) => {
             eprintln!("fql: {e}");
             Err(failed(&e))
         }
     }
 }
 
-/// Standard output failed while violations were written; the exit says
-/// how.
-struct Unwritten(Exit);
+/// Why a validation ended without a summary to print.
+enum Failure {
+    /// Standard output failed while violations were written; the exit
+    /// says how. It stopped the scan, so it comes before any error the
+    /// scan then gave.
+    Unwritten(Exit),
+    /// The schema could not be checked.
+    Schema(fql::schema::Error),
+}
 
 /// Validates, writing each violation to standard output as it is found. A
 /// write that fails stops the scan through `activity`.
@@ -69,7 +72,7 @@ fn run(
     args: &ValidateArgs,
     progress: &Progress,
     activity: &Activity,
-) -> Result<Result<Summary, fql::schema::Error>, Unwritten> {
+) -> Result<Summary, Failure> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut failed = None;
     let summary = fql::schema::validate(db, retry, src, params, args.max_violations, &mut |v| {
@@ -87,8 +90,8 @@ fn run(
         }
     });
     match failed.map_or_else(|| out.flush(), Err) {
-        Ok(()) => Ok(summary),
-        Err(e) => Err(Unwritten(output::write_failed(&e))),
+        Ok(()) => summary.map_err(Failure::Schema),
+        Err(e) => Err(Failure::Unwritten(output::write_failed(&e))),
     }
 }
 
