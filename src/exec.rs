@@ -49,7 +49,7 @@ use crate::kv::{AsKvError, Committed, Database, DatabaseExt, RetryOptions, Trans
 use crate::plan::{Guard, Plan, Step};
 
 use bindings::Fed;
-pub use bindings::{Added, Bindings};
+pub use bindings::Bindings;
 pub use error::Error;
 pub use found::{Batch, Each, Found, Sink};
 pub use output::{DirPath, Output, Part, Row};
@@ -294,25 +294,11 @@ impl Engine {
         bindings: &mut Bindings,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
-        let added = self.attempt_in(tx, steps, bindings, sink)?;
+        let added = self
+            .attempt(tx, steps, Reads::Write, bindings, sink)?
+            .into_sets();
         bindings.absorb(added);
         Ok(())
-    }
-
-    /// [`Engine::run_in`] for a caller that runs `tx` in a retry loop of
-    /// its own: what the statements bind is handed back, for
-    /// [`Bindings::absorb`] once `tx` commits, so that an attempt that
-    /// fails leaves the bindings as they were.
-    pub fn attempt_in(
-        &self,
-        tx: &mut dyn Transaction,
-        steps: &[Step<'_>],
-        bindings: &Bindings,
-        sink: &mut dyn Sink,
-    ) -> Result<Added, Error> {
-        Ok(self
-            .attempt(tx, steps, Reads::Write, bindings, sink)?
-            .into_sets())
     }
 
     /// One attempt at a transaction's statements, starting from the rows

@@ -62,7 +62,7 @@ impl Bindings {
     }
 
     /// Takes what a transaction bound, once it committed.
-    pub fn absorb(&mut self, added: Added) {
+    pub(super) fn absorb(&mut self, added: Added) {
         self.sets.extend(added.sets);
         self.keep_within_budget();
     }
@@ -96,7 +96,7 @@ pub(super) struct Fed<'b> {
 /// What an attempt bound, apart from what it bound it beside: added to
 /// the [`Bindings`] once the attempt's transaction commits.
 #[derive(Debug)]
-pub struct Added {
+pub(super) struct Added {
     sets: HashMap<usize, RowSet>,
 }
 
