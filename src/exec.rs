@@ -48,8 +48,8 @@ use crate::directory::DirectoryLayer;
 use crate::kv::{AsKvError, Committed, Database, DatabaseExt, RetryOptions, Transaction};
 use crate::plan::{Guard, Plan, Step};
 
-use bindings::Fed;
 pub use bindings::Bindings;
+use bindings::Fed;
 pub use error::Error;
 pub use found::{Batch, Each, Found, Sink};
 pub use output::{DirPath, Output, Part, Row};
