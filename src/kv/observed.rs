@@ -10,11 +10,11 @@
 //! `transaction_cancelled`, which is not retryable, so nothing commits.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use super::{
     Committed, ConflictRangeType, Database, Error, MutationType, RangeOption, RangeResult, Result,
-    Transaction, TransactionOption, Watch,
+    Transaction, TransactionOption, Watch, lock,
 };
 
 /// What the transactions of an [`Observed`] database have read, and
@@ -54,17 +54,17 @@ impl Activity {
     /// How many times the newest transaction was retried, and why the
     /// last time: `(2, Some(not_committed))` during its third attempt.
     pub fn retries(&self) -> (u64, Option<Error>) {
-        let why = self.retried.lock().unwrap_or_else(PoisonError::into_inner);
+        let why = lock(&self.retried);
         (self.retries.load(Ordering::Relaxed), why.clone())
     }
 
     fn new_transaction(&self) {
         self.retries.store(0, Ordering::Relaxed);
-        *self.retried.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        *lock(&self.retried) = None;
     }
 
     fn retrying(&self, error: &Error) {
-        *self.retried.lock().unwrap_or_else(PoisonError::into_inner) = Some(error.clone());
+        *lock(&self.retried) = Some(error.clone());
         self.retries.fetch_add(1, Ordering::Relaxed);
     }
 

@@ -9,14 +9,14 @@ use super::atomic::{apply, fill_stamp};
 use super::buffer::Mutation;
 use super::ranges::RangeSet;
 use super::store::Writer;
-use super::tx::{EmbeddedTx, MAX_AGE};
+use super::tx::EmbeddedTx;
 use super::{Fault, Shared};
 use crate::kv::admit::stamp_offset;
-use crate::kv::{Committed, Error, MutationType, Result, Transaction, key_after};
+use crate::kv::{Committed, Error, MutationType, Result, Transaction, WINDOW, key_after};
 
 /// How long the commit log remembers a commit's write ranges: longer than
 /// any transaction may live, so every live transaction can be checked.
-const LOG_WINDOW_MS: u64 = 2 * MAX_AGE.as_millis() as u64;
+const LOG_WINDOW_MS: u64 = 2 * WINDOW.as_millis() as u64;
 
 /// At most this many write ranges of one commit are logged; more are
 /// joined into this many wider ones.
@@ -42,7 +42,7 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
         return Err(e);
     }
     let read = tx.read_state();
-    if read.is_some_and(|(_, at)| at.elapsed() > MAX_AGE) {
+    if read.is_some_and(|(_, at)| at.elapsed() > WINDOW) {
         return Err(Error::TransactionTooOld);
     }
     if tx.buffer.is_empty() && tx.writes.is_empty() {

@@ -35,8 +35,7 @@ use self::identity::FileId;
 use self::sweep::{Held, Sweeper};
 use super::OpenOptions;
 use super::store::{Snapshot, Store, Writer, batch};
-use super::tx::MAX_AGE;
-use crate::kv::{Error, KeyValue, Result};
+use crate::kv::{Error, KeyValue, Result, WINDOW, lock};
 
 pub(crate) use guard::Guarded;
 
@@ -71,7 +70,7 @@ fn storage(path: &Path, e: impl std::fmt::Display) -> Error {
 
 impl Pool {
     fn take(&self) -> Result<Connection> {
-        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let idle = lock(&self.idle).pop();
         match idle {
             Some(c) => Ok(c),
             None => {
@@ -107,7 +106,7 @@ impl Pool {
     }
 
     fn give(&self, conn: Connection) {
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let mut idle = lock(&self.idle);
         if idle.len() < 16 {
             idle.push(conn);
         }
@@ -211,7 +210,7 @@ impl Store for SqliteStore {
             }
         };
         let held: Held = Arc::new(Mutex::new(Some(conn)));
-        sweep::watch(&self.pool, &held, Instant::now() + MAX_AGE + SWEEP_MARGIN);
+        sweep::watch(&self.pool, &held, Instant::now() + WINDOW + SWEEP_MARGIN);
         Ok(Box::new(SqliteSnapshot {
             conn: held,
             pool: self.pool.clone(),
@@ -254,7 +253,7 @@ impl Store for SqliteStore {
     }
 
     fn change_token(&self) -> Result<u64> {
-        let mut watcher = self.watcher.lock().unwrap_or_else(|e| e.into_inner());
+        let mut watcher = lock(&self.watcher);
         if watcher.is_none() {
             *watcher = Some(self.pool.take()?);
         }
@@ -285,14 +284,14 @@ struct SqliteSnapshot {
 impl SqliteSnapshot {
     /// Runs `f` on the read transaction, if it is still open.
     fn with<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        let conn = sweep::lock(&self.conn);
+        let conn = lock(&self.conn);
         f(conn.as_ref().ok_or(Error::TransactionTooOld)?).map_err(|e| self.pool.error(e))
     }
 }
 
 impl Drop for SqliteSnapshot {
     fn drop(&mut self) {
-        let conn = sweep::lock(&self.conn).take();
+        let conn = lock(&self.conn).take();
         if let Some(conn) = conn
             && conn.execute_batch("ROLLBACK").is_ok()
         {

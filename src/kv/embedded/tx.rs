@@ -14,12 +14,8 @@ use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
     Committed, ConflictRangeType, Error, KeyValue, MutationType, RangeOption, RangeResult, Result,
-    StreamingMode, Transaction, TransactionOption, Watch, key_after,
+    StreamingMode, Transaction, TransactionOption, WINDOW, Watch, key_after,
 };
-
-/// FDB's MVCC window: a transaction may read and commit for this long after
-/// taking its read version.
-pub(crate) const MAX_AGE: Duration = Duration::from_secs(5);
 
 pub(crate) struct EmbeddedTx {
     shared: Arc<Shared>,
@@ -91,7 +87,7 @@ impl EmbeddedTx {
             self.snapshot = Some((self.shared.store.snapshot()?, Instant::now()));
         }
         let (snap, at) = self.snapshot.as_mut().expect("just set");
-        if at.elapsed() > MAX_AGE {
+        if at.elapsed() > WINDOW {
             return Err(Error::TransactionTooOld);
         }
         Ok(snap.as_mut())

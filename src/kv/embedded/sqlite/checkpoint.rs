@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use crate::kv::embedded::tx::MAX_AGE;
+use crate::kv::WINDOW;
 
 /// The WAL size past which a committer restarts the WAL, and to which
 /// `journal_size_limit` truncates it then.
@@ -38,7 +38,7 @@ const WAL_HARD_LIMIT: u64 = 4 * WAL_LIMIT;
 const SHORT_WAIT: Duration = Duration::from_millis(200);
 
 /// How long it waits past it: longer than any read transaction lives.
-const LONG_WAIT: Duration = MAX_AGE.saturating_add(Duration::from_millis(300));
+const LONG_WAIT: Duration = WINDOW.saturating_add(Duration::from_millis(300));
 
 /// The pause between attempts within one wait.
 const RETRY_PAUSE: Duration = Duration::from_millis(5);

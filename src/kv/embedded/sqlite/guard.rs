@@ -28,7 +28,7 @@ use super::SqliteStore;
 use super::target::{ReadOnly, Target};
 use crate::kv::embedded::Access;
 use crate::kv::embedded::store::{Snapshot, Store, Writer};
-use crate::kv::{Error, KeyValue, Result};
+use crate::kv::{Error, KeyValue, Result, lock};
 
 /// The value of `PRAGMA user_version` that marks a damaged file.
 pub(crate) const DAMAGED: i32 = 1;
@@ -79,7 +79,7 @@ impl Guarded {
 impl Health {
     /// The error a write would fail with now, if any.
     fn refusal(&self) -> Option<Error> {
-        let damage = self.damage.lock().unwrap_or_else(|e| e.into_inner());
+        let damage = lock(&self.damage);
         if let Some(detail) = damage.as_deref() {
             return Some(Error::Corrupt(corrupt_message(&self.target.shown, detail)));
         }
@@ -93,7 +93,7 @@ impl Health {
         match e {
             Error::Corrupt(detail) => {
                 let first = {
-                    let mut damage = self.damage.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut damage = lock(&self.damage);
                     let first = damage.is_none();
                     if first {
                         *damage = Some(detail.clone());
@@ -182,7 +182,7 @@ impl Store for Guarded {
     }
 
     fn access(&self) -> Access {
-        let damage = self.health.damage.lock().unwrap_or_else(|e| e.into_inner());
+        let damage = lock(&self.health.damage);
         match (damage.as_deref(), self.health.read_only) {
             (Some(detail), _) => Access::Damaged(detail.to_string()),
             (None, Some(why)) => Access::ReadOnly(why.reason().to_string()),
