@@ -23,7 +23,7 @@ mod open;
 mod setup;
 mod target;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -33,6 +33,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use self::checkpoint::{Checkpoints, WAL_LIMIT};
 use self::identity::FileId;
 use self::sweep::{Held, Sweeper};
+use self::target::Target;
 use super::OpenOptions;
 use super::store::{Snapshot, Store, Writer, batch};
 use crate::kv::{Error, KeyValue, Result, WINDOW, lock};
@@ -47,7 +48,6 @@ const STATEMENTS: usize = 32;
 const SWEEP_MARGIN: Duration = Duration::from_millis(100);
 
 pub(crate) struct SqliteStore {
-    path: PathBuf,
     pool: Arc<Pool>,
     /// The connection watches poll with, opened by the first poll.
     watcher: Mutex<Option<Connection>>,
@@ -55,10 +55,10 @@ pub(crate) struct SqliteStore {
 }
 
 struct Pool {
-    target: target::Target,
+    /// How to connect; its timeout is the longest wait for a lock another
+    /// process holds.
+    target: Arc<Target>,
     idle: Mutex<Vec<Connection>>,
-    /// The longest wait for a lock another process holds.
-    timeout: Duration,
     /// The file opened; a connection to any other is refused.
     file: FileId,
     sweeper: Arc<Sweeper>,
@@ -94,7 +94,7 @@ impl Pool {
 
     /// Names the file in an error, and the wait in a lock wait that ran out.
     fn error(&self, e: Error) -> Error {
-        self.error_after(e, self.timeout)
+        self.error_after(e, self.target.timeout)
     }
 
     fn error_after(&self, e: Error, waited: Duration) -> Error {
@@ -155,21 +155,17 @@ impl SqliteStore {
             marked,
         } = open::open(path, options.read_only, timeout)?;
         let file = FileId::of(target.file()).map_err(|e| storage(path, e))?;
-        let mut wal = target.file().as_os_str().to_owned();
-        wal.push("-wal");
         let store = SqliteStore {
-            path: path.to_owned(),
             pool: Arc::new(Pool {
-                target: target.clone(),
+                target: Arc::new(target),
                 idle: Mutex::new(vec![conn]),
-                timeout,
                 file,
                 sweeper: Arc::default(),
             }),
             watcher: Mutex::default(),
-            checkpoints: Checkpoints::new(wal.into()),
+            checkpoints: Checkpoints::default(),
         };
-        Ok(Guarded::new(store, target, read_only, marked))
+        Ok(Guarded::new(store, read_only, marked))
     }
 }
 
@@ -189,7 +185,7 @@ impl Drop for SqliteStore {
 impl Store for SqliteStore {
     fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
         let conn = self.pool.take()?;
-        let deadline = Instant::now() + self.pool.timeout;
+        let deadline = Instant::now() + self.pool.target.timeout;
         // The first read fixes the WAL snapshot this transaction sees. A
         // lock SQLite does not wait for itself (a WAL being recovered, a
         // file being closed) is waited out here, up to the timeout.
@@ -226,9 +222,9 @@ impl Store for SqliteStore {
         let mut conn = self.pool.take()?;
         // The lock wait follows the transaction's own timeout when that is
         // sooner than the store's.
-        let wait = deadline.map_or(self.pool.timeout, |d| {
-            d.saturating_duration_since(Instant::now())
-                .min(self.pool.timeout)
+        let timeout = self.pool.target.timeout;
+        let wait = deadline.map_or(timeout, |d| {
+            d.saturating_duration_since(Instant::now()).min(timeout)
         });
         let result = (|| {
             conn.busy_timeout(wait)?;
@@ -240,14 +236,14 @@ impl Store for SqliteStore {
             tx.commit()?;
             Ok(())
         })();
-        let _ = conn.busy_timeout(self.pool.timeout);
+        let _ = conn.busy_timeout(timeout);
         self.pool.give(conn);
         result.map_err(|e| self.pool.error_after(e, wait))
     }
 
     fn after_commit(&self) {
         if let Ok(conn) = self.pool.take() {
-            self.checkpoints.after_commit(&conn, self.pool.timeout);
+            self.checkpoints.after_commit(&conn, &self.pool.target);
             self.pool.give(conn);
         }
     }
@@ -263,7 +259,7 @@ impl Store for SqliteStore {
     }
 
     fn describe(&self) -> String {
-        self.path.display().to_string()
+        self.pool.target.shown.display().to_string()
     }
 }
 

@@ -19,11 +19,12 @@
 //! processes. A process that is stopped inside a read transaction pins the
 //! WAL until it resumes or dies; attempts then back off to once a minute.
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
+
+use super::target::Target;
 
 use crate::kv::WINDOW;
 
@@ -49,8 +50,8 @@ const RETRY_PAUSE: Duration = Duration::from_millis(5);
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
+#[derive(Default)]
 pub(super) struct Checkpoints {
-    wal: PathBuf,
     state: Mutex<Tries>,
 }
 
@@ -59,24 +60,23 @@ struct Tries {
     backoff: Duration,
 }
 
-impl Checkpoints {
-    pub fn new(wal: PathBuf) -> Checkpoints {
-        Checkpoints {
-            wal,
-            state: Mutex::new(Tries {
-                not_before: None,
-                backoff: FIRST_BACKOFF,
-            }),
+impl Default for Tries {
+    fn default() -> Self {
+        Tries {
+            not_before: None,
+            backoff: FIRST_BACKOFF,
         }
     }
+}
 
+impl Checkpoints {
     /// After a commit, once the committing transaction has let go of its
     /// own snapshot (which the checkpoint would otherwise wait for):
-    /// restarts the WAL if it is past the limit, on `conn`. `busy` is the connection's usual
-    /// lock wait, restored after. Best effort: the commit has happened, and
-    /// a checkpoint that fails is tried again by a later commit.
-    pub fn after_commit(&self, conn: &Connection, busy: Duration) {
-        let Ok(size) = std::fs::metadata(&self.wal).map(|m| m.len()) else {
+    /// restarts the WAL of `target` if it is past the limit, on `conn`.
+    /// Best effort: the commit has happened, and a checkpoint that fails is
+    /// tried again by a later commit.
+    pub fn after_commit(&self, conn: &Connection, target: &Target) {
+        let Ok(size) = std::fs::metadata(target.beside("-wal")).map(|m| m.len()) else {
             return;
         };
         if size <= WAL_LIMIT {
@@ -94,7 +94,7 @@ impl Checkpoints {
         }
         let long = size > WAL_HARD_LIMIT;
         let restarted = restart(conn, if long { LONG_WAIT } else { SHORT_WAIT });
-        let _ = conn.busy_timeout(busy);
+        let _ = conn.busy_timeout(target.timeout);
         if restarted {
             tries.not_before = None;
             tries.backoff = FIRST_BACKOFF;

@@ -43,7 +43,7 @@ pub(crate) struct Guarded {
 }
 
 struct Health {
-    target: Target,
+    target: Arc<Target>,
     read_only: Option<ReadOnly>,
     /// What showed the file damaged, once something has.
     damage: Mutex<Option<String>>,
@@ -58,20 +58,15 @@ impl Guarded {
 
     /// `store` guarded: `read_only` says why it is, `marked` whether the
     /// file carries the damage mark.
-    pub(crate) fn new(
-        store: SqliteStore,
-        target: Target,
-        read_only: Option<ReadOnly>,
-        marked: bool,
-    ) -> Guarded {
+    pub(crate) fn new(store: SqliteStore, read_only: Option<ReadOnly>, marked: bool) -> Guarded {
         let damage = marked.then(|| "an earlier run found it damaged and marked it so".to_string());
         Guarded {
-            store,
             health: Arc::new(Health {
-                target,
+                target: store.pool.target.clone(),
                 read_only,
                 damage: Mutex::new(damage),
             }),
+            store,
         }
     }
 }

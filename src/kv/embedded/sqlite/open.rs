@@ -51,24 +51,22 @@ pub(crate) fn open(path: &Path, read_only: bool, timeout: Duration) -> Result<Op
             "the database path is empty; give the name of a file".into(),
         ));
     }
-    let file = std::path::absolute(path).map_err(|e| cannot("open", path, &e))?;
-    let why = probe(path, &file, read_only)?;
     let mut target = Target {
         shown: path.to_owned(),
-        file,
-        mode: if why.is_some() {
-            Mode::ReadOnly
-        } else {
-            Mode::ReadWrite
-        },
+        file: std::path::absolute(path).map_err(|e| cannot("open", path, &e))?,
+        mode: Mode::ReadWrite,
         timeout,
     };
+    let why = probe(&target, read_only)?;
+    if why.is_some() {
+        target.mode = Mode::ReadOnly;
+    }
     match connect_and_read(&target, deadline) {
         Ok((conn, found)) => finish(target, conn, why, found),
         // SQLite reads a WAL database through its -wal and -shm files;
         // where it cannot create them and there is no log to read, the
         // file holds everything and is read as it is.
-        Err(e) if needs_journal(&e) && !wal_exists(&target.file) => {
+        Err(e) if needs_journal(&e) && !target.beside("-wal").exists() => {
             target.mode = Mode::Immutable;
             let (conn, found) = connect_and_read(&target, deadline)
                 .map_err(|e| sqlite_error(path, "open", e, timeout))?;
@@ -133,14 +131,15 @@ fn finish(
     }
 }
 
-/// What `path` lets this process do: `None` when it may read and write
+/// What the file lets this process do: `None` when it may read and write
 /// the file, else why it may only read it. Creates the file, empty and
 /// private, when it is missing and a write is allowed.
 ///
 /// It never opens the file: closing any descriptor of a file drops every
 /// POSIX lock this process holds on it, SQLite's included, and another
 /// connection of this process may have it open.
-fn probe(path: &Path, file: &Path, read_only: bool) -> Result<Option<ReadOnly>> {
+fn probe(target: &Target, read_only: bool) -> Result<Option<ReadOnly>> {
+    let (path, file) = (target.shown.as_path(), target.file());
     if !read_only && create_private(file).map_err(|e| cannot("create", path, &e))? {
         return Ok(None);
     }
@@ -157,7 +156,7 @@ fn probe(path: &Path, file: &Path, read_only: bool) -> Result<Option<ReadOnly>> 
         )));
     }
     access(file, AccessFlags::R_OK).map_err(|e| cannot("open", path, &e.into()))?;
-    readable_beside(path, file)?;
+    readable_beside(target)?;
     if read_only {
         return Ok(Some(ReadOnly::Asked));
     }
@@ -174,21 +173,14 @@ fn probe(path: &Path, file: &Path, read_only: bool) -> Result<Option<ReadOnly>> 
 /// only say it is "unable to open database file". They keep the mode the
 /// database had when they were made, so a database shared later by its
 /// own mode alone is one.
-fn readable_beside(path: &Path, file: &Path) -> Result<()> {
+fn readable_beside(target: &Target) -> Result<()> {
     for suffix in ["-wal", "-shm"] {
-        let mut side = file.as_os_str().to_owned();
-        side.push(suffix);
-        match access(Path::new(&side), AccessFlags::R_OK) {
-            Err(Errno::EACCES) => {
-                let mut shown = path.as_os_str().to_owned();
-                shown.push(suffix);
-                return Err(Error::Storage(format!(
-                    "cannot open the database {}: permission denied on {}",
-                    path.display(),
-                    Path::new(&shown).display()
-                )));
-            }
-            _ => continue,
+        if access(&target.beside(suffix), AccessFlags::R_OK) == Err(Errno::EACCES) {
+            return Err(Error::Storage(format!(
+                "cannot open the database {}: permission denied on {}",
+                target.shown.display(),
+                target.shown_beside(suffix).display()
+            )));
         }
     }
     Ok(())
@@ -278,12 +270,6 @@ fn needs_journal(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen)
     )
-}
-
-fn wal_exists(file: &Path) -> bool {
-    let mut wal = file.as_os_str().to_owned();
-    wal.push("-wal");
-    Path::new(&wal).exists()
 }
 
 #[cfg(test)]

@@ -62,6 +62,17 @@ impl Target {
         &self.file
     }
 
+    /// The file SQLite keeps beside the database with this suffix (`-wal`,
+    /// `-shm`), its path made absolute.
+    pub(crate) fn beside(&self, suffix: &str) -> PathBuf {
+        beside(&self.file, suffix)
+    }
+
+    /// [`Target::beside`] as the caller named the database, for messages.
+    pub(crate) fn shown_beside(&self, suffix: &str) -> PathBuf {
+        beside(&self.shown, suffix)
+    }
+
     /// A new connection with fql's settings.
     pub(crate) fn connect(&self) -> rusqlite::Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -81,6 +92,13 @@ impl Target {
         conn.pragma_update(None, "synchronous", "FULL")?;
         Ok(conn)
     }
+}
+
+/// `path` with `suffix` added to its last part.
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
 }
 
 /// `file:` and the absolute path, percent-encoded, with `immutable=1`.
