@@ -141,7 +141,8 @@ impl Embedded {
     ///
     /// `path` is a file name, never a SQLite URI or `:memory:`. A missing
     /// file is created, with mode 0600 (its directory must exist), unless
-    /// the database is opened read-only. A file this process may not write,
+    /// the database is opened read-only or the `-wal` or `-shm` file of a
+    /// database deleted there is left beside it. A file this process may not write,
     /// or one on a read-only file system, opens read-only. A read-only
     /// database refuses writes with [`Error::ReadOnly`]; one found damaged
     /// refuses them with [`Error::Corrupt`]; [`Embedded::access`] says

@@ -140,8 +140,11 @@ fn finish(
 /// connection of this process may have it open.
 fn probe(target: &Target, read_only: bool) -> Result<Option<ReadOnly>> {
     let (path, file) = (target.shown.as_path(), target.file());
-    if !read_only && create_private(file).map_err(|e| cannot("create", path, &e))? {
-        return Ok(None);
+    if !read_only {
+        no_files_left_beside(target)?;
+        if create_private(file).map_err(|e| cannot("create", path, &e))? {
+            return Ok(None);
+        }
     }
     let meta = fs::metadata(file).map_err(|e| cannot("open", path, &e))?;
     if !meta.is_file() {
@@ -184,6 +187,48 @@ fn readable_beside(target: &Target) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Fails, naming them, when the database is missing but its `-wal` or
+/// `-shm` file is still there: the database was deleted without them.
+///
+/// A new database would take them over. SQLite discards a WAL beside an
+/// empty file, but a process that still has the deleted database open
+/// shares its `-shm` file with whoever opens the path next, and the new
+/// database's reads then fail ("disk I/O error") or read the old WAL.
+/// fql does not delete them itself: it cannot tell whether such a process
+/// exists, and another process creating the database at the same moment
+/// may already be using them.
+///
+/// The database is looked for once more after finding them, so a
+/// database another process has just created, with its files, is opened.
+fn no_files_left_beside(target: &Target) -> Result<()> {
+    let exists = |path: &Path| fs::symlink_metadata(path).is_ok();
+    if exists(target.file()) {
+        return Ok(());
+    }
+    let left: Vec<&str> = ["-wal", "-shm"]
+        .into_iter()
+        .filter(|suffix| exists(&target.beside(suffix)))
+        .collect();
+    if left.is_empty() || exists(target.file()) {
+        return Ok(());
+    }
+    let names: Vec<String> = left
+        .iter()
+        .map(|suffix| target.shown_beside(suffix).display().to_string())
+        .collect();
+    let (are, them) = if names.len() == 1 {
+        ("is", "it")
+    } else {
+        ("are", "them")
+    };
+    Err(Error::Storage(format!(
+        "cannot create the database {}: {} of a deleted database {are} still there; delete \
+         {them} too, once no process has the deleted database open",
+        target.shown.display(),
+        names.join(" and ")
+    )))
 }
 
 /// Creates `file`, empty and with mode 0600, unless it exists; says
