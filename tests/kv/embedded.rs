@@ -198,3 +198,24 @@ fn a_malformed_commit_log_entry_is_damage_and_stops_writes() {
     assert!(err.contains("is corrupt"), "{err}");
     assert_eq!(get(&later, b"k"), Some(b"1".to_vec()), "reads go on");
 }
+
+/// A commit that failed has let go of its snapshot; a commit tried again
+/// without a reset checks the same conflicts, rather than none.
+#[test]
+fn a_commit_tried_again_after_a_conflict_is_checked_again() {
+    for backend in [Backend::memory(), Backend::file()] {
+        set_all(&backend, &[(b"k", b"0")]);
+        let mut tx = backend.create_trx().unwrap();
+        assert_eq!(tx.get(b"k", false).unwrap(), Some(b"0".to_vec()));
+        tx.set(b"k", b"mine").unwrap();
+        set_all(&backend.reopen(), &[(b"k", b"theirs")]);
+        assert_eq!(tx.commit(), Err(Error::NotCommitted));
+        assert_eq!(
+            tx.commit(),
+            Err(Error::NotCommitted),
+            "{}",
+            backend.describe()
+        );
+        assert_eq!(get(&backend, b"k"), Some(b"theirs".to_vec()));
+    }
+}
