@@ -35,7 +35,7 @@ struct LoggedCommit {
 }
 
 impl Store for MemoryStore {
-    fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
+    fn snapshot(&self, _deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
         let state = lock(&self.state);
         Ok(Box::new(MemorySnapshot {
             map: state.map.clone(),
@@ -44,7 +44,8 @@ impl Store for MemoryStore {
     }
 
     /// Commits in this process wait for each other only as long as one
-    /// takes to apply, so there is no deadline to keep.
+    /// takes to apply, so there is no deadline to keep (nor for a
+    /// snapshot).
     fn write(
         &self,
         _deadline: Option<Instant>,

@@ -9,13 +9,19 @@
 //! a crash; a new file's versions start from the clock, so they never
 //! repeat those of a file that was at the same path before.
 //!
-//! Every lock wait is bounded by the store's timeout, read transactions end
-//! when their five seconds are up ([`sweep`]), the WAL is kept bounded
-//! ([`checkpoint`]), and a commit to a file that is no longer the one at
-//! the path is refused ([`identity`]).
+//! The lock waits of opening, reading and committing end at the store's
+//! timeout, or at the transaction's own deadline when that comes first
+//! ([`busy`]). Upkeep that no caller waits on keeps waits of its own: the
+//! WAL restart after a commit, up to [`checkpoint`]'s 5.3 s once the WAL is
+//! far past its limit, and marking a damaged file, up to 2 s
+//! ([`guard`]). Read transactions end when their five seconds are up
+//! ([`sweep`]), the WAL is kept bounded ([`checkpoint`]), and a commit to a
+//! file that is no longer the one at the path is refused ([`identity`]).
 
+mod busy;
 mod checkpoint;
 mod identity;
+mod pool;
 mod sweep;
 
 mod guard;
@@ -28,12 +34,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
+use self::busy::patiently;
 use self::checkpoint::{Checkpoints, WAL_LIMIT};
 use self::identity::FileId;
-use self::sweep::{Held, Sweeper};
-use self::target::Target;
+use self::pool::{Pool, storage};
+use self::sweep::Held;
 use super::OpenOptions;
 use super::store::{Snapshot, Store, Writer, batch};
 use crate::kv::{Error, KeyValue, Result, WINDOW, lock};
@@ -54,76 +61,10 @@ pub(crate) struct SqliteStore {
     checkpoints: Checkpoints,
 }
 
-struct Pool {
-    /// How to connect; its timeout is the longest wait for a lock another
-    /// process holds.
-    target: Arc<Target>,
-    idle: Mutex<Vec<Connection>>,
-    /// The file opened; a connection to any other is refused.
-    file: FileId,
-    sweeper: Arc<Sweeper>,
-}
-
-fn storage(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Storage(format!("{}: {e}", path.display()))
-}
-
-impl Pool {
-    fn take(&self) -> Result<Connection> {
-        let idle = lock(&self.idle).pop();
-        match idle {
-            Some(c) => Ok(c),
-            None => {
-                let conn = self.target.connect().map_err(|e| self.error(e.into()))?;
-                self.check_file()?;
-                Ok(conn)
-            }
-        }
-    }
-
-    /// Fails if the file at the path is no longer the one opened.
-    fn check_file(&self) -> Result<()> {
-        let shown = || self.target.shown.display().to_string();
-        match FileId::of(self.target.file()) {
-            Ok(id) if id == self.file => Ok(()),
-            Ok(_) => Err(Error::Replaced(shown())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Replaced(shown())),
-            Err(e) => Err(storage(&self.target.shown, e)),
-        }
-    }
-
-    /// Names the file in an error, and the wait in a lock wait that ran out.
-    fn error(&self, e: Error) -> Error {
-        self.error_after(e, self.target.timeout)
-    }
-
-    fn error_after(&self, e: Error, waited: Duration) -> Error {
-        match e {
-            Error::Storage(msg) => storage(&self.target.shown, msg),
-            Error::Locked { .. } => locked(&self.target.shown, waited),
-            e => e,
-        }
-    }
-
-    fn give(&self, conn: Connection) {
-        let mut idle = lock(&self.idle);
-        if idle.len() < 16 {
-            idle.push(conn);
-        }
-    }
-}
-
-/// A lock wait on the file at `path` that ran out after `waited`.
-fn locked(path: &Path, waited: Duration) -> Error {
-    Error::Locked {
-        path: path.display().to_string(),
-        waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
-    }
-}
-
 /// What every connection needs to neither hang nor block others.
 ///
-/// - Lock waits last at most `timeout`.
+/// - Lock waits last at most `timeout`; the store's waits set their own
+///   ([`busy`]) and this one again after.
 /// - A statement is compiled once per connection: the query planner's
 ///   stability guarantee keeps SQLite (built with STAT4) from compiling a
 ///   range scan again for every new pair of bounds, which made a
@@ -156,12 +97,7 @@ impl SqliteStore {
         } = open::open(path, options.read_only, timeout)?;
         let file = FileId::of(target.file()).map_err(|e| storage(path, e))?;
         let store = SqliteStore {
-            pool: Arc::new(Pool {
-                target: Arc::new(target),
-                idle: Mutex::new(vec![conn]),
-                file,
-                sweeper: Arc::default(),
-            }),
+            pool: Arc::new(Pool::new(target, conn, file)),
             watcher: Mutex::default(),
             checkpoints: Checkpoints::default(),
         };
@@ -175,7 +111,7 @@ impl Drop for SqliteStore {
     /// file. PASSIVE: it waits for no one and blocks no one, unlike the
     /// checkpoint SQLite would do on close (see [`configure`]).
     fn drop(&mut self) {
-        if let Ok(conn) = self.pool.take() {
+        if let Ok(conn) = self.pool.take(&self.pool.wait(None)) {
             let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
             self.pool.give(conn);
         }
@@ -183,28 +119,10 @@ impl Drop for SqliteStore {
 }
 
 impl Store for SqliteStore {
-    fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
-        let conn = self.pool.take()?;
-        let deadline = Instant::now() + self.pool.target.timeout;
-        // The first read fixes the WAL snapshot this transaction sees. A
-        // lock SQLite does not wait for itself (a WAL being recovered, a
-        // file being closed) is waited out here, up to the timeout.
-        let version = loop {
-            let begun = conn
-                .execute_batch("BEGIN DEFERRED")
-                .map_err(Error::from)
-                .and_then(|()| read_meta(&conn, "version"));
-            match begun {
-                Ok(v) => break v,
-                Err(e) => {
-                    let _ = conn.execute_batch("ROLLBACK");
-                    if !matches!(e, Error::Locked { .. }) || Instant::now() >= deadline {
-                        return Err(self.pool.error(e));
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-            }
-        };
+    fn snapshot(&self, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
+        let wait = self.pool.wait(deadline);
+        let conn = self.pool.take(&wait)?;
+        let version = self.pool.begin_read(&conn, &wait)?;
         let held: Held = Arc::new(Mutex::new(Some(conn)));
         sweep::watch(&self.pool, &held, Instant::now() + WINDOW + SWEEP_MARGIN);
         Ok(Box::new(SqliteSnapshot {
@@ -219,43 +137,46 @@ impl Store for SqliteStore {
         deadline: Option<Instant>,
         f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>,
     ) -> Result<()> {
-        let mut conn = self.pool.take()?;
-        // The lock wait follows the transaction's own timeout when that is
-        // sooner than the store's.
-        let timeout = self.pool.target.timeout;
-        let wait = deadline.map_or(timeout, |d| {
-            d.saturating_duration_since(Instant::now()).min(timeout)
-        });
-        let result = (|| {
-            conn.busy_timeout(wait)?;
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let wait = self.pool.wait(deadline);
+        let conn = self.pool.take(&wait)?;
+        let result = patiently(&conn, wait.until, self.pool.target.timeout, || {
+            conn.execute_batch("BEGIN IMMEDIATE")
+        })
+        .map_err(Error::from)
+        .and_then(|()| {
             // Checked holding the write lock, so no commit of this process
             // lands in a file that was replaced before it began.
             self.pool.check_file()?;
-            f(&mut SqliteWriter { conn: &tx })?;
-            tx.commit()?;
-            Ok(())
-        })();
-        let _ = conn.busy_timeout(timeout);
+            f(&mut SqliteWriter { conn: &conn })?;
+            Ok(conn.execute_batch("COMMIT")?)
+        });
+        if result.is_err() && !conn.is_autocommit() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
         self.pool.give(conn);
-        result.map_err(|e| self.pool.error_after(e, wait))
+        result.map_err(|e| self.pool.error_after(e, &wait))
     }
 
     fn after_commit(&self) {
-        if let Ok(conn) = self.pool.take() {
+        if let Ok(conn) = self.pool.take(&self.pool.wait(None)) {
             self.checkpoints.after_commit(&conn, &self.pool.target);
             self.pool.give(conn);
         }
     }
 
     fn change_token(&self) -> Result<u64> {
+        let wait = self.pool.wait(None);
         let mut watcher = lock(&self.watcher);
         if watcher.is_none() {
-            *watcher = Some(self.pool.take()?);
+            *watcher = Some(self.pool.take(&wait)?);
         }
         let conn = watcher.as_ref().expect("just opened");
-        let v: i64 = conn.pragma_query_value(None, "data_version", |r| r.get(0))?;
-        Ok(v as u64)
+        let version = patiently(conn, wait.until, self.pool.target.timeout, || {
+            conn.pragma_query_value(None, "data_version", |r| r.get::<_, i64>(0))
+        });
+        version
+            .map(|v| v as u64)
+            .map_err(|e| self.pool.error_after(e.into(), &wait))
     }
 
     fn describe(&self) -> String {
@@ -263,7 +184,7 @@ impl Store for SqliteStore {
     }
 }
 
-fn read_meta(conn: &Connection, name: &str) -> Result<u64> {
+fn read_meta(conn: &Connection, name: &str) -> rusqlite::Result<u64> {
     let v: i64 = conn
         .prepare_cached("SELECT value FROM meta WHERE name = ?1")?
         .query_row([name], |r| r.get(0))?;
@@ -393,7 +314,7 @@ struct SqliteWriter<'a> {
 
 impl Writer for SqliteWriter<'_> {
     fn version(&mut self) -> Result<u64> {
-        read_meta(self.conn, "version")
+        Ok(read_meta(self.conn, "version")?)
     }
 
     fn set_version(&mut self, version: u64) -> Result<()> {
@@ -404,7 +325,7 @@ impl Writer for SqliteWriter<'_> {
     }
 
     fn log_floor(&mut self) -> Result<u64> {
-        read_meta(self.conn, "floor")
+        Ok(read_meta(self.conn, "floor")?)
     }
 
     fn any_write_since(
@@ -484,34 +405,4 @@ impl Writer for SqliteWriter<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use rusqlite::StatementStatus;
-
-    use super::*;
-
-    /// Reads of many ranges in one transaction run one compiled statement:
-    /// compiling it again for each range made the parser a large part of
-    /// every read.
-    #[test]
-    fn range_reads_compile_their_statement_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let options = OpenOptions {
-            timeout: Duration::from_secs(5),
-            ..OpenOptions::default()
-        };
-        let guarded = SqliteStore::open(&dir.path().join("s.db"), &options).unwrap();
-        let store = guarded.inner();
-        let mut snap = store.snapshot().unwrap();
-        for i in 0..50u8 {
-            snap.scan(&[i], &[i, 1], false, usize::from(i) + 1).unwrap();
-            snap.scan(&[i], &[i + 1], true, 10).unwrap();
-        }
-        drop(snap);
-        let conn = store.pool.take().unwrap();
-        for sql in [SCAN, SCAN_REVERSE] {
-            let stmt = conn.prepare_cached(sql).unwrap();
-            assert_eq!(stmt.get_status(StatementStatus::Run), 50, "{sql}");
-            assert_eq!(stmt.get_status(StatementStatus::RePrepare), 0, "{sql}");
-        }
-    }
-}
+mod tests;

@@ -89,7 +89,7 @@ impl EmbeddedTx {
             ));
         }
         if self.snapshot.is_none() {
-            let snap = self.shared.store.snapshot()?;
+            let snap = self.shared.store.snapshot(self.deadline())?;
             self.read = Some((snap.version(), Instant::now()));
             self.snapshot = Some(snap);
         }

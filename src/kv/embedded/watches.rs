@@ -125,7 +125,7 @@ fn check(shared: &Shared) -> Result<()> {
         .iter()
         .map(|e| e.key.clone())
         .collect();
-    let mut snap = shared.store.snapshot()?;
+    let mut snap = shared.store.snapshot(None)?;
     let mut now = Vec::with_capacity(keys.len());
     for k in &keys {
         now.push(snap.get(k)?);

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
+use super::busy::{self, patiently};
 use super::target::Target;
 
 use crate::kv::WINDOW;
@@ -40,9 +41,6 @@ const SHORT_WAIT: Duration = Duration::from_millis(200);
 
 /// How long it waits past it: longer than any read transaction lives.
 const LONG_WAIT: Duration = WINDOW.saturating_add(Duration::from_millis(300));
-
-/// The pause between attempts within one wait.
-const RETRY_PAUSE: Duration = Duration::from_millis(5);
 
 /// The wait before a process tries again after waiting out the readers
 /// failed to restart the WAL; it doubles up to [`MAX_BACKOFF`]. After a
@@ -93,9 +91,8 @@ impl Checkpoints {
             return;
         }
         let long = size > WAL_HARD_LIMIT;
-        let restarted = restart(conn, if long { LONG_WAIT } else { SHORT_WAIT });
-        let _ = conn.busy_timeout(target.timeout);
-        if restarted {
+        let wait = if long { LONG_WAIT } else { SHORT_WAIT };
+        if restart(conn, wait, target.timeout) {
             tries.not_before = None;
             tries.backoff = FIRST_BACKOFF;
         } else if long {
@@ -111,21 +108,15 @@ impl Checkpoints {
 /// Runs RESTART checkpoints for at most `wait`; whether one restarted the
 /// WAL. An attempt also fails at once while another connection
 /// checkpoints (SQLite's automatic checkpoints after commits), so it is
-/// tried again until the wait is spent.
-fn restart(conn: &Connection, wait: Duration) -> bool {
-    let deadline = Instant::now() + wait;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let done = conn.busy_timeout(left).is_ok()
-            && conn
-                .query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get::<_, i64>(0))
-                .is_ok_and(|busy| busy == 0);
-        if done {
-            return true;
+/// tried again until the wait is spent. `usual` is the connection's lock
+/// wait, set again after.
+fn restart(conn: &Connection, wait: Duration, usual: Duration) -> bool {
+    patiently(conn, Instant::now() + wait, usual, || {
+        let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get(0))?;
+        match busy {
+            0 => Ok(()),
+            _ => Err(busy::error("readers still use the WAL")),
         }
-        if Instant::now() + RETRY_PAUSE >= deadline {
-            return false;
-        }
-        std::thread::sleep(RETRY_PAUSE);
-    }
+    })
+    .is_ok()
 }

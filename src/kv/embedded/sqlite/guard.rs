@@ -115,7 +115,9 @@ impl Health {
 /// Sets the damage mark in the file's header, if the file can take it.
 /// Best effort: this process refuses writes either way.
 pub(crate) fn mark(target: &Target) {
-    let Ok(conn) = target.connect() else { return };
+    let Ok(conn) = target.connect(Instant::now() + MARK_WAIT) else {
+        return;
+    };
     if conn.busy_timeout(MARK_WAIT).is_ok() {
         let _ = conn.execute_batch(&format!(
             "BEGIN IMMEDIATE; PRAGMA user_version = {DAMAGED}; COMMIT;"
@@ -141,8 +143,11 @@ fn read_only_message(path: &Path, why: &str) -> String {
 }
 
 impl Store for Guarded {
-    fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
-        let inner = self.store.snapshot().map_err(|e| self.health.observe(e))?;
+    fn snapshot(&self, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
+        let inner = self
+            .store
+            .snapshot(deadline)
+            .map_err(|e| self.health.observe(e))?;
         Ok(Box::new(GuardedSnapshot {
             inner,
             health: self.health.clone(),

@@ -27,7 +27,7 @@ use nix::unistd::{AccessFlags, access};
 use rusqlite::{Connection, ErrorCode};
 
 use super::guard;
-use super::setup::{FORMAT, Found, State, setup, transient};
+use super::setup::{FORMAT, Found, State, setup};
 use super::target::{Mode, ReadOnly, Target};
 use crate::kv::{Error, Result};
 
@@ -90,8 +90,8 @@ pub(crate) fn open(path: &Path, read_only: bool, timeout: Duration) -> Result<Op
 /// A first connection, and what the file holds (given its tables, when it
 /// is new and writable).
 fn connect_and_read(target: &Target, deadline: Instant) -> rusqlite::Result<(Connection, Found)> {
-    let conn = target.connect()?;
-    let found = setup(&conn, target.mode == Mode::ReadWrite, deadline)?;
+    let conn = target.connect(deadline)?;
+    let found = setup(&conn, target, deadline)?;
     Ok((conn, found))
 }
 
@@ -288,9 +288,6 @@ fn io_reason(what: &str, e: &io::Error) -> String {
 /// A lock another process held for all of `waited` is
 /// [`Error::Locked`].
 fn sqlite_error(path: &Path, what: &str, e: rusqlite::Error, waited: Duration) -> Error {
-    if transient(&e) {
-        return super::locked(path, waited);
-    }
     if e.sqlite_error_code() == Some(ErrorCode::NotADatabase) {
         return Error::Storage(format!(
             "cannot open the database {}: the file is not a database (not SQLite, or its first page is damaged)",
@@ -299,7 +296,7 @@ fn sqlite_error(path: &Path, what: &str, e: rusqlite::Error, waited: Duration) -
     }
     match Error::from(e) {
         Error::Corrupt(detail) => Error::Corrupt(guard::corrupt_message(path, &detail)),
-        Error::Locked { .. } => super::locked(path, waited),
+        Error::Locked { .. } => super::pool::locked(path, waited),
         Error::ReadOnly(detail) | Error::Storage(detail) => Error::Storage(format!(
             "cannot {what} the database {}: {detail}",
             path.display()

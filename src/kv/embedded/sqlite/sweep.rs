@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use rusqlite::Connection;
 
-use super::Pool;
+use super::pool::Pool;
 use crate::kv::lock;
 
 /// A snapshot's connection, shared with the sweeper; `None` once the read

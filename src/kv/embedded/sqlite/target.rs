@@ -2,9 +2,11 @@
 //! read-only and why, or as it is (`immutable`).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
+
+use super::busy::patiently;
 
 /// Why a database opened read-only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,8 +75,9 @@ impl Target {
         beside(&self.shown, suffix)
     }
 
-    /// A new connection with fql's settings.
-    pub(crate) fn connect(&self) -> rusqlite::Result<Connection> {
+    /// A new connection with fql's settings, waiting for other processes'
+    /// locks until `deadline`.
+    pub(crate) fn connect(&self, deadline: Instant) -> rusqlite::Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = match self.mode {
             Mode::ReadWrite => {
@@ -89,7 +92,10 @@ impl Target {
             )?,
         };
         super::configure(&conn, self.timeout)?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
+        // Reads the schema, so it may wait for a lock.
+        patiently(&conn, deadline, self.timeout, || {
+            conn.pragma_update(None, "synchronous", "FULL")
+        })?;
         Ok(conn)
     }
 }
