@@ -219,3 +219,43 @@ fn a_commit_tried_again_after_a_conflict_is_checked_again() {
         assert_eq!(get(&backend, b"k"), Some(b"theirs".to_vec()));
     }
 }
+
+/// A commit's write ranges are logged as at most 64, its versionstamped
+/// keys' included, however many it wrote.
+#[test]
+fn a_commit_logs_at_most_64_write_ranges() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.db");
+    let db = Embedded::open(&path).unwrap();
+    db.run(|tx, _| {
+        for i in 0..64u8 {
+            tx.set(&[b'k', i], b"v")?;
+        }
+        for i in 0..10u8 {
+            let mut key = vec![b's', i];
+            key.extend([0; 10]);
+            key.extend(2u32.to_le_bytes());
+            tx.atomic_op(&key, b"v", MutationType::SetVersionstampedKey)?;
+        }
+        Ok::<_, Error>(())
+    })
+    .unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let blob: Vec<u8> = conn
+        .query_row(
+            "SELECT ranges FROM commits ORDER BY version DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    // Each bound is a little-endian u32 length and its bytes.
+    let mut bounds = 0;
+    let mut rest = blob.as_slice();
+    while let Some(len) = rest.get(..4) {
+        let len = u32::from_le_bytes(len.try_into().unwrap()) as usize;
+        rest = &rest[4 + len..];
+        bounds += 1;
+    }
+    assert_eq!(bounds % 2, 0);
+    assert!((1..=64).contains(&(bounds / 2)), "{} ranges", bounds / 2);
+}

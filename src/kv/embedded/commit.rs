@@ -1,6 +1,7 @@
 //! The commit: check conflicts, apply the writes under one version, log
 //! what was written, register watches.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound::{Excluded, Included};
 use std::sync::Arc;
@@ -19,8 +20,9 @@ use crate::kv::{Committed, Error, MutationType, Result, Transaction, WINDOW, key
 /// any transaction may live, so every live transaction can be checked.
 const LOG_WINDOW_MS: u64 = 2 * WINDOW.as_millis() as u64;
 
-/// At most this many write ranges of one commit are logged; more are
-/// joined into this many wider ones.
+/// At most this many write ranges of one commit are logged, those of its
+/// versionstamped keys included; more are joined into this many wider
+/// ones.
 const LOGGED_RANGES: usize = 64;
 
 /// The 10-byte versionstamp of a commit: the version, big-endian, then a
@@ -87,8 +89,7 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
             shared.limits.value,
         )?;
         let now = now_ms();
-        let mut logged = logged.clone();
-        logged.extend(stamped.coarsened(LOGGED_RANGES));
+        let logged = with_stamped(&logged, stamped);
         w.log(version, now, &logged, now.saturating_sub(LOG_WINDOW_MS))?;
         w.set_version(version)?;
         let mut watched = Vec::with_capacity(tx.watches.len());
@@ -186,6 +187,22 @@ fn apply_all<'m>(
         }
     }
     Ok(stamped)
+}
+
+/// The write ranges to log: `logged`, the transaction's own already
+/// coarsened, with those of its versionstamped keys, known only inside the
+/// write lock, coarsened again to [`LOGGED_RANGES`] with them.
+fn with_stamped(
+    logged: &[(Vec<u8>, Vec<u8>)],
+    mut stamped: RangeSet,
+) -> Cow<'_, [(Vec<u8>, Vec<u8>)]> {
+    if stamped.is_empty() {
+        return Cow::Borrowed(logged);
+    }
+    for (b, e) in logged {
+        stamped.insert(b, e);
+    }
+    Cow::Owned(stamped.coarsened(LOGGED_RANGES))
 }
 
 /// Which mutations still matter at commit: a write to a key that a later
