@@ -52,6 +52,16 @@ pub use transaction::{
 };
 pub use watch::{Watch, WatchFuture};
 
+/// Locks `mutex`, whatever a thread that panicked while holding it left.
+/// No critical section of this module leaves its state half-changed (a
+/// queue, a flag, a cache of connections), so a panic in one thread must
+/// not make the database unusable for the others.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// The environment variable that names a FoundationDB cluster file, as
 /// FDB's own tools read it.
 pub const CLUSTER_FILE_ENV: &str = "FDB_CLUSTER_FILE";

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::kv::{Database, Error, Limits, Result, Transaction};
+use crate::kv::{DEFAULT_TIMEOUT, Database, Error, Limits, Result, Transaction, lock};
 
 pub use watches::{MAX_WATCHES, POLL_INTERVAL};
 
@@ -61,7 +61,8 @@ pub struct OpenOptions {
     /// The longest wait for a lock another process holds on the file
     /// (`--timeout`): a process stopped or hung in the middle of a commit
     /// makes others fail with [`Error::Locked`] after this long instead of
-    /// waiting for it. 10 seconds by default.
+    /// waiting for it. [`DEFAULT_TIMEOUT`] by default, as the retry
+    /// loop's deadline.
     pub timeout: Duration,
 }
 
@@ -70,7 +71,7 @@ impl Default for OpenOptions {
         OpenOptions {
             limits: Limits::default(),
             read_only: false,
-            timeout: Duration::from_secs(10),
+            timeout: DEFAULT_TIMEOUT,
         }
     }
 }
@@ -109,10 +110,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     fn take_fault(&self) -> Option<Fault> {
-        self.faults
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop_front()
+        lock(&self.faults).pop_front()
     }
 }
 
@@ -143,7 +141,8 @@ impl Embedded {
     ///
     /// `path` is a file name, never a SQLite URI or `:memory:`. A missing
     /// file is created, with mode 0600 (its directory must exist), unless
-    /// the database is opened read-only. A file this process may not write,
+    /// the database is opened read-only or the `-wal` or `-shm` file of a
+    /// database deleted there is left beside it. A file this process may not write,
     /// or one on a read-only file system, opens read-only. A read-only
     /// database refuses writes with [`Error::ReadOnly`]; one found damaged
     /// refuses them with [`Error::Corrupt`]; [`Embedded::access`] says
@@ -181,7 +180,7 @@ impl Embedded {
 
     /// Makes the next `n` commits that write something fail with `fault`.
     pub fn inject_faults(&self, n: usize, fault: Fault) {
-        let mut faults = self.shared.faults.lock().unwrap_or_else(|e| e.into_inner());
+        let mut faults = lock(&self.shared.faults);
         faults.extend(std::iter::repeat_n(fault, n));
     }
 

@@ -88,12 +88,16 @@ pub enum Error {
         /// FDB's description.
         message: String,
     },
-    /// 1031: the embedded database file stayed locked by another process
-    /// for longer than the wait allowed (`--timeout`). A process stopped
-    /// (Ctrl-Z, a debugger) or hung in the middle of a commit holds the
-    /// lock until it resumes or dies. Reported as FDB's timeout, since to
-    /// the caller the database did not answer in time; not retryable, as
-    /// the wait is already spent.
+    /// 1031: another connection held a lock on the embedded database file
+    /// for the whole of a wait: the store's timeout (`--timeout`), or what
+    /// was left of the transaction's own `Timeout` when that ran out first
+    /// (when nothing was left, the error is [`Error::TransactionTimedOut`]).
+    /// SQLite answered busy (`SQLITE_BUSY`, `SQLITE_LOCKED` or
+    /// `SQLITE_PROTOCOL`) until then. A process stopped (Ctrl-Z, a
+    /// debugger) or hung in the middle of a commit holds the lock until it
+    /// resumes or dies. Reported as FDB's timeout, since to the caller the
+    /// database did not answer in time; not retryable, as the wait is
+    /// already spent.
     #[error(
         "transaction_timed_out (1031): another process holds the database {path} and did not release it within {waited_ms} ms (a process stopped with Ctrl-Z or in a debugger, or hung, holds it until it resumes or ends)"
     )]
@@ -194,26 +198,43 @@ impl Error {
     }
 }
 
+/// Whether SQLite gave up on a lock another connection holds: it answered
+/// busy (`SQLITE_BUSY`, `SQLITE_LOCKED`), or found the WAL index changing
+/// under it for as long as it tried (`SQLITE_PROTOCOL`). Waiting longer
+/// may succeed.
+pub(crate) fn sqlite_busy(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode;
+    matches!(
+        e.sqlite_error_code(),
+        Some(
+            ErrorCode::DatabaseBusy
+                | ErrorCode::DatabaseLocked
+                | ErrorCode::FileLockingProtocolFailed
+        )
+    )
+}
+
 /// SQLite's errors by what they mean to a caller: damage to the file
 /// (malformed pages, or a value of fql's tables that is NULL or of the
-/// wrong type, which fql never writes), a refused write, or some other
-/// failure of the storage.
+/// wrong type, which fql never writes), a refused write, a lock wait that
+/// ran out, or some other failure of the storage.
 impl From<rusqlite::Error> for Error {
-    /// A lock wait that ran out keeps its meaning; the store that waited
-    /// fills in the file and the wait (see `Error::Locked`).
+    /// A lock wait that ran out ([`sqlite_busy`]) keeps its meaning; the
+    /// store that waited fills in the file and the wait (see
+    /// `Error::Locked`).
     fn from(e: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode;
+        if sqlite_busy(&e) {
+            return Error::Locked {
+                path: String::new(),
+                waited_ms: 0,
+            };
+        }
         match e.sqlite_error_code() {
             Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
                 return Error::Corrupt(e.to_string());
             }
             Some(ErrorCode::ReadOnly) => return Error::ReadOnly(e.to_string()),
-            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
-                return Error::Locked {
-                    path: String::new(),
-                    waited_ms: 0,
-                };
-            }
             _ => {}
         }
         match e {
@@ -224,5 +245,39 @@ impl From<rusqlite::Error> for Error {
             }
             e => Error::Storage(e.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::ffi;
+
+    use super::*;
+
+    fn failure(code: i32) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(ffi::Error::new(code), None)
+    }
+
+    /// Every answer the store waits out is a lock wait to the caller, and
+    /// no other is: the two must agree, or a wait that ran out on
+    /// `SQLITE_PROTOCOL` would read as a storage failure.
+    #[test]
+    fn the_answers_waited_out_are_the_lock_waits() {
+        for code in [
+            ffi::SQLITE_BUSY,
+            ffi::SQLITE_LOCKED,
+            ffi::SQLITE_PROTOCOL,
+            ffi::SQLITE_BUSY_RECOVERY,
+            ffi::SQLITE_BUSY_SNAPSHOT,
+            ffi::SQLITE_IOERR,
+            ffi::SQLITE_CORRUPT,
+            ffi::SQLITE_READONLY,
+            ffi::SQLITE_FULL,
+        ] {
+            let waited = sqlite_busy(&failure(code));
+            let locked = matches!(Error::from(failure(code)), Error::Locked { .. });
+            assert_eq!(waited, locked, "code {code}");
+        }
+        assert!(sqlite_busy(&failure(ffi::SQLITE_PROTOCOL)));
     }
 }

@@ -10,11 +10,11 @@
 //! `transaction_cancelled`, which is not retryable, so nothing commits.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use super::{
     Committed, ConflictRangeType, Database, Error, MutationType, RangeOption, RangeResult, Result,
-    Transaction, TransactionOption, Watch,
+    Transaction, TransactionOption, Watch, lock,
 };
 
 /// What the transactions of an [`Observed`] database have read, and
@@ -26,9 +26,9 @@ pub struct Activity {
     bytes: AtomicU64,
     stop: AtomicBool,
     /// Retries of the newest transaction, and the error that caused the
-    /// last of them.
-    retries: AtomicU64,
-    retried: Mutex<Option<Error>>,
+    /// last of them: one lock, so that a reader never sees the count of
+    /// one retry with the reason of another.
+    retried: Mutex<(u64, Option<Error>)>,
 }
 
 impl Activity {
@@ -54,18 +54,16 @@ impl Activity {
     /// How many times the newest transaction was retried, and why the
     /// last time: `(2, Some(not_committed))` during its third attempt.
     pub fn retries(&self) -> (u64, Option<Error>) {
-        let why = self.retried.lock().unwrap_or_else(PoisonError::into_inner);
-        (self.retries.load(Ordering::Relaxed), why.clone())
+        lock(&self.retried).clone()
     }
 
     fn new_transaction(&self) {
-        self.retries.store(0, Ordering::Relaxed);
-        *self.retried.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        *lock(&self.retried) = (0, None);
     }
 
-    fn retrying(&self, error: &Error) {
-        *self.retried.lock().unwrap_or_else(PoisonError::into_inner) = Some(error.clone());
-        self.retries.fetch_add(1, Ordering::Relaxed);
+    fn retried(&self, error: Error) {
+        let mut retried = lock(&self.retried);
+        *retried = (retried.0 + 1, Some(error));
     }
 
     /// Key-values read by range reads since the last restart.
@@ -198,13 +196,14 @@ impl Transaction for ObservedTx {
         self.inner.commit()
     }
 
+    /// Counts a retry once the transaction has agreed to one: it refuses
+    /// past its retry limit or its timeout.
     fn on_error(&mut self, error: Error) -> Result<()> {
         // A retry after a stop would only fail again, after a backoff.
         self.activity.check()?;
-        if error.is_retryable() {
-            self.activity.retrying(&error);
-        }
-        self.inner.on_error(error)
+        self.inner.on_error(error.clone())?;
+        self.activity.retried(error);
+        Ok(())
     }
 
     fn reset(&mut self) {
@@ -262,5 +261,22 @@ mod tests {
         assert_eq!(activity.retries(), (2, Some(Error::NotCommitted)));
         db.run(|tx, _| tx.get(b"a", false)).unwrap();
         assert_eq!(activity.retries(), (0, None), "a new transaction");
+    }
+
+    /// A retry the transaction refuses (past its retry limit, or an error
+    /// that is not retryable) is not counted.
+    #[test]
+    fn counts_only_the_retries_that_happen() {
+        let activity = Arc::new(Activity::default());
+        let db = Observed::new(Embedded::memory(), activity.clone());
+        let mut tx = db.create_trx().unwrap();
+        tx.set_option(TransactionOption::RetryLimit(1)).unwrap();
+        tx.on_error(Error::NotCommitted).unwrap();
+        assert_eq!(
+            tx.on_error(Error::TransactionTooOld),
+            Err(Error::TransactionTooOld)
+        );
+        assert_eq!(tx.on_error(Error::InvertedRange), Err(Error::InvertedRange));
+        assert_eq!(activity.retries(), (1, Some(Error::NotCommitted)));
     }
 }

@@ -145,7 +145,8 @@ where
 /// outlived its window the read goes on in a fresh transaction (the
 /// scan's next window); other retryable errors are retried with backoff,
 /// until `options`' deadline, counted from this call. Returns the read's
-/// value and whether `tx` was renewed.
+/// value and whether `tx` was renewed. A renewed transaction is bounded by
+/// `options` as the caller's was (a reset clears a transaction's options).
 ///
 /// A read that outlives the window of a transaction renewed for it fails
 /// with `transaction_too_old`: every later transaction would too.
@@ -163,6 +164,7 @@ pub fn read_resuming<T>(
         };
         if e == Error::TransactionTooOld && !renewed {
             tx.reset();
+            options.apply(&mut **tx)?;
             renewed = true;
             continue;
         }

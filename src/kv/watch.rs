@@ -7,7 +7,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
-use super::Result;
+use super::{Result, lock};
 
 /// A future that resolves when the watched key changes, or with an error
 /// when the watch can no longer fire (its transaction never committed, the
@@ -94,7 +94,7 @@ struct WatchState {
 impl WatchFuture {
     /// Resolves the watch; later calls are ignored.
     pub fn resolve(&self, outcome: Result<()>) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = lock(&self.state);
         if state.outcome.is_none() {
             state.outcome = Some(outcome);
             if let Some(w) = state.waker.take() {
@@ -105,7 +105,7 @@ impl WatchFuture {
 
     /// Whether the watch has been resolved.
     pub fn is_resolved(&self) -> bool {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let state = lock(&self.state);
         state.outcome.is_some()
     }
 
@@ -125,7 +125,7 @@ impl Future for WatchFuture {
     type Output = Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = lock(&self.state);
         match &state.outcome {
             Some(r) => Poll::Ready(r.clone()),
             None => {

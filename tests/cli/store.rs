@@ -114,6 +114,42 @@ fn db_is_a_plain_file_name_never_a_uri_or_memory() {
     assert!(!dir.path().join("x.db").exists());
 }
 
+/// A database deleted without its `-wal` and `-shm` files (which fql
+/// keeps when it closes): a new database at the path is refused, naming
+/// them, since a process that still had the old one open would share
+/// them with it; once they are deleted too, a new database is made.
+#[test]
+fn a_database_deleted_without_its_wal_is_not_made_again_over_it() {
+    let (dir, db) = database();
+    let beside = |suffix: &str| dir.path().join(format!("fql.db{suffix}"));
+    assert!(beside("-wal").exists() && beside("-shm").exists());
+    std::fs::remove_file(&db).unwrap();
+    let out = run(fql(&db).args(["-w", "-q", "/b(1)=2"]));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "fql: cannot create the database {db}: {db}-wal and {db}-shm of a deleted database \
+             are still there; delete them too, once no process has the deleted database open\n",
+            db = db.display()
+        )
+    );
+    assert!(!db.exists(), "no database was made");
+    // One left is named alone.
+    std::fs::remove_file(beside("-wal")).unwrap();
+    let out = run(fql(&db).args(["-w", "-q", "/b(1)=2"]));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains(&format!("{}-shm of a deleted database is", db.display())),
+        "{out:?}"
+    );
+    std::fs::remove_file(beside("-shm")).unwrap();
+    let out = run(fql(&db).args(["-w", "-q", "/b(1)=2"]));
+    assert!(out.status.success(), "{out:?}");
+    let read = run(fql(&db).args(["-q", "/b(<>)"]));
+    assert_eq!(text(&read.stdout), "/b(1)=2\n", "{read:?}");
+}
+
 #[test]
 fn an_empty_db_path_is_refused() {
     let out = run(fql(Path::new("")).args(["-q", "/a(<>)"]));

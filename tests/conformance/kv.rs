@@ -301,7 +301,7 @@ pub fn atomic_operations(db: &Backend) {
 /// a transaction of its own, so none is helped by another.
 pub fn later_writes_of_a_key_win_at_commit(db: &Backend) {
     type Writes = fn(&mut dyn Transaction) -> R<()>;
-    let cases: [(&str, Writes, Option<Vec<u8>>); 6] = [
+    let cases: [(&str, Writes, Option<Vec<u8>>); 7] = [
         (
             "an add, then a set",
             |tx| {
@@ -346,6 +346,14 @@ pub fn later_writes_of_a_key_win_at_commit(db: &Backend) {
             None,
         ),
         (
+            "an add, then a range clear that ends at it",
+            |tx| {
+                tx.atomic_op(b"w", &le(3), MutationType::Add)?;
+                tx.clear_range(b"a", b"w")
+            },
+            Some(le(4)),
+        ),
+        (
             "two sets",
             |tx| {
                 tx.set(b"w", b"one")?;
@@ -359,6 +367,22 @@ pub fn later_writes_of_a_key_win_at_commit(db: &Backend) {
         db.run(|tx, _| writes(tx)).unwrap();
         assert_eq!(get(db, b"w"), want, "{what}");
     }
+    // An add, then a versionstamped value: the value is the stamp.
+    db.run(|tx, _| tx.set(b"w", &le(1))).unwrap();
+    let (_, committed) = db
+        .run_with(RetryOptions::default(), |tx, _| {
+            tx.atomic_op(b"w", &le(3), MutationType::Add)?;
+            tx.atomic_op(
+                b"w",
+                &stamped(b"v", 1),
+                MutationType::SetVersionstampedValue,
+            )
+        })
+        .unwrap();
+    let stamp = committed
+        .versionstamp
+        .expect("a writing commit has a stamp");
+    assert_eq!(get(db, b"w"), Some([&b"v"[..], &stamp].concat()));
 }
 
 /// `body` with a 10-byte placeholder at `at` and the 4-byte offset suffix.

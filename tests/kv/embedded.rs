@@ -198,3 +198,64 @@ fn a_malformed_commit_log_entry_is_damage_and_stops_writes() {
     assert!(err.contains("is corrupt"), "{err}");
     assert_eq!(get(&later, b"k"), Some(b"1".to_vec()), "reads go on");
 }
+
+/// A commit that failed has let go of its snapshot; a commit tried again
+/// without a reset checks the same conflicts, rather than none.
+#[test]
+fn a_commit_tried_again_after_a_conflict_is_checked_again() {
+    for backend in [Backend::memory(), Backend::file()] {
+        set_all(&backend, &[(b"k", b"0")]);
+        let mut tx = backend.create_trx().unwrap();
+        assert_eq!(tx.get(b"k", false).unwrap(), Some(b"0".to_vec()));
+        tx.set(b"k", b"mine").unwrap();
+        set_all(&backend.reopen(), &[(b"k", b"theirs")]);
+        assert_eq!(tx.commit(), Err(Error::NotCommitted));
+        assert_eq!(
+            tx.commit(),
+            Err(Error::NotCommitted),
+            "{}",
+            backend.describe()
+        );
+        assert_eq!(get(&backend, b"k"), Some(b"theirs".to_vec()));
+    }
+}
+
+/// A commit's write ranges are logged as at most 64, its versionstamped
+/// keys' included, however many it wrote.
+#[test]
+fn a_commit_logs_at_most_64_write_ranges() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.db");
+    let db = Embedded::open(&path).unwrap();
+    db.run(|tx, _| {
+        for i in 0..64u8 {
+            tx.set(&[b'k', i], b"v")?;
+        }
+        for i in 0..10u8 {
+            let mut key = vec![b's', i];
+            key.extend([0; 10]);
+            key.extend(2u32.to_le_bytes());
+            tx.atomic_op(&key, b"v", MutationType::SetVersionstampedKey)?;
+        }
+        Ok::<_, Error>(())
+    })
+    .unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let blob: Vec<u8> = conn
+        .query_row(
+            "SELECT ranges FROM commits ORDER BY version DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    // Each bound is a little-endian u32 length and its bytes.
+    let mut bounds = 0;
+    let mut rest = blob.as_slice();
+    while let Some(len) = rest.get(..4) {
+        let len = u32::from_le_bytes(len.try_into().unwrap()) as usize;
+        rest = &rest[4 + len..];
+        bounds += 1;
+    }
+    assert_eq!(bounds % 2, 0);
+    assert!((1..=64).contains(&(bounds / 2)), "{} ranges", bounds / 2);
+}

@@ -49,3 +49,23 @@ fn a_scan_renews_its_transaction_once_per_read() {
     assert_eq!(busy, Err(Error::TransactionTimedOut));
     assert!(began.elapsed() < Duration::from_secs(30));
 }
+
+/// The transaction a scan renews keeps the scan's bounds: a reset clears
+/// a transaction's options, and the read after it would otherwise have no
+/// timeout.
+#[test]
+fn a_renewed_scan_keeps_its_timeout() {
+    let db = Embedded::memory();
+    let mut tx = db.create_trx().unwrap();
+    let soon = RetryOptions::default().with_timeout(Duration::from_millis(50));
+    let mut calls = 0;
+    let renewed = kv::read_resuming(&mut tx, soon, |tx| {
+        calls += 1;
+        if calls == 1 {
+            return Err(Error::TransactionTooOld);
+        }
+        std::thread::sleep(Duration::from_millis(150));
+        tx.get(b"k", false)
+    });
+    assert_eq!((renewed, calls), (Err(Error::TransactionTimedOut), 2));
+}

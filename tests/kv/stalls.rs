@@ -194,3 +194,22 @@ fn commits_to_a_deleted_or_replaced_file_fail_and_versions_never_repeat() {
 fn read_version(db: &Embedded) -> u64 {
     db.run(|tx, _| tx.read_version()).unwrap()
 }
+
+/// A path that no longer leads to the file (a directory above it now a
+/// file): the commit fails, naming the file once.
+#[test]
+fn a_commit_to_a_path_that_leads_nowhere_names_the_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let path = sub.join("gone.db");
+    let db = Embedded::open(&path).unwrap();
+    set_all(&db, &[(b"k", b"1")]);
+    std::fs::rename(&sub, dir.path().join("moved")).unwrap();
+    std::fs::write(&sub, b"").unwrap();
+    let err = db.run(|tx, _| tx.set(b"k", b"2")).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, kv::Error::Storage(_)), "{text}");
+    let named = text.matches(&path.display().to_string()).count();
+    assert_eq!(named, 1, "{text}");
+}

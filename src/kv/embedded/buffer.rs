@@ -67,9 +67,10 @@ pub(crate) struct WriteBuffer {
     entries: BTreeMap<Vec<u8>, Entry>,
     cleared: RangeSet,
     value_limit: usize,
-    /// Whether a mutation wrote over an earlier one (a key written twice,
-    /// a range cleared over written keys): only then can the commit skip
-    /// any.
+    /// Whether a mutation replaced an earlier one's value: a set, clear or
+    /// versionstamped value of a key written before, or a range clear
+    /// over written keys. Only then can the commit skip any. An atomic
+    /// operation builds on the value before it and does not count.
     overwrote: bool,
 }
 

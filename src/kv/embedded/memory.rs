@@ -8,7 +8,7 @@ use std::time::Instant;
 use imbl::{OrdMap, Vector};
 
 use super::store::{Snapshot, Store, Writer, batch};
-use crate::kv::{KeyValue, Result};
+use crate::kv::{KeyValue, Result, lock};
 
 type Map = OrdMap<Vec<u8>, Vec<u8>>;
 
@@ -34,15 +34,9 @@ struct LoggedCommit {
     ranges: Arc<[(Vec<u8>, Vec<u8>)]>,
 }
 
-impl MemoryStore {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
 impl Store for MemoryStore {
-    fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
-        let state = self.lock();
+    fn snapshot(&self, _deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
+        let state = lock(&self.state);
         Ok(Box::new(MemorySnapshot {
             map: state.map.clone(),
             version: state.version,
@@ -50,13 +44,14 @@ impl Store for MemoryStore {
     }
 
     /// Commits in this process wait for each other only as long as one
-    /// takes to apply, so there is no deadline to keep.
+    /// takes to apply, so there is no deadline to keep (nor for a
+    /// snapshot).
     fn write(
         &self,
         _deadline: Option<Instant>,
         f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>,
     ) -> Result<()> {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         // Work on a copy (cheap: structure is shared) so a failed commit
         // leaves nothing behind.
         let mut work = state.clone();
@@ -66,7 +61,7 @@ impl Store for MemoryStore {
     }
 
     fn change_token(&self) -> Result<u64> {
-        Ok(self.lock().version)
+        Ok(lock(&self.state).version)
     }
 
     fn describe(&self) -> String {

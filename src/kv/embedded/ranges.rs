@@ -57,39 +57,24 @@ impl RangeSet {
                 return;
             }
         }
-        let mut new_begin = begin;
-        let mut new_end = end;
-        let mut merged_before = None;
-        if let Some((b, e)) = self.at_or_before(begin)
-            && e >= begin
-        {
+        // The range reaching `begin` from before it, if any, and every range
+        // that begins inside the new one, merge into it.
+        let mut merged = (begin.to_vec(), end.to_vec());
+        if let Some((b, e)) = self.at_or_before(begin).filter(|(_, e)| *e >= begin) {
             if e >= end {
                 return;
             }
-            new_begin = b;
-            merged_before = Some(b.to_vec());
+            merged.0 = b.to_vec();
         }
-        // Ranges that begin inside `(begin, end]` merge into the new one.
-        let inside: Vec<Vec<u8>> = self
+        let swallowed: Vec<Vec<u8>> = self
             .ranges
-            .range::<[u8], _>((Excluded(begin), Included(end)))
+            .range::<[u8], _>((Included(merged.0.as_slice()), Included(end)))
             .map(|(b, _)| b.clone())
             .collect();
-        let mut last_end = None;
-        if let Some(b) = inside.last() {
-            let e = &self.ranges[b];
-            if e.as_slice() > new_end {
-                last_end = Some(e.clone());
-            }
+        for e in swallowed.iter().filter_map(|b| self.ranges.remove(b)) {
+            merged.1 = merged.1.max(e);
         }
-        if let Some(e) = &last_end {
-            new_end = e;
-        }
-        let range = (new_begin.to_vec(), new_end.to_vec());
-        for b in inside.iter().chain(&merged_before) {
-            self.ranges.remove(b);
-        }
-        self.ranges.insert(range.0, range.1);
+        self.ranges.insert(merged.0, merged.1);
     }
 
     /// The range holding `key`, if any.

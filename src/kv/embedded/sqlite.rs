@@ -9,13 +9,19 @@
 //! a crash; a new file's versions start from the clock, so they never
 //! repeat those of a file that was at the same path before.
 //!
-//! Every lock wait is bounded by the store's timeout, read transactions end
-//! when their five seconds are up ([`sweep`]), the WAL is kept bounded
-//! ([`checkpoint`]), and a commit to a file that is no longer the one at
-//! the path is refused ([`identity`]).
+//! The lock waits of opening, reading and committing end at the store's
+//! timeout, or at the transaction's own deadline when that comes first
+//! ([`busy`]). Upkeep that no caller waits on keeps waits of its own: the
+//! WAL restart after a commit, up to [`checkpoint`]'s 5.3 s once the WAL is
+//! far past its limit, and marking a damaged file, up to 2 s
+//! ([`guard`]). Read transactions end when their five seconds are up
+//! ([`sweep`]), the WAL is kept bounded ([`checkpoint`]), and a commit to a
+//! file that is no longer the one at the path is refused ([`identity`]).
 
+mod busy;
 mod checkpoint;
 mod identity;
+mod pool;
 mod sweep;
 
 mod guard;
@@ -23,20 +29,21 @@ mod open;
 mod setup;
 mod target;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
+use self::busy::patiently;
 use self::checkpoint::{Checkpoints, WAL_LIMIT};
 use self::identity::FileId;
-use self::sweep::{Held, Sweeper};
+use self::pool::{Pool, storage};
+use self::sweep::Held;
 use super::OpenOptions;
 use super::store::{Snapshot, Store, Writer, batch};
-use super::tx::MAX_AGE;
-use crate::kv::{Error, KeyValue, Result};
+use crate::kv::{Error, KeyValue, Result, WINDOW, lock};
 
 pub(crate) use guard::Guarded;
 
@@ -48,83 +55,16 @@ const STATEMENTS: usize = 32;
 const SWEEP_MARGIN: Duration = Duration::from_millis(100);
 
 pub(crate) struct SqliteStore {
-    path: PathBuf,
     pool: Arc<Pool>,
     /// The connection watches poll with, opened by the first poll.
     watcher: Mutex<Option<Connection>>,
     checkpoints: Checkpoints,
 }
 
-struct Pool {
-    target: target::Target,
-    idle: Mutex<Vec<Connection>>,
-    /// The longest wait for a lock another process holds.
-    timeout: Duration,
-    /// The file opened; a connection to any other is refused.
-    file: FileId,
-    sweeper: Arc<Sweeper>,
-}
-
-fn storage(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Storage(format!("{}: {e}", path.display()))
-}
-
-impl Pool {
-    fn take(&self) -> Result<Connection> {
-        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        match idle {
-            Some(c) => Ok(c),
-            None => {
-                let conn = self.target.connect().map_err(|e| self.error(e.into()))?;
-                self.check_file()?;
-                Ok(conn)
-            }
-        }
-    }
-
-    /// Fails if the file at the path is no longer the one opened.
-    fn check_file(&self) -> Result<()> {
-        let shown = || self.target.shown.display().to_string();
-        match FileId::of(self.target.file()) {
-            Ok(id) if id == self.file => Ok(()),
-            Ok(_) => Err(Error::Replaced(shown())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Replaced(shown())),
-            Err(e) => Err(storage(&self.target.shown, e)),
-        }
-    }
-
-    /// Names the file in an error, and the wait in a lock wait that ran out.
-    fn error(&self, e: Error) -> Error {
-        self.error_after(e, self.timeout)
-    }
-
-    fn error_after(&self, e: Error, waited: Duration) -> Error {
-        match e {
-            Error::Storage(msg) => storage(&self.target.shown, msg),
-            Error::Locked { .. } => locked(&self.target.shown, waited),
-            e => e,
-        }
-    }
-
-    fn give(&self, conn: Connection) {
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        if idle.len() < 16 {
-            idle.push(conn);
-        }
-    }
-}
-
-/// A lock wait on the file at `path` that ran out after `waited`.
-fn locked(path: &Path, waited: Duration) -> Error {
-    Error::Locked {
-        path: path.display().to_string(),
-        waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
-    }
-}
-
 /// What every connection needs to neither hang nor block others.
 ///
-/// - Lock waits last at most `timeout`.
+/// - Lock waits last at most `timeout`; the store's waits set their own
+///   ([`busy`]) and this one again after.
 /// - A statement is compiled once per connection: the query planner's
 ///   stability guarantee keeps SQLite (built with STAT4) from compiling a
 ///   range scan again for every new pair of bounds, which made a
@@ -156,21 +96,12 @@ impl SqliteStore {
             marked,
         } = open::open(path, options.read_only, timeout)?;
         let file = FileId::of(target.file()).map_err(|e| storage(path, e))?;
-        let mut wal = target.file().as_os_str().to_owned();
-        wal.push("-wal");
         let store = SqliteStore {
-            path: path.to_owned(),
-            pool: Arc::new(Pool {
-                target: target.clone(),
-                idle: Mutex::new(vec![conn]),
-                timeout,
-                file,
-                sweeper: Arc::default(),
-            }),
+            pool: Arc::new(Pool::new(target, conn, file)),
             watcher: Mutex::default(),
-            checkpoints: Checkpoints::new(wal.into()),
+            checkpoints: Checkpoints::default(),
         };
-        Ok(Guarded::new(store, target, read_only, marked))
+        Ok(Guarded::new(store, read_only, marked))
     }
 }
 
@@ -180,7 +111,7 @@ impl Drop for SqliteStore {
     /// file. PASSIVE: it waits for no one and blocks no one, unlike the
     /// checkpoint SQLite would do on close (see [`configure`]).
     fn drop(&mut self) {
-        if let Ok(conn) = self.pool.take() {
+        if let Ok(conn) = self.pool.take(&self.pool.wait(None)) {
             let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
             self.pool.give(conn);
         }
@@ -188,30 +119,12 @@ impl Drop for SqliteStore {
 }
 
 impl Store for SqliteStore {
-    fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
-        let conn = self.pool.take()?;
-        let deadline = Instant::now() + self.pool.timeout;
-        // The first read fixes the WAL snapshot this transaction sees. A
-        // lock SQLite does not wait for itself (a WAL being recovered, a
-        // file being closed) is waited out here, up to the timeout.
-        let version = loop {
-            let begun = conn
-                .execute_batch("BEGIN DEFERRED")
-                .map_err(Error::from)
-                .and_then(|()| read_meta(&conn, "version"));
-            match begun {
-                Ok(v) => break v,
-                Err(e) => {
-                    let _ = conn.execute_batch("ROLLBACK");
-                    if !matches!(e, Error::Locked { .. }) || Instant::now() >= deadline {
-                        return Err(self.pool.error(e));
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-            }
-        };
+    fn snapshot(&self, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
+        let wait = self.pool.wait(deadline);
+        let conn = self.pool.take(&wait)?;
+        let version = self.pool.begin_read(&conn, &wait)?;
         let held: Held = Arc::new(Mutex::new(Some(conn)));
-        sweep::watch(&self.pool, &held, Instant::now() + MAX_AGE + SWEEP_MARGIN);
+        sweep::watch(&self.pool, &held, Instant::now() + WINDOW + SWEEP_MARGIN);
         Ok(Box::new(SqliteSnapshot {
             conn: held,
             pool: self.pool.clone(),
@@ -224,51 +137,54 @@ impl Store for SqliteStore {
         deadline: Option<Instant>,
         f: &mut dyn FnMut(&mut dyn Writer) -> Result<()>,
     ) -> Result<()> {
-        let mut conn = self.pool.take()?;
-        // The lock wait follows the transaction's own timeout when that is
-        // sooner than the store's.
-        let wait = deadline.map_or(self.pool.timeout, |d| {
-            d.saturating_duration_since(Instant::now())
-                .min(self.pool.timeout)
-        });
-        let result = (|| {
-            conn.busy_timeout(wait)?;
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let wait = self.pool.wait(deadline);
+        let conn = self.pool.take(&wait)?;
+        let result = patiently(&conn, wait.until, self.pool.target.timeout, || {
+            conn.execute_batch("BEGIN IMMEDIATE")
+        })
+        .map_err(Error::from)
+        .and_then(|()| {
             // Checked holding the write lock, so no commit of this process
             // lands in a file that was replaced before it began.
             self.pool.check_file()?;
-            f(&mut SqliteWriter { conn: &tx })?;
-            tx.commit()?;
-            Ok(())
-        })();
-        let _ = conn.busy_timeout(self.pool.timeout);
+            f(&mut SqliteWriter { conn: &conn })?;
+            Ok(conn.execute_batch("COMMIT")?)
+        });
+        if result.is_err() && !conn.is_autocommit() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
         self.pool.give(conn);
-        result.map_err(|e| self.pool.error_after(e, wait))
+        result.map_err(|e| self.pool.error_after(e, &wait))
     }
 
     fn after_commit(&self) {
-        if let Ok(conn) = self.pool.take() {
-            self.checkpoints.after_commit(&conn, self.pool.timeout);
+        if let Ok(conn) = self.pool.take(&self.pool.wait(None)) {
+            self.checkpoints.after_commit(&conn, &self.pool.target);
             self.pool.give(conn);
         }
     }
 
     fn change_token(&self) -> Result<u64> {
-        let mut watcher = self.watcher.lock().unwrap_or_else(|e| e.into_inner());
+        let wait = self.pool.wait(None);
+        let mut watcher = lock(&self.watcher);
         if watcher.is_none() {
-            *watcher = Some(self.pool.take()?);
+            *watcher = Some(self.pool.take(&wait)?);
         }
         let conn = watcher.as_ref().expect("just opened");
-        let v: i64 = conn.pragma_query_value(None, "data_version", |r| r.get(0))?;
-        Ok(v as u64)
+        let version = patiently(conn, wait.until, self.pool.target.timeout, || {
+            conn.pragma_query_value(None, "data_version", |r| r.get::<_, i64>(0))
+        });
+        version
+            .map(|v| v as u64)
+            .map_err(|e| self.pool.error_after(e.into(), &wait))
     }
 
     fn describe(&self) -> String {
-        self.path.display().to_string()
+        self.pool.target.shown.display().to_string()
     }
 }
 
-fn read_meta(conn: &Connection, name: &str) -> Result<u64> {
+fn read_meta(conn: &Connection, name: &str) -> rusqlite::Result<u64> {
     let v: i64 = conn
         .prepare_cached("SELECT value FROM meta WHERE name = ?1")?
         .query_row([name], |r| r.get(0))?;
@@ -285,14 +201,14 @@ struct SqliteSnapshot {
 impl SqliteSnapshot {
     /// Runs `f` on the read transaction, if it is still open.
     fn with<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        let conn = sweep::lock(&self.conn);
+        let conn = lock(&self.conn);
         f(conn.as_ref().ok_or(Error::TransactionTooOld)?).map_err(|e| self.pool.error(e))
     }
 }
 
 impl Drop for SqliteSnapshot {
     fn drop(&mut self) {
-        let conn = sweep::lock(&self.conn).take();
+        let conn = lock(&self.conn).take();
         if let Some(conn) = conn
             && conn.execute_batch("ROLLBACK").is_ok()
         {
@@ -398,7 +314,7 @@ struct SqliteWriter<'a> {
 
 impl Writer for SqliteWriter<'_> {
     fn version(&mut self) -> Result<u64> {
-        read_meta(self.conn, "version")
+        Ok(read_meta(self.conn, "version")?)
     }
 
     fn set_version(&mut self, version: u64) -> Result<()> {
@@ -409,7 +325,7 @@ impl Writer for SqliteWriter<'_> {
     }
 
     fn log_floor(&mut self) -> Result<u64> {
-        read_meta(self.conn, "floor")
+        Ok(read_meta(self.conn, "floor")?)
     }
 
     fn any_write_since(
@@ -489,34 +405,4 @@ impl Writer for SqliteWriter<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use rusqlite::StatementStatus;
-
-    use super::*;
-
-    /// Reads of many ranges in one transaction run one compiled statement:
-    /// compiling it again for each range made the parser a large part of
-    /// every read.
-    #[test]
-    fn range_reads_compile_their_statement_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let options = OpenOptions {
-            timeout: Duration::from_secs(5),
-            ..OpenOptions::default()
-        };
-        let guarded = SqliteStore::open(&dir.path().join("s.db"), &options).unwrap();
-        let store = guarded.inner();
-        let mut snap = store.snapshot().unwrap();
-        for i in 0..50u8 {
-            snap.scan(&[i], &[i, 1], false, usize::from(i) + 1).unwrap();
-            snap.scan(&[i], &[i + 1], true, 10).unwrap();
-        }
-        drop(snap);
-        let conn = store.pool.take().unwrap();
-        for sql in [SCAN, SCAN_REVERSE] {
-            let stmt = conn.prepare_cached(sql).unwrap();
-            assert_eq!(stmt.get_status(StatementStatus::Run), 50, "{sql}");
-            assert_eq!(stmt.get_status(StatementStatus::RePrepare), 0, "{sql}");
-        }
-    }
-}
+mod tests;

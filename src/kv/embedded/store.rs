@@ -14,13 +14,17 @@ use crate::kv::{KeyValue, Result};
 
 /// A store under the embedded backend.
 pub(crate) trait Store: Send + Sync {
-    /// A consistent view of the latest committed state.
-    fn snapshot(&self) -> Result<Box<dyn Snapshot>>;
+    /// A consistent view of the latest committed state. A store shared by
+    /// other processes (the file) waits for them no longer than its
+    /// timeout, nor past `deadline`.
+    fn snapshot(&self, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>>;
 
     /// Runs `f` in an exclusive write transaction that sees the latest
     /// state; applies its writes if `f` succeeds, discards them otherwise.
-    /// Waits for the exclusive lock no longer than the store's timeout, nor
-    /// past `deadline`.
+    /// A store shared by other processes (the file) waits for its write
+    /// lock no longer than its timeout, nor past `deadline`; the memory
+    /// store's commits wait only for each other's, which are short, and
+    /// need no deadline.
     fn write(
         &self,
         deadline: Option<Instant>,

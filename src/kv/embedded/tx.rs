@@ -14,16 +14,16 @@ use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
     Committed, ConflictRangeType, Error, KeyValue, MutationType, RangeOption, RangeResult, Result,
-    StreamingMode, Transaction, TransactionOption, Watch, key_after,
+    StreamingMode, Transaction, TransactionOption, WINDOW, Watch, key_after,
 };
-
-/// FDB's MVCC window: a transaction may read and commit for this long after
-/// taking its read version.
-pub(crate) const MAX_AGE: Duration = Duration::from_secs(5);
 
 pub(crate) struct EmbeddedTx {
     shared: Arc<Shared>,
-    snapshot: Option<(Box<dyn Snapshot>, Instant)>,
+    snapshot: Option<Box<dyn Snapshot>>,
+    /// The read version and when it was taken, from the first read until
+    /// the transaction is reset or retried: a commit lets go of the
+    /// snapshot, and a commit tried again must still check against it.
+    read: Option<(u64, Instant)>,
     /// Set when a commit let go of the snapshot: reads fail until the
     /// transaction is reset, rather than read another state.
     released: bool,
@@ -48,6 +48,7 @@ impl EmbeddedTx {
         EmbeddedTx {
             shared,
             snapshot: None,
+            read: None,
             released: false,
             buffer: WriteBuffer::new(value_limit),
             reads: RangeSet::default(),
@@ -88,13 +89,14 @@ impl EmbeddedTx {
             ));
         }
         if self.snapshot.is_none() {
-            self.snapshot = Some((self.shared.store.snapshot()?, Instant::now()));
+            let snap = self.shared.store.snapshot(self.deadline())?;
+            self.read = Some((snap.version(), Instant::now()));
+            self.snapshot = Some(snap);
         }
-        let (snap, at) = self.snapshot.as_mut().expect("just set");
-        if at.elapsed() > MAX_AGE {
+        if self.read.is_some_and(|(_, at)| at.elapsed() > WINDOW) {
             return Err(Error::TransactionTooOld);
         }
-        Ok(snap.as_mut())
+        Ok(self.snapshot.as_deref_mut().expect("just set"))
     }
 
     /// When the `Timeout` option runs out, if set.
@@ -104,7 +106,7 @@ impl EmbeddedTx {
 
     /// The read version and when it was taken, if any read happened.
     pub(super) fn read_state(&self) -> Option<(u64, Instant)> {
-        self.snapshot.as_ref().map(|(s, at)| (s.version(), *at))
+        self.read
     }
 
     /// Checks a write against the limits before it is buffered, so an
@@ -127,7 +129,8 @@ impl EmbeddedTx {
 
     /// Ends the snapshot before a commit waits for the write lock: a read
     /// transaction held while waiting would keep any checkpoint that holds
-    /// the lock waiting for it in turn.
+    /// the lock waiting for it in turn. The read version stays, for the
+    /// conflict checks of this commit and of any commit tried again.
     pub(super) fn release_snapshot(&mut self) {
         self.snapshot = None;
         self.released = true;
@@ -147,6 +150,7 @@ impl EmbeddedTx {
     fn clear_state(&mut self) {
         self.cancel_watches();
         self.snapshot = None;
+        self.read = None;
         self.released = false;
         self.buffer = WriteBuffer::new(self.shared.limits.value);
         self.reads.clear();
@@ -208,7 +212,7 @@ impl Transaction for EmbeddedTx {
         let value_limit = self.shared.limits.value;
         // Borrow the snapshot and the buffer side by side.
         self.snap()?;
-        let snap = self.snapshot.as_mut().expect("taken").0.as_mut();
+        let snap = self.snapshot.as_deref_mut().expect("taken");
         let batch = if want == 0 || range.begin >= range.end {
             super::read::Batch {
                 rows: Vec::new(),

@@ -6,12 +6,12 @@
 //! `data_version`) every [`POLL_INTERVAL`], so a watch fires within about
 //! that long of a commit anywhere.
 
-use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use super::Shared;
 use crate::kv::watch::WatchFuture;
-use crate::kv::{Error, Result};
+use crate::kv::{Error, Result, lock};
 
 /// How often the poller looks for other processes' commits.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(10);
@@ -40,13 +40,9 @@ struct Entry {
 }
 
 impl Watches {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Tells the poller that this process committed.
     pub fn notify(&self) {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         if !state.entries.is_empty() {
             state.dirty = true;
             self.wake.notify_all();
@@ -61,7 +57,7 @@ impl Shared {
         self: &Arc<Self>,
         watches: impl Iterator<Item = (Vec<u8>, Option<Vec<u8>>, WatchFuture)>,
     ) {
-        let mut state = self.watches.lock();
+        let mut state = lock(&self.watches.state);
         for (key, value, future) in watches {
             if state.entries.len() >= MAX_WATCHES {
                 future.resolve(Err(Error::TooManyWatches { limit: MAX_WATCHES }));
@@ -95,16 +91,16 @@ fn poll(shared: Weak<Shared>) {
     while let Some(shared) = shared.upgrade() {
         let watches = &shared.watches;
         let fresh = shared.store.change_token().ok();
-        let dirty = std::mem::take(&mut watches.lock().dirty);
+        let dirty = std::mem::take(&mut lock(&watches.state).dirty);
         if dirty || fresh != token || fresh.is_none() {
             token = fresh;
             if let Err(e) = check(&shared) {
-                for entry in watches.lock().entries.drain(..) {
+                for entry in lock(&watches.state).entries.drain(..) {
                     entry.future.resolve(Err(e.clone()));
                 }
             }
         }
-        let mut state = watches.lock();
+        let mut state = lock(&watches.state);
         state
             .entries
             .retain(|e| !e.future.is_abandoned() && !e.future.is_resolved());
@@ -116,7 +112,7 @@ fn poll(shared: Weak<Shared>) {
             let (guard, _) = watches
                 .wake
                 .wait_timeout(state, POLL_INTERVAL)
-                .unwrap_or_else(|e| e.into_inner());
+                .unwrap_or_else(PoisonError::into_inner);
             drop(guard);
         }
     }
@@ -124,20 +120,18 @@ fn poll(shared: Weak<Shared>) {
 
 /// Fires every watch whose key no longer has the value it started from.
 fn check(shared: &Shared) -> Result<()> {
-    let keys: Vec<Vec<u8>> = shared
-        .watches
-        .lock()
+    let keys: Vec<Vec<u8>> = lock(&shared.watches.state)
         .entries
         .iter()
         .map(|e| e.key.clone())
         .collect();
-    let mut snap = shared.store.snapshot()?;
+    let mut snap = shared.store.snapshot(None)?;
     let mut now = Vec::with_capacity(keys.len());
     for k in &keys {
         now.push(snap.get(k)?);
     }
     drop(snap);
-    let state = shared.watches.lock();
+    let state = lock(&shared.watches.state);
     // Entries registered since `keys` was taken are checked next round.
     for (entry, value) in state.entries.iter().zip(now) {
         if entry.value != value {

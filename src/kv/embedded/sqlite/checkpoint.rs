@@ -19,13 +19,15 @@
 //! processes. A process that is stopped inside a read transaction pins the
 //! WAL until it resumes or dies; attempts then back off to once a minute.
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use crate::kv::embedded::tx::MAX_AGE;
+use super::busy::{self, patiently};
+use super::target::Target;
+
+use crate::kv::WINDOW;
 
 /// The WAL size past which a committer restarts the WAL, and to which
 /// `journal_size_limit` truncates it then.
@@ -38,10 +40,7 @@ const WAL_HARD_LIMIT: u64 = 4 * WAL_LIMIT;
 const SHORT_WAIT: Duration = Duration::from_millis(200);
 
 /// How long it waits past it: longer than any read transaction lives.
-const LONG_WAIT: Duration = MAX_AGE.saturating_add(Duration::from_millis(300));
-
-/// The pause between attempts within one wait.
-const RETRY_PAUSE: Duration = Duration::from_millis(5);
+const LONG_WAIT: Duration = WINDOW.saturating_add(Duration::from_millis(300));
 
 /// The wait before a process tries again after waiting out the readers
 /// failed to restart the WAL; it doubles up to [`MAX_BACKOFF`]. After a
@@ -49,8 +48,8 @@ const RETRY_PAUSE: Duration = Duration::from_millis(5);
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
+#[derive(Default)]
 pub(super) struct Checkpoints {
-    wal: PathBuf,
     state: Mutex<Tries>,
 }
 
@@ -59,24 +58,23 @@ struct Tries {
     backoff: Duration,
 }
 
-impl Checkpoints {
-    pub fn new(wal: PathBuf) -> Checkpoints {
-        Checkpoints {
-            wal,
-            state: Mutex::new(Tries {
-                not_before: None,
-                backoff: FIRST_BACKOFF,
-            }),
+impl Default for Tries {
+    fn default() -> Self {
+        Tries {
+            not_before: None,
+            backoff: FIRST_BACKOFF,
         }
     }
+}
 
+impl Checkpoints {
     /// After a commit, once the committing transaction has let go of its
     /// own snapshot (which the checkpoint would otherwise wait for):
-    /// restarts the WAL if it is past the limit, on `conn`. `busy` is the connection's usual
-    /// lock wait, restored after. Best effort: the commit has happened, and
-    /// a checkpoint that fails is tried again by a later commit.
-    pub fn after_commit(&self, conn: &Connection, busy: Duration) {
-        let Ok(size) = std::fs::metadata(&self.wal).map(|m| m.len()) else {
+    /// restarts the WAL of `target` if it is past the limit, on `conn`.
+    /// Best effort: the commit has happened, and a checkpoint that fails is
+    /// tried again by a later commit.
+    pub fn after_commit(&self, conn: &Connection, target: &Target) {
+        let Ok(size) = std::fs::metadata(target.beside("-wal")).map(|m| m.len()) else {
             return;
         };
         if size <= WAL_LIMIT {
@@ -93,9 +91,8 @@ impl Checkpoints {
             return;
         }
         let long = size > WAL_HARD_LIMIT;
-        let restarted = restart(conn, if long { LONG_WAIT } else { SHORT_WAIT });
-        let _ = conn.busy_timeout(busy);
-        if restarted {
+        let wait = if long { LONG_WAIT } else { SHORT_WAIT };
+        if restart(conn, wait, target.timeout) {
             tries.not_before = None;
             tries.backoff = FIRST_BACKOFF;
         } else if long {
@@ -111,21 +108,15 @@ impl Checkpoints {
 /// Runs RESTART checkpoints for at most `wait`; whether one restarted the
 /// WAL. An attempt also fails at once while another connection
 /// checkpoints (SQLite's automatic checkpoints after commits), so it is
-/// tried again until the wait is spent.
-fn restart(conn: &Connection, wait: Duration) -> bool {
-    let deadline = Instant::now() + wait;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let done = conn.busy_timeout(left).is_ok()
-            && conn
-                .query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get::<_, i64>(0))
-                .is_ok_and(|busy| busy == 0);
-        if done {
-            return true;
+/// tried again until the wait is spent. `usual` is the connection's lock
+/// wait, set again after.
+fn restart(conn: &Connection, wait: Duration, usual: Duration) -> bool {
+    patiently(conn, Instant::now() + wait, usual, || {
+        let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get(0))?;
+        match busy {
+            0 => Ok(()),
+            _ => Err(busy::error("readers still use the WAL")),
         }
-        if Instant::now() + RETRY_PAUSE >= deadline {
-            return false;
-        }
-        std::thread::sleep(RETRY_PAUSE);
-    }
+    })
+    .is_ok()
 }

@@ -28,7 +28,7 @@ use super::SqliteStore;
 use super::target::{ReadOnly, Target};
 use crate::kv::embedded::Access;
 use crate::kv::embedded::store::{Snapshot, Store, Writer};
-use crate::kv::{Error, KeyValue, Result};
+use crate::kv::{Error, KeyValue, Result, lock};
 
 /// The value of `PRAGMA user_version` that marks a damaged file.
 pub(crate) const DAMAGED: i32 = 1;
@@ -43,7 +43,7 @@ pub(crate) struct Guarded {
 }
 
 struct Health {
-    target: Target,
+    target: Arc<Target>,
     read_only: Option<ReadOnly>,
     /// What showed the file damaged, once something has.
     damage: Mutex<Option<String>>,
@@ -58,20 +58,15 @@ impl Guarded {
 
     /// `store` guarded: `read_only` says why it is, `marked` whether the
     /// file carries the damage mark.
-    pub(crate) fn new(
-        store: SqliteStore,
-        target: Target,
-        read_only: Option<ReadOnly>,
-        marked: bool,
-    ) -> Guarded {
+    pub(crate) fn new(store: SqliteStore, read_only: Option<ReadOnly>, marked: bool) -> Guarded {
         let damage = marked.then(|| "an earlier run found it damaged and marked it so".to_string());
         Guarded {
-            store,
             health: Arc::new(Health {
-                target,
+                target: store.pool.target.clone(),
                 read_only,
                 damage: Mutex::new(damage),
             }),
+            store,
         }
     }
 }
@@ -79,7 +74,7 @@ impl Guarded {
 impl Health {
     /// The error a write would fail with now, if any.
     fn refusal(&self) -> Option<Error> {
-        let damage = self.damage.lock().unwrap_or_else(|e| e.into_inner());
+        let damage = lock(&self.damage);
         if let Some(detail) = damage.as_deref() {
             return Some(Error::Corrupt(corrupt_message(&self.target.shown, detail)));
         }
@@ -93,7 +88,7 @@ impl Health {
         match e {
             Error::Corrupt(detail) => {
                 let first = {
-                    let mut damage = self.damage.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut damage = lock(&self.damage);
                     let first = damage.is_none();
                     if first {
                         *damage = Some(detail.clone());
@@ -120,7 +115,9 @@ impl Health {
 /// Sets the damage mark in the file's header, if the file can take it.
 /// Best effort: this process refuses writes either way.
 pub(crate) fn mark(target: &Target) {
-    let Ok(conn) = target.connect() else { return };
+    let Ok(conn) = target.connect(Instant::now() + MARK_WAIT) else {
+        return;
+    };
     if conn.busy_timeout(MARK_WAIT).is_ok() {
         let _ = conn.execute_batch(&format!(
             "BEGIN IMMEDIATE; PRAGMA user_version = {DAMAGED}; COMMIT;"
@@ -146,8 +143,11 @@ fn read_only_message(path: &Path, why: &str) -> String {
 }
 
 impl Store for Guarded {
-    fn snapshot(&self) -> Result<Box<dyn Snapshot>> {
-        let inner = self.store.snapshot().map_err(|e| self.health.observe(e))?;
+    fn snapshot(&self, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
+        let inner = self
+            .store
+            .snapshot(deadline)
+            .map_err(|e| self.health.observe(e))?;
         Ok(Box::new(GuardedSnapshot {
             inner,
             health: self.health.clone(),
@@ -182,7 +182,7 @@ impl Store for Guarded {
     }
 
     fn access(&self) -> Access {
-        let damage = self.health.damage.lock().unwrap_or_else(|e| e.into_inner());
+        let damage = lock(&self.health.damage);
         match (damage.as_deref(), self.health.read_only) {
             (Some(detail), _) => Access::Damaged(detail.to_string()),
             (None, Some(why)) => Access::ReadOnly(why.reason().to_string()),

@@ -19,7 +19,6 @@ pub(super) struct FileId {
 
 impl FileId {
     /// The identity of the file at `path` now.
-    #[cfg(unix)]
     pub fn of(path: &Path) -> io::Result<FileId> {
         use std::os::unix::fs::MetadataExt;
         let meta = std::fs::metadata(path)?;
@@ -27,11 +26,5 @@ impl FileId {
             dev: meta.dev(),
             ino: meta.ino(),
         })
-    }
-
-    /// Elsewhere a file has no cheap identity, and none is checked.
-    #[cfg(not(unix))]
-    pub fn of(path: &Path) -> io::Result<FileId> {
-        std::fs::metadata(path).map(|_| FileId { dev: 0, ino: 0 })
     }
 }

@@ -27,7 +27,7 @@ use nix::unistd::{AccessFlags, access};
 use rusqlite::{Connection, ErrorCode};
 
 use super::guard;
-use super::setup::{FORMAT, Found, State, setup, transient};
+use super::setup::{FORMAT, Found, State, setup};
 use super::target::{Mode, ReadOnly, Target};
 use crate::kv::{Error, Result};
 
@@ -51,24 +51,22 @@ pub(crate) fn open(path: &Path, read_only: bool, timeout: Duration) -> Result<Op
             "the database path is empty; give the name of a file".into(),
         ));
     }
-    let file = std::path::absolute(path).map_err(|e| cannot("open", path, &e))?;
-    let why = probe(path, &file, read_only)?;
     let mut target = Target {
         shown: path.to_owned(),
-        file,
-        mode: if why.is_some() {
-            Mode::ReadOnly
-        } else {
-            Mode::ReadWrite
-        },
+        file: std::path::absolute(path).map_err(|e| cannot("open", path, &e))?,
+        mode: Mode::ReadWrite,
         timeout,
     };
+    let why = probe(&target, read_only)?;
+    if why.is_some() {
+        target.mode = Mode::ReadOnly;
+    }
     match connect_and_read(&target, deadline) {
         Ok((conn, found)) => finish(target, conn, why, found),
         // SQLite reads a WAL database through its -wal and -shm files;
         // where it cannot create them and there is no log to read, the
         // file holds everything and is read as it is.
-        Err(e) if needs_journal(&e) && !wal_exists(&target.file) => {
+        Err(e) if needs_journal(&e) && !target.beside("-wal").exists() => {
             target.mode = Mode::Immutable;
             let (conn, found) = connect_and_read(&target, deadline)
                 .map_err(|e| sqlite_error(path, "open", e, timeout))?;
@@ -92,8 +90,8 @@ pub(crate) fn open(path: &Path, read_only: bool, timeout: Duration) -> Result<Op
 /// A first connection, and what the file holds (given its tables, when it
 /// is new and writable).
 fn connect_and_read(target: &Target, deadline: Instant) -> rusqlite::Result<(Connection, Found)> {
-    let conn = target.connect()?;
-    let found = setup(&conn, target.mode == Mode::ReadWrite, deadline)?;
+    let conn = target.connect(deadline)?;
+    let found = setup(&conn, target, deadline)?;
     Ok((conn, found))
 }
 
@@ -133,16 +131,20 @@ fn finish(
     }
 }
 
-/// What `path` lets this process do: `None` when it may read and write
+/// What the file lets this process do: `None` when it may read and write
 /// the file, else why it may only read it. Creates the file, empty and
 /// private, when it is missing and a write is allowed.
 ///
 /// It never opens the file: closing any descriptor of a file drops every
 /// POSIX lock this process holds on it, SQLite's included, and another
 /// connection of this process may have it open.
-fn probe(path: &Path, file: &Path, read_only: bool) -> Result<Option<ReadOnly>> {
-    if !read_only && create_private(file).map_err(|e| cannot("create", path, &e))? {
-        return Ok(None);
+fn probe(target: &Target, read_only: bool) -> Result<Option<ReadOnly>> {
+    let (path, file) = (target.shown.as_path(), target.file());
+    if !read_only {
+        no_files_left_beside(target)?;
+        if create_private(file).map_err(|e| cannot("create", path, &e))? {
+            return Ok(None);
+        }
     }
     let meta = fs::metadata(file).map_err(|e| cannot("open", path, &e))?;
     if !meta.is_file() {
@@ -157,7 +159,7 @@ fn probe(path: &Path, file: &Path, read_only: bool) -> Result<Option<ReadOnly>> 
         )));
     }
     access(file, AccessFlags::R_OK).map_err(|e| cannot("open", path, &e.into()))?;
-    readable_beside(path, file)?;
+    readable_beside(target)?;
     if read_only {
         return Ok(Some(ReadOnly::Asked));
     }
@@ -174,24 +176,59 @@ fn probe(path: &Path, file: &Path, read_only: bool) -> Result<Option<ReadOnly>> 
 /// only say it is "unable to open database file". They keep the mode the
 /// database had when they were made, so a database shared later by its
 /// own mode alone is one.
-fn readable_beside(path: &Path, file: &Path) -> Result<()> {
+fn readable_beside(target: &Target) -> Result<()> {
     for suffix in ["-wal", "-shm"] {
-        let mut side = file.as_os_str().to_owned();
-        side.push(suffix);
-        match access(Path::new(&side), AccessFlags::R_OK) {
-            Err(Errno::EACCES) => {
-                let mut shown = path.as_os_str().to_owned();
-                shown.push(suffix);
-                return Err(Error::Storage(format!(
-                    "cannot open the database {}: permission denied on {}",
-                    path.display(),
-                    Path::new(&shown).display()
-                )));
-            }
-            _ => continue,
+        if access(&target.beside(suffix), AccessFlags::R_OK) == Err(Errno::EACCES) {
+            return Err(Error::Storage(format!(
+                "cannot open the database {}: permission denied on {}",
+                target.shown.display(),
+                target.shown_beside(suffix).display()
+            )));
         }
     }
     Ok(())
+}
+
+/// Fails, naming them, when the database is missing but its `-wal` or
+/// `-shm` file is still there: the database was deleted without them.
+///
+/// A new database would take them over. SQLite discards a WAL beside an
+/// empty file, but a process that still has the deleted database open
+/// shares its `-shm` file with whoever opens the path next, and the new
+/// database's reads then fail ("disk I/O error") or read the old WAL.
+/// fql does not delete them itself: it cannot tell whether such a process
+/// exists, and another process creating the database at the same moment
+/// may already be using them.
+///
+/// The database is looked for once more after finding them, so a
+/// database another process has just created, with its files, is opened.
+fn no_files_left_beside(target: &Target) -> Result<()> {
+    let exists = |path: &Path| fs::symlink_metadata(path).is_ok();
+    if exists(target.file()) {
+        return Ok(());
+    }
+    let left: Vec<&str> = ["-wal", "-shm"]
+        .into_iter()
+        .filter(|suffix| exists(&target.beside(suffix)))
+        .collect();
+    if left.is_empty() || exists(target.file()) {
+        return Ok(());
+    }
+    let names: Vec<String> = left
+        .iter()
+        .map(|suffix| target.shown_beside(suffix).display().to_string())
+        .collect();
+    let (are, them) = if names.len() == 1 {
+        ("is", "it")
+    } else {
+        ("are", "them")
+    };
+    Err(Error::Storage(format!(
+        "cannot create the database {}: {} of a deleted database {are} still there; delete \
+         {them} too, once no process has the deleted database open",
+        target.shown.display(),
+        names.join(" and ")
+    )))
 }
 
 /// Creates `file`, empty and with mode 0600, unless it exists; says
@@ -251,9 +288,6 @@ fn io_reason(what: &str, e: &io::Error) -> String {
 /// A lock another process held for all of `waited` is
 /// [`Error::Locked`].
 fn sqlite_error(path: &Path, what: &str, e: rusqlite::Error, waited: Duration) -> Error {
-    if transient(&e) {
-        return super::locked(path, waited);
-    }
     if e.sqlite_error_code() == Some(ErrorCode::NotADatabase) {
         return Error::Storage(format!(
             "cannot open the database {}: the file is not a database (not SQLite, or its first page is damaged)",
@@ -262,7 +296,7 @@ fn sqlite_error(path: &Path, what: &str, e: rusqlite::Error, waited: Duration) -
     }
     match Error::from(e) {
         Error::Corrupt(detail) => Error::Corrupt(guard::corrupt_message(path, &detail)),
-        Error::Locked { .. } => super::locked(path, waited),
+        Error::Locked { .. } => super::pool::locked(path, waited),
         Error::ReadOnly(detail) | Error::Storage(detail) => Error::Storage(format!(
             "cannot {what} the database {}: {detail}",
             path.display()
@@ -278,12 +312,6 @@ fn needs_journal(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen)
     )
-}
-
-fn wal_exists(file: &Path) -> bool {
-    let mut wal = file.as_os_str().to_owned();
-    wal.push("-wal");
-    Path::new(&wal).exists()
 }
 
 #[cfg(test)]

@@ -5,13 +5,16 @@
 //! storage format) is read in one transaction; a file that needs its
 //! tables gets them in one `BEGIN IMMEDIATE` transaction that reads the
 //! file again first, so the process that comes second finds the work
-//! done. The "busy" answers SQLite gives without waiting in its busy
-//! handler (while another connection changes the journal mode, recovers
-//! the WAL or sets up the shared memory) are waited out, up to a deadline.
+//! done. Locks other processes hold meanwhile (one changing the journal
+//! mode, recovering the WAL or setting up the shared memory) are waited
+//! out, up to a deadline ([`busy`](super::busy)).
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{Connection, ErrorCode, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension};
+
+use super::busy::patiently;
+use super::target::{Mode, Target};
 
 /// `PRAGMA application_id` of fql databases ("FQL1"), so fql refuses to
 /// use some other program's SQLite file as its keyspace.
@@ -128,16 +131,16 @@ fn inspect(conn: &Connection) -> rusqlite::Result<Found> {
     Ok(found)
 }
 
-/// Reads what the file holds and, when `writable`, gives an empty file
-/// its tables, waiting out transient "busy" answers until `deadline`.
+/// Reads what the file holds and, when `target` is writable, gives an
+/// empty file its tables, waiting for other processes until `deadline`.
 pub(super) fn setup(
     conn: &Connection,
-    writable: bool,
+    target: &Target,
     deadline: Instant,
 ) -> rusqlite::Result<Found> {
-    patiently(deadline, || {
+    patiently(conn, deadline, target.timeout, || {
         let found = in_transaction(conn, "BEGIN DEFERRED", || inspect(conn))?;
-        if !writable {
+        if target.mode != Mode::ReadWrite {
             return Ok(found);
         }
         match found.state() {
@@ -177,33 +180,4 @@ fn in_transaction<T>(
         let _ = conn.execute_batch("ROLLBACK");
     }
     result
-}
-
-/// Whether SQLite gave up on a lock another connection holds for a moment.
-pub(super) fn transient(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(
-            ErrorCode::DatabaseBusy
-                | ErrorCode::DatabaseLocked
-                | ErrorCode::FileLockingProtocolFailed
-        )
-    )
-}
-
-/// Runs `f` until it succeeds, fails for good, or `deadline` passes.
-fn patiently<T>(
-    deadline: Instant,
-    mut f: impl FnMut() -> rusqlite::Result<T>,
-) -> rusqlite::Result<T> {
-    let mut pause = Duration::from_millis(1);
-    loop {
-        match f() {
-            Err(e) if transient(&e) && Instant::now() + pause < deadline => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(50));
-            }
-            result => return result,
-        }
-    }
 }

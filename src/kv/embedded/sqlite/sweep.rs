@@ -10,21 +10,17 @@
 //! would have.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use rusqlite::Connection;
 
-use super::Pool;
+use super::pool::Pool;
+use crate::kv::lock;
 
 /// A snapshot's connection, shared with the sweeper; `None` once the read
 /// transaction has been ended.
 pub(super) type Held = Arc<Mutex<Option<Connection>>>;
-
-/// Locks a held connection, whatever a panicking holder left.
-pub(super) fn lock(held: &Held) -> MutexGuard<'_, Option<Connection>> {
-    held.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 #[derive(Default)]
 pub(super) struct Sweeper {
@@ -38,18 +34,12 @@ struct State {
     running: bool,
 }
 
-impl Sweeper {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
 /// Ends `held`'s read transaction at `deadline`, starting the thread if
 /// none runs. Should the thread fail to start, the snapshot is only ended
 /// by its owner, as before, and the next snapshot tries again.
 pub(super) fn watch(pool: &Arc<Pool>, held: &Held, deadline: Instant) {
     let sweeper = &pool.sweeper;
-    let mut state = sweeper.lock();
+    let mut state = lock(&sweeper.state);
     state.queue.push_back((deadline, Arc::downgrade(held)));
     if state.running {
         // The thread waits for an earlier deadline, and looks again then.
@@ -65,7 +55,7 @@ pub(super) fn watch(pool: &Arc<Pool>, held: &Held, deadline: Instant) {
 fn sweep(sweeper: &Sweeper, pool: &Weak<Pool>) {
     loop {
         let (due, next) = {
-            let mut state = sweeper.lock();
+            let mut state = lock(&sweeper.state);
             let now = Instant::now();
             let mut due = Vec::new();
             while let Some((at, held)) = state.queue.front() {

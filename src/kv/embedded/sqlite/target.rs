@@ -2,9 +2,11 @@
 //! read-only and why, or as it is (`immutable`).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
+
+use super::busy::patiently;
 
 /// Why a database opened read-only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,8 +64,20 @@ impl Target {
         &self.file
     }
 
-    /// A new connection with fql's settings.
-    pub(crate) fn connect(&self) -> rusqlite::Result<Connection> {
+    /// The file SQLite keeps beside the database with this suffix (`-wal`,
+    /// `-shm`), its path made absolute.
+    pub(crate) fn beside(&self, suffix: &str) -> PathBuf {
+        beside(&self.file, suffix)
+    }
+
+    /// [`Target::beside`] as the caller named the database, for messages.
+    pub(crate) fn shown_beside(&self, suffix: &str) -> PathBuf {
+        beside(&self.shown, suffix)
+    }
+
+    /// A new connection with fql's settings, waiting for other processes'
+    /// locks until `deadline`.
+    pub(crate) fn connect(&self, deadline: Instant) -> rusqlite::Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = match self.mode {
             Mode::ReadWrite => {
@@ -78,9 +92,19 @@ impl Target {
             )?,
         };
         super::configure(&conn, self.timeout)?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
+        // Reads the schema, so it may wait for a lock.
+        patiently(&conn, deadline, self.timeout, || {
+            conn.pragma_update(None, "synchronous", "FULL")
+        })?;
         Ok(conn)
     }
+}
+
+/// `path` with `suffix` added to its last part.
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
 }
 
 /// `file:` and the absolute path, percent-encoded, with `immutable=1`.
