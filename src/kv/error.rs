@@ -219,7 +219,7 @@ pub(crate) fn sqlite_busy(e: &rusqlite::Error) -> bool {
 /// wrong type, which fql never writes), a refused write, a lock wait that
 /// ran out, or some other failure of the storage.
 impl From<rusqlite::Error> for Error {
-    /// A lock wait that ran out ([`sqlite_busy`]) keeps its meaning; the
+    /// A lock wait that ran out (`sqlite_busy`) keeps its meaning; the
     /// store that waited fills in the file and the wait (see
     /// `Error::Locked`).
     fn from(e: rusqlite::Error) -> Self {
