@@ -82,29 +82,10 @@ impl RangeSet {
         self.at_or_before(key).filter(|(_, e)| key < *e)
     }
 
-    /// At most `max` ranges covering every range of the set: consecutive
-    /// ranges are joined into one. Joining only widens conflict ranges,
-    /// which can add conflicts but never miss one; it keeps the commit log
-    /// small for commits that write many keys.
+    /// At most `max` ranges covering every range of the set (see
+    /// [`coarsen`]).
     pub fn coarsened(&self, max: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
-        let all = self.ranges.iter();
-        if self.ranges.len() <= max {
-            return all.map(|(b, e)| (b.clone(), e.clone())).collect();
-        }
-        let per = self.ranges.len().div_ceil(max);
-        let mut out = Vec::with_capacity(max);
-        let mut group = all.peekable();
-        while let Some((b, e)) = group.next() {
-            let mut end = e;
-            for _ in 1..per {
-                match group.next() {
-                    Some((_, e)) => end = e,
-                    None => break,
-                }
-            }
-            out.push((b.clone(), end.clone()));
-        }
-        out
+        coarsen(self.ranges.iter(), max)
     }
 
     /// The range that holds the keys just below `end`: it begins before
@@ -134,6 +115,80 @@ impl RangeSet {
             .next()
             .is_some_and(|(b, _)| b.as_slice() < end)
     }
+}
+
+/// Ranges kept in the order they were added and merged only when asked
+/// for: a transaction's write conflict ranges, which nothing reads before
+/// the commit. Adding costs a push, where a [`RangeSet`] pays a search of
+/// its map for every write; the one sort at commit is linear for keys
+/// written in order, as a load writes them.
+#[derive(Debug, Default)]
+pub(crate) struct RangeList {
+    ranges: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Whether `ranges` is sorted by begin and merged, as it is after
+    /// [`RangeList::coarsened`] until the next push.
+    merged: bool,
+}
+
+impl RangeList {
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.ranges.clear();
+        self.merged = true;
+    }
+
+    pub fn push(&mut self, begin: &[u8], end: &[u8]) {
+        if begin < end {
+            self.ranges.push((begin.to_vec(), end.to_vec()));
+            self.merged = false;
+        }
+    }
+
+    /// At most `max` ranges covering every range added (see [`coarsen`]).
+    /// Merges the list in place first, so a commit tried again does not
+    /// sort it twice.
+    pub fn coarsened(&mut self, max: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
+        if !self.merged {
+            self.ranges.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            self.ranges.dedup_by(|next, kept| {
+                // `kept` precedes `next`: absorb `next` if they touch.
+                let touches = next.0 <= kept.1;
+                if touches && next.1 > kept.1 {
+                    kept.1 = std::mem::take(&mut next.1);
+                }
+                touches
+            });
+            self.merged = true;
+        }
+        coarsen(self.ranges.iter().map(|(b, e)| (b, e)), max)
+    }
+}
+
+/// At most `max` ranges covering every one of `ranges`, sorted and merged:
+/// consecutive ranges are joined into one. Joining only widens conflict
+/// ranges, which can add conflicts but never miss one; it keeps the commit
+/// log small for commits that write many keys.
+fn coarsen<'a>(
+    ranges: impl ExactSizeIterator<Item = (&'a Vec<u8>, &'a Vec<u8>)>,
+    max: usize,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let per = ranges.len().div_ceil(max.max(1)).max(1);
+    let mut out = Vec::with_capacity(ranges.len().min(max));
+    let mut group = ranges;
+    while let Some((b, e)) = group.next() {
+        let mut end = e;
+        for _ in 1..per {
+            match group.next() {
+                Some((_, e)) => end = e,
+                None => break,
+            }
+        }
+        out.push((b.clone(), end.clone()));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -207,6 +262,34 @@ mod tests {
             // Merged: no two ranges touch.
             let v: Vec<_> = s.iter().collect();
             assert!(v.windows(2).all(|w| w[0].1 < w[1].0));
+        }
+    }
+
+    proptest::proptest! {
+        /// A list merged at the end covers what a set merged as it went
+        /// does, coarsened to any size, and pushing after a merge merges
+        /// again.
+        #[test]
+        fn a_list_merges_as_a_set_does(
+            first in proptest::collection::vec((0u8..40, 0u8..40), 0..30),
+            later in proptest::collection::vec((0u8..40, 0u8..40), 0..10),
+            max in 1usize..8,
+        ) {
+            let mut list = RangeList::default();
+            let mut set = RangeSet::default();
+            for (b, e) in first.iter().chain(&later) {
+                set.insert(&[*b], &[*e]);
+            }
+            for (b, e) in &first {
+                list.push(&[*b], &[*e]);
+            }
+            list.coarsened(max);
+            for (b, e) in &later {
+                list.push(&[*b], &[*e]);
+            }
+            proptest::prop_assert_eq!(list.is_empty(), set.is_empty());
+            proptest::prop_assert_eq!(list.coarsened(max), set.coarsened(max));
+            proptest::prop_assert_eq!(list.coarsened(64), set.coarsened(64));
         }
     }
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::Shared;
 use super::buffer::{Entry, WriteBuffer};
-use super::ranges::RangeSet;
+use super::ranges::{RangeList, RangeSet};
 use super::read::read_batch;
 use super::store::Snapshot;
 use crate::kv::admit::{Tally, check_key, check_range, mutation_key};
@@ -29,7 +29,7 @@ pub(crate) struct EmbeddedTx {
     released: bool,
     pub(super) buffer: WriteBuffer,
     pub(super) reads: RangeSet,
-    pub(super) writes: RangeSet,
+    pub(super) writes: RangeList,
     /// Bytes of mutations so far, and any size error that dooms the commit.
     tally: Tally,
     no_conflict_next: bool,
@@ -52,7 +52,7 @@ impl EmbeddedTx {
             released: false,
             buffer: WriteBuffer::new(value_limit),
             reads: RangeSet::default(),
-            writes: RangeSet::default(),
+            writes: RangeList::default(),
             tally: Tally::default(),
             no_conflict_next: false,
             watches: Vec::new(),
@@ -65,13 +65,21 @@ impl EmbeddedTx {
         }
     }
 
-    /// Fails if the transaction can no longer be used.
+    /// Fails if the transaction can no longer be used: past its timeout,
+    /// or committed.
     fn usable(&self) -> Result<()> {
         if let Some(t) = self.timeout
             && self.created.elapsed() > t
         {
             return Err(Error::TransactionTimedOut);
         }
+        self.unspent()
+    }
+
+    /// Fails if the transaction has committed. A write past the timeout is
+    /// not refused, as FoundationDB's are not: the commit that follows
+    /// fails, and a load pays no clock read per key.
+    fn unspent(&self) -> Result<()> {
         if self.spent {
             return Err(Error::InvalidOperation(
                 "the transaction has committed; reset it to use it again".into(),
@@ -112,14 +120,14 @@ impl EmbeddedTx {
     /// Checks a write against the limits before it is buffered, so an
     /// over-size write fails where it is made and the commit fails too.
     fn admit(&mut self, key: &[u8], value_len: usize, bytes: usize) -> Result<()> {
-        self.usable()?;
+        self.unspent()?;
         self.tally.admit(&self.shared.limits, key, value_len, bytes)
     }
 
     /// Adds the write conflict range of a write that `admit` counted.
     fn write_conflict(&mut self, begin: &[u8], end: &[u8]) {
         if !std::mem::take(&mut self.no_conflict_next) {
-            self.writes.insert(begin, end);
+            self.writes.push(begin, end);
         }
     }
 
@@ -294,7 +302,7 @@ impl Transaction for EmbeddedTx {
             ConflictRangeType::Read => self.reads.insert(begin, end),
             ConflictRangeType::Write => {
                 self.tally.add(begin.len() + end.len());
-                self.writes.insert(begin, end);
+                self.writes.push(begin, end);
             }
         }
         Ok(())
