@@ -768,3 +768,17 @@ pub fn retry_limit_and_timeout(db: &Backend) {
     assert_eq!(r.map(|_| ()), Err(Error::TransactionTimedOut));
     assert!(start.elapsed() < Duration::from_secs(3));
 }
+
+/// Past its `Timeout` a transaction's reads and its commit fail with
+/// `transaction_timed_out`; a write is only buffered (FDB's `set` has no
+/// result to fail with) and the failed commit writes none of it.
+pub fn past_its_timeout_a_transaction_reads_and_commits_nothing(db: &Backend) {
+    let mut tx = db.create_trx().unwrap();
+    tx.set_option(TransactionOption::Timeout(50)).unwrap();
+    tx.set(b"early", b"1").unwrap();
+    std::thread::sleep(Duration::from_millis(120));
+    assert_eq!(tx.get(b"early", false), Err(Error::TransactionTimedOut));
+    let _ = tx.set(b"late", b"1");
+    assert_eq!(tx.commit().map(|_| ()), Err(Error::TransactionTimedOut));
+    assert_eq!((get(db, b"early"), get(db, b"late")), (None, None));
+}

@@ -54,6 +54,7 @@ const CASES: &[Case] = cases![
     kv::read_only_commit_writes_nothing,
     kv::retry_loop_stops_on_caller_errors,
     kv::retry_limit_and_timeout,
+    kv::past_its_timeout_a_transaction_reads_and_commits_nothing,
     directory::golden::standard_layout_byte_for_byte,
     directory::golden::partition_layout_byte_for_byte,
     directory::golden::reads_write_nothing_and_the_first_write_adds_the_version,
