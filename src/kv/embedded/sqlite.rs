@@ -40,7 +40,7 @@ use self::busy::patiently;
 use self::checkpoint::{Checkpoints, WAL_LIMIT};
 use self::identity::FileId;
 use self::pool::{Pool, storage};
-use self::sweep::Held;
+use self::sweep::{Held, Sweeper};
 use super::OpenOptions;
 use super::store::{Snapshot, Store, Writer, batch};
 use crate::kv::{Error, KeyValue, Result, WINDOW, lock};
@@ -56,6 +56,9 @@ const SWEEP_MARGIN: Duration = Duration::from_millis(100);
 
 pub(crate) struct SqliteStore {
     pool: Arc<Pool>,
+    /// Ends snapshots that outlive their window, handing their
+    /// connections back to `pool`.
+    sweeper: Arc<Sweeper>,
     /// The connection watches poll with, opened by the first poll.
     watcher: Mutex<Option<Connection>>,
     checkpoints: Checkpoints,
@@ -98,6 +101,7 @@ impl SqliteStore {
         let file = FileId::of(target.file()).map_err(|e| storage(path, e))?;
         let store = SqliteStore {
             pool: Arc::new(Pool::new(target, conn, file)),
+            sweeper: Arc::default(),
             watcher: Mutex::default(),
             checkpoints: Checkpoints::default(),
         };
@@ -124,7 +128,12 @@ impl Store for SqliteStore {
         let conn = self.pool.take(&wait)?;
         let version = self.pool.begin_read(&conn, &wait)?;
         let held: Held = Arc::new(Mutex::new(Some(conn)));
-        sweep::watch(&self.pool, &held, Instant::now() + WINDOW + SWEEP_MARGIN);
+        sweep::watch(
+            &self.sweeper,
+            &self.pool,
+            &held,
+            Instant::now() + WINDOW + SWEEP_MARGIN,
+        );
         Ok(Box::new(SqliteSnapshot {
             conn: held,
             pool: self.pool.clone(),

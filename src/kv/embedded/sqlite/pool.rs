@@ -10,7 +10,6 @@ use rusqlite::Connection;
 use super::busy::patiently;
 use super::identity::FileId;
 use super::read_meta;
-use super::sweep::Sweeper;
 use super::target::Target;
 use crate::kv::{Error, Result, lock};
 
@@ -24,7 +23,6 @@ pub(super) struct Pool {
     idle: Mutex<Vec<Connection>>,
     /// The file opened; a connection to any other is refused.
     file: FileId,
-    pub(super) sweeper: Arc<Sweeper>,
 }
 
 /// A lock wait that begins now, and when it must end: at the store's
@@ -42,7 +40,6 @@ impl Pool {
             target: Arc::new(target),
             idle: Mutex::new(vec![conn]),
             file,
-            sweeper: Arc::default(),
         }
     }
 

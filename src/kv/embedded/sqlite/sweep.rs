@@ -37,8 +37,7 @@ struct State {
 /// Ends `held`'s read transaction at `deadline`, starting the thread if
 /// none runs. Should the thread fail to start, the snapshot is only ended
 /// by its owner, as before, and the next snapshot tries again.
-pub(super) fn watch(pool: &Arc<Pool>, held: &Held, deadline: Instant) {
-    let sweeper = &pool.sweeper;
+pub(super) fn watch(sweeper: &Arc<Sweeper>, pool: &Arc<Pool>, held: &Held, deadline: Instant) {
     let mut state = lock(&sweeper.state);
     state.queue.push_back((deadline, Arc::downgrade(held)));
     if state.running {
