@@ -10,6 +10,7 @@
 
 mod atomic;
 mod buffer;
+mod cluster;
 mod commit;
 mod memory;
 mod ranges;
@@ -26,6 +27,7 @@ use std::time::Duration;
 
 use crate::kv::{DEFAULT_TIMEOUT, Database, Error, Limits, Result, Transaction, lock};
 
+pub use cluster::{cluster_line, parse_cluster_line};
 pub use watches::{MAX_WATCHES, POLL_INTERVAL};
 
 /// A failure to inject into the next commits, to exercise retry paths.

@@ -500,3 +500,45 @@ fn processes_that_start_at_once_on_a_new_file_all_open_it() {
         failures.join("")
     );
 }
+
+/// `fql cluster-file` prints the one line that names the database, its
+/// path made absolute, and creates the database it names; it refuses
+/// memory, a cluster, and a path no one-line file can hold.
+#[test]
+fn cluster_file_names_the_database_by_its_absolute_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(fql(Path::new("sub/x.db"))
+        .current_dir(dir.path())
+        .arg("cluster-file"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = text(&out.stdout);
+    let named = fql::kv::embedded::parse_cluster_line(&line).expect("an embedded cluster line");
+    assert_eq!(named, dir.path().join("sub/x.db"));
+    assert_eq!(line, format!("fql:embedded@{}\n", named.display()));
+    assert_eq!(mode(&named), 0o600);
+
+    let refused = [
+        (vec!["--memory"], "in-memory"),
+        (
+            vec!["-C", "/nonexistent/fdb.cluster"],
+            "FoundationDB cluster",
+        ),
+        (vec!["--db", "a\nb.db"], "line break"),
+    ];
+    for (args, why) in refused {
+        let out = run(Command::new(cargo_bin("fql"))
+            .current_dir(dir.path())
+            .env_remove("FDB_CLUSTER_FILE")
+            .args(&args)
+            .arg("cluster-file"));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(why),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // Nothing was created for the refused path.
+    assert!(!dir.path().join("a\nb.db").exists());
+}

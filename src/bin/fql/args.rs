@@ -221,6 +221,14 @@ pub enum Command {
     /// FoundationDB cluster does not answer within the timeout.
     Status,
 
+    /// Print the cluster file line that points FoundationDB clients at the
+    /// embedded database, creating the database if it is missing.
+    ///
+    /// `fql --db x.db cluster-file > fdb.cluster`, then any FoundationDB
+    /// client that loads fql's libfdb_c reaches x.db through that file (`-C`,
+    /// FDB_CLUSTER_FILE, fdb.open). See docs/fdb.md.
+    ClusterFile,
+
     /// Print a shell completion script: `fql completions bash >
     /// ~/.local/share/bash-completion/completions/fql`.
     Completions {

@@ -1,6 +1,7 @@
 //! The `fql` command: a thin shell over the `fql` library.
 
 mod args;
+mod cluster_file;
 mod explain;
 mod fmt;
 mod json;
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
         Some(Command::Infer(i)) => schema::infer(&i, &args.store),
         Some(Command::Explain(explain)) => explain::run(&explain, stderr_color),
         Some(Command::Status) => status::run(&args.store),
+        Some(Command::ClusterFile) => cluster_file::run(&args.store),
         Some(Command::Completions { shell }) => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut args::command(), "fql", &mut out);

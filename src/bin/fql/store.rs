@@ -68,6 +68,27 @@ fn choose(args: &StoreArgs) -> Result<Choice, Exit> {
     }
 }
 
+/// The embedded database file the flags select, for commands that only
+/// make sense for one (`fql cluster-file`); says why when they select
+/// memory or a cluster.
+pub fn file_path(args: &StoreArgs) -> Result<PathBuf, Exit> {
+    match choose(args)? {
+        Choice::File(path) => Ok(path),
+        Choice::Memory => {
+            eprintln!(
+                "fql: an in-memory database lives only as long as its process; give --db PATH"
+            );
+            Err(Exit::Usage)
+        }
+        Choice::Cluster(_) => {
+            eprintln!(
+                "fql: -C, --fdb or FDB_CLUSTER_FILE select a FoundationDB cluster, which has its cluster file already; give --db PATH for an embedded database"
+            );
+            Err(Exit::Usage)
+        }
+    }
+}
+
 pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
     let timeout = timeout(args.timeout)?;
     let (db, file): (Box<dyn Database>, _) = match choose(args)? {
