@@ -5,6 +5,8 @@
 #[path = "../support/hooked.rs"]
 mod hooked;
 mod processes;
+#[path = "../support/reach.rs"]
+mod reach;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

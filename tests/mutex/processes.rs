@@ -6,11 +6,13 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::cargo_bin;
 
+use crate::reach::{reach, reach_shell};
+
 const TIMING: [&str; 4] = ["--heartbeat", "0.1", "--stale", "0.4"];
 
 fn fql(db: &Path) -> Command {
     let mut cmd = Command::new(cargo_bin("fql"));
-    cmd.arg("--db").arg(db);
+    cmd.args(reach(db));
     cmd
 }
 
@@ -20,11 +22,11 @@ fn fql(db: &Path) -> Command {
 fn critical_section(db: &Path) -> String {
     let fql = cargo_bin("fql");
     format!(
-        "for i in 1 2; do {fql} --db {db} -w -p token=0x$FQL_MUTEX_TOKEN -p name=$FQL_MUTEX_NAME \
+        "for i in 1 2; do {fql} {db} -w -p token=0x$FQL_MUTEX_TOKEN -p name=$FQL_MUTEX_NAME \
          -q '[exists] /locks/job(\"fence\")=:token\n[exists] /locks/job(\"owner\",:name)\n/audit(#:0000)=(:name,:token)' \
          2>/dev/null; sleep 0.03; done",
         fql = fql.display(),
-        db = db.display()
+        db = reach_shell(db)
     )
 }
 
