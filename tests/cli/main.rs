@@ -1,7 +1,9 @@
 //! The `fql` binary, run as users run it.
 
+use std::ffi::OsStr;
+use std::fmt::Debug;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use assert_cmd::cargo::cargo_bin;
 
@@ -21,6 +23,13 @@ fn fql() -> assert_cmd::Command {
     cmd
 }
 
+/// `fql` with a clean environment for database selection.
+fn fql_db() -> assert_cmd::Command {
+    let mut cmd = fql();
+    cmd.env_remove("FDB_CLUSTER_FILE");
+    cmd
+}
+
 fn temp_file(name: &str, contents: &[u8]) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("fql-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
@@ -33,97 +42,122 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
 }
 
+/// Runs `cmd`, checks it succeeds and returns its standard output: what most runs are checked by.
+fn stdout(cmd: &mut assert_cmd::Command) -> String {
+    text(&cmd.assert().success().get_output().stdout)
+}
+
+/// Runs `cmd`, checks it exits with `code` and returns its standard error: where failures are told.
+fn stderr(cmd: &mut assert_cmd::Command, code: i32) -> String {
+    text(&cmd.assert().code(code).get_output().stderr)
+}
+
+/// Runs `cmd`, checks it exits with `code` and returns its standard output and error: both told.
+fn outputs(cmd: &mut assert_cmd::Command, code: i32) -> (String, String) {
+    let assert = cmd.assert().code(code);
+    let out = assert.get_output();
+    (text(&out.stdout), text(&out.stderr))
+}
+
+/// Like [`stderr`], for `fql ARGS` with standard output on `to`: for output that cannot be written.
+fn stderr_writing_to<S: AsRef<OsStr> + Debug>(to: Stdio, args: &[S], code: i32) -> String {
+    let out = Command::new(cargo_bin("fql"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(to)
+        .output()
+        .expect("fql runs");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    err
+}
+
+/// Starts `fql` as `with` sets it up, its output piped: for tests that act on it while it runs.
+fn spawn_piped(with: impl FnOnce(&mut Command) -> &mut Command) -> Child {
+    let mut cmd = Command::new(cargo_bin("fql"));
+    with(&mut cmd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("fql starts")
+}
+
+/// `fql --db DB` on a fresh file in its own directory, so that no two tests share a database.
+fn on_db() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let db = dir.path().join("fql.db");
+    (dir, move || {
+        let mut cmd = fql_db();
+        cmd.arg("--db").arg(&db);
+        cmd
+    })
+}
+
+/// Checks `fql mutex show` finds mutex `dir` of `db` free: a grant nobody can use is handed back.
+fn assert_free(db: &str, dir: &str, context: &str) {
+    let show = stdout(fql().args(["--db", db, "mutex", "show", dir]));
+    assert!(
+        show.starts_with("owner: none (free)\n"),
+        "{context}: {show}"
+    );
+}
+
 #[test]
 fn fmt_prints_a_file_in_canonical_form() {
     let path = temp_file(
         "messy.fql",
         b"/a( 1 ,\n  \"x\" )  % trailing\n\n\n/b(<int>)\n",
     );
-    let out = fql()
-        .arg("fmt")
-        .arg(&path)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    assert_eq!(text(&out.stdout), "/a(1,\"x\") % trailing\n\n/b(<int>)\n");
-    assert!(out.stderr.is_empty());
+    let (out, err) = outputs(fql().arg("fmt").arg(&path), 0);
+    assert_eq!(out, "/a(1,\"x\") % trailing\n\n/b(<int>)\n");
+    assert!(err.is_empty());
 }
 
 #[test]
 fn fmt_reads_standard_input_with_no_file_or_dash() {
     for args in [&["fmt"][..], &["fmt", "-"][..]] {
-        let out = fql()
-            .args(args)
-            .write_stdin("/a(1)=2\n")
-            .assert()
-            .success()
-            .get_output()
-            .clone();
-        assert_eq!(text(&out.stdout), "/a(1)=2\n");
+        assert_eq!(
+            stdout(fql().args(args).write_stdin("/a(1)=2\n")),
+            "/a(1)=2\n"
+        );
     }
 }
 
 #[test]
 fn fmt_reports_every_error_and_exits_3() {
-    let out = fql()
-        .args(["fmt", "--color", "never"])
-        .write_stdin("/a(1,2\n/b(<string>)\n/c(1)=3548[u8]\n")
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    assert!(out.stdout.is_empty(), "nothing half-way on stdout");
-    insta::assert_snapshot!(text(&out.stderr));
+    let (out, err) = outputs(
+        fql()
+            .args(["fmt", "--color", "never"])
+            .write_stdin("/a(1,2\n/b(<string>)\n/c(1)=3548[u8]\n"),
+        3,
+    );
+    assert!(out.is_empty(), "nothing half-way on stdout");
+    insta::assert_snapshot!(err);
 }
 
 #[test]
 fn fmt_check_exits_1_when_not_canonical() {
     let canonical = temp_file("canonical.fql", b"/a(1)=2\n");
-    fql()
-        .args(["fmt", "--check"])
-        .arg(&canonical)
-        .assert()
-        .success()
-        .stdout("");
+    assert_eq!(stdout(fql().args(["fmt", "--check"]).arg(&canonical)), "");
     let messy = temp_file("messy-check.fql", b"/a( 1 )=2\n");
-    let out = fql()
-        .args(["fmt", "--check"])
-        .arg(&messy)
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
-    assert!(out.stdout.is_empty());
-    assert!(text(&out.stderr).contains("not in canonical form"));
+    let (out, err) = outputs(fql().args(["fmt", "--check"]).arg(&messy), 1);
+    assert!(out.is_empty());
+    assert!(err.contains("not in canonical form"));
 }
 
 #[test]
 fn unreadable_input_exits_2() {
     let missing = std::env::temp_dir().join("fql-no-such-file.fql");
-    let out = fql()
-        .arg("fmt")
-        .arg(&missing)
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
     assert_eq!(
-        text(&out.stderr),
+        stderr(fql().arg("fmt").arg(&missing), 2),
         format!(
             "fql: cannot read {}: No such file or directory\n",
             missing.display()
         )
     );
     let binary = temp_file("binary.fql", b"/a(\"\xff\")\n");
-    let out = fql()
-        .arg("fmt")
-        .arg(&binary)
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    assert!(text(&out.stderr).contains("is not UTF-8: invalid byte at offset 4 (line 1)"));
+    let err = stderr(fql().arg("fmt").arg(&binary), 2);
+    assert!(err.contains("is not UTF-8: invalid byte at offset 4 (line 1)"));
 }
 
 #[test]
@@ -139,49 +173,20 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn help_and_version() {
-    let out = fql().arg("--help").assert().success().get_output().clone();
-    assert!(text(&out.stdout).contains("fmt"));
-    let out = fql()
-        .arg("--version")
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    assert!(stdout(fql().arg("--help")).contains("fmt"));
     assert_eq!(
-        text(&out.stdout),
+        stdout(fql().arg("--version")),
         format!("fql {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
 
 #[test]
 fn color_follows_the_flag_and_no_color() {
-    let bad = "/a(<string>)\n";
-    let colored = fql()
-        .args(["--color", "always", "fmt"])
-        .write_stdin(bad)
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    assert!(text(&colored.stderr).contains("\x1b["));
-    let plain = fql()
-        .args(["--color", "never", "fmt"])
-        .write_stdin(bad)
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    assert!(!text(&plain.stderr).contains("\x1b["));
+    let report = |cmd: &mut assert_cmd::Command| stderr(cmd.write_stdin("/a(<string>)\n"), 3);
+    assert!(report(fql().args(["--color", "always", "fmt"])).contains("\x1b["));
+    assert!(!report(fql().args(["--color", "never", "fmt"])).contains("\x1b["));
     // Not a terminal, so `auto` has no color either, NO_COLOR or not.
-    let auto = fql()
-        .args(["fmt"])
-        .env("NO_COLOR", "1")
-        .write_stdin(bad)
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    assert!(!text(&auto.stderr).contains("\x1b["));
+    assert!(!report(fql().args(["fmt"]).env("NO_COLOR", "1")).contains("\x1b["));
 }
 
 #[test]
@@ -191,13 +196,7 @@ fn a_closed_pipe_ends_quietly() {
         writeln!(script, "/big({n},\"some text to fill the pipe\")=nil").expect("writing to a Vec");
     }
     let path = temp_file("big.fql", &script);
-    let mut child = Command::new(cargo_bin("fql"))
-        .arg("fmt")
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("fql starts");
+    let mut child = spawn_piped(|cmd| cmd.arg("fmt").arg(&path));
     let mut first = String::new();
     BufReader::new(child.stdout.take().expect("a stdout pipe"))
         .read_line(&mut first)
@@ -211,18 +210,14 @@ fn a_closed_pipe_ends_quietly() {
 #[test]
 fn only_the_first_errors_are_shown_in_full() {
     let script = "x\n".repeat(60);
-    let out = fql()
-        .args(["fmt", "--color", "never"])
-        .write_stdin(script)
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    let stderr = text(&out.stderr);
-    assert_eq!(stderr.matches("fql::expected_statement").count(), 50);
+    let err = stderr(
+        fql().args(["fmt", "--color", "never"]).write_stdin(script),
+        3,
+    );
+    assert_eq!(err.matches("fql::expected_statement").count(), 50);
     assert!(
-        stderr.ends_with("\n... and 10 more\n60 errors in <stdin>\n"),
-        "{stderr}"
+        err.ends_with("\n... and 10 more\n60 errors in <stdin>\n"),
+        "{err}"
     );
 }
 
@@ -230,16 +225,14 @@ fn only_the_first_errors_are_shown_in_full() {
 #[test]
 fn only_the_first_plan_errors_are_shown_in_full() {
     let script: String = (0..60).map(|n| format!("/a(:x{n})\n")).collect();
-    let out = fql()
-        .args(["--memory", "--color", "never", "-f", "-"])
-        .write_stdin(script)
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    let stderr = text(&out.stderr);
-    assert_eq!(stderr.matches("fql::unbound").count(), 50, "{stderr}");
-    assert!(stderr.ends_with("\n... and 10 more\n"), "{stderr}");
+    let err = stderr(
+        fql()
+            .args(["--memory", "--color", "never", "-f", "-"])
+            .write_stdin(script),
+        3,
+    );
+    assert_eq!(err.matches("fql::unbound").count(), 50, "{err}");
+    assert!(err.ends_with("\n... and 10 more\n"), "{err}");
 }
 
 /// A megabyte line with an error every few bytes prints a window of the
@@ -248,53 +241,32 @@ fn only_the_first_plan_errors_are_shown_in_full() {
 #[test]
 fn a_long_line_with_many_errors_prints_a_bounded_report() {
     let script = format!("/a({})\n", "1x,".repeat(350_000));
-    let out = fql()
-        .args(["fmt", "--color", "never"])
-        .write_stdin(script)
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    let stderr = text(&out.stderr);
-    assert!(stderr.len() < 50_000, "{} bytes", stderr.len());
-    assert_eq!(stderr.matches("fql::invalid_number").count(), 50);
-    assert!(stderr.ends_with("\n... and 349950 more\n350000 errors in <stdin>\n"));
-    assert!(stderr.contains("[<stdin>:1:151]"), "{stderr}");
-}
-
-/// `fql` with a clean environment for database selection.
-fn fql_db() -> assert_cmd::Command {
-    let mut cmd = fql();
-    cmd.env_remove("FDB_CLUSTER_FILE");
-    cmd
+    let err = stderr(
+        fql().args(["fmt", "--color", "never"]).write_stdin(script),
+        3,
+    );
+    assert!(err.len() < 50_000, "{} bytes", err.len());
+    assert_eq!(err.matches("fql::invalid_number").count(), 50);
+    assert!(err.ends_with("\n... and 349950 more\n350000 errors in <stdin>\n"));
+    assert!(err.contains("[<stdin>:1:151]"), "{err}");
 }
 
 #[test]
 fn status_names_the_embedded_database_it_opens() {
-    let out = fql_db().args(["--memory", "status"]).assert().success();
     assert_eq!(
-        text(&out.get_output().stdout),
+        stdout(fql_db().args(["--memory", "status"])),
         "database: embedded in-memory database\nread version: 0\n"
     );
     // A file in a directory that does not exist yet is created.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("new/dir/data.db");
-    let out = fql_db()
-        .args(["status", "--db"])
-        .arg(&path)
-        .assert()
-        .success();
-    let stdout = text(&out.get_output().stdout);
-    assert!(stdout.starts_with(&format!("database: embedded database {}\n", path.display())));
+    let out = stdout(fql_db().args(["status", "--db"]).arg(&path));
+    assert!(out.starts_with(&format!("database: embedded database {}\n", path.display())));
     assert!(path.is_file());
     // With no flag, the file in the user's data directory.
-    let out = fql_db()
-        .env("XDG_DATA_HOME", dir.path())
-        .arg("status")
-        .assert()
-        .success();
+    let out = stdout(fql_db().env("XDG_DATA_HOME", dir.path()).arg("status"));
     let default = dir.path().join("fql/fql.db");
-    assert!(text(&out.get_output().stdout).contains(&default.display().to_string()));
+    assert!(out.contains(&default.display().to_string()));
     assert!(default.is_file());
 }
 
@@ -304,14 +276,8 @@ fn a_file_that_is_not_a_database_is_refused() {
         "not-a-db.db",
         b"hello, this is not SQLite at all, not even close\n",
     );
-    let out = fql_db()
-        .arg("--db")
-        .arg(&path)
-        .arg("status")
-        .assert()
-        .code(2);
-    let stderr = text(&out.get_output().stderr);
-    assert!(stderr.contains("cannot open the database"), "{stderr}");
+    let err = stderr(fql_db().arg("--db").arg(&path).arg("status"), 2);
+    assert!(err.contains("cannot open the database"), "{err}");
     assert_eq!(
         std::fs::read(&path).unwrap(),
         b"hello, this is not SQLite at all, not even close\n"
@@ -320,11 +286,8 @@ fn a_file_that_is_not_a_database_is_refused() {
 
 #[test]
 fn database_flags_conflict() {
-    let out = fql_db()
-        .args(["--memory", "--db", "x.db", "status"])
-        .assert()
-        .code(2);
-    assert!(text(&out.get_output().stderr).contains("cannot be used with"));
+    let err = stderr(fql_db().args(["--memory", "--db", "x.db", "status"]), 2);
+    assert!(err.contains("cannot be used with"));
 }
 
 /// Without the `fdb` feature, asking for a cluster explains how to get one.
@@ -341,14 +304,10 @@ fn a_cluster_needs_the_fdb_feature() {
         if let Some(file) = env {
             cmd.env("FDB_CLUSTER_FILE", file);
         }
-        let out = cmd.assert().code(2);
-        let stderr = text(&out.get_output().stderr);
-        assert!(
-            stderr.contains("built without FoundationDB support"),
-            "{stderr}"
-        );
-        assert!(stderr.contains("--features fdb"), "{stderr}");
-        assert!(out.get_output().stdout.is_empty());
+        let (out, err) = outputs(&mut cmd, 2);
+        assert!(err.contains("built without FoundationDB support"), "{err}");
+        assert!(err.contains("--features fdb"), "{err}");
+        assert!(out.is_empty());
     }
     // An explicit embedded database wins over the environment.
     fql_db()
@@ -360,102 +319,56 @@ fn a_cluster_needs_the_fdb_feature() {
 
 #[test]
 fn explain_describes_each_statement_without_running_it() {
-    let out = fql_db()
-        .args(["--memory", "explain"])
-        .write_stdin("/app/users(42,\"x\")=\"y\"\n@commit\n[limit:5] /app/<>(1,<int>,...)=<str>\n/a/b(1,...)=clear\n")
-        .assert()
-        .success();
-    insta::assert_snapshot!(text(&out.get_output().stdout));
-    let out = fql_db()
-        .arg("explain")
-        .write_stdin("/a(:who)\n")
-        .assert()
-        .code(3);
-    let stderr = text(&out.get_output().stderr);
+    let plan = stdout(fql_db().args(["--memory", "explain"]).write_stdin(
+        "/app/users(42,\"x\")=\"y\"\n@commit\n[limit:5] /app/<>(1,<int>,...)=<str>\n/a/b(1,...)=clear\n",
+    ));
+    insta::assert_snapshot!(plan);
+    let err = stderr(fql_db().arg("explain").write_stdin("/a(:who)\n"), 3);
     assert!(
-        stderr.contains("fql::unbound") && stderr.contains("`:who` is not bound"),
-        "{stderr}"
+        err.contains("fql::unbound") && err.contains("`:who` is not bound"),
+        "{err}"
     );
 }
 
 #[test]
 fn run_prints_results_and_takes_parameters() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("run.db");
+    let (_dir, db) = on_db();
     let write = "/users(:id)=:name\n/users(7)=\"bo\"\n";
-    fql_db()
-        .arg("--db")
-        .arg(&db)
-        .args(["run", "-w", "-p", "id=42", "-p", "name=ann"])
-        .write_stdin(write)
-        .assert()
-        .success()
-        .stdout("");
-    let out = fql_db()
-        .arg("--db")
-        .arg(&db)
-        .args(["run", "-p", "min=0"])
-        .write_stdin("/users(<int>)=<str>\n/users/<>\n")
-        .assert()
-        .success();
+    let args = ["run", "-w", "-p", "id=42", "-p", "name=ann"];
+    assert_eq!(stdout(db().args(args).write_stdin(write)), "");
+    let read = "/users(<int>)=<str>\n/users/<>\n";
     assert_eq!(
-        text(&out.get_output().stdout),
+        stdout(db().args(["run", "-p", "min=0"]).write_stdin(read)),
         "/users(7)=\"bo\"\n/users(42)=\"ann\"\n"
     );
 }
 
 #[test]
 fn run_refuses_writes_without_the_flag_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("refuse.db");
-    let out = fql_db()
-        .arg("--db")
-        .arg(&db)
-        .arg("run")
-        .write_stdin("/a(1)\n/a(1)=2\n")
-        .assert()
-        .code(2);
-    let stderr = text(&out.get_output().stderr);
+    let (_dir, db) = on_db();
+    let err = stderr(db().arg("run").write_stdin("/a(1)\n/a(1)=2\n"), 2);
     assert!(
-        stderr.contains("-w/--write") && stderr.contains("line 2"),
-        "{stderr}"
+        err.contains("-w/--write") && err.contains("line 2"),
+        "{err}"
     );
-    let out = fql_db()
-        .arg("--db")
-        .arg(&db)
-        .arg("run")
-        .write_stdin("/a(...)\n")
-        .assert()
-        .success();
-    assert!(out.get_output().stdout.is_empty());
+    assert!(stdout(db().arg("run").write_stdin("/a(...)\n")).is_empty());
 }
 
 #[test]
 fn run_exit_codes_name_what_failed() {
+    let run = |args: &[&str], script: &'static str| {
+        let mut cmd = fql_db();
+        cmd.arg("--memory").args(args).write_stdin(script);
+        cmd
+    };
     // 3: does not parse, or a reference nothing supplies.
-    fql_db()
-        .args(["--memory", "run"])
-        .write_stdin("/a(<string>)\n")
-        .assert()
-        .code(3);
-    let out = fql_db()
-        .args(["--memory", "run"])
-        .write_stdin("/a(:x)\n")
-        .assert()
-        .code(3);
-    assert!(text(&out.get_output().stderr).contains("fql::unbound"));
+    run(&["run"], "/a(<string>)\n").assert().code(3);
+    assert!(stderr(&mut run(&["run"], "/a(:x)\n"), 3).contains("fql::unbound"));
     // 4: fails while running, after what it printed.
-    let out = fql_db()
-        .args(["--memory", "run", "-w"])
-        .write_stdin("/s(1)=1\n/s(2)=\"x\"\n@commit\n[strict] /s(<int>)=<int>\n")
-        .assert()
-        .code(4);
-    assert_eq!(text(&out.get_output().stdout), "/s(1)=1\n");
-    assert!(text(&out.get_output().stderr).contains("fql::strict_mismatch"));
+    let script = "/s(1)=1\n/s(2)=\"x\"\n@commit\n[strict] /s(<int>)=<int>\n";
+    let (out, err) = outputs(&mut run(&["run", "-w"], script), 4);
+    assert_eq!(out, "/s(1)=1\n");
+    assert!(err.contains("fql::strict_mismatch"));
     // 2: a malformed parameter.
-    fql_db()
-        .args(["--memory", "run", "-p", "oops"])
-        .write_stdin("/a(1)\n")
-        .assert()
-        .code(2);
+    run(&["run", "-p", "oops"], "/a(1)\n").assert().code(2);
 }

@@ -2,7 +2,10 @@
 //! it, names the directory and a key that does not belong, and changes
 //! nothing.
 
-use super::{fql, text};
+use std::ffi::OsStr;
+use std::fmt::Debug;
+
+use super::{assert_free, fql, outputs, stderr_writing_to, stdout};
 
 /// A user's directory that happens to hold keys shaped like a mutex's
 /// beside its own.
@@ -11,15 +14,36 @@ const USERS: &str = r#"/users("owner","bob")="x"
 /users("email","bob")="bob@example.com"
 "#;
 
+/// A database file in a directory of its own, named as `--db` takes it: one for each test.
+fn fresh_db() -> (tempfile::TempDir, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("fql.db").to_str().unwrap().to_owned();
+    (tmp, db)
+}
+
+/// What `dir` holds, to check that a refused command changed nothing.
 fn dump(db: &str, dir: &str) -> String {
-    text(
-        &fql()
-            .args(["--db", db, "-q", &format!("{dir}(...)")])
-            .assert()
-            .success()
-            .get_output()
-            .stdout,
-    )
+    stdout(fql().args(["--db", db, "-q", &format!("{dir}(...)")]))
+}
+
+/// Runs `fql --db db ARGS` on `dir` and checks it is refused: every test here asks the same.
+fn assert_refused<S: AsRef<OsStr> + Debug>(db: &str, dir: &str, args: &[S], holds: &str) {
+    let before = dump(db, dir);
+    let (out, err) = outputs(
+        fql()
+            .args(["--db", db])
+            .args(args)
+            .timeout(std::time::Duration::from_secs(60)),
+        4,
+    );
+    let message = format!("{dir} is not a mutex: it holds {holds}");
+    assert!(err.contains(&message), "{args:?}, {message:?}: {err}");
+    assert!(out.is_empty(), "{args:?}, {message:?}");
+    assert_eq!(
+        dump(db, dir),
+        before,
+        "{args:?} changed {dir} ({message:?})"
+    );
 }
 
 /// Every mutex command, plain and compatible, on `dir`.
@@ -47,41 +71,23 @@ fn every_command(dir: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn every_mutex_command_refuses_a_directory_that_is_not_a_mutex() {
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("users.db");
-    let db = db.to_str().unwrap();
+    let (_tmp, db) = fresh_db();
+    let db = db.as_str();
     fql()
         .args(["--db", db, "-w", "-f", "-"])
         .write_stdin(USERS)
         .assert()
         .success();
-    let before = dump(db, "/users");
+    let email = r#"/users("email","bob")="bob@example.com""#;
     for args in every_command("/users") {
-        let out = fql()
-            .args(["--db", db])
-            .args(&args)
-            .timeout(std::time::Duration::from_secs(60))
-            .assert()
-            .code(4)
-            .get_output()
-            .clone();
-        let stderr = text(&out.stderr);
-        assert!(
-            stderr.contains(
-                r#"/users is not a mutex: it holds /users("email","bob")="bob@example.com""#
-            ),
-            "{args:?}: {stderr}"
-        );
-        assert!(out.stdout.is_empty(), "{args:?}");
-        assert_eq!(dump(db, "/users"), before, "{args:?} changed the directory");
+        assert_refused(db, "/users", &args, email);
     }
 }
 
 #[test]
 fn keys_of_a_mutex_family_with_the_wrong_shape_are_refused_too() {
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("shapes.db");
-    let db = db.to_str().unwrap();
+    let (_tmp, db) = fresh_db();
+    let db = db.as_str();
     for (key, shown) in [
         (r#"/l("owner",42)=nil"#, r#"/l("owner",42)"#),
         (r#"/l("owner","a")=nil"#, r#"/l("owner","b")"#),
@@ -100,39 +106,16 @@ fn keys_of_a_mutex_family_with_the_wrong_shape_are_refused_too() {
                 .assert()
                 .success();
         }
-        let before = dump(db, "/l");
-        let out = fql()
-            .args(["--db", db, "mutex", "release", "/l", "--name", "a"])
-            .assert()
-            .code(4)
-            .get_output()
-            .clone();
-        let stderr = text(&out.stderr);
-        assert!(
-            stderr.contains(&format!("/l is not a mutex: it holds {shown}")),
-            "{key}: {stderr}"
-        );
-        assert_eq!(dump(db, "/l"), before, "{key}");
+        assert_refused(db, "/l", &["mutex", "release", "/l", "--name", "a"], shown);
     }
 }
 
 #[test]
 fn an_empty_or_missing_directory_is_a_fresh_mutex() {
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("fresh.db");
-    let db = db.to_str().unwrap();
-    fql()
-        .args([
-            "--db",
-            db,
-            "-w",
-            "-q",
-            "/empty(1)=1",
-            "-q",
-            "/empty(1)=clear",
-        ])
-        .assert()
-        .success();
+    let (_tmp, db) = fresh_db();
+    let db = db.as_str();
+    let write = ["-w", "-q", "/empty(1)=1", "-q", "/empty(1)=clear"];
+    fql().args(["--db", db]).args(write).assert().success();
     for dir in ["/empty", "/missing"] {
         fql()
             .args(["--db", db, "mutex", "try-acquire", dir, "--name", "ann"])
@@ -150,37 +133,21 @@ fn an_empty_or_missing_directory_is_a_fresh_mutex() {
 /// It is handed back at once, and the status says the mutex is not held.
 #[test]
 fn a_grant_printed_to_a_closed_pipe_is_handed_back() {
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("closed.db");
-    let db = db.to_str().unwrap();
+    let (_tmp, db) = fresh_db();
+    let db = db.as_str();
     for op in [&["acquire", "--timeout", "10"][..], &["try-acquire"][..]] {
         let (reader, writer) = std::io::pipe().expect("a pipe");
         drop(reader);
-        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("fql"))
-            .args(["--db", db, "mutex", op[0], "/m", "--name", "ann"])
-            .args(&op[1..])
-            .stdin(std::process::Stdio::null())
-            .stdout(writer)
-            .output()
-            .expect("fql runs");
-        let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{op:?}: {stderr}");
+        let args = [
+            &["--db", db, "mutex", op[0], "/m", "--name", "ann"],
+            &op[1..],
+        ]
+        .concat();
+        let err = stderr_writing_to(writer.into(), &args, 1);
         assert!(
-            stderr.contains("standard output is closed")
-                && stderr.contains("handing the mutex back"),
-            "{op:?}: {stderr}"
+            err.contains("standard output is closed") && err.contains("handing the mutex back"),
+            "{op:?}: {err}"
         );
-        let show = fql()
-            .args(["--db", db, "mutex", "show", "/m"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        assert!(
-            text(&show).starts_with("owner: none (free)\n"),
-            "{op:?}: {}",
-            text(&show)
-        );
+        assert_free(db, "/m", &format!("{op:?}"));
     }
 }

@@ -1,7 +1,7 @@
 //! What fql prints: text, JSON and JSON lines for every element type,
 //! bytes in full or by length, colour, completions and the manual.
 
-use super::{fql, text};
+use super::{assert_free, fql, stderr_writing_to, stdout};
 
 /// One key-value of every element type, and a directory.
 const EVERY_TYPE: &str = r#"/types("nil",nil)=nil
@@ -19,15 +19,7 @@ fn read_every_type(format: &[&str]) -> String {
     let query = "/types(...)=<>";
     let mut args = vec!["--memory", "-w", "-f", "-", "-q", query];
     args.extend_from_slice(format);
-    text(
-        &fql()
-            .args(&args)
-            .write_stdin(EVERY_TYPE)
-            .assert()
-            .success()
-            .get_output()
-            .stdout,
-    )
+    stdout(fql().args(&args).write_stdin(EVERY_TYPE))
 }
 
 #[test]
@@ -36,14 +28,10 @@ fn text_results_are_canonical_fql_that_writes_them_back() {
     insta::assert_snapshot!(out);
     // Every line, pasted back as a write into a fresh database, reads back
     // the same.
-    let again = text(
-        &fql()
+    let again = stdout(
+        fql()
             .args(["--memory", "-w", "-f", "-", "-q", "/types(...)=<>"])
-            .write_stdin(out.clone())
-            .assert()
-            .success()
-            .get_output()
-            .stdout,
+            .write_stdin(out.clone()),
     );
     assert_eq!(again, out);
 }
@@ -64,31 +52,13 @@ fn json_prints_one_array_even_when_empty() {
     assert_eq!(value.as_array().map(Vec::len), Some(9));
     // Big ints keep every digit.
     assert!(out.contains("123456789012345678901234567890"));
-    let empty = fql()
-        .args(["--memory", "--format", "json", "-q", "/nothing(<>)"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert_eq!(text(&empty), "[]\n");
-    let dirs = fql()
-        .args([
-            "--memory",
-            "-w",
-            "--format",
-            "jsonl",
-            "-q",
-            "/a/b(1)=1",
-            "-q",
-            "/a/<>",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert_eq!(text(&dirs), "{\"type\":\"dir\",\"path\":[\"a\",\"b\"]}\n");
+    let empty = ["--memory", "--format", "json", "-q", "/nothing(<>)"];
+    assert_eq!(stdout(fql().args(empty)), "[]\n");
+    let dirs = ["-w", "-q", "/a/b(1)=1", "-q", "/a/<>"];
+    assert_eq!(
+        stdout(fql().args(["--memory", "--format", "jsonl"]).args(dirs)),
+        "{\"type\":\"dir\",\"path\":[\"a\",\"b\"]}\n"
+    );
 }
 
 #[test]
@@ -106,23 +76,8 @@ fn bytes_len_shows_lengths_in_text_and_json() {
 #[test]
 fn results_are_coloured_only_when_asked_or_on_a_terminal() {
     let run = |color: &str| {
-        text(
-            &fql()
-                .args([
-                    "--memory",
-                    "-w",
-                    "--color",
-                    color,
-                    "-q",
-                    "/c(1)=\"x\"",
-                    "-q",
-                    "/c(<>)=<>",
-                ])
-                .assert()
-                .success()
-                .get_output()
-                .stdout,
-        )
+        let write = ["--memory", "-w", "-q", "/c(1)=\"x\"", "-q", "/c(<>)=<>"];
+        stdout(fql().args(write).args(["--color", color]))
     };
     assert_eq!(run("auto"), "/c(1)=\"x\"\n", "a pipe is not a terminal");
     assert_eq!(run("never"), "/c(1)=\"x\"\n");
@@ -133,33 +88,23 @@ fn results_are_coloured_only_when_asked_or_on_a_terminal() {
 #[test]
 fn completions_and_the_manual_come_from_the_command_definition() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
-        let out = fql()
-            .args(["completions", shell])
-            .assert()
-            .success()
-            .get_output()
-            .clone();
-        let script = text(&out.stdout);
+        let script = stdout(fql().args(["completions", shell]));
         assert!(script.contains("single-transaction"), "{shell}");
     }
     fql().args(["completions", "tcsh"]).assert().code(2);
-    let man = fql().arg("man").assert().success().get_output().clone();
-    let man = text(&man.stdout);
+    let man = stdout(fql().arg("man"));
     assert!(man.starts_with(".ie") || man.contains(".TH fql"), "{man}");
     assert!(man.contains("single\\-transaction"), "{man}");
 }
 
 #[test]
 fn help_shows_the_real_default_paths() {
-    let out = fql()
-        .arg("--help")
-        .env("XDG_DATA_HOME", "/data/home")
-        .env("FQL_HISTORY", "/hist/file")
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let help = text(&out.stdout);
+    let help = stdout(
+        fql()
+            .arg("--help")
+            .env("XDG_DATA_HOME", "/data/home")
+            .env("FQL_HISTORY", "/hist/file"),
+    );
     assert!(help.contains("/data/home/fql/fql.db"), "{help}");
     assert!(help.contains("/hist/file"), "{help}");
 }
@@ -178,108 +123,46 @@ fn output_that_cannot_be_written_fails_every_command() {
         .args(["--db", db_arg, "-w", "-q", "/a(1)=2", "-q", "/m(\"x\")=1"])
         .assert()
         .success();
+    let on_db = |args: &[_]| [&["--db", db_arg][..], args].concat();
     fql()
-        .args([
-            "--db",
-            db_arg,
-            "mutex",
-            "try-acquire",
-            "/held",
-            "--name",
-            "a",
-        ])
+        .args(on_db(&["mutex", "try-acquire", "/held", "--name", "a"]))
         .assert()
         .success();
-    let commands: &[&[&str]] = &[
-        &["--db", db_arg, "-q", "/a(<int>)=<int>"],
-        &["--db", db_arg, "-q", "/a(<int>)=<int>", "--format", "json"],
-        &[
-            "--db",
-            db_arg,
-            "-w",
-            "-q",
-            "/b(1)=1",
-            "-q",
-            "/a(<int>)=<int>",
-        ],
-        &["--db", db_arg, "run", script_arg],
-        &["scripts"],
-        &["scripts", "show", "mutex/release"],
-        &["fmt", script_arg],
-        &["explain", script_arg],
-        &["--db", db_arg, "infer", "/a"],
-        &[
-            "--db",
-            db_arg,
-            "validate",
-            "mutex/schema",
-            "-p",
-            "dir=(\"m\")",
-        ],
-        &[
-            "--db",
-            db_arg,
-            "validate",
-            "mutex/schema",
-            "-p",
-            "dir=(\"m\")",
-            "--format",
-            "json",
-        ],
-        &["--db", db_arg, "status"],
-        &["completions", "bash"],
-        &["man"],
-        &["--db", db_arg, "mutex", "show", "/held"],
-        &[
-            "--db",
-            db_arg,
-            "mutex",
-            "try-acquire",
-            "/free",
-            "--name",
-            "b",
-        ],
+    let (read, m) = ("/a(<int>)=<int>", "dir=(\"m\")");
+    let commands = [
+        on_db(&["-q", read]),
+        on_db(&["-q", read, "--format", "json"]),
+        on_db(&["-w", "-q", "/b(1)=1", "-q", read]),
+        on_db(&["run", script_arg]),
+        vec!["scripts"],
+        vec!["scripts", "show", "mutex/release"],
+        vec!["fmt", script_arg],
+        vec!["explain", script_arg],
+        on_db(&["infer", "/a"]),
+        on_db(&["validate", "mutex/schema", "-p", m]),
+        on_db(&["validate", "mutex/schema", "-p", m, "--format", "json"]),
+        on_db(&["status"]),
+        vec!["completions", "bash"],
+        vec!["man"],
+        on_db(&["mutex", "show", "/held"]),
+        on_db(&["mutex", "try-acquire", "/free", "--name", "b"]),
     ];
-    for args in commands {
+    for args in &commands {
         let full = std::fs::OpenOptions::new()
             .write(true)
             .open("/dev/full")
             .expect("/dev/full");
-        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("fql"))
-            .args(*args)
-            .stdin(std::process::Stdio::null())
-            .stdout(full)
-            .output()
-            .expect("fql runs");
-        let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(4), "{args:?}: {stderr}");
+        let err = stderr_writing_to(full.into(), args, 4);
         assert!(
-            stderr.contains("fql: cannot write to standard output: No space left on device"),
-            "{args:?}: {stderr}"
+            err.contains("fql: cannot write to standard output: No space left on device"),
+            "{args:?}: {err}"
         );
     }
     // A grant whose token could not be printed was handed back.
-    let show = fql()
-        .args(["--db", db_arg, "mutex", "show", "/free"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert!(
-        text(&show).starts_with("owner: none (free)\n"),
-        "{}",
-        text(&show)
-    );
+    assert_free(db_arg, "/free", "after /dev/full");
     // The write before the failed print was committed, and said so.
-    let b = fql()
-        .args(["--db", db_arg, "-q", "/b(<int>)=<int>"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert_eq!(text(&b), "/b(1)=1\n");
+    let b = stdout(fql().args(on_db(&["-q", "/b(<int>)=<int>"])));
+    assert_eq!(b, "/b(1)=1\n");
 }
 
 /// The shell with standard output on `/dev/full`, where its prompt goes:

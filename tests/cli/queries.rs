@@ -2,25 +2,25 @@
 //! writes, errors and exit codes.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Output};
 
-use assert_cmd::cargo::cargo_bin;
+use super::{fql, on_db, outputs, spawn_piped, stderr, stdout, text};
 
-use super::{fql, text};
-
-/// `fql --db DB` on a fresh file in its own directory.
-fn on_db() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("fql.db");
-    (dir, move || {
-        let mut cmd = fql();
-        cmd.arg("--db").arg(&db);
-        cmd
-    })
+/// `fql --db DIR/fql.db ARGS` with its output piped, for the tests that stop it mid-way.
+fn spawn(dir: &Path, args: &[&str]) -> Child {
+    spawn_piped(|cmd| cmd.arg("--db").arg(dir.join("fql.db")).args(args))
 }
 
-fn stdout(cmd: &mut assert_cmd::Command) -> String {
-    text(&cmd.assert().success().get_output().stdout)
+/// Runs `fql --db DIR/fql.db ARGS`, closes its output after the first row and returns how it ended.
+fn closed_after_the_first_row(dir: &Path, args: &[&str]) -> Output {
+    let mut child = spawn(dir, args);
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // Dropping the pipe closes it.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&first, b"/p(0)=\"0\"\n");
+    out
 }
 
 #[test]
@@ -46,16 +46,11 @@ fn queries_and_files_run_in_the_order_given() {
 fn each_query_commits_on_its_own_unless_single_transaction() {
     let (_dir, db) = on_db();
     // The second query fails: without -1 the first one stays.
-    let out = db()
-        .args(["-w", "-q", "/a(1)=1", "-q", "[strict] /a(<str>)"])
-        .assert()
-        .code(4)
-        .get_output()
-        .clone();
-    assert!(
-        text(&out.stderr).contains("fql::strict_mismatch"),
-        "{out:?}"
+    let err = stderr(
+        db().args(["-w", "-q", "/a(1)=1", "-q", "[strict] /a(<str>)"]),
+        4,
     );
+    assert!(err.contains("fql::strict_mismatch"), "{err}");
     assert_eq!(stdout(db().args(["-q", "/a(<>)=<>"])), "/a(1)=1\n");
 
     // With -1 all run in one transaction: the failure leaves nothing.
@@ -73,14 +68,7 @@ fn single_transaction_refuses_a_script_that_commits() {
     let (dir, db) = on_db();
     let file = dir.path().join("commits.fql");
     std::fs::write(&file, "/a(1)=1\n@commit\n/a(2)=2\n").unwrap();
-    let out = db()
-        .args(["-w", "-1", "-f"])
-        .arg(&file)
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    let err = text(&out.stderr);
+    let err = stderr(db().args(["-w", "-1", "-f"]).arg(&file), 2);
     assert!(err.contains("commits.fql commits at line 2"), "{err}");
     assert_eq!(stdout(db().args(["-q", "/a(<>)=<>"])), "");
 }
@@ -88,40 +76,28 @@ fn single_transaction_refuses_a_script_that_commits() {
 #[test]
 fn on_error_continue_runs_the_rest_and_still_fails() {
     let (_dir, db) = on_db();
-    let out = db()
-        .args(["-w", "--on-error", "continue"])
-        .args(["-q", "/x(1)=1", "-q", "[strict] /x(<str>)", "-q", "/x(2)=2"])
-        .assert()
-        .code(4)
-        .get_output()
-        .clone();
-    assert!(text(&out.stderr).contains("does not match the query"));
-    assert_eq!(stdout(db().args(["-q", "/x(<>)=<>"])), "/x(1)=1\n/x(2)=2\n");
-    // Stop is the default: the third query never runs.
-    db().args([
-        "-w",
-        "-q",
-        "/y(1)=1",
-        "-q",
-        "[strict] /y(<str>)",
-        "-q",
-        "/y(2)=2",
-    ])
-    .assert()
-    .code(4);
-    assert_eq!(stdout(db().args(["-q", "/y(<>)=<>"])), "/y(1)=1\n");
+    // The second of three queries fails. Stop is the default: the third
+    // query never runs.
+    for (flags, d, kept) in [
+        (&["--on-error", "continue"][..], "x", "/x(1)=1\n/x(2)=2\n"),
+        (&[][..], "y", "/y(1)=1\n"),
+    ] {
+        let queries = [
+            format!("/{d}(1)=1"),
+            format!("[strict] /{d}(<str>)"),
+            format!("/{d}(2)=2"),
+        ];
+        let queries = queries.iter().flat_map(|query| ["-q", query]);
+        let err = stderr(db().arg("-w").args(flags).args(queries), 4);
+        assert!(err.contains("does not match the query"), "{flags:?}: {err}");
+        assert_eq!(stdout(db().args(["-q", &format!("/{d}(<>)=<>")])), kept);
+    }
 }
 
 #[test]
 fn writes_are_refused_without_the_flag_and_nothing_is_written() {
     let (_dir, db) = on_db();
-    let out = db()
-        .args(["-q", "/r(1)", "-q", "/r(1)=1"])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    let err = text(&out.stderr);
+    let err = stderr(db().args(["-q", "/r(1)", "-q", "/r(1)=1"]), 2);
     assert!(err.contains("<query 2>"), "{err}");
     assert!(err.contains("-w/--write"), "{err}");
     for query in ["/r(1)=clear", "/r(...)=clear", "/r=remove"] {
@@ -152,28 +128,20 @@ fn parameters_reach_queries_and_files() {
         .assert()
         .success();
     assert_eq!(stdout(db().args(["-q", "/u(7)=<str>"])), "/u(7)=\"ann\"\n");
-    let out = db()
-        .args(["-q", "/u(:id)"])
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    assert!(text(&out.stderr).contains("id"), "{out:?}");
+    let err = stderr(db().args(["-q", "/u(:id)"]), 3);
+    assert!(err.contains("id"), "{err}");
     db().args(["-p", "novalue", "-q", "/u"]).assert().code(2);
 }
 
 #[test]
 fn timing_goes_to_standard_error_per_transaction() {
-    let out = fql()
-        .args([
+    let (out, err) = outputs(
+        fql().args([
             "--memory", "-w", "--timing", "-q", "/t(1)=1", "-q", "/t(<>)",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    assert_eq!(text(&out.stdout), "/t(1)=1\n");
-    let err = text(&out.stderr);
+        ]),
+        0,
+    );
+    assert_eq!(out, "/t(1)=1\n");
     let lines: Vec<_> = err.lines().collect();
     assert_eq!(lines.len(), 2, "{err}");
     assert!(lines[0].starts_with("Time: ") && lines[0].ends_with(" ms, 0 results"));
@@ -187,19 +155,7 @@ fn a_closed_pipe_after_some_results_exits_quietly() {
     let lines: String = (0..20_000).map(|i| format!("/p({i})=\"{i}\"\n")).collect();
     std::fs::write(&script, lines).unwrap();
     db().args(["-w", "-f"]).arg(&script).assert().success();
-    let mut child = Command::new(cargo_bin("fql"))
-        .arg("--db")
-        .arg(dir.path().join("fql.db"))
-        .args(["-q", "/p(<int>)=<str>"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = [0u8; 10];
-    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
-    // Dropping the pipe closes it.
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(&first, b"/p(0)=\"0\"\n");
+    let out = closed_after_the_first_row(dir.path(), &["-q", "/p(<int>)=<str>"]);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(text(&out.stderr), "");
 }
@@ -212,19 +168,9 @@ fn a_closed_pipe_keeps_the_status_of_an_earlier_failure() {
     let (dir, db) = on_db();
     let lines: String = (0..20_000).map(|i| format!("/p({i})=\"{i}\"\n")).collect();
     db().arg("-w").write_stdin(lines).assert().success();
-    let mut child = Command::new(cargo_bin("fql"))
-        .arg("--db")
-        .arg(dir.path().join("fql.db"))
-        .args(["--on-error", "continue", "--color", "never"])
-        .args(["-q", "[exists] /none(1)", "-q", "/p(<int>)=<str>"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = [0u8; 10];
-    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(&first, b"/p(0)=\"0\"\n");
+    let args = ["--on-error", "continue", "--color", "never"];
+    let reads = ["-q", "[exists] /none(1)", "-q", "/p(<int>)=<str>"];
+    let out = closed_after_the_first_row(dir.path(), &[&args[..], &reads].concat());
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(text(&out.stderr).contains("the guard found nothing"));
 }
@@ -238,14 +184,7 @@ fn interrupt_stops_a_run_with_status_130_and_rolls_back() {
     let lines: String = (0..60_000).map(|i| format!("/i({i})=\"{i}\"\n")).collect();
     std::fs::write(&script, lines).unwrap();
     db().args(["-w", "-f"]).arg(&script).assert().success();
-    let mut child = Command::new(cargo_bin("fql"))
-        .arg("--db")
-        .arg(dir.path().join("fql.db"))
-        .args(["-q", "/i(<int>)=<str>"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(dir.path(), &["-q", "/i(<int>)=<str>"]);
     // The pipe is not read, so the read blocks with its buffer full; it is
     // still running when the signal comes.
     let mut out = child.stdout.take().unwrap();
@@ -273,13 +212,7 @@ fn a_failed_guard_exits_1_and_its_transaction_writes_nothing() {
         .success();
     let script =
         "/log(1)=\"before\"\n[absent] /lock(\"owner\",<str>)\n/lock(\"owner\",\"ann\")=nil\n";
-    let out = db()
-        .args(["-w", "-q", script])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
-    let err = text(&out.stderr);
+    let err = stderr(db().args(["-w", "-q", script]), 1);
     assert!(
         err.contains("the guard found /lock(\"owner\",\"bob\")=nil"),
         "{err}"

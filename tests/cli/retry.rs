@@ -10,21 +10,13 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::cargo_bin;
 
-use super::text;
+use super::{spawn_piped, text};
 
 /// Runs `fql --db db ARGS`, killing it (and failing) if it has not ended
 /// after `limit`: the old retry loop never ended. Its output is read as
 /// it comes, so a long one does not stop it on a full pipe.
 fn bounded(db: &Path, args: &[&str], limit: Duration) -> Output {
-    let mut child = Command::new(cargo_bin("fql"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("fql starts");
+    let mut child = spawn_piped(|cmd| cmd.arg("--db").arg(db).args(args).stdin(Stdio::null()));
     let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
@@ -83,22 +75,21 @@ fn scans(dir: &Path, name: &str, scans: usize, tail: &str) -> std::path::PathBuf
     path
 }
 
+/// Runs with `flags` a transaction that reads far past five seconds, then writes: tests share it.
+fn too_long(dir: &Path, flags: &[&str]) -> (std::path::PathBuf, Output) {
+    let db = filled(dir, 20_000);
+    let script = scans(dir, "long.fql", 20_000, "/w(1)=1\n");
+    let args = [flags, &["-w", "-f", script.to_str().unwrap()]].concat();
+    let out = bounded(&db, &args, Duration::from_secs(300));
+    (db, out)
+}
+
 #[test]
 fn a_transaction_whose_work_outlives_its_window_fails_at_once_with_help() {
     let dir = tempfile::tempdir().unwrap();
-    let db = filled(dir.path(), 20_000);
-    // Far more reading than fits in five seconds, then one write.
-    let script = scans(dir.path(), "long.fql", 20_000, "/w(1)=1\n");
     // The deadline is far off: failing on its own, the transaction says
     // it is too old, not that it timed out.
-    let out = bounded(
-        &db,
-        &["-w", "--timeout", "600", "--color", "never", "-f"]
-            .into_iter()
-            .chain([script.to_str().unwrap()])
-            .collect::<Vec<_>>(),
-        Duration::from_secs(300),
-    );
+    let (db, out) = too_long(dir.path(), &["--timeout", "600", "--color", "never"]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("fql::transaction_too_old"), "{stderr}");
@@ -134,13 +125,7 @@ fn many_directories_in_one_transaction_are_all_created() {
 #[test]
 fn timeout_bounds_a_transaction_on_the_embedded_store() {
     let dir = tempfile::tempdir().unwrap();
-    let db = filled(dir.path(), 20_000);
-    let script = scans(dir.path(), "long.fql", 20_000, "/w(1)=1\n");
-    let out = bounded(
-        &db,
-        &["-w", "--timeout", "1", "-f", script.to_str().unwrap()],
-        Duration::from_secs(300),
-    );
+    let (db, out) = too_long(dir.path(), &["--timeout", "1"]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(5), "{stderr}");
     assert!(stderr.contains("transaction_timed_out (1031)"), "{stderr}");

@@ -1,15 +1,9 @@
 //! `fql validate` and `fql infer` reports.
 
-use super::{fql, text};
+use super::{on_db, outputs, stdout};
 
 fn corrupted() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("fql.db");
-    let cmd = move || {
-        let mut cmd = fql();
-        cmd.arg("--db").arg(&db);
-        cmd
-    };
+    let (dir, cmd) = on_db();
     cmd()
         .args(["-w", "-q"])
         .arg(
@@ -29,58 +23,27 @@ fn validate_reports_each_violation_and_a_summary() {
     let (dir, db) = corrupted();
     let schema = dir.path().join("shop.fql");
     std::fs::write(&schema, SCHEMA).unwrap();
-    let out = db()
-        .arg("validate")
-        .arg(&schema)
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
-    insta::assert_snapshot!(
-        "validate_text",
-        format!("{}---\n{}", text(&out.stdout), text(&out.stderr))
-    );
-    let out = db()
-        .arg("validate")
-        .arg(&schema)
-        .args(["--format", "json"])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
-    for line in text(&out.stdout).lines() {
+    let validate = |args: &[&str]| outputs(db().arg("validate").arg(&schema).args(args), 1);
+    let (out, err) = validate(&[]);
+    insta::assert_snapshot!("validate_text", format!("{out}---\n{err}"));
+    let (out, _) = validate(&["--format", "json"]);
+    for line in out.lines() {
         serde_json::from_str::<serde_json::Value>(line).expect("JSON lines");
     }
-    insta::assert_snapshot!("validate_json", text(&out.stdout));
-    let out = db()
-        .arg("validate")
-        .arg(&schema)
-        .args(["--max-violations", "1"])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
-    assert_eq!(text(&out.stdout).lines().count(), 1);
-    assert!(text(&out.stderr).contains("stopped at --max-violations"));
+    insta::assert_snapshot!("validate_json", out);
+    let (out, err) = validate(&["--max-violations", "1"]);
+    assert_eq!(out.lines().count(), 1);
+    assert!(err.contains("stopped at --max-violations"));
 }
 
 #[test]
 fn conforming_data_exits_0_and_a_bad_schema_3() {
     let (dir, db) = corrupted();
-    let inferred = db()
-        .args(["infer", "/shop", "--depth", "1"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    insta::assert_snapshot!("infer", text(&inferred.stdout));
+    let inferred = stdout(db().args(["infer", "/shop", "--depth", "1"]));
+    insta::assert_snapshot!("infer", inferred);
     let schema = dir.path().join("inferred.fql");
-    std::fs::write(&schema, &inferred.stdout).unwrap();
-    db().arg("validate")
-        .arg(&schema)
-        .assert()
-        .success()
-        .stdout("");
+    std::fs::write(&schema, &inferred).unwrap();
+    assert_eq!(stdout(db().arg("validate").arg(&schema)), "");
     let bad = dir.path().join("bad.fql");
     std::fs::write(&bad, "/shop/users(<string>)\n").unwrap();
     db().arg("validate").arg(&bad).assert().code(3);

@@ -1,21 +1,10 @@
 //! Named scripts and `fql mutex` from the command line.
 
-use super::{fql, text};
-
-fn on_db() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("fql.db");
-    (dir, move || {
-        let mut cmd = fql();
-        cmd.arg("--db").arg(&db);
-        cmd
-    })
-}
+use super::{fql, on_db, stderr, stdout};
 
 #[test]
 fn scripts_are_listed_shown_and_run_by_name() {
-    let list = fql().arg("scripts").assert().success().get_output().clone();
-    let list = text(&list.stdout);
+    let list = stdout(fql().arg("scripts"));
     for name in [
         "mutex/try-acquire",
         "mutex/release",
@@ -25,14 +14,8 @@ fn scripts_are_listed_shown_and_run_by_name() {
         assert!(list.contains(name), "{list}");
     }
     assert!(list.contains("parameters: dir, name"), "{list}");
-    let shown = fql()
-        .args(["scripts", "show", "mutex/release"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
     assert_eq!(
-        text(&shown.stdout),
+        stdout(fql().args(["scripts", "show", "mutex/release"])),
         fql::scripts::find("mutex/release").unwrap().source
     );
     fql()
@@ -43,46 +26,17 @@ fn scripts_are_listed_shown_and_run_by_name() {
     // A named script runs with parameters; a missing one is a static error.
     let (_dir, db) = on_db();
     let dir = "dir=(\"jobs\",\"hourly\")";
-    db().args([
-        "run",
-        "lock/slot",
-        "-w",
-        "-p",
-        dir,
-        "-p",
-        "slot=7",
-        "-p",
-        "name=ann",
-    ])
-    .assert()
-    .success();
-    let out = db()
-        .args([
-            "run",
-            "lock/slot",
-            "-w",
-            "-p",
-            dir,
-            "-p",
-            "slot=7",
-            "-p",
-            "name=bob",
-        ])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
-    assert!(text(&out.stderr).contains("fql::guard_failed"));
+    let slot = ["run", "lock/slot", "-w", "-p", dir, "-p", "slot=7", "-p"];
+    db().args(slot).arg("name=ann").assert().success();
+    let err = stderr(db().args(slot).arg("name=bob"), 1);
+    assert!(err.contains("fql::guard_failed"));
     db().args(["run", "lock/slot", "-w", "-p", dir])
         .assert()
         .code(3);
-    let slots = db()
-        .args(["-q", "/jobs/hourly(...)"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    assert_eq!(text(&slots.stdout), "/jobs/hourly(\"slot\",7)=\"ann\"\n");
+    assert_eq!(
+        stdout(db().args(["-q", "/jobs/hourly(...)"])),
+        "/jobs/hourly(\"slot\",7)=\"ann\"\n"
+    );
     // Neither a file nor a script.
     db().args(["run", "no/such"]).assert().code(2);
 }
@@ -94,43 +48,25 @@ fn the_state_transition_lock_moves_tasks_only_from_allowed_states() {
     db().args(["-w", "-q", "/tasks(\"task\",\"t1\")=\"waiting\""])
         .assert()
         .success();
-    let take = |who: &str| {
-        db().args([
-            "run",
-            "lock/take-task",
-            "-w",
-            "-p",
-            dir,
-            "-p",
-            "task=t1",
-            "-p",
-        ])
-        .arg(format!("name={who}"))
-        .assert()
-        .get_output()
-        .status
-        .code()
+    // The exit code of the task script `script` run by `who`.
+    let run = |script: &str, who: &str, more: &[String]| {
+        db().args(["run", script, "-w", "-p", dir, "-p", "task=t1", "-p"])
+            .arg(format!("name={who}"))
+            .args(more)
+            .assert()
+            .get_output()
+            .status
+            .code()
     };
+    let take = |who: &str| run("lock/take-task", who, &[]);
     assert_eq!(take("ann"), Some(0));
     assert_eq!(take("bob"), Some(1), "running: not takeable");
     let finish = |who: &str, state: &str| {
-        db().args([
-            "run",
+        run(
             "lock/finish-task",
-            "-w",
-            "-p",
-            dir,
-            "-p",
-            "task=t1",
-            "-p",
-        ])
-        .arg(format!("name={who}"))
-        .arg("-p")
-        .arg(format!("state={state}"))
-        .assert()
-        .get_output()
-        .status
-        .code()
+            who,
+            &["-p".into(), format!("state={state}")],
+        )
     };
     assert_eq!(
         finish("bob", "done"),
@@ -146,13 +82,7 @@ fn the_state_transition_lock_moves_tasks_only_from_allowed_states() {
 #[test]
 fn mutex_commands_exit_with_what_happened() {
     let (_dir, db) = on_db();
-    let ok = db()
-        .args(["mutex", "try-acquire", "/locks/a", "--name", "ann"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let token = text(&ok.stdout);
+    let token = stdout(db().args(["mutex", "try-acquire", "/locks/a", "--name", "ann"]));
     assert_eq!(token.trim().len(), 24, "{token}");
     db().args(["mutex", "try-acquire", "/locks/a", "--name", "bob"])
         .assert()
@@ -177,13 +107,7 @@ fn mutex_commands_exit_with_what_happened() {
     db().args(["mutex", "cancel", "/locks/a", "--name", "bob"])
         .assert()
         .code(1);
-    let show = db()
-        .args(["mutex", "show", "/locks/a"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let show = text(&show.stdout);
+    let show = stdout(db().args(["mutex", "show", "/locks/a"]));
     assert!(show.starts_with("owner: ann ("), "{show}");
     assert!(show.contains(&format!("token: {}", token.trim())), "{show}");
     assert!(show.contains("queue: 0 waiting"), "{show}");

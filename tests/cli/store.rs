@@ -24,6 +24,12 @@ fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("fql runs")
 }
 
+/// Checks `out` exited 2, as every refusal to open a database does, and returns its standard error.
+fn refused(out: Output) -> String {
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    text(&out.stderr)
+}
+
 fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
@@ -124,10 +130,8 @@ fn a_database_deleted_without_its_wal_is_not_made_again_over_it() {
     let beside = |suffix: &str| dir.path().join(format!("fql.db{suffix}"));
     assert!(beside("-wal").exists() && beside("-shm").exists());
     std::fs::remove_file(&db).unwrap();
-    let out = run(fql(&db).args(["-w", "-q", "/b(1)=2"]));
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert_eq!(
-        text(&out.stderr),
+        refused(run(fql(&db).args(["-w", "-q", "/b(1)=2"]))),
         format!(
             "fql: cannot create the database {db}: {db}-wal and {db}-shm of a deleted database \
              are still there; delete them too, once no process has the deleted database open\n",
@@ -137,11 +141,10 @@ fn a_database_deleted_without_its_wal_is_not_made_again_over_it() {
     assert!(!db.exists(), "no database was made");
     // One left is named alone.
     std::fs::remove_file(beside("-wal")).unwrap();
-    let out = run(fql(&db).args(["-w", "-q", "/b(1)=2"]));
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = refused(run(fql(&db).args(["-w", "-q", "/b(1)=2"])));
     assert!(
-        text(&out.stderr).contains(&format!("{}-shm of a deleted database is", db.display())),
-        "{out:?}"
+        err.contains(&format!("{}-shm of a deleted database is", db.display())),
+        "{err}"
     );
     std::fs::remove_file(beside("-shm")).unwrap();
     let out = run(fql(&db).args(["-w", "-q", "/b(1)=2"]));
@@ -152,9 +155,8 @@ fn a_database_deleted_without_its_wal_is_not_made_again_over_it() {
 
 #[test]
 fn an_empty_db_path_is_refused() {
-    let out = run(fql(Path::new("")).args(["-q", "/a(<>)"]));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--db"), "{out:?}");
+    let err = refused(run(fql(Path::new("")).args(["-q", "/a(<>)"])));
+    assert!(err.contains("--db"), "{err}");
     let err = fql::kv::embedded::Embedded::open("")
         .unwrap_err()
         .to_string();
@@ -251,16 +253,14 @@ fn an_unreadable_wal_file_is_named() {
     let (dir, db) = database();
     let user = user_or_skip!(dir.path());
     chmod(&db, 0o444);
-    let read = as_user(user, &db, &["-q", "/a(<>)"]);
-    assert_eq!(read.status.code(), Some(2), "{read:?}");
-    let stderr = text(&read.stderr);
+    let err = refused(as_user(user, &db, &["-q", "/a(<>)"]));
     assert!(
-        stderr.contains(&format!(
+        err.contains(&format!(
             "cannot open the database {}: permission denied on {}-wal",
             db.display(),
             db.display()
         )),
-        "{stderr}"
+        "{err}"
     );
 }
 
@@ -272,9 +272,8 @@ fn a_file_this_user_may_not_read_says_permission_denied_once() {
     chmod(&db, 0o000);
     let out = as_user(user, &db, &["-q", "/a(<>)"]);
     chmod(&db, 0o600);
-    assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        text(&out.stderr),
+        refused(out),
         format!(
             "fql: cannot open the database {}: permission denied\n",
             db.display()
@@ -282,10 +281,8 @@ fn a_file_this_user_may_not_read_says_permission_denied_once() {
     );
     // Nor may it create one in a directory it may not write.
     let new = dir.path().join("new.db");
-    let out = as_user(user, &new, &["-w", "-q", "/a(1)=2"]);
-    assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        text(&out.stderr),
+        refused(as_user(user, &new, &["-w", "-q", "/a(1)=2"])),
         format!(
             "fql: cannot create the database {}: permission denied\n",
             new.display()
@@ -301,19 +298,20 @@ fn read_only_opens_for_reading_on_purpose() {
     let read = run(fql(&db).args(["--read-only", "-q", "/a(<>)"]));
     assert!(read.status.success(), "{read:?}");
     assert_eq!(text(&read.stdout), "/a(1)=2\n");
-    let write = run(fql(&db).args(["--read-only", "-w", "-q", "/a(2)=3"]));
-    assert_eq!(write.status.code(), Some(2), "{write:?}");
-    assert!(text(&write.stderr).contains("is read-only: it was opened read-only"));
+    let err = refused(run(fql(&db).args(["--read-only", "-w", "-q", "/a(2)=3"])));
+    assert!(err.contains("is read-only: it was opened read-only"));
     assert_eq!(std::fs::read(&db).unwrap(), before, "nothing was written");
     // A missing file is not created.
     let missing = dir.path().join("missing.db");
-    let out = run(fql(&missing).args(["--read-only", "-q", "/a(<>)"]));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("no such file"), "{out:?}");
+    let err = refused(run(fql(&missing).args(["--read-only", "-q", "/a(<>)"])));
+    assert!(err.contains("no such file"), "{err}");
     assert!(!missing.exists());
     // It is for the embedded file only.
-    let out = run(Command::new(cargo_bin("fql")).args(["--read-only", "--memory", "status"]));
-    assert_eq!(out.status.code(), Some(2));
+    refused(run(Command::new(cargo_bin("fql")).args([
+        "--read-only",
+        "--memory",
+        "status",
+    ])));
 }
 
 /// The database's kv table: its root page number and the page size.
@@ -349,14 +347,12 @@ fn a_damaged_page_is_reported_and_no_later_run_writes() {
     bytes[page].fill(0xab);
     std::fs::write(&db, &bytes).unwrap();
 
-    let read = run(fql(&db).args(["-q", "/a(<>)"]));
-    assert_eq!(read.status.code(), Some(2), "{read:?}");
-    let stderr = text(&read.stderr);
+    let err = refused(run(fql(&db).args(["-q", "/a(<>)"])));
     assert!(
-        stderr.contains(&format!("the database {} is corrupt", db.display())),
-        "{stderr}"
+        err.contains(&format!("the database {} is corrupt", db.display())),
+        "{err}"
     );
-    assert!(stderr.contains("Restore it from a backup"), "{stderr}");
+    assert!(err.contains("Restore it from a backup"), "{err}");
     // A later run knows without reading the damaged page: status reads
     // only the header and the meta table.
     let status = run(fql(&db).arg("status"));
@@ -365,9 +361,8 @@ fn a_damaged_page_is_reported_and_no_later_run_writes() {
         text(&status.stdout).contains("access: corrupt"),
         "{status:?}"
     );
-    let write = run(fql(&db).args(["-w", "-q", "/b(1)=2"]));
-    assert_eq!(write.status.code(), Some(2), "{write:?}");
-    assert!(text(&write.stderr).contains("is corrupt"), "{write:?}");
+    let err = refused(run(fql(&db).args(["-w", "-q", "/b(1)=2"])));
+    assert!(err.contains("is corrupt"), "{err}");
 }
 
 #[test]
@@ -385,15 +380,12 @@ fn a_value_of_the_wrong_type_is_damage_and_no_later_run_writes() {
         assert_eq!(changed, 1);
     }
     let before = version(&db);
-    let read = run(fql(&db).args(["-q", "/a(<>)"]));
-    assert_eq!(read.status.code(), Some(2), "{read:?}");
-    let stderr = text(&read.stderr);
-    assert!(stderr.contains("is corrupt"), "{stderr}");
-    assert!(stderr.contains("wrong type"), "{stderr}");
+    let err = refused(run(fql(&db).args(["-q", "/a(<>)"])));
+    assert!(err.contains("is corrupt"), "{err}");
+    assert!(err.contains("wrong type"), "{err}");
     // This write touches none of the damage, yet is refused.
-    let write = run(fql(&db).args(["-w", "-q", "/b(1)=2"]));
-    assert_eq!(write.status.code(), Some(2), "{write:?}");
-    assert!(text(&write.stderr).contains("is corrupt"), "{write:?}");
+    let err = refused(run(fql(&db).args(["-w", "-q", "/b(1)=2"])));
+    assert!(err.contains("is corrupt"), "{err}");
     assert_eq!(version(&db), before, "nothing was written");
 }
 
@@ -406,12 +398,10 @@ fn with_no_home_there_is_no_default_database() {
         .env_remove("HOME")
         .env("XDG_DATA_HOME", "relative/data")
         .args(["-w", "-q", "/a(1)=2"]);
-    let out = run(&mut cmd);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let stderr = text(&out.stderr);
+    let err = refused(run(&mut cmd));
     assert!(
-        stderr.contains("--db PATH") && stderr.contains("--memory"),
-        "{stderr}"
+        err.contains("--db PATH") && err.contains("--memory"),
+        "{err}"
     );
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),

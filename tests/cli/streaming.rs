@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 
 use assert_cmd::cargo::cargo_bin;
 
-use super::{fql, temp_file, text};
+use super::{fql, on_db, spawn_piped, stderr, stdout, temp_file, text};
 
 /// How much more the peak resident set of a run with four times the rows
 /// may be, in KiB. Held whole, 75,000 more rows of script cost about
@@ -39,13 +39,7 @@ fn measure<S: AsRef<OsStr>>(
 ) -> Run {
     // Reaped by `wait4` below, which measures it.
     #[allow(clippy::zombie_processes)]
-    let mut child = Command::new(cargo_bin("fql"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("fql starts");
+    let mut child = spawn_piped(|cmd| cmd.args(args).stdin(Stdio::piped()));
     let mut stdin = child.stdin.take().expect("a pipe");
     let writer = std::thread::spawn(move || {
         write(&mut stdin);
@@ -79,6 +73,16 @@ fn measure<S: AsRef<OsStr>>(
     }
 }
 
+/// Checks `large`, on four times the rows of `small`, took little more memory: each test's point.
+fn assert_flat(small: &Run, large: &Run, context: &str) {
+    assert!(
+        large.peak_kib - small.peak_kib < GROWTH_KIB,
+        "{context}peak {} KiB for 25,000 rows, {} KiB for 100,000",
+        small.peak_kib,
+        large.peak_kib
+    );
+}
+
 /// Writes a script that loads `rows` rows into `dir`, `per` a transaction.
 fn load(out: &mut dyn Write, dir: &str, rows: usize, per: usize) {
     let mut out = std::io::BufWriter::new(out);
@@ -91,7 +95,8 @@ fn load(out: &mut dyn Write, dir: &str, rows: usize, per: usize) {
     out.flush().unwrap();
 }
 
-fn on_db(args: &[&str], db: &Path) -> Vec<std::ffi::OsString> {
+/// `--db DB ARGS`, for the runs [`measure`] makes on a database of their own.
+fn db_args(args: &[&str], db: &Path) -> Vec<std::ffi::OsString> {
     let mut all = vec!["--db".into(), db.as_os_str().to_owned()];
     all.extend(args.iter().map(Into::into));
     all
@@ -103,32 +108,19 @@ fn on_db(args: &[&str], db: &Path) -> Vec<std::ffi::OsString> {
 #[test]
 fn a_long_script_on_standard_input_runs_in_flat_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let small = measure(&on_db(&["-w"], &dir.path().join("small.db")), |out| {
+    let small = measure(&db_args(&["-w"], &dir.path().join("small.db")), |out| {
         load(out, "t", 25_000, 1000)
     });
-    let large = measure(&on_db(&["-w"], &dir.path().join("large.db")), |out| {
+    let large = measure(&db_args(&["-w"], &dir.path().join("large.db")), |out| {
         load(out, "t", 100_000, 1000)
     });
     for run in [&small, &large] {
         assert_eq!(run.status, 0, "{}", run.stderr);
     }
-    let count = fql()
-        .arg("--db")
-        .arg(dir.path().join("large.db"))
-        .args(["-q", "/t(...)=<count>"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert_eq!(text(&count), "/t(...)=100000\n");
-    let growth = large.peak_kib - small.peak_kib;
-    assert!(
-        growth < GROWTH_KIB,
-        "peak {} KiB for 25,000 rows, {} KiB for 100,000",
-        small.peak_kib,
-        large.peak_kib
-    );
+    let large_db = dir.path().join("large.db");
+    let count = stdout(fql().args(db_args(&["-q", "/t(...)=<count>"], &large_db)));
+    assert_eq!(count, "/t(...)=100000\n");
+    assert_flat(&small, &large, "");
 }
 
 /// The rows a named variable binds go to disk past 256 KiB: a
@@ -140,7 +132,7 @@ fn a_join_over_many_rows_runs_in_flat_memory() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("join.db");
     // `/few` and `/many` rows, and `/b` for one id in 1,000.
-    let setup = measure(&on_db(&["-w"], &db), |out: &mut dyn Write| {
+    let setup = measure(&db_args(&["-w"], &db), |out: &mut dyn Write| {
         load(out, "few", 25_000, 25_000);
         load(out, "many", 100_000, 25_000);
         for n in (0..100_000).step_by(1000) {
@@ -157,7 +149,7 @@ fn a_join_over_many_rows_runs_in_flat_memory() {
                 vec!["-q".into(), read, "-q".into(), join.into()]
             };
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            measure(&on_db(&args, &db), |_: &mut dyn Write| {})
+            measure(&db_args(&args, &db), |_: &mut dyn Write| {})
         };
         let few = join("few");
         let many = join("many");
@@ -170,12 +162,10 @@ fn a_join_over_many_rows_runs_in_flat_memory() {
             many.stdout.lines().nth(99),
             Some("/b(99000)=\"joined 99000\"")
         );
-        let growth = many.peak_kib - few.peak_kib;
-        assert!(
-            growth < GROWTH_KIB,
-            "one transaction: {one_transaction}; peak {} KiB for 25,000 rows, {} KiB for 100,000",
-            few.peak_kib,
-            many.peak_kib
+        assert_flat(
+            &few,
+            &many,
+            &format!("one transaction: {one_transaction}; "),
         );
     }
 }
@@ -194,7 +184,7 @@ fn a_feeder_bound_again_in_many_transactions_keeps_little_on_disk() {
     let db = dir.path().join("feeder.db");
     // About 310 KiB of rows each time `/big` is read: past the 256 KiB a
     // statement holds in memory as it runs.
-    let setup = measure(&on_db(&["-w"], &db), |out: &mut dyn Write| {
+    let setup = measure(&db_args(&["-w"], &db), |out: &mut dyn Write| {
         for n in 0..1500 {
             writeln!(out, "/big({n})=\"{}\"", "x".repeat(200)).unwrap();
         }
@@ -204,7 +194,7 @@ fn a_feeder_bound_again_in_many_transactions_keeps_little_on_disk() {
     let script = "/big(<x:int>)=<v:str>\n/none(:x)=<>\n@commit\n".repeat(15);
     let script = temp_file("feeder_again.fql", script.as_bytes());
     let mut run = Command::new(cargo_bin("fql"));
-    run.args(on_db(&["-f"], &db)).arg(&script);
+    run.args(db_args(&["-f"], &db)).arg(&script);
     // SAFETY: `setrlimit` is async-signal-safe, and touches only the
     // child's own limits.
     unsafe {
@@ -234,31 +224,23 @@ fn a_feeder_bound_again_in_many_transactions_keeps_little_on_disk() {
 /// when its last transaction is invalid.
 #[test]
 fn transactions_end_only_at_commit_lines() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("t.db");
-    let db = || {
-        let mut cmd = fql();
-        cmd.arg("--db").arg(&db);
-        cmd
-    };
+    let (_dir, db) = on_db();
     // The guard fails, so its whole transaction writes nothing.
     let script = "/a(1)=\"@commit\"\n% @commit\n/a(2)=2 % @commit\n[exists] /nothing(1)\n  @commit\n/a(3)=3\n";
     db().args(["-w", "--on-error", "continue"])
         .write_stdin(script)
         .assert()
         .code(1);
-    let out = db().args(["-q", "/a(...)"]).assert().success();
-    assert_eq!(text(&out.get_output().stdout), "/a(3)=3\n");
+    assert_eq!(stdout(db().args(["-q", "/a(...)"])), "/a(3)=3\n");
     // Valid up to the last transaction: nothing runs.
     let mut script = String::new();
     for n in 0..3000 {
         script.push_str(&format!("/b({n})=1\n@commit\n"));
     }
     script.push_str("/b(<string>)\n");
-    let out = db().arg("-w").write_stdin(script).assert().code(3);
-    assert!(text(&out.get_output().stderr).contains("[<stdin>:6001:5]"));
-    let out = db().args(["-q", "/b(...)=<count>"]).assert().success();
-    assert_eq!(text(&out.get_output().stdout), "");
+    let err = stderr(db().arg("-w").write_stdin(script), 3);
+    assert!(err.contains("[<stdin>:6001:5]"));
+    assert_eq!(stdout(db().args(["-q", "/b(...)=<count>"])), "");
 }
 
 /// Errors in later transactions name their input, and its line and column,
@@ -270,44 +252,21 @@ fn diagnostics_name_the_input_line_and_column() {
         "later.fql",
         b"/a(1)=1\n@commit\n/b(2)=2\n@commit\n\n/c(<string>)\n",
     );
-    let out = fql()
-        .args(["--memory", "-w", "--color", "never", "-q", "/q(1)=1"])
-        .arg("-f")
-        .arg(&file)
-        .args(["-q", "/d(:nothing)"])
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains(&format!("[{}:6:5]", file.display())),
-        "{stderr}"
-    );
-    assert!(stderr.contains(" 6 │ /c(<string>)"), "{stderr}");
-    assert!(stderr.ends_with("1 error in 3 inputs\n"), "{stderr}");
+    // The report of the file between two queries.
+    let report = |file: &Path| {
+        let first = ["--memory", "-w", "--color", "never", "-q", "/q(1)=1", "-f"];
+        stderr(fql().args(first).arg(file).args(["-q", "/d(:nothing)"]), 3)
+    };
+    let err = report(&file);
+    assert!(err.contains(&format!("[{}:6:5]", file.display())), "{err}");
+    assert!(err.contains(" 6 │ /c(<string>)"), "{err}");
+    assert!(err.ends_with("1 error in 3 inputs\n"), "{err}");
     // With the syntax right, the reference nothing binds is next.
     let file = temp_file("later_ok.fql", b"/a(1)=1\n@commit\n/b(2)=2\n");
-    let out = fql()
-        .args(["--memory", "-w", "--color", "never", "-q", "/q(1)=1"])
-        .arg("-f")
-        .arg(&file)
-        .args(["-q", "/d(:nothing)"])
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    assert!(text(&out.stderr).contains("[<query 2>:1:4]"));
+    assert!(report(&file).contains("[<query 2>:1:4]"));
     let binary = temp_file("later_binary.fql", b"/a(1)=1\n@commit\n/b(\"\xff\")\n");
-    let out = fql()
-        .args(["--memory", "-w", "-f"])
-        .arg(&binary)
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
     assert_eq!(
-        text(&out.stderr),
+        stderr(fql().args(["--memory", "-w", "-f"]).arg(&binary), 2),
         format!(
             "fql: {} is not UTF-8: invalid byte at offset 20 (line 3)\n",
             binary.display()
@@ -351,15 +310,12 @@ fn a_file_changed_while_it_runs_stops_at_the_change() {
         std::fs::write(&path, &script).unwrap();
         // A loaded machine may take more than a transaction's five
         // seconds to print the rows: the read goes on.
-        let mut child = Command::new(cargo_bin("fql"))
-            .arg("--db")
-            .arg(&db)
-            .args(["--split-reads", "-f"])
-            .arg(&path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_piped(|cmd| {
+            cmd.arg("--db")
+                .arg(&db)
+                .args(["--split-reads", "-f"])
+                .arg(&path)
+        });
         let mut out = child.stdout.take().unwrap();
         let mut started = [0u8; 10];
         out.read_exact(&mut started).unwrap();
@@ -380,15 +336,7 @@ fn a_file_changed_while_it_runs_stops_at_the_change() {
         let printed = format!("{}{rest}", text(&started));
         let rows = printed.lines().filter(|l| l.starts_with("/r(")).count();
         assert_eq!(rows, 30_000 + usize::from(line == "20005"));
-        let written = fql()
-            .arg("--db")
-            .arg(&db)
-            .args(["-q", "/w(...)"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        assert_eq!(text(&written), "", "{line}: nothing was written");
+        let written = stdout(fql().arg("--db").arg(&db).args(["-q", "/w(...)"]));
+        assert_eq!(written, "", "{line}: nothing was written");
     }
 }

@@ -3,7 +3,7 @@
 //! quote stored data, and the reports that quote a script show them as
 //! escapes, and what is printed reads back as the same bytes.
 
-use super::{fql, text};
+use super::{fql, on_db, outputs, stderr, stdout};
 
 /// A directory and a key-value whose strings hold what a terminal acts
 /// on: ESC sequences (a colour, clearing the screen, a window title), a
@@ -17,21 +17,14 @@ const VALUE: &str = "\u{1b}]0;owned\u{7}\r\u{7f}\u{9b}q";
 
 /// `fql --db DB` on a fresh file holding [`WRITE`].
 fn stored() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("fql.db");
-    let cmd = move || {
-        let mut cmd = fql();
-        cmd.arg("--db").arg(&db);
-        cmd
-    };
+    let (dir, cmd) = on_db();
     cmd().args(["-w", "-q", WRITE]).assert().success();
     (dir, cmd)
 }
 
-/// The control characters in `out` but line feeds, as bytes.
-fn controls(out: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(out);
-    text.chars()
+/// The control characters in `out` but line feeds, as escapes.
+fn controls(out: &str) -> Vec<String> {
+    out.chars()
         .filter(|&c| c.is_control() && c != '\n')
         .map(|c| format!("{:?}", c))
         .collect()
@@ -40,20 +33,10 @@ fn controls(out: &[u8]) -> Vec<String> {
 /// Runs `cmd` and returns its standard output and error, checking that
 /// neither holds a control character.
 fn clean(cmd: &mut assert_cmd::Command, code: i32) -> (String, String) {
-    let out = cmd.assert().code(code).get_output().clone();
-    assert_eq!(
-        controls(&out.stdout),
-        [""; 0],
-        "stdout {:?}",
-        text(&out.stdout)
-    );
-    assert_eq!(
-        controls(&out.stderr),
-        [""; 0],
-        "stderr {:?}",
-        text(&out.stderr)
-    );
-    (text(&out.stdout), text(&out.stderr))
+    let (out, err) = outputs(cmd, code);
+    assert_eq!(controls(&out), [""; 0], "stdout {out:?}");
+    assert_eq!(controls(&err), [""; 0], "stderr {err:?}");
+    (out, err)
 }
 
 #[test]
@@ -63,16 +46,10 @@ fn stored_control_characters_print_as_escapes_that_read_back() {
     let (out, _) = clean(db().args(["-q", read]), 0);
     assert_eq!(out, format!("{WRITE}\n"));
     // Pasted back as a write, the text stores the same bytes.
-    let again = fql()
-        .args([
-            "--memory", "-w", "-q", &out, "-q", read, "--format", "jsonl",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let row: serde_json::Value = serde_json::from_slice(&again).expect("a JSON line");
+    let again = stdout(fql().args([
+        "--memory", "-w", "-q", &out, "-q", read, "--format", "jsonl",
+    ]));
+    let row: serde_json::Value = serde_json::from_str(&again).expect("a JSON line");
     assert_eq!(row["path"], serde_json::json!(["t", DIR]));
     assert_eq!(row["key"], serde_json::json!([KEY, 1]));
     assert_eq!(row["value"], serde_json::json!(VALUE));
@@ -91,14 +68,7 @@ fn stored_control_characters_print_as_escapes_that_read_back() {
     }
     clean(db().args(["-q", read, "--bytes", "len"]), 0);
     // In colour, the only escape sequences are the colours' own.
-    let out = db()
-        .args(["-q", read, "--color", "always"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = text(&out);
+    let out = stdout(db().args(["-q", read, "--color", "always"]));
     for raw in ["\u{1b}[2J", "\u{1b}]0", "\u{7}", "\r", "\u{7f}", "\u{9b}"] {
         assert!(!out.contains(raw), "{raw:?} in {out:?}");
     }
@@ -188,46 +158,23 @@ fn a_byte_order_mark_starts_a_script_as_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("bom.fql");
     std::fs::write(&file, "\u{feff}/a(1)=2 % set\n/a(<>)=<>\n").unwrap();
-    for args in [&["-w", "-f"][..], &["-w", "-q", "/x(1)=1", "-f"][..]] {
-        let out = fql()
-            .arg("--memory")
-            .args(args)
-            .arg(&file)
-            .assert()
-            .success()
-            .get_output()
-            .clone();
-        assert_eq!(text(&out.stdout), "/a(1)=2\n");
+    let memory = || {
+        let mut cmd = fql();
+        cmd.args(["--memory", "-w"]);
+        cmd
+    };
+    for args in [&["-f"][..], &["-q", "/x(1)=1", "-f"][..]] {
+        assert_eq!(stdout(memory().args(args).arg(&file)), "/a(1)=2\n");
     }
-    let out = fql()
-        .args(["--memory", "-w"])
-        .write_stdin("\u{feff}/a(1)=2\n/a(<>)=<>\n")
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    assert_eq!(text(&out.stdout), "/a(1)=2\n");
+    let piped = "\u{feff}/a(1)=2\n/a(<>)=<>\n";
+    assert_eq!(stdout(memory().write_stdin(piped)), "/a(1)=2\n");
     // `fmt` drops it; its columns count from after it.
-    let out = fql()
-        .arg("fmt")
-        .arg(&file)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    assert_eq!(text(&out.stdout), "/a(1)=2 % set\n/a(<>)=<>\n");
-    let out = fql()
-        .arg("fmt")
-        .write_stdin("\u{feff}/a(1,,2)\n")
-        .assert()
-        .code(3)
-        .get_output()
-        .clone();
-    assert!(
-        text(&out.stderr).contains("[<stdin>:1:6]"),
-        "{}",
-        text(&out.stderr)
+    assert_eq!(
+        stdout(fql().arg("fmt").arg(&file)),
+        "/a(1)=2 % set\n/a(<>)=<>\n"
     );
+    let err = stderr(fql().arg("fmt").write_stdin("\u{feff}/a(1,,2)\n"), 3);
+    assert!(err.contains("[<stdin>:1:6]"), "{err}");
 }
 
 /// An input is named by its path, which whoever names a file chooses
