@@ -10,6 +10,8 @@ use assert_cmd::cargo::cargo_bin;
 mod mutex;
 mod output;
 mod queries;
+#[path = "../support/reach.rs"]
+mod reach;
 mod retry;
 mod schema;
 mod scripts;
@@ -82,13 +84,14 @@ fn spawn_piped(with: impl FnOnce(&mut Command) -> &mut Command) -> Child {
         .expect("fql starts")
 }
 
-/// `fql --db DB` on a fresh file in its own directory, so that no two tests share a database.
+/// `fql --db DB` on a fresh file in its own directory, so that no two tests share a database;
+/// through FoundationDB's client and fql's libfdb_c when tests/client asks (`support/reach.rs`).
 fn on_db() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let db = dir.path().join("fql.db");
     (dir, move || {
         let mut cmd = fql_db();
-        cmd.arg("--db").arg(&db);
+        cmd.args(reach::reach(&db));
         cmd
     })
 }
