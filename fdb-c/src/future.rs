@@ -12,7 +12,7 @@
 //! `FDBKeyValue` point into them until `fdb_future_destroy` or
 //! `fdb_future_release_memory`.
 
-mod exports;
+pub mod exports;
 
 use std::any::Any;
 use std::ffi::{CString, c_char, c_void};

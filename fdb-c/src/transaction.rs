@@ -22,7 +22,7 @@
 //! Every call locks the transaction; the store's transaction is
 //! synchronous, so most futures are ready when they are returned.
 
-mod exports;
+pub mod exports;
 mod reads;
 mod writes;
 
