@@ -1,6 +1,6 @@
 //! `FDBDatabase`: an opened embedded database and its options.
 //!
-//! The cluster file (see [`cluster`](crate::cluster)) names the database
+//! The cluster file (see [`crate::cluster`]) names the database
 //! file, which is opened as fql's CLI opens it: created if missing (its
 //! directory must exist), read-only if this process may not write it.
 
