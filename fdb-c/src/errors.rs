@@ -258,11 +258,6 @@ pub fn validated(code: Code) -> Code {
     }
 }
 
-/// The FDB code of one of fql's transaction errors.
-pub fn of_kv(e: &fql::kv::Error) -> Code {
-    e.code()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -251,3 +251,58 @@ fn approximate_size_and_cost_grow_with_writes() {
     });
     assert!(cost.int64().unwrap() > 0);
 }
+
+#[test]
+fn on_error_waits_on_the_network_thread_not_in_the_caller() {
+    let db = Db::new();
+    let tx = db.tx();
+    assert_eq!(tx.option(502, Some(&int(3_600_000))), 0);
+    // Each retry doubles the back-off: the last waits up to an hour.
+    let started = std::time::Instant::now();
+    let waits: Vec<_> = (0..20).map(|_| tx.on_error(1020)).collect();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // A new retry ends the attempt the earlier ones waited for.
+    assert_eq!(waits[0].wait_error(), 1025);
+    let last = waits.last().unwrap();
+    assert!(!last.ready());
+    tx.cancel();
+    assert_eq!(last.wait_error(), 1025);
+}
+
+#[test]
+fn a_failed_commit_has_no_versionstamp() {
+    let db = Db::new();
+    let (t1, t2) = (db.tx(), db.tx());
+    t1.get(b"k").value().unwrap();
+    t2.get(b"k").value().unwrap();
+    t1.set(b"k", b"1");
+    t2.set(b"k", b"2");
+    let stamp = t2.versionstamp();
+    assert_eq!(t1.commit().wait_error(), 0);
+    assert_eq!(t2.commit().wait_error(), 1020);
+    assert_eq!(stamp.wait_error(), 2020);
+    assert_eq!(t2.committed_version(), -1);
+}
+
+#[test]
+fn doubles_and_unsigned_results_have_getters_of_their_own() {
+    use fdb_c::future::exports::*;
+    let db = Db::new();
+    let tx = db.tx();
+    let f = crate::support::Fut(unsafe {
+        fdb_c::transaction::exports::fdb_transaction_get_tag_throttled_duration(tx.0)
+    });
+    f.wait_error();
+    let mut d = -1.0;
+    assert_eq!(unsafe { fdb_future_get_double(f.0, &mut d) }, 0);
+    assert_eq!(d, 0.0);
+    let f = crate::support::Fut(unsafe {
+        fdb_c::database::fdb_database_get_server_protocol(db.ptr, 0)
+    });
+    f.wait_error();
+    let mut v = 0u64;
+    assert_eq!(unsafe { fdb_future_get_uint64(f.0, &mut v) }, 0);
+    assert_eq!(v, fdb_c::database::PROTOCOL_VERSION);
+    let mut b = 0;
+    assert_eq!(unsafe { fdb_future_get_bool(f.0, &mut b) }, 2000);
+}
