@@ -258,6 +258,19 @@ pub fn validated(code: Code) -> Code {
     }
 }
 
+/// The FDB code of one of the store's errors. The store's own failures
+/// (a file it cannot read or write, damage, a database opened read-only)
+/// have no FDB code but `unknown_error`, which says nothing; their message
+/// goes to standard error, where FDB's client would log to its trace
+/// files.
+pub fn of(e: &fql::kv::Error) -> Code {
+    let code = e.code();
+    if code == UNKNOWN_ERROR {
+        eprintln!("libfdb_c (fql): {e}");
+    }
+    code
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -119,7 +119,9 @@ pub fn read(
             .limit(want)
             .mode(StreamingMode::Exact);
         range.reverse = reverse;
-        let batch = tx.get_range(&range, 1, true).map_err(|e| e.code())?;
+        let batch = tx
+            .get_range(&range, 1, true)
+            .map_err(|e| crate::errors::of(&e))?;
         let n = batch.kvs.len();
         let last = batch.kvs.last().map(|kv| kv.key.clone());
         for (i, kv) in batch.kvs.into_iter().enumerate() {
@@ -148,7 +150,7 @@ pub fn read(
             _ => (begin.to_vec(), end.to_vec()),
         };
         tx.add_conflict_range(&b, &e, ConflictRangeType::Read)
-            .map_err(|e| e.code())?;
+            .map_err(|e| crate::errors::of(&e))?;
     }
     Ok((rows, more))
 }

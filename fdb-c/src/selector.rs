@@ -99,7 +99,7 @@ fn nth(
     range.reverse = reverse;
     let mut cursor = RangeCursor::new(range, snapshot);
     let mut seen = 0;
-    while let Some(batch) = cursor.next_batch(tx).map_err(|e| e.code())? {
+    while let Some(batch) = cursor.next_batch(tx).map_err(|e| crate::errors::of(&e))? {
         if seen + batch.len() >= n {
             return Ok(Some(batch[n - seen - 1].key.clone()));
         }

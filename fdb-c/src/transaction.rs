@@ -200,7 +200,10 @@ impl State {
         if let Some(v) = self.read_version {
             return Ok(v);
         }
-        let v = self.inner.read_version().map_err(|e| e.code())?;
+        let v = self
+            .inner
+            .read_version()
+            .map_err(|e| crate::errors::of(&e))?;
         let v = i64::try_from(v).map_err(|_| errors::INTERNAL_ERROR)?;
         self.read_version = Some(v);
         Ok(v)
@@ -220,7 +223,10 @@ impl State {
         if self.read_version.is_some() {
             return Ok(());
         }
-        let actual = self.inner.read_version().map_err(|e| e.code())? as i64;
+        let actual = self
+            .inner
+            .read_version()
+            .map_err(|e| crate::errors::of(&e))? as i64;
         let code = match wanted.cmp(&actual) {
             std::cmp::Ordering::Equal => {
                 self.read_version = Some(actual);
@@ -274,7 +280,7 @@ impl Tx {
     /// A new transaction on `db`, with the database's defaults, as the
     /// caller's pointer.
     pub fn create(db: Arc<Db>) -> Result<*mut FDBTransaction, Code> {
-        let inner = db.store.create_trx().map_err(|e| e.code())?;
+        let inner = db.store.create_trx().map_err(|e| crate::errors::of(&e))?;
         let defaults = lock(&db.options).defaults.clone();
         let tx = Arc::new(Tx {
             db,
@@ -422,7 +428,7 @@ impl Tx {
                 Ok(())
             }
             Err(e) => {
-                let code = e.code();
+                let code = errors::of(&e);
                 st.fail_commit(code);
                 Err(code)
             }

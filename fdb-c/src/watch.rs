@@ -66,7 +66,7 @@ fn poll(f: &Arc<Future>) {
         })
         .flatten();
     if let Some(r) = outcome {
-        f.resolve(r.map(|()| Value::Void).map_err(|e| e.code()));
+        f.resolve(r.map(|()| Value::Void).map_err(|e| crate::errors::of(&e)));
     }
 }
 

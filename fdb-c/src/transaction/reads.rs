@@ -71,7 +71,10 @@ impl Tx {
         if key.len() > KEY_SIZE_LIMIT || key >= USER_END {
             return Ok(None);
         }
-        let value = st.inner.get(key, snapshot).map_err(|e| e.code())?;
+        let value = st
+            .inner
+            .get(key, snapshot)
+            .map_err(|e| crate::errors::of(&e))?;
         let read = key.len() + value.as_ref().map_or(0, Vec::len);
         st.count_read(2 * key.len() + 1, read, snapshot);
         Ok(value)
@@ -150,7 +153,7 @@ impl Tx {
         if !self.db.watch_allowed() {
             return Err(TOO_MANY_WATCHES);
         }
-        let w = st.inner.watch(key).map_err(|e| e.code())?;
+        let w = st.inner.watch(key).map_err(|e| crate::errors::of(&e))?;
         st.approximate_size += (2 * key.len() + 1 + 32) as i64;
         let f = watch::future(w, self.db.watches.clone());
         st.watches.push(Arc::downgrade(&f));
@@ -174,7 +177,10 @@ impl Tx {
         }
         let range = RangeOption::new(begin, end).mode(StreamingMode::WantAll);
         let mut cursor = fql::kv::RangeCursor::new(range, true);
-        while let Some(batch) = cursor.next_batch(&mut *st.inner).map_err(|e| e.code())? {
+        while let Some(batch) = cursor
+            .next_batch(&mut *st.inner)
+            .map_err(|e| crate::errors::of(&e))?
+        {
             batch.iter().for_each(&mut each);
         }
         Ok(())

@@ -81,7 +81,9 @@ impl State {
             return Err(CLIENT_INVALID_OPERATION);
         }
         self.write_key(key)?;
-        self.inner.set(key, value).map_err(|e| e.code())?;
+        self.inner
+            .set(key, value)
+            .map_err(|e| crate::errors::of(&e))?;
         self.count_write(
             key.len() + value.len(),
             2 * key.len() + 1,
@@ -97,7 +99,7 @@ impl State {
         if key >= USER_END {
             return Ok(());
         }
-        self.inner.clear(key).map_err(|e| e.code())?;
+        self.inner.clear(key).map_err(|e| crate::errors::of(&e))?;
         self.count_write(2 * key.len() + 1, 2 * key.len() + 1, 4096);
         Ok(())
     }
@@ -114,7 +116,9 @@ impl State {
         if begin >= end {
             return Ok(());
         }
-        self.inner.clear_range(begin, end).map_err(|e| e.code())?;
+        self.inner
+            .clear_range(begin, end)
+            .map_err(|e| crate::errors::of(&e))?;
         self.count_write(begin.len() + end.len(), begin.len() + end.len(), 4096);
         Ok(())
     }
@@ -134,7 +138,9 @@ impl State {
         if key >= USER_END {
             return Err(UNSUPPORTED_OPERATION);
         }
-        self.inner.atomic_op(key, param, op).map_err(|e| e.code())?;
+        self.inner
+            .atomic_op(key, param, op)
+            .map_err(|e| crate::errors::of(&e))?;
         let conflict = if op == MutationType::SetVersionstampedKey {
             0
         } else {
@@ -164,7 +170,7 @@ impl State {
         };
         self.inner
             .add_conflict_range(begin, end, ty)
-            .map_err(|e| e.code())?;
+            .map_err(|e| crate::errors::of(&e))?;
         self.approximate_size += (begin.len() + end.len() + RANGE_OVERHEAD) as i64;
         self.commit_size += (begin.len() + end.len()) as i64;
         Ok(())
