@@ -65,11 +65,12 @@ pub extern "C" fn fdb_get_max_api_version() -> c_int {
     MAX_API_VERSION
 }
 
-/// The FDB release whose client API this library provides, marked as
-/// this library's.
+/// FDB's `release,source version,protocol`: the release whose client API
+/// this library provides, this library in place of FDB's source version,
+/// and 7.3's protocol.
 #[unsafe(no_mangle)]
 pub extern "C" fn fdb_get_client_version() -> *const c_char {
-    c"7.3.27,fql-embedded,fdb_c over fql's embedded store".as_ptr()
+    c"7.3.27,fql-embedded,fdb00b073000000".as_ptr()
 }
 
 #[unsafe(no_mangle)]

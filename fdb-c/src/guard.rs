@@ -82,3 +82,33 @@ pub unsafe fn put<T>(out: *mut T, value: T) -> Result<(), Code> {
 pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A panic inside an exported function must reach C as
+    /// `internal_error`, never as an unwind.
+    #[test]
+    fn a_panic_becomes_internal_error() {
+        assert_eq!(code(|| panic!("a bug")), INTERNAL_ERROR);
+        assert_eq!(or(7, || -> i32 { panic!("a bug") }), 7);
+        quietly(|| panic!("a bug"));
+        assert_eq!(code(|| Err(2004)), 2004);
+    }
+
+    #[test]
+    fn byte_strings_from_c_are_checked() {
+        assert_eq!(unsafe { bytes(std::ptr::null(), 0) }, Ok(&[][..]));
+        assert_eq!(
+            unsafe { bytes(std::ptr::null(), 1) },
+            Err(CLIENT_INVALID_OPERATION)
+        );
+        assert_eq!(
+            unsafe { bytes(b"ab".as_ptr(), -1) },
+            Err(CLIENT_INVALID_OPERATION)
+        );
+        assert_eq!(unsafe { bytes(b"ab".as_ptr(), 2) }, Ok(&b"ab"[..]));
+        assert_eq!(unsafe { option_value(std::ptr::null(), 5) }, Ok(None));
+    }
+}
