@@ -306,3 +306,37 @@ fn doubles_and_unsigned_results_have_getters_of_their_own() {
     let mut b = 0;
     assert_eq!(unsafe { fdb_future_get_bool(f.0, &mut b) }, 2000);
 }
+
+/// FDB's retry loop through the C API, in threads that conflict: every
+/// increment lands once.
+#[test]
+fn concurrent_retry_loops_lose_no_increment() {
+    let db = std::sync::Arc::new(Db::new());
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                for _ in 0..25 {
+                    let tx = db.tx();
+                    loop {
+                        let n = tx
+                            .get(b"n")
+                            .value()
+                            .unwrap_or(None)
+                            .map_or(0, |v| u64::from_le_bytes(v.try_into().unwrap()));
+                        tx.set(b"n", &(n + 1).to_le_bytes());
+                        match tx.commit().wait_error() {
+                            0 => break,
+                            e => assert_eq!(tx.on_error(e).wait_error(), 0, "error {e}"),
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let n = db.tx().get(b"n").value().unwrap().unwrap();
+    assert_eq!(u64::from_le_bytes(n.try_into().unwrap()), 100);
+}

@@ -54,3 +54,25 @@ fn a_cancelled_watch_is_operation_cancelled_and_frees_its_place() {
     let again = tx.watch(b"b");
     assert!(!again.ready());
 }
+
+#[test]
+fn a_watch_fires_on_a_commit_through_another_handle_of_the_file() {
+    use std::ffi::CString;
+    let db = Db::new();
+    let line = format!("fql:embedded@{}", db.dir.path().join("test.db").display());
+    let cs = CString::new(line).unwrap();
+    let mut other = std::ptr::null_mut();
+    let rc = unsafe {
+        fdb_c::database::fdb_create_database_from_connection_string(cs.as_ptr(), &mut other)
+    };
+    assert_eq!(rc, 0);
+    let other = Db {
+        ptr: other,
+        dir: tempfile::tempdir().unwrap(),
+    };
+    let tx = db.tx();
+    let w = tx.watch(b"w");
+    assert_eq!(tx.commit().wait_error(), 0);
+    other.write(|tx| tx.set(b"w", b"changed"));
+    assert_eq!(w.wait_error(), 0);
+}
