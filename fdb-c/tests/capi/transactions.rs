@@ -319,16 +319,18 @@ fn concurrent_retry_loops_lose_no_increment() {
                 for _ in 0..25 {
                     let tx = db.tx();
                     loop {
-                        let n = tx
-                            .get(b"n")
-                            .value()
-                            .unwrap_or(None)
-                            .map_or(0, |v| u64::from_le_bytes(v.try_into().unwrap()));
-                        tx.set(b"n", &(n + 1).to_le_bytes());
-                        match tx.commit().wait_error() {
-                            0 => break,
-                            e => assert_eq!(tx.on_error(e).wait_error(), 0, "error {e}"),
+                        let e = match tx.get(b"n").value() {
+                            Ok(v) => {
+                                let n = v.map_or(0, |v| u64::from_le_bytes(v.try_into().unwrap()));
+                                tx.set(b"n", &(n + 1).to_le_bytes());
+                                tx.commit().wait_error()
+                            }
+                            Err(e) => e,
+                        };
+                        if e == 0 {
+                            break;
                         }
+                        assert_eq!(tx.on_error(e).wait_error(), 0, "error {e}");
                     }
                 }
             })
