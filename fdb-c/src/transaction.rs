@@ -22,8 +22,10 @@
 //! Every call locks the transaction; the store's transaction is
 //! synchronous, so most futures are ready when they are returned.
 
+mod commit;
 pub mod exports;
 mod reads;
+mod retry;
 mod writes;
 
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -33,13 +35,12 @@ use fql::kv::{self, TransactionOption};
 
 use crate::database::Db;
 use crate::errors::{
-    self, CLIENT_INVALID_OPERATION, Code, NO_COMMIT_VERSION, Retry, TRANSACTION_CANCELLED,
-    TRANSACTION_INVALID_VERSION, TRANSACTION_TIMED_OUT, TRANSACTION_TOO_LARGE, USED_DURING_COMMIT,
+    self, CLIENT_INVALID_OPERATION, Code, TRANSACTION_CANCELLED, TRANSACTION_TIMED_OUT,
+    TRANSACTION_TOO_LARGE, USED_DURING_COMMIT,
 };
-use crate::future::{Future, Value};
+use crate::future::Future;
 use crate::guard::lock;
-use crate::network;
-use crate::options::{self, MAX_SIZE_LIMIT, TxOptions};
+use crate::options::{self, TxOptions};
 use crate::types::FDBTransaction;
 
 /// FDB's first back-off of `on_error`.
@@ -323,48 +324,6 @@ impl Tx {
         lock(&self.state)
     }
 
-    /// Sets the persistent options again on a new attempt (the timeout
-    /// last, as FDB does, so an earlier one cannot fail it), and arms the
-    /// timeout, whose clock keeps running from the transaction's start.
-    fn apply_persistent(self: &Arc<Self>, st: &mut State) -> Result<(), Code> {
-        let persistent = st.persistent.clone();
-        let (timeouts, others): (Vec<_>, Vec<_>) =
-            persistent.iter().partition(|(code, _)| *code == 500);
-        for (code, value) in others.into_iter().chain(timeouts.last().copied()) {
-            st.options.apply(*code, value.as_deref())?;
-        }
-        self.arm_timeout(st);
-        Ok(())
-    }
-
-    /// Bounds the store's waits by what is left of the timeout, and has
-    /// the network thread end the transaction when it runs out.
-    fn arm_timeout(self: &Arc<Self>, st: &mut State) {
-        let Some(deadline) = st.deadline() else {
-            let _ = st.inner.set_option(TransactionOption::Timeout(0));
-            return;
-        };
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            st.kill(TRANSACTION_TIMED_OUT);
-            return;
-        }
-        let ms = u64::try_from(left.as_millis()).unwrap_or(u64::MAX).max(1);
-        let _ = st.inner.set_option(TransactionOption::Timeout(ms));
-        let me = Arc::downgrade(self);
-        network::at(
-            deadline,
-            Box::new(move || {
-                if let Some(tx) = me.upgrade() {
-                    let mut st = tx.lock();
-                    if st.deadline() == Some(deadline) {
-                        st.kill(TRANSACTION_TIMED_OUT);
-                    }
-                }
-            }),
-        );
-    }
-
     /// `fdb_transaction_set_option`.
     pub fn set_option(self: &Arc<Self>, code: i32, value: Option<&[u8]>) -> Result<(), Code> {
         let mut st = self.lock();
@@ -400,97 +359,6 @@ impl Tx {
     /// `fdb_transaction_cancel`.
     pub fn cancel(&self) {
         self.lock().kill(TRANSACTION_CANCELLED);
-    }
-
-    /// `fdb_transaction_commit`: runs the store's commit now.
-    pub fn commit(&self) -> Result<(), Code> {
-        let mut st = self.lock();
-        st.usable()?;
-        st.commit_started = true;
-        if st.options.size_limit < MAX_SIZE_LIMIT && st.commit_size > st.options.size_limit {
-            st.fail_commit(TRANSACTION_TOO_LARGE);
-            return Err(TRANSACTION_TOO_LARGE);
-        }
-        match st.inner.commit() {
-            Ok(done) => {
-                st.committed_version = done.version.map_or(-1, |v| v as i64);
-                // Watches now belong to the store.
-                st.watches.clear();
-                let stamp = done.versionstamp.filter(|_| done.version.is_some());
-                for f in std::mem::take(&mut st.stamps) {
-                    if let Some(f) = f.upgrade() {
-                        f.resolve(match stamp {
-                            Some(s) => Ok(Value::Key(s.to_vec())),
-                            None => Err(NO_COMMIT_VERSION),
-                        });
-                    }
-                }
-                Ok(())
-            }
-            Err(e) => {
-                let code = errors::of(&e);
-                st.fail_commit(code);
-                Err(code)
-            }
-        }
-    }
-
-    /// `fdb_transaction_get_committed_version`: -1 for a read-only or
-    /// uncommitted transaction.
-    pub fn committed_version(&self) -> i64 {
-        self.lock().committed_version
-    }
-
-    /// `fdb_transaction_get_versionstamp`: resolved by the commit.
-    pub fn versionstamp(&self) -> Result<Arc<Future>, Code> {
-        let mut st = self.lock();
-        st.usable()?;
-        let f = Future::pending();
-        st.stamps.push(Arc::downgrade(&f));
-        Ok(f)
-    }
-
-    /// `fdb_transaction_on_error`.
-    pub fn on_error(self: &Arc<Self>, code: Code) -> Arc<Future> {
-        let mut st = self.lock();
-        st.check_deadline();
-        if let Some(dead) = st.dead {
-            return Future::ready(Err(dead));
-        }
-        let limit_hit = st.options.retry_limit != -1 && st.retries >= st.options.retry_limit;
-        st.retries = st.retries.saturating_add(1);
-        let code = errors::validated(code);
-        let retry = match (code, errors::retry_of(code)) {
-            (0, _) => Err(CLIENT_INVALID_OPERATION),
-            (_, Some(retry)) if !limit_hit => Ok(retry),
-            _ => Err(code),
-        };
-        let retry = match retry {
-            Ok(retry) => retry,
-            Err(code) => {
-                // FDB cancels a transaction whose error it will not retry.
-                st.kill(TRANSACTION_CANCELLED);
-                return Future::ready(Err(code));
-            }
-        };
-        let delay = st.delay(retry);
-        st.new_attempt();
-        if let Err(e) = self.apply_persistent(&mut st) {
-            return Future::ready(Err(e));
-        }
-        if let Some(dead) = st.dead {
-            return Future::ready(Err(dead));
-        }
-        let wait = Future::pending();
-        st.waits.push(Arc::downgrade(&wait));
-        let done = wait.clone();
-        network::after(
-            delay,
-            Box::new(move || {
-                done.resolve(Ok(Value::Void));
-            }),
-        );
-        wait
     }
 
     /// `fdb_transaction_set_read_version`.
@@ -539,42 +407,6 @@ impl Tx {
     /// store.
     pub fn tag_throttled_duration(&self) -> Result<f64, Code> {
         self.lock().deferred.map_or(Ok(0.0), Err)
-    }
-}
-
-impl State {
-    /// A commit that failed: its versionstamp cannot be known, and its
-    /// watches fail with its error.
-    fn fail_commit(&mut self, code: Code) {
-        for f in std::mem::take(&mut self.stamps) {
-            if let Some(f) = f.upgrade() {
-                f.resolve(Err(TRANSACTION_INVALID_VERSION));
-            }
-        }
-        for f in std::mem::take(&mut self.watches) {
-            if let Some(f) = f.upgrade() {
-                f.resolve(Err(code));
-            }
-        }
-    }
-
-    /// FDB's wait before a retry, and the back-off's growth.
-    fn delay(&mut self, retry: Retry) -> Duration {
-        let max = Duration::from_millis(self.options.max_retry_delay_ms as u64);
-        match retry {
-            Retry::Now => Duration::ZERO,
-            Retry::Short => errors::SHORT_RETRY.min(max),
-            Retry::Backoff { constrained } => {
-                let wait = self.backoff.mul_f64(rand::random::<f64>());
-                let ceiling = if constrained {
-                    errors::CONSTRAINED_MAX_BACKOFF
-                } else {
-                    max
-                };
-                self.backoff = (self.backoff * 2).min(ceiling);
-                wait
-            }
-        }
     }
 }
 
