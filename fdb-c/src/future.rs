@@ -171,10 +171,9 @@ pub type Operation = Box<dyn Any + Send>;
 struct State {
     outcome: Option<Result<Value, Code>>,
     callbacks: Vec<Callback>,
-    /// Successful `fdb_future_get_*` calls not yet matched by a
-    /// `fdb_future_release_memory`.
-    gets: u32,
-    released: bool,
+    /// Successful `fdb_future_get_*` calls less the calls of
+    /// `fdb_future_release_memory`, counted as FDB counts them.
+    gets: i32,
     operation: Option<Operation>,
 }
 
@@ -347,7 +346,6 @@ impl Future {
         let value = match &state.outcome {
             None => return Err(FUTURE_NOT_SET),
             Some(Err(code)) => return Err(*code),
-            Some(Ok(_)) if state.released => return Err(FUTURE_RELEASED),
             Some(Ok(value)) => f(value).ok_or(CLIENT_INVALID_OPERATION)?,
         };
         state.gets = state.gets.saturating_add(1);
@@ -355,17 +353,16 @@ impl Future {
     }
 
     /// `fdb_future_release_memory`: once called as often as the getters
-    /// were, the result's buffers are freed and getters fail with
-    /// `future_released`.
+    /// succeeded, the result's buffers are freed and the future holds
+    /// `future_released` instead, as FDB's does.
     pub fn release_memory(&self) {
         let freed = {
             let mut state = lock(&self.state);
-            state.gets = state.gets.saturating_sub(1);
-            if state.gets > 0 || state.released || !matches!(state.outcome, Some(Ok(_))) {
+            state.gets -= 1;
+            if state.gets != 0 || !matches!(state.outcome, Some(Ok(_))) {
                 return;
             }
-            state.released = true;
-            state.outcome.replace(Ok(Value::Void))
+            state.outcome.replace(Err(FUTURE_RELEASED))
         };
         drop(freed);
     }

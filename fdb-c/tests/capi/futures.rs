@@ -26,6 +26,7 @@ fn getters_of_another_kind_fail_and_released_memory_is_future_released() {
     unsafe { fdb_future_release_memory(f.0) };
     unsafe { fdb_future_release_memory(f.0) };
     assert_eq!(f.value(), Err(1102));
+    assert_eq!(unsafe { fdb_future_get_error(f.0) }, 1102);
     // A ready future cannot be cancelled.
     let g = tx.get(b"foo");
     unsafe { fdb_future_cancel(g.0) };
