@@ -1,0 +1,267 @@
+//! `FDBDatabase`: an opened embedded database and its options.
+//!
+//! The cluster file (see [`crate::cluster`]) names the database
+//! file, which is opened as fql's CLI opens it: created if missing (its
+//! directory must exist), read-only if this process may not write it.
+
+use std::ffi::{CStr, c_char, c_int};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use fql::kv::Database;
+use fql::kv::embedded::Embedded;
+
+use crate::errors::{CLIENT_INVALID_OPERATION, Code, NETWORK_NOT_SETUP, TENANTS_DISABLED};
+use crate::future::{Future, Value};
+use crate::guard::{self, lock, put};
+use crate::options::DbOptions;
+use crate::transaction::Tx;
+use crate::types::{FDBDatabase, FDBFuture, FDBTenant, FDBTransaction, FdbError};
+use crate::{api, cluster, network};
+
+/// FDB 7.3's protocol version, as `fdb_database_get_server_protocol`
+/// reports it.
+pub const PROTOCOL_VERSION: u64 = 0x0FDB_00B0_7300_0000;
+
+/// An open database.
+pub struct Db {
+    pub store: Arc<dyn Database>,
+    pub options: Mutex<DbOptions>,
+    /// Watches made on this database that have not resolved.
+    pub watches: Arc<AtomicUsize>,
+    /// The cluster file it was opened by, if any.
+    pub cluster_file: Option<PathBuf>,
+    pub connection_string: String,
+}
+
+impl Db {
+    /// Opens the database a connection string names.
+    fn open(connection_string: &str, cluster_file: Option<PathBuf>) -> Result<Arc<Db>, Code> {
+        let path = cluster::parse(connection_string)?;
+        let embedded = Embedded::open(&path).map_err(|e| {
+            // FDB would log this to its trace files; a user of this
+            // library has only standard error to learn why.
+            eprintln!(
+                "libfdb_c (fql): cannot open the database {}: {e}",
+                path.display()
+            );
+            e.code()
+        })?;
+        // Fault injection plugs in here: wrap `embedded` in
+        // `fql::kv::faults` (configured by FQL_FAULTS) before it is shared,
+        // so every transaction of the library goes through it.
+        let store: Arc<dyn Database> = Arc::new(embedded);
+        Ok(Arc::new(Db {
+            store,
+            options: Mutex::new(DbOptions::default()),
+            watches: Arc::new(AtomicUsize::new(0)),
+            cluster_file,
+            connection_string: connection_string.trim().to_string(),
+        }))
+    }
+
+    /// Whether another watch may be made now.
+    pub fn watch_allowed(&self) -> bool {
+        self.watches.load(Ordering::SeqCst) < lock(&self.options).max_watches()
+    }
+
+    /// The caller's pointer to a new reference.
+    fn into_raw(db: Arc<Db>) -> *mut FDBDatabase {
+        Arc::into_raw(db) as *mut FDBDatabase
+    }
+
+    /// The database behind a caller's pointer.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be null or a live pointer this module handed out.
+    pub unsafe fn borrow(ptr: *mut FDBDatabase) -> Result<Arc<Db>, Code> {
+        if ptr.is_null() {
+            return Err(CLIENT_INVALID_OPERATION);
+        }
+        let ptr = ptr as *const Db;
+        // SAFETY: the caller's reference is alive; we take one more.
+        unsafe {
+            Arc::increment_strong_count(ptr);
+            Ok(Arc::from_raw(ptr))
+        }
+    }
+
+    /// `fdb_database_get_client_status`'s report.
+    fn client_status(&self) -> String {
+        serde_json::json!({
+            "Healthy": true,
+            "InitializationState": "created",
+            "ConnectionRecord": self.connection_string,
+            "ProtocolVersion": format!("{PROTOCOL_VERSION:x}"),
+            "AvailableClients": [{
+                "ProtocolVersion": format!("{PROTOCOL_VERSION:x}"),
+                "ReleaseVersion": "7.3.27",
+                "ThreadIndex": 0,
+            }],
+            "DatabaseStatus": {
+                "Healthy": true,
+                "Storage": self.store.describe(),
+            },
+        })
+        .to_string()
+    }
+}
+
+/// The checks FDB makes before it opens a database.
+fn can_open() -> Result<(), Code> {
+    api::selected()?;
+    if !network::is_setup() {
+        return Err(NETWORK_NOT_SETUP);
+    }
+    Ok(())
+}
+
+/// A C string argument; null is `None`.
+///
+/// # Safety
+///
+/// A non-null `s` must be NUL-terminated.
+unsafe fn c_str<'a>(s: *const c_char) -> Result<Option<&'a str>, Code> {
+    if s.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the caller's NUL-terminated string.
+    let s = unsafe { CStr::from_ptr(s) };
+    s.to_str().map(Some).map_err(|_| CLIENT_INVALID_OPERATION)
+}
+
+fn open_cluster_file(given: Option<&str>) -> Result<Arc<Db>, Code> {
+    let path = cluster::locate(given);
+    let text = cluster::read(&path)?;
+    let absolute = std::path::absolute(&path).unwrap_or(path);
+    Db::open(&text, Some(absolute))
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_create_database(
+    cluster_file_path: *const c_char,
+    out_database: *mut *mut FDBDatabase,
+) -> FdbError {
+    guard::code(|| {
+        can_open()?;
+        // SAFETY: the caller's C string.
+        let given = unsafe { c_str(cluster_file_path) }?;
+        let db = open_cluster_file(given)?;
+        // SAFETY: the caller's out pointer.
+        unsafe { put(out_database, Db::into_raw(db)) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_create_database_from_connection_string(
+    connection_string: *const c_char,
+    out_database: *mut *mut FDBDatabase,
+) -> FdbError {
+    guard::code(|| {
+        can_open()?;
+        // SAFETY: the caller's C string.
+        let cs = unsafe { c_str(connection_string) }?.ok_or(CLIENT_INVALID_OPERATION)?;
+        let db = Db::open(cs, None)?;
+        // SAFETY: the caller's out pointer.
+        unsafe { put(out_database, Db::into_raw(db)) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_database_destroy(d: *mut FDBDatabase) {
+    guard::quietly(|| {
+        if !d.is_null() {
+            // SAFETY: the caller gives its reference back.
+            drop(unsafe { Arc::from_raw(d as *const Db) });
+        }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_database_set_option(
+    d: *mut FDBDatabase,
+    option: c_int,
+    value: *const u8,
+    value_length: c_int,
+) -> FdbError {
+    guard::code(|| {
+        // SAFETY: the caller's database and option value.
+        let db = unsafe { Db::borrow(d) }?;
+        let value = unsafe { guard::option_value(value, value_length) }?;
+        lock(&db.options).apply(option, value)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_database_create_transaction(
+    d: *mut FDBDatabase,
+    out_transaction: *mut *mut FDBTransaction,
+) -> FdbError {
+    guard::code(|| {
+        // SAFETY: the caller's database.
+        let db = unsafe { Db::borrow(d) }?;
+        let tx = Tx::create(db)?;
+        // SAFETY: the caller's out pointer.
+        unsafe { put(out_transaction, tx) }
+    })
+}
+
+/// The embedded store has no tenants: opening one is `tenants_disabled`,
+/// as on a cluster whose tenant mode is off.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_database_open_tenant(
+    d: *mut FDBDatabase,
+    _tenant_name: *const u8,
+    _tenant_name_length: c_int,
+    _out_tenant: *mut *mut FDBTenant,
+) -> FdbError {
+    guard::code(|| {
+        // SAFETY: the caller's database.
+        unsafe { Db::borrow(d) }?;
+        Err(TENANTS_DISABLED)
+    })
+}
+
+/// No event loop runs behind the store: never busy.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_database_get_main_thread_busyness(_d: *mut FDBDatabase) -> f64 {
+    0.0
+}
+
+/// FDB 7.3's protocol; with `expected_version` equal to it, a future that
+/// stays pending, as FDB's does until the cluster's protocol changes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_database_get_server_protocol(
+    d: *mut FDBDatabase,
+    expected_version: u64,
+) -> *mut FDBFuture {
+    guard::or(Future::error(crate::errors::INTERNAL_ERROR), || {
+        // SAFETY: the caller's database.
+        if let Err(code) = unsafe { Db::borrow(d) } {
+            return Future::error(code);
+        }
+        if expected_version == PROTOCOL_VERSION {
+            return Future::into_raw(Future::pending());
+        }
+        Future::raw(Ok(Value::Uint64(PROTOCOL_VERSION)))
+    })
+}
+
+/// A JSON report in the shape of FDB's multi-version client status.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_database_get_client_status(d: *mut FDBDatabase) -> *mut FDBFuture {
+    guard::or(Future::error(crate::errors::INTERNAL_ERROR), || {
+        // SAFETY: the caller's database.
+        match unsafe { Db::borrow(d) } {
+            Ok(db) => Future::raw(Ok(Value::Key(db.client_status().into_bytes()))),
+            Err(code) => Future::error(code),
+        }
+    })
+}
+
+/// The file a `Db` was opened from, for `\xff\xff/cluster_file_path`.
+pub fn cluster_file_path(db: &Db) -> Option<&Path> {
+    db.cluster_file.as_deref()
+}

@@ -1,0 +1,299 @@
+//! FDB's error codes: the ones this library returns, their messages for
+//! `fdb_get_error`, and FDB's predicates on them (`fdb_error_predicate`,
+//! and which errors `fdb_transaction_on_error` retries after what delay).
+//!
+//! The retry sets follow FoundationDB's client (`fdb_error_predicate` in
+//! bindings/c/fdb_c.cpp and `Transaction::onError` in NativeAPI): 7.3's, plus
+//! the two codes later releases added (1235 `transaction_throttled_hot_shard`,
+//! 1242 `transaction_rejected_range_locked`), which fql's fault injection
+//! raises. This module is the one place the library decides retryability.
+
+use std::ffi::{CStr, c_char};
+use std::time::Duration;
+
+/// An FDB error code; 0 is success.
+pub type Code = i32;
+
+pub const SUCCESS: Code = 0;
+pub const TRANSACTION_TOO_OLD: Code = 1007;
+pub const FUTURE_VERSION: Code = 1009;
+pub const NOT_COMMITTED: Code = 1020;
+pub const COMMIT_UNKNOWN_RESULT: Code = 1021;
+pub const TRANSACTION_CANCELLED: Code = 1025;
+pub const TRANSACTION_TIMED_OUT: Code = 1031;
+pub const TOO_MANY_WATCHES: Code = 1032;
+pub const PROCESS_BEHIND: Code = 1037;
+pub const DATABASE_LOCKED: Code = 1038;
+pub const CLUSTER_VERSION_CHANGED: Code = 1039;
+pub const COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED: Code = 1042;
+pub const BATCH_TRANSACTION_THROTTLED: Code = 1051;
+pub const GRV_PROXY_MEMORY_LIMIT_EXCEEDED: Code = 1078;
+pub const BLOB_GRANULE_REQUEST_FAILED: Code = 1079;
+pub const OPERATION_CANCELLED: Code = 1101;
+pub const FUTURE_RELEASED: Code = 1102;
+pub const TAG_THROTTLED: Code = 1213;
+pub const PROXY_TAG_THROTTLED: Code = 1223;
+pub const TRANSACTION_THROTTLED_HOT_SHARD: Code = 1235;
+pub const TRANSACTION_REJECTED_RANGE_LOCKED: Code = 1242;
+pub const NO_CLUSTER_FILE_FOUND: Code = 1515;
+pub const CLIENT_INVALID_OPERATION: Code = 2000;
+pub const KEY_OUTSIDE_LEGAL_RANGE: Code = 2004;
+pub const INVERTED_RANGE: Code = 2005;
+pub const INVALID_OPTION_VALUE: Code = 2006;
+pub const INVALID_OPTION: Code = 2007;
+pub const NETWORK_NOT_SETUP: Code = 2008;
+pub const NETWORK_ALREADY_SETUP: Code = 2009;
+pub const READ_VERSION_ALREADY_SET: Code = 2010;
+pub const VERSION_INVALID: Code = 2011;
+pub const RANGE_LIMITS_INVALID: Code = 2012;
+pub const FUTURE_NOT_SET: Code = 2015;
+pub const USED_DURING_COMMIT: Code = 2017;
+pub const INVALID_MUTATION_TYPE: Code = 2018;
+pub const TRANSACTION_INVALID_VERSION: Code = 2020;
+pub const NO_COMMIT_VERSION: Code = 2021;
+pub const NETWORK_CANNOT_BE_RESTARTED: Code = 2025;
+pub const BLOCKED_FROM_NETWORK_THREAD: Code = 2026;
+pub const KEY_TOO_LARGE: Code = 2102;
+pub const CONNECTION_STRING_INVALID: Code = 2104;
+pub const UNSUPPORTED_OPERATION: Code = 2108;
+pub const TOO_MANY_TAGS: Code = 2109;
+pub const TAG_TOO_LONG: Code = 2110;
+pub const TRANSACTION_TOO_LARGE: Code = 2101;
+pub const TENANTS_DISABLED: Code = 2136;
+pub const API_VERSION_UNSET: Code = 2200;
+pub const API_VERSION_ALREADY_SET: Code = 2201;
+pub const API_VERSION_INVALID: Code = 2202;
+pub const API_VERSION_NOT_SUPPORTED: Code = 2203;
+pub const EXACT_MODE_WITHOUT_LIMITS: Code = 2210;
+pub const UNKNOWN_ERROR: Code = 4000;
+pub const INTERNAL_ERROR: Code = 4100;
+
+/// FDB's message for each code a client of this library can meet: those
+/// the library and the store return, and the others of FDB's client
+/// errors, so that a code passed through from elsewhere reads as FDB
+/// would print it.
+const MESSAGES: &[(Code, &CStr)] = &[
+    (0, c"Success"),
+    (1, c"End of stream"),
+    (1000, c"Operation failed"),
+    (1004, c"Operation timed out"),
+    (1007, c"Transaction is too old to perform reads or be committed"),
+    (1009, c"Request for future version"),
+    (1020, c"Transaction not committed due to conflict with another transaction"),
+    (1021, c"Transaction may or may not have committed"),
+    (1025, c"Operation aborted because the transaction was cancelled"),
+    (1031, c"Operation aborted because the transaction timed out"),
+    (1032, c"Too many watches currently set"),
+    (1034, c"Watches cannot be set if read your writes is disabled"),
+    (1036, c"Read or wrote an unreadable key"),
+    (1037, c"Storage process does not have recent mutations"),
+    (1038, c"Database is locked"),
+    (1039, c"The protocol version of the cluster has changed"),
+    (1042, c"CommitProxy commit memory limit exceeded"),
+    (1051, c"Batch GRV request rate limit exceeded"),
+    (1078, c"GetReadVersion proxy memory limit exceeded"),
+    (1079, c"BlobGranule request failed"),
+    (1100, c"Broken promise"),
+    (1101, c"Asynchronous operation cancelled"),
+    (1102, c"Future has been released"),
+    (1213, c"Transaction tag is being throttled"),
+    (1223, c"Exceeded maximum proxy tag throttling duration"),
+    (1235, c"Transaction throttled due to hot shard"),
+    (1242, c"Transaction rejected due to range lock"),
+    (1500, c"Platform error"),
+    (1510, c"Disk i/o operation failed"),
+    (1511, c"File not found"),
+    (1513, c"File could not be read"),
+    (1514, c"File could not be written"),
+    (1515, c"No cluster file found in current directory or default location"),
+    (2000, c"Invalid API call"),
+    (2002, c"Commit with incomplete read"),
+    (2004, c"Key outside legal range"),
+    (2005, c"Range begin key larger than end key"),
+    (2006, c"Option set with an invalid value"),
+    (2007, c"Option not valid in this context"),
+    (2008, c"Action not possible before the network is configured"),
+    (2009, c"Network can be configured only once"),
+    (2010, c"Transaction already has a read version set"),
+    (2011, c"Version not valid"),
+    (2012, c"Range limits not valid"),
+    (2013, c"Database name must be 'DB'"),
+    (2014, c"Attribute not found"),
+    (2015, c"Future not ready"),
+    (2016, c"Future not an error"),
+    (2017, c"Operation issued while a commit was outstanding"),
+    (2018, c"Unrecognized atomic mutation type"),
+    (2019, c"Attribute too large for type int"),
+    (2020, c"Transaction does not have a valid commit version"),
+    (2021, c"Transaction is read-only and therefore does not have a commit version"),
+    (2022, c"Environment variable network option could not be set"),
+    (2023, c"Attempted to commit a transaction specified as read-only"),
+    (2025, c"Network can only be started once"),
+    (2026, c"Detected a deadlock in a callback called from the network thread"),
+    (2100, c"Incompatible protocol version"),
+    (2101, c"Transaction exceeds byte limit"),
+    (2102, c"Key length exceeds limit"),
+    (2103, c"Value length exceeds limit"),
+    (2104, c"Connection string invalid"),
+    (2108, c"Operation is not supported"),
+    (2109, c"Too many tags set on transaction"),
+    (2110, c"Tag set on transaction is too long"),
+    (2113, c"Special key space range read does not intersect a module. Refer to the `special_key_space_relaxed' transaction option for more details."),
+    (2114, c"Special Key space is not allowed to write by default. Refer to the `special_key_space_enable_writes` transaction option for more details."),
+    (2130, c"Tenant name must be specified to access data in the cluster"),
+    (2131, c"Tenant does not exist"),
+    (2136, c"Tenants have been disabled in the cluster"),
+    (2200, c"API version is not set"),
+    (2201, c"API version may be set only once"),
+    (2202, c"API version not valid"),
+    (2203, c"API version not supported"),
+    (2210, c"EXACT streaming mode requires limits, but none were given"),
+    (4000, c"An unknown error occurred"),
+    (4100, c"An internal error occurred"),
+    (4200, c"Not implemented yet"),
+];
+
+/// FDB's message for `code`, `UNKNOWN_ERROR` for one it does not know, as
+/// `fdb_get_error` returns them.
+pub fn message(code: Code) -> &'static CStr {
+    MESSAGES
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map_or(c"UNKNOWN_ERROR", |(_, m)| *m)
+}
+
+/// FDB's `fdb_get_error` pointer for `code`.
+pub fn message_ptr(code: Code) -> *const c_char {
+    message(code).as_ptr()
+}
+
+/// `FDB_ERROR_PREDICATE_RETRYABLE`.
+pub const PREDICATE_RETRYABLE: i32 = 50000;
+/// `FDB_ERROR_PREDICATE_MAYBE_COMMITTED`.
+pub const PREDICATE_MAYBE_COMMITTED: i32 = 50001;
+/// `FDB_ERROR_PREDICATE_RETRYABLE_NOT_COMMITTED`.
+pub const PREDICATE_RETRYABLE_NOT_COMMITTED: i32 = 50002;
+
+/// Whether the transaction may have committed although it failed.
+pub fn maybe_committed(code: Code) -> bool {
+    matches!(code, COMMIT_UNKNOWN_RESULT | CLUSTER_VERSION_CHANGED)
+}
+
+/// Whether the transaction surely did not commit and may be retried.
+pub fn retryable_not_committed(code: Code) -> bool {
+    matches!(
+        code,
+        NOT_COMMITTED
+            | TRANSACTION_TOO_OLD
+            | FUTURE_VERSION
+            | DATABASE_LOCKED
+            | GRV_PROXY_MEMORY_LIMIT_EXCEEDED
+            | COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED
+            | BATCH_TRANSACTION_THROTTLED
+            | PROCESS_BEHIND
+            | TAG_THROTTLED
+            | PROXY_TAG_THROTTLED
+            | TRANSACTION_THROTTLED_HOT_SHARD
+            | TRANSACTION_REJECTED_RANGE_LOCKED
+    )
+}
+
+/// FDB's `fdb_error_predicate`.
+pub fn predicate(test: i32, code: Code) -> bool {
+    match test {
+        PREDICATE_RETRYABLE => maybe_committed(code) || retryable_not_committed(code),
+        PREDICATE_MAYBE_COMMITTED => maybe_committed(code),
+        PREDICATE_RETRYABLE_NOT_COMMITTED => retryable_not_committed(code),
+        _ => false,
+    }
+}
+
+/// How `on_error` waits before a retry of an error it retries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Retry {
+    /// The transaction's growing back-off; `constrained` errors may grow
+    /// it up to 30 s instead of the transaction's maximum delay.
+    Backoff { constrained: bool },
+    /// The short fixed delay of a read version that is too old or too new.
+    Short,
+    /// At once: FDB's multi-version client retries these without delay.
+    Now,
+}
+
+/// The delay of [`Retry::Short`], capped by the maximum retry delay.
+pub const SHORT_RETRY: Duration = Duration::from_millis(10);
+/// The ceiling of a back-off grown by resource-constrained errors.
+pub const CONSTRAINED_MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Whether `on_error` retries `code`, and how; `None` for errors it
+/// returns to the caller.
+pub fn retry_of(code: Code) -> Option<Retry> {
+    match code {
+        COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED | GRV_PROXY_MEMORY_LIMIT_EXCEEDED => {
+            Some(Retry::Backoff { constrained: true })
+        }
+        NOT_COMMITTED
+        | COMMIT_UNKNOWN_RESULT
+        | DATABASE_LOCKED
+        | PROCESS_BEHIND
+        | BATCH_TRANSACTION_THROTTLED
+        | TAG_THROTTLED
+        | BLOB_GRANULE_REQUEST_FAILED
+        | PROXY_TAG_THROTTLED
+        | TRANSACTION_THROTTLED_HOT_SHARD
+        | TRANSACTION_REJECTED_RANGE_LOCKED => Some(Retry::Backoff { constrained: false }),
+        TRANSACTION_TOO_OLD | FUTURE_VERSION => Some(Retry::Short),
+        CLUSTER_VERSION_CHANGED => Some(Retry::Now),
+        _ => None,
+    }
+}
+
+/// A code as FDB's `Error::fromUnvalidatedCode` takes it: one outside FDB's
+/// range is `unknown_error`.
+pub fn validated(code: Code) -> Code {
+    if (0..=30000).contains(&code) {
+        code
+    } else {
+        UNKNOWN_ERROR
+    }
+}
+
+/// The FDB code of one of the store's errors. The store's own failures
+/// (a file it cannot read or write, damage, a database opened read-only)
+/// have no FDB code but `unknown_error`, which says nothing; their message
+/// goes to standard error, where FDB's client would log to its trace
+/// files.
+pub fn of(e: &fql::kv::Error) -> Code {
+    let code = e.code();
+    if code == UNKNOWN_ERROR {
+        eprintln!("libfdb_c (fql): {e}");
+    }
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_fdbs_and_unknown_codes_say_so() {
+        assert_eq!(
+            message(1020).to_str().unwrap(),
+            "Transaction not committed due to conflict with another transaction"
+        );
+        assert_eq!(message(31337).to_str().unwrap(), "UNKNOWN_ERROR");
+    }
+
+    #[test]
+    fn every_retryable_error_is_retried_by_on_error_and_no_other() {
+        for code in 0..5000 {
+            let retried = retry_of(code).is_some();
+            if predicate(PREDICATE_RETRYABLE, code) {
+                assert!(retried, "{code} is retryable but on_error returns it");
+            }
+        }
+        assert!(!predicate(PREDICATE_RETRYABLE, 2200));
+        assert!(predicate(PREDICATE_MAYBE_COMMITTED, 1021));
+        assert!(!predicate(PREDICATE_RETRYABLE_NOT_COMMITTED, 1021));
+    }
+}

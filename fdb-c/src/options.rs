@@ -1,0 +1,300 @@
+//! Transaction and database options: which FDB options the embedded store
+//! honours, which it accepts as the no-ops they are here, and which it
+//! refuses because honouring them would take semantics it does not have.
+//!
+//! Honoured: `timeout`, `retry_limit`, `max_retry_delay`, `size_limit`,
+//! `next_write_no_write_conflict_range`, `read_system_keys` and
+//! `access_system_keys` (the system keyspace reads as empty; writes to it
+//! are refused), and the database options that set their defaults, plus
+//! `max_watches`. Values are checked as FDB checks them
+//! (`invalid_option_value`, `too_many_tags`, `tag_too_long`).
+//!
+//! Refused with `unsupported_operation`: `read_your_writes_disable` and
+//! `snapshot_ryw_disable` (the store's reads always see the transaction's
+//! own writes), `initialize_new_database`, and the database's
+//! `snapshot_ryw_disable` and `use_config_database`.
+//!
+//! Accepted and ignored: options about the cluster's machinery (priority,
+//! durability, causal reads, proxies, caches, tracing and debug
+//! identifiers, tags, locks, idempotency ids, tenants' raw access), which
+//! change nothing a transaction on one file can observe.
+
+use crate::errors::{
+    CLIENT_INVALID_OPERATION, Code, INVALID_OPTION, INVALID_OPTION_VALUE, TAG_TOO_LONG,
+    TOO_MANY_TAGS, UNSUPPORTED_OPERATION,
+};
+
+/// FDB's default and ceiling of a transaction's size.
+pub const MAX_SIZE_LIMIT: i64 = 10_000_000;
+/// FDB's default ceiling of `on_error`'s back-off.
+pub const DEFAULT_MAX_RETRY_DELAY_MS: i64 = 1000;
+/// FDB's default and ceiling of outstanding watches on a database.
+pub const DEFAULT_MAX_WATCHES: i64 = 10_000;
+const ABSOLUTE_MAX_WATCHES: i64 = 1_000_000;
+const MAX_TAGS: usize = 5;
+const MAX_TAG_LENGTH: usize = 16;
+
+/// A flag option must come without a value (or an empty one).
+fn flag(value: Option<&[u8]>) -> Result<(), Code> {
+    match value {
+        Some(v) if !v.is_empty() => Err(INVALID_OPTION_VALUE),
+        _ => Ok(()),
+    }
+}
+
+/// A string or bytes option must come with a value.
+fn present(value: Option<&[u8]>) -> Result<&[u8], Code> {
+    value.ok_or(INVALID_OPTION_VALUE)
+}
+
+/// An integer option: 8 bytes, little-endian, within `min..=max`.
+pub fn int(value: Option<&[u8]>, min: i64, max: i64) -> Result<i64, Code> {
+    let bytes: [u8; 8] = present(value)?
+        .try_into()
+        .map_err(|_| INVALID_OPTION_VALUE)?;
+    let v = i64::from_le_bytes(bytes);
+    if v < min || v > max {
+        return Err(INVALID_OPTION_VALUE);
+    }
+    Ok(v)
+}
+
+/// What a transaction's options are now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TxOptions {
+    /// Milliseconds from the transaction's creation; 0 for none.
+    pub timeout_ms: i64,
+    /// Retries `on_error` allows; -1 for no limit.
+    pub retry_limit: i64,
+    pub max_retry_delay_ms: i64,
+    /// Bytes the commit may carry.
+    pub size_limit: i64,
+    pub read_system_keys: bool,
+    pub write_system_keys: bool,
+    /// The next write adds no write conflict range.
+    pub next_write_no_conflict: bool,
+    debug_identifier: bool,
+    tags: usize,
+}
+
+impl Default for TxOptions {
+    fn default() -> Self {
+        TxOptions {
+            timeout_ms: 0,
+            retry_limit: -1,
+            max_retry_delay_ms: DEFAULT_MAX_RETRY_DELAY_MS,
+            size_limit: MAX_SIZE_LIMIT,
+            read_system_keys: false,
+            write_system_keys: false,
+            next_write_no_conflict: false,
+            debug_identifier: false,
+            tags: 0,
+        }
+    }
+}
+
+/// Whether an option survives `on_error` (FDB's `persistent` options).
+pub fn persistent(code: i32) -> bool {
+    matches!(code, 500..=502 | 2000)
+}
+
+impl TxOptions {
+    /// Applies transaction option `code`, checking its value as FDB does.
+    pub fn apply(&mut self, code: i32, value: Option<&[u8]>) -> Result<(), Code> {
+        match code {
+            500 => self.timeout_ms = int(value, 0, i32::MAX.into())?,
+            501 => self.retry_limit = int(value, -1, i32::MAX.into())?,
+            502 => self.max_retry_delay_ms = int(value, 0, i32::MAX.into())?,
+            503 => self.size_limit = int(value, 32, MAX_SIZE_LIMIT)?,
+            30 => {
+                flag(value)?;
+                self.next_write_no_conflict = true;
+            }
+            301 => {
+                flag(value)?;
+                self.read_system_keys = true;
+                self.write_system_keys = true;
+            }
+            302 => {
+                flag(value)?;
+                self.read_system_keys = true;
+            }
+            51 | 601 | 300 => {
+                flag(value)?;
+                return Err(UNSUPPORTED_OPERATION);
+            }
+            402 | 403 => {
+                let id = present(value)?;
+                if id.is_empty() || id.len() > 100 {
+                    return Err(INVALID_OPTION_VALUE);
+                }
+                self.debug_identifier = true;
+            }
+            404 => {
+                flag(value)?;
+                if !self.debug_identifier {
+                    return Err(CLIENT_INVALID_OPERATION);
+                }
+            }
+            405 => {
+                if int(value, -1, i32::MAX.into())? == 0 {
+                    return Err(INVALID_OPTION_VALUE);
+                }
+            }
+            800 | 801 => {
+                if self.tags >= MAX_TAGS {
+                    return Err(TOO_MANY_TAGS);
+                }
+                if present(value)?.len() > MAX_TAG_LENGTH {
+                    return Err(TAG_TOO_LONG);
+                }
+                self.tags += 1;
+            }
+            900 => {
+                if present(value)?.len() != 33 {
+                    return Err(INVALID_OPTION_VALUE);
+                }
+            }
+            // `use_grv_cache` needs a shared state FDB's database has only
+            // with the client bypass disabled: FDB refuses it so.
+            1101 => {
+                flag(value)?;
+                return Err(INVALID_OPTION);
+            }
+            // Strings and bytes the store has no use for.
+            401 | 504 | 2000 => {}
+            10
+            | 20
+            | 21
+            | 23
+            | 40
+            | 50
+            | 52
+            | 507..=511
+            | 110
+            | 120
+            | 130
+            | 200
+            | 201
+            | 303
+            | 304
+            | 400
+            | 406
+            | 505
+            | 600
+            | 700..=702
+            | 710..=714
+            | 1000
+            | 1100
+            | 1102 => flag(value)?,
+            _ => return Err(INVALID_OPTION),
+        }
+        Ok(())
+    }
+}
+
+/// A database's options: the defaults of its new transactions, and the
+/// ceiling of its outstanding watches.
+#[derive(Clone, Debug, Default)]
+pub struct DbOptions {
+    /// Transaction options (code and value) every new transaction starts
+    /// with, in the order they were set.
+    pub defaults: Vec<(i32, Option<Vec<u8>>)>,
+    pub max_watches: Option<i64>,
+}
+
+impl DbOptions {
+    /// Applies database option `code`.
+    pub fn apply(&mut self, code: i32, value: Option<&[u8]>) -> Result<(), Code> {
+        let default_for = match code {
+            405 => Some(405),
+            500..=503 => Some(code),
+            504 => Some(20),
+            505 => Some(23),
+            506 => Some(505),
+            700 => Some(1100),
+            701 => Some(701),
+            702 => Some(712),
+            _ => None,
+        };
+        if let Some(tx_code) = default_for {
+            // Checked now, so a bad value fails here rather than in every
+            // transaction.
+            TxOptions::default().apply(tx_code, value)?;
+            self.defaults.push((tx_code, value.map(<[u8]>::to_vec)));
+            return Ok(());
+        }
+        match code {
+            10 => {
+                int(value, 0, i32::MAX.into())?;
+            }
+            20 => self.max_watches = Some(int(value, 0, ABSOLUTE_MAX_WATCHES)?),
+            21 | 22 => {}
+            26 => flag(value)?,
+            27 | 800 => {
+                flag(value)?;
+                return Err(UNSUPPORTED_OPERATION);
+            }
+            900 => {
+                int(value, 0, 100)?;
+            }
+            _ => return Err(INVALID_OPTION),
+        }
+        Ok(())
+    }
+
+    pub fn max_watches(&self) -> usize {
+        self.max_watches.unwrap_or(DEFAULT_MAX_WATCHES) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int_value(v: i64) -> Vec<u8> {
+        v.to_le_bytes().to_vec()
+    }
+
+    #[test]
+    fn values_are_checked_as_fdb_checks_them() {
+        let mut o = TxOptions::default();
+        assert_eq!(
+            o.apply(503, Some(&int_value(31))),
+            Err(INVALID_OPTION_VALUE)
+        );
+        assert_eq!(
+            o.apply(503, Some(&int_value(10_000_001))),
+            Err(INVALID_OPTION_VALUE)
+        );
+        assert_eq!(o.apply(500, Some(&[1, 2])), Err(INVALID_OPTION_VALUE));
+        assert_eq!(o.apply(500, None), Err(INVALID_OPTION_VALUE));
+        assert_eq!(o.apply(30, Some(b"x")), Err(INVALID_OPTION_VALUE));
+        assert_eq!(o.apply(12345, None), Err(INVALID_OPTION));
+        assert_eq!(o.apply(404, None), Err(CLIENT_INVALID_OPERATION));
+        for _ in 0..5 {
+            o.apply(800, Some(b"tag")).unwrap();
+        }
+        assert_eq!(o.apply(800, Some(b"tag")), Err(TOO_MANY_TAGS));
+        assert_eq!(
+            TxOptions::default().apply(801, Some(&[b'x'; 17])),
+            Err(TAG_TOO_LONG)
+        );
+        assert_eq!(o.apply(51, None), Err(UNSUPPORTED_OPERATION));
+    }
+
+    #[test]
+    fn database_options_become_transaction_defaults() {
+        let mut d = DbOptions::default();
+        d.apply(500, Some(&int_value(250))).unwrap();
+        d.apply(504, None).unwrap();
+        assert_eq!(d.defaults[0], (500, Some(int_value(250))));
+        assert_eq!(d.defaults[1], (20, None));
+        assert_eq!(
+            d.apply(501, Some(&int_value(-2))),
+            Err(INVALID_OPTION_VALUE)
+        );
+        assert_eq!(d.apply(9999, None), Err(INVALID_OPTION));
+        assert_eq!(d.apply(27, None), Err(UNSUPPORTED_OPERATION));
+    }
+}

@@ -1,0 +1,244 @@
+//! Reads: `get`, `get_key`, `get_range`, `watch`, and the estimates FDB
+//! derives from its shards (size, split points, storage addresses).
+//!
+//! Keys follow FDB's ranges: user keys lie below `\xff`; with
+//! `read_system_keys` reads reach `\xff\xff` and the system keyspace reads
+//! as empty, since the store holds none; `\xff/metadataVersion` may be
+//! read by anyone. The special keyspace `\xff\xff` answers
+//! `\xff\xff/cluster_file_path` and `\xff\xff/connection_string`; its other
+//! modules are `unsupported_operation`.
+
+use std::ffi::CString;
+use std::sync::Arc;
+
+use fql::kv::{KeyValue, RangeOption, StreamingMode};
+
+use super::{State, Tx};
+use crate::errors::{
+    CLIENT_INVALID_OPERATION, Code, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE, KEY_TOO_LARGE,
+    TOO_MANY_WATCHES, UNSUPPORTED_OPERATION,
+};
+use crate::future::{Future, KeyValues, Keys, Strings, Value};
+use crate::range::{self, Raw};
+use crate::selector::{Selector, USER_END};
+use crate::watch;
+
+/// The key FDB lets every transaction read although it is a system key.
+const METADATA_VERSION_KEY: &[u8] = b"\xff/metadataVersion";
+/// The special keyspace.
+const SPECIAL: &[u8] = b"\xff\xff";
+/// FDB's longest key.
+const KEY_SIZE_LIMIT: usize = 10_000;
+
+/// FDB's tag-throttling cost of reading `bytes`: 4 KiB pages.
+fn read_cost(bytes: usize) -> i64 {
+    (bytes.max(1).div_ceil(4096) * 4096) as i64
+}
+
+impl State {
+    /// A special key's value, for the few the library knows.
+    fn special(&self, db: &crate::database::Db, key: &[u8]) -> Result<Option<Vec<u8>>, Code> {
+        match key {
+            b"\xff\xff/cluster_file_path" => Ok(crate::database::cluster_file_path(db)
+                .map(|p| p.to_string_lossy().into_owned().into_bytes())),
+            b"\xff\xff/connection_string" => Ok(Some(db.connection_string.clone().into_bytes())),
+            _ => Err(UNSUPPORTED_OPERATION),
+        }
+    }
+
+    /// Counts a read's conflict range and cost as FDB's client does.
+    fn count_read(&mut self, conflict_bytes: usize, read_bytes: usize, snapshot: bool) {
+        if !snapshot {
+            self.approximate_size += (conflict_bytes + 32) as i64;
+            self.commit_size += conflict_bytes as i64;
+        }
+        self.total_cost += read_cost(read_bytes);
+    }
+}
+
+impl Tx {
+    /// `fdb_transaction_get`.
+    pub fn get(&self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>, Code> {
+        let mut st = self.lock();
+        if key.starts_with(SPECIAL) && st.deferred.is_none() {
+            return st.special(&self.db, key);
+        }
+        st.readable()?;
+        if key >= st.max_read_key() && key != METADATA_VERSION_KEY {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        // No stored key is longer, and no system key is stored.
+        if key.len() > KEY_SIZE_LIMIT || key >= USER_END {
+            return Ok(None);
+        }
+        let value = st
+            .inner
+            .get(key, snapshot)
+            .map_err(|e| crate::errors::of(&e))?;
+        let read = key.len() + value.as_ref().map_or(0, Vec::len);
+        st.count_read(2 * key.len() + 1, read, snapshot);
+        Ok(value)
+    }
+
+    /// `fdb_transaction_get_key`.
+    pub fn get_key(&self, selector: Selector, snapshot: bool) -> Result<Vec<u8>, Code> {
+        let mut st = self.lock();
+        st.readable()?;
+        let max = st.max_read_key();
+        if selector.given.as_slice() > max {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        let key = selector.resolve(&mut *st.inner, snapshot, max)?;
+        st.count_read(selector.key.len() + key.len(), key.len(), snapshot);
+        Ok(key)
+    }
+
+    /// `fdb_transaction_get_range`, after the C call's limits were
+    /// translated.
+    pub fn get_range(
+        &self,
+        begin: Selector,
+        end: Selector,
+        limits: Raw,
+        snapshot: bool,
+        reverse: bool,
+    ) -> Result<(Vec<KeyValue>, bool), Code> {
+        let mut st = self.lock();
+        if begin.given.starts_with(SPECIAL) && st.deferred.is_none() {
+            return Err(UNSUPPORTED_OPERATION);
+        }
+        st.readable()?;
+        let max = st.max_read_key();
+        if begin.given.as_slice() > max || end.given.as_slice() > max {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        let limits = limits.valid()?;
+        if begin.offset >= end.offset && begin.key >= end.key {
+            return Ok((Vec::new(), false));
+        }
+        let b = match begin.as_bound() {
+            Some(k) => k.to_vec(),
+            None => begin.resolve(&mut *st.inner, snapshot, max)?,
+        };
+        let e = match end.as_bound() {
+            Some(k) => k.to_vec(),
+            None => end.resolve(&mut *st.inner, snapshot, max)?,
+        };
+        // The system keyspace holds nothing.
+        let e = e.as_slice().min(USER_END).to_vec();
+        if b >= e {
+            return Ok((Vec::new(), false));
+        }
+        let (rows, more) = range::read(&mut *st.inner, &b, &e, reverse, limits, snapshot)?;
+        let bytes = rows.iter().map(|kv| kv.key.len() + kv.value.len()).sum();
+        st.count_read(b.len() + e.len(), bytes, snapshot);
+        Ok((rows, more))
+    }
+
+    /// `fdb_transaction_watch`.
+    pub fn watch(&self, key: &[u8]) -> Result<Arc<Future>, Code> {
+        let mut st = self.lock();
+        st.usable()?;
+        if key >= SPECIAL || (key >= st.max_read_key() && key != METADATA_VERSION_KEY) {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        if key.len() > KEY_SIZE_LIMIT {
+            return Err(KEY_TOO_LARGE);
+        }
+        // A system key never changes in the store: such a watch would
+        // never fire.
+        if key >= USER_END {
+            return Err(UNSUPPORTED_OPERATION);
+        }
+        if !self.db.watch_allowed() {
+            return Err(TOO_MANY_WATCHES);
+        }
+        let w = st.inner.watch(key).map_err(|e| crate::errors::of(&e))?;
+        st.approximate_size += (2 * key.len() + 1 + 32) as i64;
+        let f = watch::future(w, self.db.watches.clone());
+        st.watches.push(Arc::downgrade(&f));
+        Ok(f)
+    }
+
+    /// A snapshot scan of `[begin, end)` for the estimates, which FDB
+    /// takes from its shards' samples and which cost no conflicts.
+    fn scan(&self, begin: &[u8], end: &[u8], mut each: impl FnMut(&KeyValue)) -> Result<(), Code> {
+        let mut st = self.lock();
+        st.readable()?;
+        if begin > end {
+            return Err(INVERTED_RANGE);
+        }
+        if begin > st.max_read_key() || end > st.max_read_key() {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        let end = end.min(USER_END);
+        if begin >= end {
+            return Ok(());
+        }
+        let range = RangeOption::new(begin, end).mode(StreamingMode::WantAll);
+        let mut cursor = fql::kv::RangeCursor::new(range, true);
+        while let Some(batch) = cursor
+            .next_batch(&mut *st.inner)
+            .map_err(|e| crate::errors::of(&e))?
+        {
+            batch.iter().for_each(&mut each);
+        }
+        Ok(())
+    }
+
+    /// `fdb_transaction_get_estimated_range_size_bytes`: exact here.
+    pub fn estimated_size(&self, begin: &[u8], end: &[u8]) -> Result<i64, Code> {
+        let mut total = 0i64;
+        self.scan(begin, end, |kv| {
+            total += (kv.key.len() + kv.value.len()) as i64;
+        })?;
+        Ok(total)
+    }
+
+    /// `fdb_transaction_get_range_split_points`: `begin`, a key each time
+    /// the bytes since the last split reach `chunk`, and `end`.
+    pub fn split_points(&self, begin: &[u8], end: &[u8], chunk: i64) -> Result<Vec<Vec<u8>>, Code> {
+        if chunk <= 0 {
+            return Err(CLIENT_INVALID_OPERATION);
+        }
+        let mut points = vec![begin.to_vec()];
+        let mut since = 0i64;
+        self.scan(begin, end, |kv| {
+            if since >= chunk {
+                points.push(kv.key.clone());
+                since = 0;
+            }
+            since += (kv.key.len() + kv.value.len()) as i64;
+        })?;
+        points.push(end.to_vec());
+        Ok(points)
+    }
+
+    /// `fdb_transaction_get_addresses_for_key`: the store has no storage
+    /// servers, so no addresses.
+    pub fn addresses(&self, _key: &[u8]) -> Result<Vec<CString>, Code> {
+        self.lock().usable()?;
+        Ok(Vec::new())
+    }
+}
+
+/// Futures of the reads' results.
+pub fn value_future(r: Result<Option<Vec<u8>>, Code>) -> Arc<Future> {
+    Future::ready(r.map(Value::Value))
+}
+
+pub fn key_future(r: Result<Vec<u8>, Code>) -> Arc<Future> {
+    Future::ready(r.map(Value::Key))
+}
+
+pub fn rows_future(r: Result<(Vec<KeyValue>, bool), Code>) -> Arc<Future> {
+    Future::ready(r.map(|(rows, more)| Value::KeyValues(KeyValues::new(&rows, more))))
+}
+
+pub fn keys_future(r: Result<Vec<Vec<u8>>, Code>) -> Arc<Future> {
+    Future::ready(r.map(|keys| Value::Keys(Keys::new(&keys))))
+}
+
+pub fn strings_future(r: Result<Vec<CString>, Code>) -> Arc<Future> {
+    Future::ready(r.map(|s| Value::Strings(Strings::new(s))))
+}

@@ -1,0 +1,222 @@
+//! Writes: `set`, `clear`, `clear_range`, `atomic_op` and conflict
+//! ranges. They return nothing in C, so their errors are deferred to the
+//! transaction's next future, as FDB's are.
+//!
+//! User keys lie below `\xff`. With `access_system_keys` a write may name
+//! a system key, but the store holds none and cannot: such a write is
+//! `unsupported_operation`; a clear reaching into the system keyspace
+//! clears the user keys in it and nothing else, as there is nothing else.
+
+use fql::kv::{ConflictRangeType, MutationType};
+
+use super::{State, Tx};
+use crate::errors::{
+    CLIENT_INVALID_OPERATION, Code, INVALID_MUTATION_TYPE, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
+    UNSUPPORTED_OPERATION,
+};
+use crate::selector::USER_END;
+
+/// The system key clients change only through a versionstamped value.
+const METADATA_VERSION_KEY: &[u8] = b"\xff/metadataVersion";
+
+/// FDB's size of a mutation's bookkeeping (`sizeof(MutationRef)`) and of
+/// a range (`sizeof(KeyRangeRef)`), which `get_approximate_size` counts.
+const MUTATION_OVERHEAD: usize = 40;
+const RANGE_OVERHEAD: usize = 32;
+
+/// FDB's tag-throttling cost of writing `bytes`: 4 KiB pages, four times
+/// a read's.
+fn write_cost(bytes: usize) -> i64 {
+    4 * (bytes.max(1).div_ceil(4096) * 4096) as i64
+}
+
+/// The mutation type of an `FDB_MUTATION_TYPE_*` code. Codes 18 and 19
+/// are FDB's `MIN_V2` and `AND_V2`, which the API's `MIN` and `AND` mean
+/// since API 510, and the store implements.
+pub fn mutation_type(code: i32) -> Option<MutationType> {
+    Some(match code {
+        2 => MutationType::Add,
+        6 | 19 => MutationType::BitAnd,
+        7 => MutationType::BitOr,
+        8 => MutationType::BitXor,
+        9 => MutationType::AppendIfFits,
+        12 => MutationType::Max,
+        13 | 18 => MutationType::Min,
+        14 => MutationType::SetVersionstampedKey,
+        15 => MutationType::SetVersionstampedValue,
+        16 => MutationType::ByteMin,
+        17 => MutationType::ByteMax,
+        20 => MutationType::CompareAndClear,
+        _ => return None,
+    })
+}
+
+impl State {
+    /// Where a single-key write to `key` may go.
+    fn write_key(&self, key: &[u8]) -> Result<(), Code> {
+        if key >= self.max_write_key() {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        if key >= USER_END {
+            return Err(UNSUPPORTED_OPERATION);
+        }
+        Ok(())
+    }
+
+    /// Counts a write as FDB's client does, and spends the
+    /// `next_write_no_write_conflict_range` option.
+    fn count_write(&mut self, mutation: usize, conflict: usize, cost: i64) {
+        let conflicts = !std::mem::take(&mut self.options.next_write_no_conflict);
+        let conflict = if conflicts { conflict } else { 0 };
+        self.approximate_size += (mutation + MUTATION_OVERHEAD) as i64;
+        if conflicts {
+            self.approximate_size += (conflict + RANGE_OVERHEAD) as i64;
+        }
+        self.commit_size += (mutation + conflict) as i64;
+        self.total_cost += cost;
+    }
+
+    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<(), Code> {
+        if key == METADATA_VERSION_KEY {
+            return Err(CLIENT_INVALID_OPERATION);
+        }
+        self.write_key(key)?;
+        self.inner
+            .set(key, value)
+            .map_err(|e| crate::errors::of(&e))?;
+        self.count_write(
+            key.len() + value.len(),
+            2 * key.len() + 1,
+            write_cost(key.len() + value.len()),
+        );
+        Ok(())
+    }
+
+    fn clear(&mut self, key: &[u8]) -> Result<(), Code> {
+        if key >= self.max_write_key() {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        if key >= USER_END {
+            return Ok(());
+        }
+        self.inner.clear(key).map_err(|e| crate::errors::of(&e))?;
+        self.count_write(2 * key.len() + 1, 2 * key.len() + 1, 4096);
+        Ok(())
+    }
+
+    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<(), Code> {
+        if begin > end {
+            return Err(INVERTED_RANGE);
+        }
+        let max = self.max_write_key();
+        if begin > max || end > max {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        let end = end.min(USER_END);
+        if begin >= end {
+            return Ok(());
+        }
+        self.inner
+            .clear_range(begin, end)
+            .map_err(|e| crate::errors::of(&e))?;
+        self.count_write(begin.len() + end.len(), begin.len() + end.len(), 4096);
+        Ok(())
+    }
+
+    fn atomic_op(&mut self, key: &[u8], param: &[u8], code: i32) -> Result<(), Code> {
+        let op = mutation_type(code);
+        if key == METADATA_VERSION_KEY {
+            return Err(match op {
+                Some(MutationType::SetVersionstampedValue) => UNSUPPORTED_OPERATION,
+                _ => CLIENT_INVALID_OPERATION,
+            });
+        }
+        if key >= self.max_write_key() {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        let op = op.ok_or(INVALID_MUTATION_TYPE)?;
+        if key >= USER_END {
+            return Err(UNSUPPORTED_OPERATION);
+        }
+        self.inner
+            .atomic_op(key, param, op)
+            .map_err(|e| crate::errors::of(&e))?;
+        let conflict = if op == MutationType::SetVersionstampedKey {
+            0
+        } else {
+            2 * key.len() + 1
+        };
+        self.count_write(key.len() + param.len(), conflict, write_cost(key.len()));
+        Ok(())
+    }
+
+    fn conflict_range(&mut self, begin: &[u8], end: &[u8], read: bool) -> Result<(), Code> {
+        let max = if read {
+            self.max_read_key()
+        } else {
+            self.max_write_key()
+        };
+        if begin > max || end > max {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        let end = end.min(USER_END);
+        if begin >= end {
+            return Ok(());
+        }
+        let ty = if read {
+            ConflictRangeType::Read
+        } else {
+            ConflictRangeType::Write
+        };
+        self.inner
+            .add_conflict_range(begin, end, ty)
+            .map_err(|e| crate::errors::of(&e))?;
+        self.approximate_size += (begin.len() + end.len() + RANGE_OVERHEAD) as i64;
+        self.commit_size += (begin.len() + end.len()) as i64;
+        Ok(())
+    }
+}
+
+impl Tx {
+    /// Runs a write unless the transaction refuses writes now, deferring
+    /// its error.
+    pub(super) fn write(&self, f: impl FnOnce(&mut State) -> Result<(), Code>) {
+        let mut st = self.lock();
+        if st.writable() {
+            let result = f(&mut st);
+            st.defer(result);
+        }
+    }
+
+    pub fn set(&self, key: &[u8], value: &[u8]) {
+        self.write(|st| st.set(key, value))
+    }
+
+    pub fn clear(&self, key: &[u8]) {
+        self.write(|st| st.clear(key))
+    }
+
+    pub fn clear_range(&self, begin: &[u8], end: &[u8]) {
+        self.write(|st| st.clear_range(begin, end))
+    }
+
+    pub fn atomic_op(&self, key: &[u8], param: &[u8], code: i32) {
+        self.write(|st| st.atomic_op(key, param, code))
+    }
+
+    /// `fdb_transaction_add_conflict_range`: an inverted range or an
+    /// unknown type is returned at once, other errors are deferred, as in
+    /// FDB.
+    pub fn add_conflict_range(&self, begin: &[u8], end: &[u8], ty: i32) -> Result<(), Code> {
+        if begin > end {
+            return Err(INVERTED_RANGE);
+        }
+        let read = match ty {
+            0 => true,
+            1 => false,
+            _ => return Err(CLIENT_INVALID_OPERATION),
+        };
+        self.write(|st| st.conflict_range(begin, end, read));
+        Ok(())
+    }
+}

@@ -1,0 +1,11 @@
+//! libfdb_c through its C ABI: every call here is an exported function,
+//! called as a C client calls it, against a real embedded database file.
+
+mod support;
+
+mod futures;
+mod options;
+mod ranges;
+mod transactions;
+mod unsupported;
+mod watches;
