@@ -15,26 +15,17 @@ use std::path::{Path, PathBuf};
 
 use crate::errors::{CONNECTION_STRING_INVALID, Code, NO_CLUSTER_FILE_FOUND};
 
-/// What comes before the path in a connection string.
-pub const PREFIX: &str = "fql:embedded@";
-
 /// The longest cluster file read, as FDB's limit.
 const MAX_CLUSTER_FILE_BYTES: u64 = 60_000;
 
 /// FDB's default cluster file on Linux.
 const DEFAULT_CLUSTER_FILE: &str = "/etc/foundationdb/fdb.cluster";
 
-/// The database file a connection string names.
+/// The database file a connection string names: fql's own reading of the
+/// line (`fql::kv::embedded::parse_cluster_line`), which `fql
+/// cluster-file` writes.
 pub fn parse(connection_string: &str) -> Result<PathBuf, Code> {
-    let path = connection_string
-        .trim()
-        .strip_prefix(PREFIX)
-        .ok_or(CONNECTION_STRING_INVALID)?;
-    let path = Path::new(path);
-    if !path.is_absolute() || path.as_os_str().is_empty() {
-        return Err(CONNECTION_STRING_INVALID);
-    }
-    Ok(path.to_path_buf())
+    fql::kv::embedded::parse_cluster_line(connection_string).ok_or(CONNECTION_STRING_INVALID)
 }
 
 /// The cluster file to read for `given` (`None` or empty: the default).

@@ -1,0 +1,239 @@
+//! FoundationDB's own clients run against fql's `libfdb_c` (the `fdb-c`
+//! crate): the `foundationdb` crate, through fql's `fdb` backend, and the
+//! official Python bindings.
+//!
+//! Each trial builds what it needs with cargo into `target/client`, a
+//! target directory of its own (the outer `cargo test` holds `target`),
+//! points the clients at a database file through a cluster file that
+//! `fql cluster-file` wrote, and fails with the inner run's output. A
+//! trial whose tool is missing (python3 or its `foundationdb` package)
+//! is listed as ignored with the reason printed first, so a machine
+//! without it never passes it silently; CI installs them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Output};
+use std::sync::OnceLock;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+
+/// The repository's root.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where the inner builds go.
+fn target() -> PathBuf {
+    root().join("target").join("client")
+}
+
+/// The directory holding the built `libfdb_c.so`.
+fn lib_dir() -> PathBuf {
+    target().join("debug")
+}
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(root())
+        .env("CARGO_TARGET_DIR", target())
+        .env_remove("FDB_CLUSTER_FILE")
+        .env_remove("RUSTFLAGS");
+    cmd
+}
+
+fn ran(what: &str, out: std::io::Result<Output>) -> Result<Output, Failed> {
+    let out = out.map_err(|e| format!("{what} did not start: {e}"))?;
+    if out.status.success() {
+        return Ok(out);
+    }
+    Err(format!(
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+    .into())
+}
+
+/// Builds the library once for every trial.
+fn library() -> Result<PathBuf, Failed> {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            ran(
+                "cargo build -p fql-fdb-c",
+                cargo().args(["build", "-q", "-p", "fql-fdb-c"]).output(),
+            )
+            .map(|_| lib_dir())
+            .map_err(|e| e.message().unwrap_or("failed").to_string())
+        })
+        .clone()
+        .map_err(Failed::from)
+}
+
+/// A database file and the cluster file that names it.
+fn cluster_file(dir: &Path) -> Result<PathBuf, Failed> {
+    let db = dir.join("client.db");
+    let out = ran(
+        "fql cluster-file",
+        Command::new(env!("CARGO_BIN_EXE_fql"))
+            .arg("--db")
+            .arg(&db)
+            .arg("cluster-file")
+            .output(),
+    )?;
+    let path = dir.join("fdb.cluster");
+    std::fs::write(&path, out.stdout).map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+/// fql's conformance suite, its `fdb::` cases through the `foundationdb`
+/// crate and the library, on a fresh database.
+fn conformance() -> Result<(), Failed> {
+    let lib = library()?;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let cluster = cluster_file(dir.path())?;
+    let out = ran(
+        "cargo test --features fdb --test conformance fdb::",
+        cargo()
+            .args([
+                "test",
+                "-q",
+                "-p",
+                "fql",
+                "--features",
+                "fdb",
+                "--test",
+                "conformance",
+            ])
+            .args(["--", "fdb::", "--include-ignored"])
+            .env("FDB_CLIENT_LIB_PATH", &lib)
+            .env("LD_LIBRARY_PATH", &lib)
+            .env("FDB_CLUSTER_FILE", &cluster)
+            .output(),
+    )?;
+    let report = String::from_utf8_lossy(&out.stdout);
+    if !report.contains(" passed;") || report.contains(" 0 passed;") {
+        return Err(format!("no fdb:: case ran:\n{report}").into());
+    }
+    Ok(())
+}
+
+/// The `fql` binary's tests, built with the `fdb` feature: those on a
+/// fresh database file reach it through the `foundationdb` crate and the
+/// library (tests/support/reach.rs); the rest run as they always do.
+fn cli() -> Result<(), Failed> {
+    let lib = library()?;
+    ran(
+        "cargo test --features fdb --test cli",
+        cargo()
+            .args([
+                "test",
+                "-q",
+                "-p",
+                "fql",
+                "--features",
+                "fdb",
+                "--test",
+                "cli",
+            ])
+            .env("FDB_CLIENT_LIB_PATH", &lib)
+            .env("LD_LIBRARY_PATH", &lib)
+            .env("FQL_TEST_VIA_CLIENT", "1")
+            .output(),
+    )
+    .map(|_| ())
+}
+
+/// The mutex's tests with real processes (no two holders, FIFO grants,
+/// exit codes), run by an `fql` built with the `fdb` feature that reaches
+/// each test's database through the `foundationdb` crate and the library.
+fn mutex_processes() -> Result<(), Failed> {
+    let lib = library()?;
+    ran(
+        "cargo test --features fdb --test mutex processes::",
+        cargo()
+            .args([
+                "test",
+                "-q",
+                "-p",
+                "fql",
+                "--features",
+                "fdb",
+                "--test",
+                "mutex",
+            ])
+            .args(["--", "processes::"])
+            .env("FDB_CLIENT_LIB_PATH", &lib)
+            .env("LD_LIBRARY_PATH", &lib)
+            .env("FQL_TEST_VIA_CLIENT", "1")
+            .output(),
+    )
+    .map(|_| ())
+}
+
+/// Why the `fdb` feature cannot be built here, if it cannot: bindgen, in
+/// the `foundationdb` crate's build, needs a libclang.
+fn libclang_missing() -> Option<String> {
+    if std::env::var_os("LIBCLANG_PATH").is_some() {
+        return None;
+    }
+    let listed = Command::new("ldconfig").arg("-p").output();
+    let found = listed.is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("libclang"));
+    (!found).then(|| "no libclang for bindgen (Debian: apt-get install libclang1-14)".to_string())
+}
+
+/// Why the Python bindings cannot run here, if they cannot.
+fn python_missing() -> Option<String> {
+    let probe = Command::new("python3")
+        .args(["-c", "import fdb, fdb.tuple"])
+        .output();
+    match probe {
+        Err(e) => Some(format!("python3 did not start: {e}")),
+        Ok(out) if !out.status.success() => Some(format!(
+            "python3 has no `foundationdb` package (pip install 'foundationdb>=7.3,<7.4'): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+        Ok(_) => None,
+    }
+}
+
+/// tests/python/interop.py: the bindings' tuple and directory layers and
+/// fql, each reading what the other wrote, and creating directories at
+/// once.
+fn python() -> Result<(), Failed> {
+    let lib = library()?;
+    ran(
+        "python3 tests/python/interop.py",
+        Command::new("python3")
+            .current_dir(root())
+            .args(["tests/python/interop.py", "-v"])
+            .env("FQL_BIN", env!("CARGO_BIN_EXE_fql"))
+            .env("LD_LIBRARY_PATH", &lib)
+            .env_remove("FDB_CLUSTER_FILE")
+            .output(),
+    )
+    .map(|_| ())
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let no_clang = libclang_missing();
+    if let Some(why) = &no_clang {
+        eprintln!("fdb_backend: skipped: {why}");
+    }
+    let no_python = python_missing();
+    if let Some(why) = &no_python {
+        eprintln!("python: skipped: {why}");
+    }
+    let backend = [
+        Trial::test("fdb_backend::conformance", conformance),
+        Trial::test("fdb_backend::cli", cli),
+        Trial::test("fdb_backend::mutex_processes", mutex_processes),
+    ];
+    let mut trials: Vec<Trial> = backend
+        .into_iter()
+        .map(|t| t.with_ignored_flag(no_clang.is_some()))
+        .collect();
+    trials.push(Trial::test("python::interop", python).with_ignored_flag(no_python.is_some()));
+    libtest_mimic::run(&args, trials).exit_code()
+}
