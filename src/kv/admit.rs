@@ -19,13 +19,22 @@ pub fn check_key(key: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// A range must be ordered (`inverted_range`) and lie below `0xff`, which
-/// it may end at (`key_outside_legal_range`).
+/// A range to clear or to add as a conflict range must be ordered
+/// (`inverted_range`) and end at `0xff` at the latest
+/// (`key_outside_legal_range`).
 pub fn check_range(begin: &[u8], end: &[u8]) -> Result<()> {
     if begin > end {
         return Err(Error::InvertedRange);
     }
-    if begin.first() == Some(&0xff) || end > &b"\xff"[..] {
+    check_read_range(begin, end)
+}
+
+/// A range to read must end at `0xff` at the latest
+/// (`key_outside_legal_range`), and so must its begin. It may be empty or
+/// inverted: FDB reads nothing from a range whose begin is at or past its
+/// end, where a clear of it fails.
+pub fn check_read_range(begin: &[u8], end: &[u8]) -> Result<()> {
+    if begin > &b"\xff"[..] || end > &b"\xff"[..] {
         return Err(Error::KeyOutsideLegalRange);
     }
     Ok(())

@@ -97,6 +97,7 @@ pub trait Transaction: Send {
 
     /// One batch of a range read; `iteration` (from 1) sizes the batch in
     /// the `Iterator` streaming mode. See [`RangeCursor`](super::RangeCursor).
+    /// A range that begins at or past its end reads nothing, as in FDB.
     fn get_range(
         &mut self,
         range: &RangeOption,
@@ -110,7 +111,8 @@ pub trait Transaction: Send {
     /// Removes `key`.
     fn clear(&mut self, key: &[u8]) -> Result<()>;
 
-    /// Removes every key in `begin <= key < end`.
+    /// Removes every key in `begin <= key < end`; a `begin` past `end` is
+    /// `inverted_range`.
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()>;
 
     /// An atomic read-modify-write applied at commit, with no read conflict.

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use fql::kv::{
     self, ConflictRangeType, Database, DatabaseExt, Error, MutationType, RangeCursor, RangeOption,
-    RetryOptions, StreamingMode, Transaction, TransactionOption,
+    RangeResult, RetryOptions, StreamingMode, Transaction, TransactionOption,
 };
 
 use crate::backend::Backend;
@@ -184,8 +184,6 @@ pub fn range_reads_read_ahead(db: &Backend) {
 
 pub fn range_errors(db: &Backend) {
     let mut tx = db.create_trx().unwrap();
-    let inverted = tx.get_range(&RangeOption::new(b"b", b"a"), 1, false);
-    assert_eq!(inverted.unwrap_err(), Error::InvertedRange);
     let system = tx.get_range(&RangeOption::new(b"a", b"\xff\x01"), 1, false);
     assert_eq!(system.unwrap_err(), Error::KeyOutsideLegalRange);
     assert_eq!(
@@ -201,6 +199,33 @@ pub fn range_errors(db: &Backend) {
         tx.get_range(&exact, 1, false).unwrap_err(),
         Error::ExactModeWithoutLimits
     );
+}
+
+/// FDB's `getRange` reads nothing from a range that begins at or past its
+/// end; a clear or a conflict range of an inverted range fails with
+/// `inverted_range`.
+pub fn inverted_ranges_read_nothing_and_fail_to_clear(db: &Backend) {
+    letters(db);
+    let mut tx = db.create_trx().unwrap();
+    for snapshot in [false, true] {
+        for range in [
+            RangeOption::new(b"d", b"b"),
+            RangeOption::new(b"d", b"b").rev(),
+            RangeOption::new(b"d", b"b").limit(3),
+            RangeOption::new(b"c", b"c"),
+            RangeOption::new(b"\xff", b"\xff"),
+        ] {
+            let batch = tx.get_range(&range, 1, snapshot);
+            assert_eq!(batch, Ok(RangeResult::default()), "{range:?}");
+            let all = kv::collect_range(&mut *tx, &range, snapshot);
+            assert_eq!(all, Ok(vec![]), "{range:?}");
+        }
+    }
+    for ty in [ConflictRangeType::Read, ConflictRangeType::Write] {
+        let added = tx.add_conflict_range(b"d", b"b", ty);
+        assert_eq!(added, Err(Error::InvertedRange));
+    }
+    assert_eq!(tx.clear_range(b"d", b"b"), Err(Error::InvertedRange));
 }
 
 pub fn clears_and_range_clears(db: &Backend) {

@@ -38,6 +38,7 @@ const CASES: &[Case] = cases![
     kv::range_reads_stream_in_batches,
     kv::range_reads_read_ahead,
     kv::range_errors,
+    kv::inverted_ranges_read_nothing_and_fail_to_clear,
     kv::clears_and_range_clears,
     kv::reads_see_own_writes,
     kv::atomic_operations,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use fql::kv::{
     self, Committed, ConflictRangeType, Database, Error, MutationType, RangeOption, RangeResult,
-    Transaction, TransactionOption, Watch, check_key, check_range,
+    Transaction, TransactionOption, Watch, check_key, check_range, check_read_range,
 };
 
 /// The keys under `prefix` of `inner`, as a database of their own.
@@ -87,7 +87,7 @@ impl Transaction for ScopedTx {
         iteration: usize,
         snapshot: bool,
     ) -> kv::Result<RangeResult> {
-        check_range(&range.begin, &range.end)?;
+        check_read_range(&range.begin, &range.end)?;
         let mut inner = range.clone();
         inner.begin = self.key(&range.begin);
         inner.end = self.key(&range.end);

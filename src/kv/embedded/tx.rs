@@ -9,7 +9,7 @@ use super::buffer::{Entry, WriteBuffer};
 use super::ranges::{RangeList, RangeSet};
 use super::read::read_batch;
 use super::store::Snapshot;
-use crate::kv::admit::{Tally, check_key, check_range, mutation_key};
+use crate::kv::admit::{Tally, check_key, check_range, check_read_range, mutation_key};
 use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
@@ -211,32 +211,32 @@ impl Transaction for EmbeddedTx {
         iteration: usize,
         snapshot: bool,
     ) -> Result<RangeResult> {
-        check_range(&range.begin, &range.end)?;
         let want = match (range.mode, range.limit) {
             (StreamingMode::Exact, None) => return Err(Error::ExactModeWithoutLimits),
             (mode, Some(limit)) => limit.min(mode.batch_rows(iteration)),
             (mode, None) => mode.batch_rows(iteration),
         };
+        check_read_range(&range.begin, &range.end)?;
+        self.usable()?;
+        // As FDB's client, a read of nothing (a range that begins at or
+        // past its end, a limit of 0) returns at once: no read version, no
+        // conflict.
+        if want == 0 || range.begin >= range.end {
+            return Ok(RangeResult::default());
+        }
         let value_limit = self.shared.limits.value;
         // Borrow the snapshot and the buffer side by side.
         self.snap()?;
         let snap = self.snapshot.as_deref_mut().expect("taken");
-        let batch = if want == 0 || range.begin >= range.end {
-            super::read::Batch {
-                rows: Vec::new(),
-                more: false,
-            }
-        } else {
-            read_batch(
-                snap,
-                &self.buffer,
-                &range.begin,
-                &range.end,
-                range.reverse,
-                want,
-                value_limit,
-            )?
-        };
+        let batch = read_batch(
+            snap,
+            &self.buffer,
+            &range.begin,
+            &range.end,
+            range.reverse,
+            want,
+            value_limit,
+        )?;
         if !snapshot {
             // Conflict on exactly the part of the range this batch covered.
             let (b, e) = match (batch.more, batch.rows.last(), range.reverse) {
