@@ -86,7 +86,7 @@ pub(crate) fn mutation_key<'a>(
 }
 
 /// The bytes a transaction has written so far, counted as FDB counts them
-/// against its limit, and the size error that dooms its commit, if any.
+/// against its limit, and the error that dooms its commit, if any.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Tally {
     size: usize,
@@ -127,7 +127,7 @@ impl Tally {
             self.size += bytes;
             return Ok(());
         };
-        self.poisoned = Some(err.clone());
+        self.poison(err.clone());
         Err(err)
     }
 
@@ -142,8 +142,14 @@ impl Tally {
         self.size
     }
 
-    /// The error that dooms the commit, if a write broke a limit.
-    pub fn poison(&self) -> Option<&Error> {
+    /// Dooms the commit with `error`, as FDB does with an error it defers
+    /// to the commit; the first one stays.
+    pub fn poison(&mut self, error: Error) {
+        self.poisoned.get_or_insert(error);
+    }
+
+    /// The error that dooms the commit, if a write failed.
+    pub fn poisoned(&self) -> Option<&Error> {
         self.poisoned.as_ref()
     }
 }

@@ -87,7 +87,8 @@ impl DatabaseExt for dyn Database + '_ {
 ///
 /// Keys must not start with `0xff`; writes check FDB's size limits when they
 /// are made, so an over-size write fails at the statement that made it and
-/// nothing is written.
+/// nothing is written. A write that fails dooms the commit with its error,
+/// as FDB's client defers a write's error to the commit.
 pub trait Transaction: Send {
     /// The version this transaction reads at; taken at the first read.
     fn read_version(&mut self) -> Result<u64>;

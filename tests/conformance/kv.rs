@@ -202,8 +202,9 @@ pub fn range_errors(db: &Backend) {
 }
 
 /// FDB's `getRange` reads nothing from a range that begins at or past its
-/// end; a clear or a conflict range of an inverted range fails with
-/// `inverted_range`.
+/// end; a clear of an inverted range fails with `inverted_range`, and so
+/// does the commit after it (FDB's client defers the error there); a
+/// conflict range fails alone.
 pub fn inverted_ranges_read_nothing_and_fail_to_clear(db: &Backend) {
     letters(db);
     let mut tx = db.create_trx().unwrap();
@@ -225,7 +226,15 @@ pub fn inverted_ranges_read_nothing_and_fail_to_clear(db: &Backend) {
         let added = tx.add_conflict_range(b"d", b"b", ty);
         assert_eq!(added, Err(Error::InvertedRange));
     }
+    tx.set(b"k", b"v").unwrap();
+    tx.commit().expect("a refused conflict range dooms nothing");
+    assert_eq!(get(db, b"k"), Some(b"v".to_vec()));
+
+    let mut tx = db.create_trx().unwrap();
+    tx.set(b"x", b"1").unwrap();
     assert_eq!(tx.clear_range(b"d", b"b"), Err(Error::InvertedRange));
+    assert_eq!(tx.commit().map(|_| ()), Err(Error::InvertedRange));
+    assert_eq!(get(db, b"x"), None, "nothing of it is written");
 }
 
 pub fn clears_and_range_clears(db: &Backend) {

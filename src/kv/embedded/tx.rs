@@ -131,8 +131,17 @@ impl EmbeddedTx {
         }
     }
 
+    /// A write's outcome; a failed write dooms the commit, as FDB defers a
+    /// write's error to the commit.
+    fn doom_on_error<T>(&mut self, outcome: Result<T>) -> Result<T> {
+        if let Err(e) = &outcome {
+            self.tally.poison(e.clone());
+        }
+        outcome
+    }
+
     pub(super) fn take_poison(&self) -> Option<Error> {
-        self.tally.poison().cloned()
+        self.tally.poisoned().cloned()
     }
 
     /// Ends the snapshot before a commit waits for the write lock: a read
@@ -253,24 +262,26 @@ impl Transaction for EmbeddedTx {
     }
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        check_key(key)?;
-        self.admit(key, value.len(), key.len() + value.len())?;
+        let admitted =
+            check_key(key).and_then(|()| self.admit(key, value.len(), key.len() + value.len()));
+        self.doom_on_error(admitted)?;
         self.write_conflict(key, &key_after(key));
         self.buffer.set(key, value);
         Ok(())
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
-        check_key(key)?;
-        self.admit(key, 0, key.len())?;
+        let admitted = check_key(key).and_then(|()| self.admit(key, 0, key.len()));
+        self.doom_on_error(admitted)?;
         self.write_conflict(key, &key_after(key));
         self.buffer.clear(key);
         Ok(())
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        check_range(begin, end)?;
-        self.admit(begin, 0, begin.len() + end.len())?;
+        let admitted =
+            check_range(begin, end).and_then(|()| self.admit(begin, 0, begin.len() + end.len()));
+        self.doom_on_error(admitted)?;
         if begin < end {
             self.write_conflict(begin, end);
             self.buffer.clear_range(begin, end);
@@ -279,8 +290,9 @@ impl Transaction for EmbeddedTx {
     }
 
     fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
-        let (stored, value_len) = mutation_key(key, param, op)?;
-        self.admit(&stored, value_len, stored.len() + value_len)?;
+        let (stored, value_len) = self.doom_on_error(mutation_key(key, param, op))?;
+        let admitted = self.admit(&stored, value_len, stored.len() + value_len);
+        self.doom_on_error(admitted)?;
         // A versionstamped key is known at commit, which adds its conflict
         // range then.
         if op != MutationType::SetVersionstampedKey {

@@ -65,16 +65,23 @@ impl FdbTx {
         }
     }
 
-    /// Checks a write against the limits, then hands it to the client.
+    /// Checks a write against the limits, then hands it to the client. A
+    /// write that fails its checks never reaches the client, so it dooms
+    /// the commit here, as the client dooms it for the errors it defers.
     fn write(
         &mut self,
+        checked: Result<()>,
         key: &[u8],
         value_len: usize,
         bytes: usize,
         apply: impl FnOnce(&foundationdb::Transaction),
     ) -> Result<()> {
         self.tx()?;
-        self.tally.admit(&self.limits, key, value_len, bytes)?;
+        let admitted = checked.and_then(|()| self.tally.admit(&self.limits, key, value_len, bytes));
+        if let Err(e) = &admitted {
+            self.tally.poison(e.clone());
+        }
+        admitted?;
         apply(self.tx()?);
         self.wrote = true;
         Ok(())
@@ -175,20 +182,20 @@ impl Transaction for FdbTx {
     }
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        check_key(key)?;
-        self.write(key, value.len(), key.len() + value.len(), |tx| {
+        let checked = check_key(key);
+        self.write(checked, key, value.len(), key.len() + value.len(), |tx| {
             tx.set(key, value)
         })
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
-        check_key(key)?;
-        self.write(key, 0, key.len(), |tx| tx.clear(key))
+        let checked = check_key(key);
+        self.write(checked, key, 0, key.len(), |tx| tx.clear(key))
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        check_range(begin, end)?;
-        self.write(begin, 0, begin.len() + end.len(), |tx| {
+        let checked = check_range(begin, end);
+        self.write(checked, begin, 0, begin.len() + end.len(), |tx| {
             if begin < end {
                 tx.clear_range(begin, end)
             }
@@ -196,8 +203,11 @@ impl Transaction for FdbTx {
     }
 
     fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
-        let (stored, value_len) = mutation_key(key, param, op)?;
-        self.write(&stored, value_len, stored.len() + value_len, |tx| {
+        let (stored, value_len) = match mutation_key(key, param, op) {
+            Ok(shape) => shape,
+            Err(e) => return self.write(Err(e), key, 0, 0, |_| ()),
+        };
+        self.write(Ok(()), &stored, value_len, stored.len() + value_len, |tx| {
             tx.atomic_op(key, param, mutation(op))
         })
     }
@@ -244,7 +254,7 @@ impl Transaction for FdbTx {
     }
 
     fn commit(&mut self) -> Result<Committed> {
-        if let Some(e) = self.tally.poison() {
+        if let Some(e) = self.tally.poisoned() {
             return Err(e.clone());
         }
         self.tx()?;
