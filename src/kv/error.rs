@@ -53,10 +53,11 @@ pub enum Error {
     InvertedRange,
     /// 2101: the transaction's mutations and conflict ranges exceed the limit.
     #[error(
-        "transaction_too_large (2101): the transaction writes {size} bytes; the limit is {limit}"
+        "transaction_too_large (2101): the transaction's writes and conflict ranges come to {size} bytes; the limit is {limit}"
     )]
     TransactionTooLarge {
-        /// Bytes the transaction would write.
+        /// Bytes of the transaction's mutations and conflict ranges, as
+        /// FDB counts them.
         size: usize,
         /// The limit.
         limit: usize,

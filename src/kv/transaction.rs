@@ -219,7 +219,8 @@ pub struct Limits {
     pub key: usize,
     /// Longest value, in bytes.
     pub value: usize,
-    /// Most bytes of mutations and write conflict ranges in one commit.
+    /// Most bytes of mutations and conflict ranges in one commit, as FDB
+    /// counts them (see `docs/storage.md`).
     pub transaction: usize,
 }
 

@@ -632,6 +632,74 @@ pub fn limits_fail_and_write_nothing(db: &Backend) {
     );
 }
 
+/// The transaction limit counts what FDB's client counts at commit
+/// (`Transaction::getSize`): each mutation and conflict range with the
+/// structure that holds it, read conflict ranges included, once the
+/// transaction writes; a versionstamped key or value with its 4-byte
+/// offset, against the key or value limit too.
+pub fn transaction_size_counts_what_fdb_counts(db: &Backend) {
+    let param = |len: usize| [vec![7u8; len], 0u32.to_le_bytes().to_vec()].concat();
+    let op = MutationType::SetVersionstampedValue;
+    let r = db.run(|tx, _| tx.atomic_op(b"v", &param(99_997), op));
+    let over = Error::ValueTooLarge {
+        size: 100_001,
+        limit: 100_000,
+    };
+    assert_eq!(r, Err(over));
+    db.run(|tx, _| tx.atomic_op(b"v", &param(99_996), op))
+        .unwrap();
+    assert_eq!(get(db, b"v").map(|v| v.len()), Some(99_996));
+    let limit = db.key_limit;
+    let op = MutationType::SetVersionstampedKey;
+    let r = db.run(|tx, _| tx.atomic_op(&stamped(&vec![b'k'; limit - 13], 1), b"", op));
+    let size = limit + 1;
+    assert_eq!(r, Err(Error::KeyTooLarge { size, limit }));
+    db.run(|tx, _| tx.atomic_op(&stamped(&vec![b'k'; limit - 14], 1), b"", op))
+        .unwrap();
+
+    // 3,300 sets of 1,000-byte keys: 9.9 MB of keys and conflict ranges,
+    // and 10.2 MB with the 88 bytes FDB adds to each set.
+    let key = |i: u16, len: usize| {
+        let mut k = i.to_be_bytes().to_vec();
+        k.resize(len, b'k');
+        k
+    };
+    let r = db.run(|tx, _| (0..3_300).try_for_each(|i| tx.set(&key(i, 1_000), b"")));
+    let too_large = |r: &Result<(), Error>| {
+        matches!(
+            r,
+            Err(Error::TransactionTooLarge {
+                limit: 10_000_000,
+                ..
+            })
+        )
+    };
+    assert!(too_large(&r), "{r:?}");
+
+    // 1,000 reads of 5,000-byte keys: 10 MB of read conflict ranges.
+    let read = |tx: &mut dyn Transaction, snapshot| {
+        (0..1_000).try_for_each(|i| tx.get(&key(i, 5_000), snapshot).map(drop))
+    };
+    let r = db.run(|tx, _| {
+        read(tx, false)?;
+        tx.set(b"w", b"1")
+    });
+    assert!(too_large(&r), "{r:?}");
+    let r = db.run(|tx, _| {
+        tx.set(b"w", b"1")?;
+        read(tx, false)
+    });
+    assert!(too_large(&r), "reads after the writes: {r:?}");
+    assert_eq!(get(db, b"w"), None);
+    db.run(|tx, _| read(tx, false))
+        .expect("a transaction that writes nothing has no size");
+    db.run(|tx, _| {
+        read(tx, true)?;
+        tx.set(b"w", b"1")
+    })
+    .expect("snapshot reads add no conflict range");
+}
+
 pub fn conflicting_commits_fail_and_retry(db: &Backend) {
     set_all(db, &[(b"counter", b"0")]);
     let mut a = db.create_trx().unwrap();

@@ -48,6 +48,7 @@ const CASES: &[Case] = cases![
     kv::watches_fire_on_change,
     kv::watch_of_uncommitted_transaction_is_cancelled,
     kv::limits_fail_and_write_nothing,
+    kv::transaction_size_counts_what_fdb_counts,
     kv::conflicting_commits_fail_and_retry,
     kv::concurrent_increments_lose_no_update,
     kv::snapshot_reads_do_not_conflict,

@@ -41,7 +41,7 @@ fn now_ms() -> u64 {
 }
 
 pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Committed> {
-    if let Some(e) = tx.take_poison() {
+    if let Some(e) = tx.doom() {
         return Err(e);
     }
     let read = tx.read_state();

@@ -9,7 +9,7 @@ use super::buffer::{Entry, WriteBuffer};
 use super::ranges::{RangeList, RangeSet};
 use super::read::read_batch;
 use super::store::Snapshot;
-use crate::kv::admit::{Tally, check_key, check_range, check_read_range, mutation_key};
+use crate::kv::admit::{Tally, Write, check_key, check_range, check_read_range};
 use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
@@ -30,7 +30,7 @@ pub(crate) struct EmbeddedTx {
     pub(super) buffer: WriteBuffer,
     pub(super) reads: RangeSet,
     pub(super) writes: RangeList,
-    /// Bytes of mutations so far, and any size error that dooms the commit.
+    /// Bytes of mutations so far, and any error that dooms the commit.
     tally: Tally,
     no_conflict_next: bool,
     pub(super) watches: Vec<(Vec<u8>, WatchFuture)>,
@@ -119,29 +119,31 @@ impl EmbeddedTx {
 
     /// Checks a write against the limits before it is buffered, so an
     /// over-size write fails where it is made and the commit fails too.
-    fn admit(&mut self, key: &[u8], value_len: usize, bytes: usize) -> Result<()> {
+    fn admit(&mut self, write: Write) -> Result<()> {
         self.unspent()?;
-        self.tally.admit(&self.shared.limits, key, value_len, bytes)
+        self.tally
+            .admit(&self.shared.limits, write, self.reads.size())
     }
 
-    /// Adds the write conflict range of a write that `admit` counted.
-    fn write_conflict(&mut self, begin: &[u8], end: &[u8]) {
-        if !std::mem::take(&mut self.no_conflict_next) {
-            self.writes.push(begin, end);
-        }
+    /// Whether the next write adds a write conflict range; as in FDB, the
+    /// option is used up by the write that asks, whether or not it fails.
+    fn take_conflict(&mut self) -> bool {
+        !std::mem::take(&mut self.no_conflict_next)
     }
 
     /// A write's outcome; a failed write dooms the commit, as FDB defers a
     /// write's error to the commit.
-    fn doom_on_error<T>(&mut self, outcome: Result<T>) -> Result<T> {
+    fn doom_on_error(&mut self, outcome: Result<()>) -> Result<()> {
         if let Err(e) = &outcome {
             self.tally.poison(e.clone());
         }
         outcome
     }
 
-    pub(super) fn take_poison(&self) -> Option<Error> {
-        self.tally.poisoned().cloned()
+    /// The error that dooms the commit, if any: one a write raised, or a
+    /// transaction size over the limit once its reads count too.
+    pub(super) fn doom(&self) -> Option<Error> {
+        self.tally.doom(&self.shared.limits, self.reads.size())
     }
 
     /// Ends the snapshot before a commit waits for the write lock: a read
@@ -262,41 +264,49 @@ impl Transaction for EmbeddedTx {
     }
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        let admitted =
-            check_key(key).and_then(|()| self.admit(key, value.len(), key.len() + value.len()));
+        let conflict = self.take_conflict();
+        let admitted = check_key(key).and_then(|()| self.admit(Write::set(key, value, conflict)));
         self.doom_on_error(admitted)?;
-        self.write_conflict(key, &key_after(key));
+        if conflict {
+            self.writes.push(key, &key_after(key));
+        }
         self.buffer.set(key, value);
         Ok(())
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
-        let admitted = check_key(key).and_then(|()| self.admit(key, 0, key.len()));
+        let conflict = self.take_conflict();
+        let admitted = check_key(key).and_then(|()| self.admit(Write::clear(key, conflict)));
         self.doom_on_error(admitted)?;
-        self.write_conflict(key, &key_after(key));
+        if conflict {
+            self.writes.push(key, &key_after(key));
+        }
         self.buffer.clear(key);
         Ok(())
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        let admitted =
-            check_range(begin, end).and_then(|()| self.admit(begin, 0, begin.len() + end.len()));
+        let conflict = self.take_conflict();
+        let admitted = check_range(begin, end)
+            .and_then(|()| self.admit(Write::clear_range(begin, end, conflict)));
         self.doom_on_error(admitted)?;
         if begin < end {
-            self.write_conflict(begin, end);
+            if conflict {
+                self.writes.push(begin, end);
+            }
             self.buffer.clear_range(begin, end);
         }
         Ok(())
     }
 
     fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
-        let (stored, value_len) = self.doom_on_error(mutation_key(key, param, op))?;
-        let admitted = self.admit(&stored, value_len, stored.len() + value_len);
+        let conflict = self.take_conflict();
+        let admitted = Write::atomic(key, param, op, conflict).and_then(|w| self.admit(w));
         self.doom_on_error(admitted)?;
         // A versionstamped key is known at commit, which adds its conflict
         // range then.
-        if op != MutationType::SetVersionstampedKey {
-            self.write_conflict(key, &key_after(key));
+        if op != MutationType::SetVersionstampedKey && conflict {
+            self.writes.push(key, &key_after(key));
         }
         self.buffer.atomic(op, key, param);
         Ok(())
@@ -313,7 +323,7 @@ impl Transaction for EmbeddedTx {
         match ty {
             ConflictRangeType::Read => self.reads.insert(begin, end),
             ConflictRangeType::Write => {
-                self.tally.add(begin.len() + end.len());
+                self.tally.add_write_conflict(begin, end);
                 self.writes.push(begin, end);
             }
         }
