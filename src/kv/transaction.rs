@@ -89,6 +89,10 @@ impl DatabaseExt for dyn Database + '_ {
 /// are made, so an over-size write fails at the statement that made it and
 /// nothing is written. A write that fails dooms the commit with its error,
 /// as FDB's client defers a write's error to the commit.
+///
+/// What the transaction wrote with a versionstamp is unknown until the
+/// commit: a read that reaches a versionstamped value, or the range where a
+/// versionstamped key may land, fails with `accessed_unreadable`.
 pub trait Transaction: Send {
     /// The version this transaction reads at; taken at the first read.
     fn read_version(&mut self) -> Result<u64>;

@@ -515,6 +515,75 @@ pub fn versionstamped_value_is_unreadable_before_commit(db: &Backend) {
     assert!(matches!(bad, Err(Error::InvalidOperation(_))), "{bad:?}");
 }
 
+fn unreadable<T>() -> R<T> {
+    Err(Error::AccessedUnreadable)
+}
+
+/// A versionstamped key may land anywhere from its key with the smallest
+/// stamp the commit can give (that of the read version, or zeros before
+/// one is taken) to its key with a stamp of `0xff` bytes: until the commit,
+/// FDB fails every read (snapshot or not, `get` or range) that would have
+/// to look there with `accessed_unreadable`. A read that stops short of the
+/// range, or lies beside it, goes on; a clear makes what it clears readable
+/// again; a key written inside stays unreadable.
+pub fn versionstamped_key_range_is_unreadable_before_commit(db: &Backend) {
+    set_all(db, &[(b"a", b"1"), (b"log\x01", b"old"), (b"z", b"26")]);
+    let mut tx = db.create_trx().unwrap();
+    tx.atomic_op(
+        &stamped(b"log!", 3),
+        b"new",
+        MutationType::SetVersionstampedKey,
+    )
+    .unwrap();
+    let highest = [&b"log"[..], &[0xff; 10], b"!"].concat();
+    for snapshot in [false, true] {
+        assert_eq!(tx.get(&highest, snapshot), unreadable());
+        assert_eq!(tx.get(b"log\x01", snapshot), unreadable(), "a stored key");
+        for range in [
+            RangeOption::prefix(b"log"),
+            RangeOption::new(b"log\x01", b"log\x02"),
+            RangeOption::new(b"", b"\xff"),
+            RangeOption::new(b"", b"\xff").rev(),
+            RangeOption::new(b"", b"\xff").limit(2),
+        ] {
+            let all = kv::collect_range(&mut *tx, &range, snapshot);
+            assert_eq!(all, unreadable(), "{range:?}");
+        }
+        assert_eq!(tx.get(b"log", snapshot), Ok(None), "before the range");
+        assert_eq!(tx.get(b"a", snapshot), Ok(Some(b"1".to_vec())));
+        let read = |tx: &mut dyn Transaction, range: RangeOption| {
+            kv::collect_range(tx, &range, snapshot).map(|r| string(&r))
+        };
+        assert_eq!(
+            read(&mut *tx, RangeOption::new(b"", b"log")),
+            Ok("a".into())
+        );
+        assert_eq!(
+            read(&mut *tx, RangeOption::new(b"loh", b"\xff")),
+            Ok("z".into())
+        );
+        // Reads that stop before they reach it.
+        let first = RangeOption::new(b"", b"\xff").limit(1);
+        assert_eq!(read(&mut *tx, first.clone()), Ok("a".into()));
+        assert_eq!(read(&mut *tx, first.rev()), Ok("z".into()));
+    }
+    tx.set(b"log\x02", b"mine").unwrap();
+    assert_eq!(tx.get(b"log\x02", false), unreadable(), "written inside");
+    tx.clear_range(b"log\x01", b"log\x03").unwrap();
+    assert_eq!(tx.get(b"log\x02", false), Ok(None), "cleared");
+    let cleared = RangeOption::new(b"log\x01", b"log\x03");
+    assert_eq!(kv::collect_range(&mut *tx, &cleared, false), Ok(vec![]));
+    assert_eq!(tx.get(&highest, false), unreadable(), "the rest stays so");
+    let committed = tx.commit().unwrap();
+    let stamp = committed
+        .versionstamp
+        .expect("a writing commit has a stamp");
+    let rows = read_all(db, RangeOption::prefix(b"log"));
+    let key = [&b"log"[..], &stamp, b"!"].concat();
+    assert_eq!(keys(&rows), vec![key], "the key, and no cleared one");
+    assert_eq!(rows[0].value, b"new");
+}
+
 fn watch_on(db: &dyn Database, key: &[u8]) -> kv::Watch {
     let mut tx = db.create_trx().unwrap();
     tx.get(key, false).unwrap();

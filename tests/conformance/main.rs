@@ -45,6 +45,7 @@ const CASES: &[Case] = cases![
     kv::later_writes_of_a_key_win_at_commit,
     kv::versionstamps_are_shared_within_a_commit_and_increase,
     kv::versionstamped_value_is_unreadable_before_commit,
+    kv::versionstamped_key_range_is_unreadable_before_commit,
     kv::watches_fire_on_change,
     kv::watch_of_uncommitted_transaction_is_cancelled,
     kv::limits_fail_and_write_nothing,

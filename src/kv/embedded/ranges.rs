@@ -106,6 +106,33 @@ impl RangeSet {
         self.put(merged.0, merged.1);
     }
 
+    /// Takes `[begin, end)` out of the set: ranges inside it go, ranges
+    /// across its edges are cut at them.
+    pub fn remove(&mut self, begin: &[u8], end: &[u8]) {
+        if begin >= end || self.ranges.is_empty() {
+            return;
+        }
+        // Ranges are disjoint and sorted, so their ends are too: walking
+        // back from `end`, the overlapping ones are those that end after
+        // `begin`.
+        let hit: Vec<Vec<u8>> = self
+            .ranges
+            .range::<[u8], _>((Unbounded, Excluded(end)))
+            .rev()
+            .take_while(|(_, e)| e.as_slice() > begin)
+            .map(|(b, _)| b.clone())
+            .collect();
+        for b in hit {
+            let e = self.take(&b).expect("listed");
+            if b.as_slice() < begin {
+                self.put(b, begin.to_vec());
+            }
+            if e.as_slice() > end {
+                self.put(end.to_vec(), e);
+            }
+        }
+    }
+
     /// The range holding `key`, if any.
     pub fn containing(&self, key: &[u8]) -> Option<(&[u8], &[u8])> {
         self.at_or_before(key).filter(|(_, e)| key < *e)
@@ -298,6 +325,38 @@ mod tests {
     /// What the ranges of `s` add up to, counted afresh.
     fn sizes(s: &RangeSet) -> usize {
         s.iter().map(|(b, e)| range_size(b.len(), e.len())).sum()
+    }
+
+    /// Removing takes out exactly the keys of the range, whatever the
+    /// order of inserts and removals, and the size follows.
+    #[test]
+    fn remove_agrees_with_a_bitmap() {
+        let mut seed = 0x0123_4567_89ab_cdefu64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n) as u8
+        };
+        for _ in 0..200 {
+            let mut s = RangeSet::default();
+            let mut bits = [false; 40];
+            for _ in 0..16 {
+                let (b, e, add) = (next(40), next(40), next(3) > 0);
+                if add {
+                    s.insert(&[b], &[e]);
+                } else {
+                    s.remove(&[b], &[e]);
+                }
+                for bit in bits.iter_mut().take(e.into()).skip(b.into()) {
+                    *bit = add;
+                }
+            }
+            for k in 0..40u8 {
+                assert_eq!(s.contains(&[k]), bits[usize::from(k)], "{k} in {s:?}");
+            }
+            assert_eq!(s.size(), sizes(&s), "{s:?}");
+        }
     }
 
     proptest::proptest! {

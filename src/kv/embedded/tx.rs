@@ -5,11 +5,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Shared;
+use super::atomic::stamp_range;
 use super::buffer::{Entry, WriteBuffer};
 use super::ranges::{RangeList, RangeSet};
 use super::read::read_batch;
 use super::store::Snapshot;
-use crate::kv::admit::{Tally, Write, check_key, check_range, check_read_range};
+use crate::kv::admit::{Tally, Write, check_key, check_range, check_read_range, stamp_offset};
 use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
@@ -194,6 +195,9 @@ impl Transaction for EmbeddedTx {
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         check_key(key)?;
         self.usable()?;
+        if self.buffer.unreadable().contains(key) {
+            return Err(Error::AccessedUnreadable);
+        }
         let entry = self.buffer.lookup(key);
         let needs_stored = entry.is_none_or(Entry::needs_stored);
         if !snapshot && entry.is_none_or(Entry::reads_store) {
@@ -248,13 +252,18 @@ impl Transaction for EmbeddedTx {
             want,
             value_limit,
         )?;
+        // The part of the range this batch covered.
+        let (b, e) = match (batch.more, batch.rows.last(), range.reverse) {
+            (true, Some(KeyValue { key, .. }), false) => (range.begin.clone(), key_after(key)),
+            (true, Some(KeyValue { key, .. }), true) => (key.clone(), range.end.clone()),
+            _ => (range.begin.clone(), range.end.clone()),
+        };
+        // A versionstamped key of this transaction may be anywhere in its
+        // range: a read that covers any of it cannot be answered.
+        if self.buffer.unreadable().overlaps(&b, &e) {
+            return Err(Error::AccessedUnreadable);
+        }
         if !snapshot {
-            // Conflict on exactly the part of the range this batch covered.
-            let (b, e) = match (batch.more, batch.rows.last(), range.reverse) {
-                (true, Some(KeyValue { key, .. }), false) => (range.begin.clone(), key_after(key)),
-                (true, Some(KeyValue { key, .. }), true) => (key.clone(), range.end.clone()),
-                _ => (range.begin.clone(), range.end.clone()),
-            };
             self.reads.insert(&b, &e);
         }
         Ok(RangeResult {
@@ -303,9 +312,14 @@ impl Transaction for EmbeddedTx {
         let conflict = self.take_conflict();
         let admitted = Write::atomic(key, param, op, conflict).and_then(|w| self.admit(w));
         self.doom_on_error(admitted)?;
-        // A versionstamped key is known at commit, which adds its conflict
-        // range then.
-        if op != MutationType::SetVersionstampedKey && conflict {
+        if op == MutationType::SetVersionstampedKey {
+            // The key is known at commit, which adds its conflict range
+            // then; until then, reads of wherever it may land fail.
+            let (body, offset) = stamp_offset(key)?;
+            let read_version = self.read.map(|(v, _)| v);
+            let (begin, end) = stamp_range(&body, offset, read_version);
+            self.buffer.mark_unreadable(&begin, &end);
+        } else if conflict {
             self.writes.push(key, &key_after(key));
         }
         self.buffer.atomic(op, key, param);
