@@ -135,9 +135,14 @@ pub trait Transaction: Send {
     /// Sets a transaction option.
     fn set_option(&mut self, option: TransactionOption) -> Result<()>;
 
-    /// A watch on `key`: resolves once a commit after this transaction's
-    /// changes the key's value. Registered when this transaction commits; if
-    /// it never does, the watch fails with `transaction_cancelled`.
+    /// A watch on `key`, as FDB's: it reads the key through this
+    /// transaction (with a read conflict) and resolves once the value
+    /// differs from what it read, at once if this transaction writes
+    /// another value, else after this transaction commits, on a commit that
+    /// changes it. A failed read fails the watch, not the call
+    /// (`accessed_unreadable` for a versionstamped value); a failed commit
+    /// fails it with the commit's error; a transaction dropped or reset
+    /// before committing fails it with `transaction_cancelled`.
     fn watch(&mut self, key: &[u8]) -> Result<Watch>;
 
     /// Applies the buffered writes atomically. After a successful commit

@@ -627,6 +627,87 @@ pub fn watches_fire_on_change(db: &Backend) {
     assert!(cleared.wait(Some(Duration::from_secs(5))).unwrap());
 }
 
+/// Whether `w` fires within a few seconds (`Some(true)` fired, `false`
+/// not) or fails.
+fn fires(w: &mut kv::Watch) -> Result<bool, Error> {
+    w.wait(Some(Duration::from_secs(5)))
+}
+
+/// Whether `w` stays quiet for a moment.
+fn quiet(w: &mut kv::Watch) -> bool {
+    !w.wait(Some(Duration::from_millis(50))).unwrap()
+}
+
+/// FDB reports a watching transaction's own changes to the key at once,
+/// before any commit: a write of another value, a clear, a range clear
+/// over it, an atomic operation (whose result is unknown). Writing the
+/// value it has changes nothing. A watch reads its key as the transaction
+/// sees it, so a watch on a key the transaction gave a versionstamped value
+/// (or that a versionstamped key may land on) fails with
+/// `accessed_unreadable`, on the watch, not the call.
+pub fn watches_see_their_own_transactions_writes(db: &Backend) {
+    set_all(db, &[(b"w", b"1"), (b"n", &le(1))]);
+    let mut tx = db.create_trx().unwrap();
+    let mut w = tx.watch(b"w").unwrap();
+    tx.set(b"w", b"1").unwrap();
+    assert!(quiet(&mut w), "the same value");
+    tx.set(b"w", b"2").unwrap();
+    assert_eq!(fires(&mut w), Ok(true), "another value, before the commit");
+    tx.commit().unwrap();
+
+    let mut tx = db.create_trx().unwrap();
+    let mut cleared = tx.watch(b"w").unwrap();
+    let mut early = tx.watch(b"w").unwrap();
+    let mut added = tx.watch(b"n").unwrap();
+    let mut missing = tx.watch(b"m").unwrap();
+    tx.clear(b"w").unwrap();
+    assert_eq!(fires(&mut early), Ok(true), "a clear");
+    tx.atomic_op(b"n", &le(0), MutationType::Add).unwrap();
+    assert_eq!(fires(&mut added), Ok(true), "an atomic operation");
+    tx.clear(b"m").unwrap();
+    tx.clear_range(b"l", b"mm").unwrap();
+    assert!(quiet(&mut missing), "cleared, as it was");
+    drop(tx);
+    assert_eq!(
+        fires(&mut cleared),
+        Ok(true),
+        "fired before its transaction went"
+    );
+    assert_eq!(fires(&mut missing), Err(Error::TransactionCancelled));
+
+    let mut tx = db.create_trx().unwrap();
+    let mut w = tx.watch(b"w").unwrap();
+    tx.clear_range(b"a", b"x").unwrap();
+    assert_eq!(fires(&mut w), Ok(true), "a range clear over it");
+
+    let mut tx = db.create_trx().unwrap();
+    tx.atomic_op(
+        b"v",
+        &stamped(b"ab", 1),
+        MutationType::SetVersionstampedValue,
+    )
+    .unwrap();
+    let mut v = tx.watch(b"v").expect("the call succeeds");
+    assert_eq!(fires(&mut v), Err(Error::AccessedUnreadable));
+    tx.atomic_op(&stamped(b"log", 3), b"", MutationType::SetVersionstampedKey)
+        .unwrap();
+    let mut k = tx.watch(&[&b"log"[..], &[0xff; 10]].concat()).unwrap();
+    assert_eq!(fires(&mut k), Err(Error::AccessedUnreadable));
+}
+
+/// A watch reads its key with a conflict, and a commit that fails fails
+/// its transaction's watches with the commit's error, as FDB's do.
+pub fn watches_of_a_failed_commit_fail_with_its_error(db: &Backend) {
+    set_all(db, &[(b"w", b"1")]);
+    let mut tx = db.create_trx().unwrap();
+    let mut w = tx.watch(b"w").unwrap();
+    tx.set(b"other", b"x").unwrap();
+    set_all(&db.reopen(), &[(b"w", b"2")]);
+    assert_eq!(tx.commit().map(|_| ()), Err(Error::NotCommitted));
+    assert_eq!(fires(&mut w), Err(Error::NotCommitted));
+    assert_eq!(get(db, b"other"), None);
+}
+
 pub fn watch_of_uncommitted_transaction_is_cancelled(db: &Backend) {
     let mut tx = db.create_trx().unwrap();
     let mut w = tx.watch(b"k").unwrap();

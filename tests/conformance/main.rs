@@ -47,6 +47,8 @@ const CASES: &[Case] = cases![
     kv::versionstamped_value_is_unreadable_before_commit,
     kv::versionstamped_key_range_is_unreadable_before_commit,
     kv::watches_fire_on_change,
+    kv::watches_see_their_own_transactions_writes,
+    kv::watches_of_a_failed_commit_fail_with_its_error,
     kv::watch_of_uncommitted_transaction_is_cancelled,
     kv::limits_fail_and_write_nothing,
     kv::transaction_size_counts_what_fdb_counts,

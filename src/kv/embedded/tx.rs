@@ -34,13 +34,22 @@ pub(crate) struct EmbeddedTx {
     /// Bytes of mutations so far, and any error that dooms the commit.
     tally: Tally,
     no_conflict_next: bool,
-    pub(super) watches: Vec<(Vec<u8>, WatchFuture)>,
+    pub(super) watches: Vec<Watched>,
     spent: bool,
     created: Instant,
     timeout: Option<Duration>,
     retry_limit: Option<i64>,
     retries: i64,
     backoff: Backoff,
+}
+
+/// A watch this transaction set and that has not fired yet.
+pub(super) struct Watched {
+    pub key: Vec<u8>,
+    /// The value the watch compares with: the key's value when the watch
+    /// was set, as this transaction read it.
+    pub value: Option<Vec<u8>>,
+    pub future: WatchFuture,
 }
 
 impl EmbeddedTx {
@@ -147,6 +156,30 @@ impl EmbeddedTx {
         self.tally.doom(&self.shared.limits, self.reads.size())
     }
 
+    /// Fires the watches on the keys `written` that a write of this
+    /// transaction changed: it wrote `value` there (`Some(None)` for a
+    /// clear), or, for `None`, something only the commit knows (an atomic
+    /// operation). FDB reports a transaction's own changes at once.
+    fn trigger_watches(&mut self, written: impl Fn(&[u8]) -> bool, value: Option<Option<&[u8]>>) {
+        if self.watches.is_empty() {
+            return;
+        }
+        self.watches.retain(|w| {
+            let changed = written(&w.key) && value.is_none_or(|v| v != w.value.as_deref());
+            if changed {
+                w.future.resolve(Ok(()));
+            }
+            !changed
+        });
+    }
+
+    /// Resolves every watch with `error`: the transaction failed to commit.
+    pub(super) fn fail_watches(&mut self, error: &Error) {
+        for w in self.watches.drain(..) {
+            w.future.resolve(Err(error.clone()));
+        }
+    }
+
     /// Ends the snapshot before a commit waits for the write lock: a read
     /// transaction held while waiting would keep any checkpoint that holds
     /// the lock waiting for it in turn. The read version stays, for the
@@ -162,9 +195,7 @@ impl EmbeddedTx {
     }
 
     fn cancel_watches(&mut self) {
-        for (_, w) in self.watches.drain(..) {
-            w.resolve(Err(Error::TransactionCancelled));
-        }
+        self.fail_watches(&Error::TransactionCancelled);
     }
 
     fn clear_state(&mut self) {
@@ -280,6 +311,7 @@ impl Transaction for EmbeddedTx {
             self.writes.push(key, &key_after(key));
         }
         self.buffer.set(key, value);
+        self.trigger_watches(|k| k == key, Some(Some(value)));
         Ok(())
     }
 
@@ -291,6 +323,7 @@ impl Transaction for EmbeddedTx {
             self.writes.push(key, &key_after(key));
         }
         self.buffer.clear(key);
+        self.trigger_watches(|k| k == key, Some(None));
         Ok(())
     }
 
@@ -304,6 +337,7 @@ impl Transaction for EmbeddedTx {
                 self.writes.push(begin, end);
             }
             self.buffer.clear_range(begin, end);
+            self.trigger_watches(|k| begin <= k && k < end, Some(None));
         }
         Ok(())
     }
@@ -319,8 +353,11 @@ impl Transaction for EmbeddedTx {
             let read_version = self.read.map(|(v, _)| v);
             let (begin, end) = stamp_range(&body, offset, read_version);
             self.buffer.mark_unreadable(&begin, &end);
-        } else if conflict {
-            self.writes.push(key, &key_after(key));
+        } else {
+            if conflict {
+                self.writes.push(key, &key_after(key));
+            }
+            self.trigger_watches(|k| k == key, None);
         }
         self.buffer.atomic(op, key, param);
         Ok(())
@@ -354,18 +391,37 @@ impl Transaction for EmbeddedTx {
         Ok(())
     }
 
+    /// As FDB's client does, the watch reads the key through the
+    /// transaction (a read with a conflict): the value read, this
+    /// transaction's writes included, is what it compares with. A read
+    /// that fails (a versionstamped value: `accessed_unreadable`) fails
+    /// the watch, not the call.
     fn watch(&mut self, key: &[u8]) -> Result<Watch> {
-        self.usable()?;
+        self.unspent()?;
         check_key(key)?;
         let future = WatchFuture::default();
         let watch = future.watch();
-        self.watches.push((key.to_vec(), future));
+        match self.get(key, false) {
+            Ok(value) => self.watches.push(Watched {
+                key: key.to_vec(),
+                value,
+                future,
+            }),
+            Err(e) => future.resolve(Err(e)),
+        }
         Ok(watch)
     }
 
+    /// A commit that fails fails the transaction's watches with its error,
+    /// as FDB's does.
     fn commit(&mut self) -> Result<Committed> {
-        self.usable()?;
-        super::commit::commit(&self.shared.clone(), self)
+        let outcome = self
+            .usable()
+            .and_then(|()| super::commit::commit(&self.shared.clone(), self));
+        if let Err(e) = &outcome {
+            self.fail_watches(e);
+        }
+        outcome
     }
 
     fn on_error(&mut self, error: Error) -> Result<()> {
