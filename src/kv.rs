@@ -35,7 +35,7 @@ mod retry;
 mod transaction;
 mod watch;
 
-pub use admit::{check_key, check_range};
+pub use admit::{check_key, check_range, check_read_range};
 pub use ahead::Fetched;
 pub use error::{Error, Result};
 pub use observed::{Activity, Observed};

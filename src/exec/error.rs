@@ -29,6 +29,25 @@ pub enum Error {
         at: Span,
     },
 
+    /// A read reached what its own transaction wrote with an incomplete
+    /// versionstamp (`accessed_unreadable`): `/log(<vstamp>)=<>` after
+    /// `/log(#:0001)="x"` with no `@commit` between. The same error as
+    /// [`Error::Kv`], with the read that caused it.
+    #[error("{error}")]
+    #[diagnostic(
+        code(fql::database),
+        help(
+            "the database fills in `#:...` when the write commits, and until then it cannot say where such a key lands or what such a value holds; read after `@commit`"
+        )
+    )]
+    Unreadable {
+        /// What the database said.
+        error: kv::Error,
+        /// The read.
+        #[label("this read")]
+        at: Span,
+    },
+
     /// A directory operation failed: `/a/b=remove` inside a partition
     /// moved away, a layer mismatch.
     #[error(transparent)]
@@ -171,12 +190,14 @@ impl Error {
     }
 
     /// The error of the statement at `at`: a size limit the database
-    /// enforced points at it.
+    /// enforced, or a read of what the transaction wrote with a
+    /// versionstamp, points at it.
     pub(crate) fn of_statement(self, at: Span) -> Error {
         match self {
             Error::Kv(error) if matches!(error.code(), 2101..=2103) => {
                 Error::TooLarge { error, at }
             }
+            Error::Kv(error @ kv::Error::AccessedUnreadable) => Error::Unreadable { error, at },
             other => other,
         }
     }
@@ -204,7 +225,10 @@ fn bounds(min: Option<usize>, max: Option<usize>) -> String {
 impl kv::AsKvError for Error {
     fn as_kv(&self) -> Option<&kv::Error> {
         match self {
-            Error::Kv(e) | Error::TooLarge { error: e, .. } | Error::TooOld { error: e } => Some(e),
+            Error::Kv(e)
+            | Error::TooLarge { error: e, .. }
+            | Error::Unreadable { error: e, .. }
+            | Error::TooOld { error: e } => Some(e),
             Error::Directory(d) => d.as_kv(),
             _ => None,
         }
@@ -229,7 +253,9 @@ mod tests {
         let limits = Limits {
             key: 20,
             value: 20,
-            transaction: 300,
+            // The directory's creation, its reads included, and three of
+            // the writes below fit; the fourth does not.
+            transaction: 1_225,
         };
         let many: String = (0..20)
             .map(|n| format!("/a({n})=\"0123456789\"\n"))

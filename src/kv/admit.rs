@@ -6,10 +6,40 @@
 //! the commit later with a bare code; checking here instead gives every
 //! backend the same typed error, with sizes, at the statement that caused it,
 //! and still fails the commit if the caller carries on regardless.
-
-use std::borrow::Cow;
+//!
+//! Sizes are counted as FDB's client counts them against its transaction
+//! limit (`Transaction::getSize` in `NativeAPI.actor.cpp`): the bytes of
+//! every mutation's parameters and of every conflict range's keys, plus the
+//! size of the structure that holds each. A versionstamped key or value
+//! counts with its 4-byte offset, as the client sends it so.
 
 use super::{Error, Limits, MutationType, Result};
+
+/// What FDB 7.3's client adds for each mutation besides its parameters:
+/// `sizeof(MutationRef)` on a 64-bit build (a type byte, two `StringRef`s,
+/// an optional checksum and index, a flag).
+const MUTATION_OVERHEAD: usize = 56;
+
+/// What it adds for each conflict range besides its keys:
+/// `sizeof(KeyRangeRef)`, two `StringRef`s.
+const RANGE_OVERHEAD: usize = 32;
+
+/// The bytes a mutation with parameters of these lengths adds to a
+/// transaction's size.
+pub(crate) fn mutation_size(param1: usize, param2: usize) -> usize {
+    MUTATION_OVERHEAD + param1 + param2
+}
+
+/// The bytes a conflict range with keys of these lengths adds.
+pub(crate) fn range_size(begin: usize, end: usize) -> usize {
+    RANGE_OVERHEAD + begin + end
+}
+
+/// The bytes the conflict range of one key (the key and the key after it)
+/// adds.
+pub(crate) fn key_range_size(key: usize) -> usize {
+    range_size(key, key + 1)
+}
 
 /// Keys starting with `0xff` are the system's: `key_outside_legal_range`.
 pub fn check_key(key: &[u8]) -> Result<()> {
@@ -19,13 +49,22 @@ pub fn check_key(key: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// A range must be ordered (`inverted_range`) and lie below `0xff`, which
-/// it may end at (`key_outside_legal_range`).
+/// A range to clear or to add as a conflict range must be ordered
+/// (`inverted_range`) and end at `0xff` at the latest
+/// (`key_outside_legal_range`).
 pub fn check_range(begin: &[u8], end: &[u8]) -> Result<()> {
     if begin > end {
         return Err(Error::InvertedRange);
     }
-    if begin.first() == Some(&0xff) || end > &b"\xff"[..] {
+    check_read_range(begin, end)
+}
+
+/// A range to read must end at `0xff` at the latest
+/// (`key_outside_legal_range`), and so must its begin. It may be empty or
+/// inverted: FDB reads nothing from a range whose begin is at or past its
+/// end, where a clear of it fails.
+pub fn check_read_range(begin: &[u8], end: &[u8]) -> Result<()> {
+    if begin > &b"\xff"[..] || end > &b"\xff"[..] {
         return Err(Error::KeyOutsideLegalRange);
     }
     Ok(())
@@ -51,90 +90,260 @@ pub(crate) fn stamp_offset(bytes: &[u8]) -> Result<(Vec<u8>, usize)> {
     Ok((body.to_vec(), offset))
 }
 
-/// The key an atomic operation writes as it will be stored (a versionstamped
-/// key without its offset suffix), after checking the operation's shape.
-pub(crate) fn mutation_key<'a>(
-    key: &'a [u8],
-    param: &[u8],
-    op: MutationType,
-) -> Result<(Cow<'a, [u8]>, usize)> {
-    match op {
-        MutationType::SetVersionstampedKey => {
-            let (body, _) = stamp_offset(key)?;
-            check_key(&body)?;
-            Ok((Cow::Owned(body), param.len()))
+/// One write as the limits see it: the key and value checked against
+/// theirs, and the bytes it adds to the transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Write {
+    /// The key's length, checked against the key limit.
+    key: usize,
+    /// The value's length, checked against the value limit.
+    value: usize,
+    /// What the write adds to the transaction's size.
+    bytes: usize,
+}
+
+impl Write {
+    /// A set of `key` to `value`, with its write conflict range or not.
+    pub fn set(key: &[u8], value: &[u8], conflict: bool) -> Write {
+        Write {
+            key: key.len(),
+            value: value.len(),
+            bytes: mutation_size(key.len(), value.len()) + conflict_of(key, conflict),
         }
-        MutationType::SetVersionstampedValue => {
-            check_key(key)?;
-            let (body, _) = stamp_offset(param)?;
-            Ok((Cow::Borrowed(key), body.len()))
+    }
+
+    /// A clear of `key`: FDB sends it as a clear of the key and the key
+    /// after it.
+    pub fn clear(key: &[u8], conflict: bool) -> Write {
+        Write {
+            key: key.len(),
+            value: 0,
+            bytes: mutation_size(key.len(), key.len() + 1) + conflict_of(key, conflict),
         }
-        _ => {
-            check_key(key)?;
-            Ok((Cow::Borrowed(key), param.len()))
+    }
+
+    /// A clear of `[begin, end)`, checked already to be ordered. An empty
+    /// range sends nothing and adds nothing. Its begin is held to the key
+    /// limit.
+    pub fn clear_range(begin: &[u8], end: &[u8], conflict: bool) -> Write {
+        let bytes = if begin < end {
+            let conflict = if conflict {
+                range_size(begin.len(), end.len())
+            } else {
+                0
+            };
+            mutation_size(begin.len(), end.len()) + conflict
+        } else {
+            0
+        };
+        Write {
+            key: begin.len(),
+            value: 0,
+            bytes,
         }
+    }
+
+    /// An atomic operation, after checking its shape: a versionstamped key
+    /// or value needs an offset that leaves room for the stamp, and its
+    /// key (without the offset) must be legal.
+    ///
+    /// As in FDB, the key and the parameter are held to their limits as
+    /// given, offsets included: a versionstamped value may hold 4 bytes
+    /// less than a value. A versionstamped key has no write conflict range
+    /// here: the commit adds the range of the key it writes.
+    pub fn atomic(key: &[u8], param: &[u8], op: MutationType, conflict: bool) -> Result<Write> {
+        let conflict = match op {
+            MutationType::SetVersionstampedKey => {
+                let (body, _) = stamp_offset(key)?;
+                check_key(&body)?;
+                false
+            }
+            MutationType::SetVersionstampedValue => {
+                check_key(key)?;
+                stamp_offset(param)?;
+                conflict
+            }
+            _ => {
+                check_key(key)?;
+                conflict
+            }
+        };
+        Ok(Write {
+            key: key.len(),
+            value: param.len(),
+            bytes: mutation_size(key.len(), param.len()) + conflict_of(key, conflict),
+        })
+    }
+}
+
+fn conflict_of(key: &[u8], conflict: bool) -> usize {
+    if conflict {
+        key_range_size(key.len())
+    } else {
+        0
     }
 }
 
 /// The bytes a transaction has written so far, counted as FDB counts them
-/// against its limit, and the size error that dooms its commit, if any.
+/// against its limit, and the error that dooms its commit, if any.
+///
+/// Each write counts as it is made, so a key written twice counts twice
+/// where FDB's client would send the last write only: the count may reach
+/// the limit before FDB's would, never after. Read conflict ranges are
+/// counted by the caller, which passes their bytes in.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Tally {
     size: usize,
+    /// Whether the transaction sends anything at commit: a mutation or a
+    /// write conflict range. FDB checks the size of those only.
+    writes: bool,
     poisoned: Option<Error>,
 }
 
 impl Tally {
-    /// Admits a write of `key` with a value of `value_len` bytes whose
-    /// mutation is `bytes` long; its conflict range (the key and the key
-    /// after it) counts too, as in FDB.
-    pub fn admit(
-        &mut self,
-        limits: &Limits,
-        key: &[u8],
-        value_len: usize,
-        bytes: usize,
-    ) -> Result<()> {
+    /// Admits `write` into a transaction whose read conflict ranges come
+    /// to `reads` bytes.
+    pub fn admit(&mut self, limits: &Limits, write: Write, reads: usize) -> Result<()> {
         if let Some(e) = &self.poisoned {
             return Err(e.clone());
         }
-        let bytes = bytes + 2 * key.len() + 1;
-        let err = if key.len() > limits.key {
+        let size = self.size + write.bytes + reads;
+        let err = if write.key > limits.key {
             Error::KeyTooLarge {
-                size: key.len(),
+                size: write.key,
                 limit: limits.key,
             }
-        } else if value_len > limits.value {
+        } else if write.value > limits.value {
             Error::ValueTooLarge {
-                size: value_len,
+                size: write.value,
                 limit: limits.value,
             }
-        } else if self.size + bytes > limits.transaction {
+        } else if size > limits.transaction {
             Error::TransactionTooLarge {
-                size: self.size + bytes,
+                size,
                 limit: limits.transaction,
             }
         } else {
-            self.size += bytes;
+            self.size += write.bytes;
+            self.writes |= write.bytes > 0;
             return Ok(());
         };
-        self.poisoned = Some(err.clone());
+        self.poison(err.clone());
         Err(err)
     }
 
-    /// Counts a manual write conflict range.
-    pub fn add(&mut self, bytes: usize) {
-        self.size += bytes;
+    /// Counts a manual write conflict range, which FDB does not check
+    /// until the commit.
+    pub fn add_write_conflict(&mut self, begin: &[u8], end: &[u8]) {
+        if begin < end {
+            self.size += range_size(begin.len(), end.len());
+            self.writes = true;
+        }
     }
 
-    /// Bytes counted so far.
+    /// Bytes counted so far, read conflict ranges aside.
     #[cfg_attr(not(feature = "fdb"), allow(dead_code))]
     pub fn size(&self) -> usize {
         self.size
     }
 
-    /// The error that dooms the commit, if a write broke a limit.
-    pub fn poison(&self) -> Option<&Error> {
-        self.poisoned.as_ref()
+    /// Dooms the commit with `error`, as FDB does with an error it defers
+    /// to the commit; the first one stays.
+    pub fn poison(&mut self, error: Error) {
+        self.poisoned.get_or_insert(error);
+    }
+
+    /// The error that dooms the commit, if any: one a write raised, or for
+    /// a transaction that sends anything, a size over the limit once its
+    /// `reads` bytes of read conflict ranges are added.
+    pub fn doom(&self, limits: &Limits, reads: usize) -> Option<Error> {
+        if let Some(e) = &self.poisoned {
+            return Some(e.clone());
+        }
+        let size = self.size + reads;
+        (self.writes && size > limits.transaction).then_some(Error::TransactionTooLarge {
+            size,
+            limit: limits.transaction,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Limits {
+        Limits {
+            key: 10,
+            value: 20,
+            transaction: 1_000,
+        }
+    }
+
+    /// FDB's client counts `key + value + sizeof(MutationRef)` for a set
+    /// and `2 * key + 1 + sizeof(KeyRangeRef)` for its conflict range.
+    #[test]
+    fn writes_count_parameters_conflict_ranges_and_their_structures() {
+        assert_eq!(Write::set(b"k", b"vv", true).bytes, 56 + 3 + 32 + 3);
+        assert_eq!(Write::set(b"k", b"vv", false).bytes, 56 + 3);
+        assert_eq!(Write::clear(b"k", true).bytes, 56 + 3 + 32 + 3);
+        assert_eq!(Write::clear_range(b"a", b"bb", true).bytes, 56 + 3 + 32 + 3);
+        assert_eq!(Write::clear_range(b"a", b"a", true).bytes, 0);
+        let add = Write::atomic(b"k", b"1234", MutationType::Add, true).unwrap();
+        assert_eq!(add.bytes, 56 + 5 + 32 + 3);
+    }
+
+    /// Both versionstamp operations count and check their 4-byte offset;
+    /// a versionstamped key has no conflict range of its own.
+    #[test]
+    fn versionstamp_offsets_count_and_are_checked() {
+        let key = [&[0u8; 10][..], &0u32.to_le_bytes()].concat();
+        let w = Write::atomic(&key, b"v", MutationType::SetVersionstampedKey, true).unwrap();
+        assert_eq!((w.key, w.bytes), (14, 56 + 15));
+        let param = [&[0u8; 16][..], &0u32.to_le_bytes()].concat();
+        let w = Write::atomic(b"k", &param, MutationType::SetVersionstampedValue, true).unwrap();
+        assert_eq!(w.value, 20);
+        let mut tally = Tally::default();
+        assert_eq!(tally.admit(&tiny(), w, 0), Ok(()));
+        let param = [&[0u8; 17][..], &0u32.to_le_bytes()].concat();
+        let w = Write::atomic(b"k", &param, MutationType::SetVersionstampedValue, true).unwrap();
+        assert_eq!(
+            tally.admit(&tiny(), w, 0),
+            Err(Error::ValueTooLarge {
+                size: 21,
+                limit: 20
+            })
+        );
+    }
+
+    /// Read conflict ranges count toward the limit of a transaction that
+    /// writes, and only of one that writes.
+    #[test]
+    fn reads_count_only_with_writes() {
+        let mut tally = Tally::default();
+        assert_eq!(tally.doom(&tiny(), 5_000), None, "a reader sends nothing");
+        let err = tally.admit(&tiny(), Write::set(b"k", b"v", true), 990);
+        assert!(
+            matches!(err, Err(Error::TransactionTooLarge { size: 1_083, .. })),
+            "{err:?}"
+        );
+        assert!(
+            tally.doom(&tiny(), 0).is_some(),
+            "the error dooms the commit"
+        );
+
+        let mut tally = Tally::default();
+        tally
+            .admit(&tiny(), Write::set(b"k", b"v", true), 0)
+            .unwrap();
+        assert_eq!(tally.doom(&tiny(), 900), None);
+        assert_eq!(
+            tally.doom(&tiny(), 1_000),
+            Some(Error::TransactionTooLarge {
+                size: 1_093,
+                limit: 1_000
+            }),
+            "reads after the last write still count"
+        );
     }
 }

@@ -36,10 +36,11 @@ pub enum Error {
         /// The database's watch limit.
         limit: usize,
     },
-    /// 1036: a read touched a key whose value is only known at commit (a
-    /// versionstamped value written by this transaction).
+    /// 1036: a read reached what is only known at commit: a versionstamped
+    /// value this transaction wrote, or the range where a versionstamped
+    /// key it wrote may land (any stamp from the read version's up).
     #[error(
-        "accessed_unreadable (1036): this transaction wrote the key with a versionstamp, so its value is unknown until commit"
+        "accessed_unreadable (1036): the read reaches a key or value this transaction wrote with a versionstamp, which is unknown until it commits"
     )]
     AccessedUnreadable,
     /// 2000: an operation was used in a way FDB rejects.
@@ -53,10 +54,11 @@ pub enum Error {
     InvertedRange,
     /// 2101: the transaction's mutations and conflict ranges exceed the limit.
     #[error(
-        "transaction_too_large (2101): the transaction writes {size} bytes; the limit is {limit}"
+        "transaction_too_large (2101): the transaction's writes and conflict ranges come to {size} bytes; the limit is {limit}"
     )]
     TransactionTooLarge {
-        /// Bytes the transaction would write.
+        /// Bytes of the transaction's mutations and conflict ranges, as
+        /// FDB counts them.
         size: usize,
         /// The limit.
         limit: usize,

@@ -87,7 +87,12 @@ impl DatabaseExt for dyn Database + '_ {
 ///
 /// Keys must not start with `0xff`; writes check FDB's size limits when they
 /// are made, so an over-size write fails at the statement that made it and
-/// nothing is written.
+/// nothing is written. A write that fails dooms the commit with its error,
+/// as FDB's client defers a write's error to the commit.
+///
+/// What the transaction wrote with a versionstamp is unknown until the
+/// commit: a read that reaches a versionstamped value, or the range where a
+/// versionstamped key may land, fails with `accessed_unreadable`.
 pub trait Transaction: Send {
     /// The version this transaction reads at; taken at the first read.
     fn read_version(&mut self) -> Result<u64>;
@@ -97,6 +102,7 @@ pub trait Transaction: Send {
 
     /// One batch of a range read; `iteration` (from 1) sizes the batch in
     /// the `Iterator` streaming mode. See [`RangeCursor`](super::RangeCursor).
+    /// A range that begins at or past its end reads nothing, as in FDB.
     fn get_range(
         &mut self,
         range: &RangeOption,
@@ -110,7 +116,8 @@ pub trait Transaction: Send {
     /// Removes `key`.
     fn clear(&mut self, key: &[u8]) -> Result<()>;
 
-    /// Removes every key in `begin <= key < end`.
+    /// Removes every key in `begin <= key < end`; a `begin` past `end` is
+    /// `inverted_range`.
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()>;
 
     /// An atomic read-modify-write applied at commit, with no read conflict.
@@ -128,9 +135,14 @@ pub trait Transaction: Send {
     /// Sets a transaction option.
     fn set_option(&mut self, option: TransactionOption) -> Result<()>;
 
-    /// A watch on `key`: resolves once a commit after this transaction's
-    /// changes the key's value. Registered when this transaction commits; if
-    /// it never does, the watch fails with `transaction_cancelled`.
+    /// A watch on `key`, as FDB's: it reads the key through this
+    /// transaction (with a read conflict) and resolves once the value
+    /// differs from what it read, at once if this transaction writes
+    /// another value, else after this transaction commits, on a commit that
+    /// changes it. A failed read fails the watch, not the call
+    /// (`accessed_unreadable` for a versionstamped value); a failed commit
+    /// fails it with the commit's error; a transaction dropped or reset
+    /// before committing fails it with `transaction_cancelled`.
     fn watch(&mut self, key: &[u8]) -> Result<Watch>;
 
     /// Applies the buffered writes atomically. After a successful commit
@@ -216,7 +228,8 @@ pub struct Limits {
     pub key: usize,
     /// Longest value, in bytes.
     pub value: usize,
-    /// Most bytes of mutations and write conflict ranges in one commit.
+    /// Most bytes of mutations and conflict ranges in one commit, as FDB
+    /// counts them (see `docs/storage.md`).
     pub transaction: usize,
 }
 

@@ -223,3 +223,34 @@ fn a_failed_guard_exits_1_and_its_transaction_writes_nothing() {
         "/lock(\"owner\",\"bob\")=nil\n"
     );
 }
+
+/// A transaction that writes a key with an incomplete vstamp cannot read
+/// the directory it lands in: the read fails with FoundationDB's
+/// `accessed_unreadable`, shown at the read, with status 4, and nothing of
+/// the transaction is written. After `@commit` the key reads.
+#[test]
+fn reading_where_a_vstamped_key_lands_fails_and_writes_nothing() {
+    let (dir, db) = on_db();
+    let file = dir.path().join("stamp.fql");
+    std::fs::write(&file, "/log(#:0001)=\"x\"\n/log(<>)=<>\n").unwrap();
+    let out = db()
+        .args(["-w", "-f"])
+        .arg(&file)
+        .assert()
+        .code(4)
+        .get_output()
+        .clone();
+    let err = text(&out.stderr);
+    assert!(err.contains("accessed_unreadable (1036)"), "{err}");
+    assert!(err.contains("│ /log(<>)=<>"), "{err}");
+    assert!(err.contains("this read"), "{err}");
+    assert!(err.contains("read after `@commit`"), "{err}");
+    assert_eq!(stdout(db().args(["-q", "/log(<>)=<>"])), "");
+
+    std::fs::write(&file, "/log(#:0001)=\"x\"\n@commit\n/log(<vstamp>)=<str>\n").unwrap();
+    let read = stdout(db().args(["-w", "-f"]).arg(&file));
+    assert!(
+        read.starts_with("/log(#") && read.ends_with(":0001)=\"x\"\n"),
+        "{read}"
+    );
+}

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use fql::kv::{
     self, ConflictRangeType, Database, DatabaseExt, Error, MutationType, RangeCursor, RangeOption,
-    RetryOptions, StreamingMode, Transaction, TransactionOption,
+    RangeResult, RetryOptions, StreamingMode, Transaction, TransactionOption,
 };
 
 use crate::backend::Backend;
@@ -184,8 +184,6 @@ pub fn range_reads_read_ahead(db: &Backend) {
 
 pub fn range_errors(db: &Backend) {
     let mut tx = db.create_trx().unwrap();
-    let inverted = tx.get_range(&RangeOption::new(b"b", b"a"), 1, false);
-    assert_eq!(inverted.unwrap_err(), Error::InvertedRange);
     let system = tx.get_range(&RangeOption::new(b"a", b"\xff\x01"), 1, false);
     assert_eq!(system.unwrap_err(), Error::KeyOutsideLegalRange);
     assert_eq!(
@@ -201,6 +199,42 @@ pub fn range_errors(db: &Backend) {
         tx.get_range(&exact, 1, false).unwrap_err(),
         Error::ExactModeWithoutLimits
     );
+}
+
+/// FDB's `getRange` reads nothing from a range that begins at or past its
+/// end; a clear of an inverted range fails with `inverted_range`, and so
+/// does the commit after it (FDB's client defers the error there); a
+/// conflict range fails alone.
+pub fn inverted_ranges_read_nothing_and_fail_to_clear(db: &Backend) {
+    letters(db);
+    let mut tx = db.create_trx().unwrap();
+    for snapshot in [false, true] {
+        for range in [
+            RangeOption::new(b"d", b"b"),
+            RangeOption::new(b"d", b"b").rev(),
+            RangeOption::new(b"d", b"b").limit(3),
+            RangeOption::new(b"c", b"c"),
+            RangeOption::new(b"\xff", b"\xff"),
+        ] {
+            let batch = tx.get_range(&range, 1, snapshot);
+            assert_eq!(batch, Ok(RangeResult::default()), "{range:?}");
+            let all = kv::collect_range(&mut *tx, &range, snapshot);
+            assert_eq!(all, Ok(vec![]), "{range:?}");
+        }
+    }
+    for ty in [ConflictRangeType::Read, ConflictRangeType::Write] {
+        let added = tx.add_conflict_range(b"d", b"b", ty);
+        assert_eq!(added, Err(Error::InvertedRange));
+    }
+    tx.set(b"k", b"v").unwrap();
+    tx.commit().expect("a refused conflict range dooms nothing");
+    assert_eq!(get(db, b"k"), Some(b"v".to_vec()));
+
+    let mut tx = db.create_trx().unwrap();
+    tx.set(b"x", b"1").unwrap();
+    assert_eq!(tx.clear_range(b"d", b"b"), Err(Error::InvertedRange));
+    assert_eq!(tx.commit().map(|_| ()), Err(Error::InvertedRange));
+    assert_eq!(get(db, b"x"), None, "nothing of it is written");
 }
 
 pub fn clears_and_range_clears(db: &Backend) {
@@ -481,6 +515,75 @@ pub fn versionstamped_value_is_unreadable_before_commit(db: &Backend) {
     assert!(matches!(bad, Err(Error::InvalidOperation(_))), "{bad:?}");
 }
 
+fn unreadable<T>() -> R<T> {
+    Err(Error::AccessedUnreadable)
+}
+
+/// A versionstamped key may land anywhere from its key with the smallest
+/// stamp the commit can give (that of the read version, or zeros before
+/// one is taken) to its key with a stamp of `0xff` bytes: until the commit,
+/// FDB fails every read (snapshot or not, `get` or range) that would have
+/// to look there with `accessed_unreadable`. A read that stops short of the
+/// range, or lies beside it, goes on; a clear makes what it clears readable
+/// again; a key written inside stays unreadable.
+pub fn versionstamped_key_range_is_unreadable_before_commit(db: &Backend) {
+    set_all(db, &[(b"a", b"1"), (b"log\x01", b"old"), (b"z", b"26")]);
+    let mut tx = db.create_trx().unwrap();
+    tx.atomic_op(
+        &stamped(b"log!", 3),
+        b"new",
+        MutationType::SetVersionstampedKey,
+    )
+    .unwrap();
+    let highest = [&b"log"[..], &[0xff; 10], b"!"].concat();
+    for snapshot in [false, true] {
+        assert_eq!(tx.get(&highest, snapshot), unreadable());
+        assert_eq!(tx.get(b"log\x01", snapshot), unreadable(), "a stored key");
+        for range in [
+            RangeOption::prefix(b"log"),
+            RangeOption::new(b"log\x01", b"log\x02"),
+            RangeOption::new(b"", b"\xff"),
+            RangeOption::new(b"", b"\xff").rev(),
+            RangeOption::new(b"", b"\xff").limit(2),
+        ] {
+            let all = kv::collect_range(&mut *tx, &range, snapshot);
+            assert_eq!(all, unreadable(), "{range:?}");
+        }
+        assert_eq!(tx.get(b"log", snapshot), Ok(None), "before the range");
+        assert_eq!(tx.get(b"a", snapshot), Ok(Some(b"1".to_vec())));
+        let read = |tx: &mut dyn Transaction, range: RangeOption| {
+            kv::collect_range(tx, &range, snapshot).map(|r| string(&r))
+        };
+        assert_eq!(
+            read(&mut *tx, RangeOption::new(b"", b"log")),
+            Ok("a".into())
+        );
+        assert_eq!(
+            read(&mut *tx, RangeOption::new(b"loh", b"\xff")),
+            Ok("z".into())
+        );
+        // Reads that stop before they reach it.
+        let first = RangeOption::new(b"", b"\xff").limit(1);
+        assert_eq!(read(&mut *tx, first.clone()), Ok("a".into()));
+        assert_eq!(read(&mut *tx, first.rev()), Ok("z".into()));
+    }
+    tx.set(b"log\x02", b"mine").unwrap();
+    assert_eq!(tx.get(b"log\x02", false), unreadable(), "written inside");
+    tx.clear_range(b"log\x01", b"log\x03").unwrap();
+    assert_eq!(tx.get(b"log\x02", false), Ok(None), "cleared");
+    let cleared = RangeOption::new(b"log\x01", b"log\x03");
+    assert_eq!(kv::collect_range(&mut *tx, &cleared, false), Ok(vec![]));
+    assert_eq!(tx.get(&highest, false), unreadable(), "the rest stays so");
+    let committed = tx.commit().unwrap();
+    let stamp = committed
+        .versionstamp
+        .expect("a writing commit has a stamp");
+    let rows = read_all(db, RangeOption::prefix(b"log"));
+    let key = [&b"log"[..], &stamp, b"!"].concat();
+    assert_eq!(keys(&rows), vec![key], "the key, and no cleared one");
+    assert_eq!(rows[0].value, b"new");
+}
+
 fn watch_on(db: &dyn Database, key: &[u8]) -> kv::Watch {
     let mut tx = db.create_trx().unwrap();
     tx.get(key, false).unwrap();
@@ -522,6 +625,87 @@ pub fn watches_fire_on_change(db: &Backend) {
     let mut cleared = watch_on(db, b"new");
     db.run(|tx, _| tx.clear(b"new")).unwrap();
     assert!(cleared.wait(Some(Duration::from_secs(5))).unwrap());
+}
+
+/// Whether `w` fires within a few seconds (`Some(true)` fired, `false`
+/// not) or fails.
+fn fires(w: &mut kv::Watch) -> Result<bool, Error> {
+    w.wait(Some(Duration::from_secs(5)))
+}
+
+/// Whether `w` stays quiet for a moment.
+fn quiet(w: &mut kv::Watch) -> bool {
+    !w.wait(Some(Duration::from_millis(50))).unwrap()
+}
+
+/// FDB reports a watching transaction's own changes to the key at once,
+/// before any commit: a write of another value, a clear, a range clear
+/// over it, an atomic operation (whose result is unknown). Writing the
+/// value it has changes nothing. A watch reads its key as the transaction
+/// sees it, so a watch on a key the transaction gave a versionstamped value
+/// (or that a versionstamped key may land on) fails with
+/// `accessed_unreadable`, on the watch, not the call.
+pub fn watches_see_their_own_transactions_writes(db: &Backend) {
+    set_all(db, &[(b"w", b"1"), (b"n", &le(1))]);
+    let mut tx = db.create_trx().unwrap();
+    let mut w = tx.watch(b"w").unwrap();
+    tx.set(b"w", b"1").unwrap();
+    assert!(quiet(&mut w), "the same value");
+    tx.set(b"w", b"2").unwrap();
+    assert_eq!(fires(&mut w), Ok(true), "another value, before the commit");
+    tx.commit().unwrap();
+
+    let mut tx = db.create_trx().unwrap();
+    let mut cleared = tx.watch(b"w").unwrap();
+    let mut early = tx.watch(b"w").unwrap();
+    let mut added = tx.watch(b"n").unwrap();
+    let mut missing = tx.watch(b"m").unwrap();
+    tx.clear(b"w").unwrap();
+    assert_eq!(fires(&mut early), Ok(true), "a clear");
+    tx.atomic_op(b"n", &le(0), MutationType::Add).unwrap();
+    assert_eq!(fires(&mut added), Ok(true), "an atomic operation");
+    tx.clear(b"m").unwrap();
+    tx.clear_range(b"l", b"mm").unwrap();
+    assert!(quiet(&mut missing), "cleared, as it was");
+    drop(tx);
+    assert_eq!(
+        fires(&mut cleared),
+        Ok(true),
+        "fired before its transaction went"
+    );
+    assert_eq!(fires(&mut missing), Err(Error::TransactionCancelled));
+
+    let mut tx = db.create_trx().unwrap();
+    let mut w = tx.watch(b"w").unwrap();
+    tx.clear_range(b"a", b"x").unwrap();
+    assert_eq!(fires(&mut w), Ok(true), "a range clear over it");
+
+    let mut tx = db.create_trx().unwrap();
+    tx.atomic_op(
+        b"v",
+        &stamped(b"ab", 1),
+        MutationType::SetVersionstampedValue,
+    )
+    .unwrap();
+    let mut v = tx.watch(b"v").expect("the call succeeds");
+    assert_eq!(fires(&mut v), Err(Error::AccessedUnreadable));
+    tx.atomic_op(&stamped(b"log", 3), b"", MutationType::SetVersionstampedKey)
+        .unwrap();
+    let mut k = tx.watch(&[&b"log"[..], &[0xff; 10]].concat()).unwrap();
+    assert_eq!(fires(&mut k), Err(Error::AccessedUnreadable));
+}
+
+/// A watch reads its key with a conflict, and a commit that fails fails
+/// its transaction's watches with the commit's error, as FDB's do.
+pub fn watches_of_a_failed_commit_fail_with_its_error(db: &Backend) {
+    set_all(db, &[(b"w", b"1")]);
+    let mut tx = db.create_trx().unwrap();
+    let mut w = tx.watch(b"w").unwrap();
+    tx.set(b"other", b"x").unwrap();
+    set_all(&db.reopen(), &[(b"w", b"2")]);
+    assert_eq!(tx.commit().map(|_| ()), Err(Error::NotCommitted));
+    assert_eq!(fires(&mut w), Err(Error::NotCommitted));
+    assert_eq!(get(db, b"other"), None);
 }
 
 pub fn watch_of_uncommitted_transaction_is_cancelled(db: &Backend) {
@@ -596,6 +780,74 @@ pub fn limits_fail_and_write_nothing(db: &Backend) {
         vec![],
         "nothing was written"
     );
+}
+
+/// The transaction limit counts what FDB's client counts at commit
+/// (`Transaction::getSize`): each mutation and conflict range with the
+/// structure that holds it, read conflict ranges included, once the
+/// transaction writes; a versionstamped key or value with its 4-byte
+/// offset, against the key or value limit too.
+pub fn transaction_size_counts_what_fdb_counts(db: &Backend) {
+    let param = |len: usize| [vec![7u8; len], 0u32.to_le_bytes().to_vec()].concat();
+    let op = MutationType::SetVersionstampedValue;
+    let r = db.run(|tx, _| tx.atomic_op(b"v", &param(99_997), op));
+    let over = Error::ValueTooLarge {
+        size: 100_001,
+        limit: 100_000,
+    };
+    assert_eq!(r, Err(over));
+    db.run(|tx, _| tx.atomic_op(b"v", &param(99_996), op))
+        .unwrap();
+    assert_eq!(get(db, b"v").map(|v| v.len()), Some(99_996));
+    let limit = db.key_limit;
+    let op = MutationType::SetVersionstampedKey;
+    let r = db.run(|tx, _| tx.atomic_op(&stamped(&vec![b'k'; limit - 13], 1), b"", op));
+    let size = limit + 1;
+    assert_eq!(r, Err(Error::KeyTooLarge { size, limit }));
+    db.run(|tx, _| tx.atomic_op(&stamped(&vec![b'k'; limit - 14], 1), b"", op))
+        .unwrap();
+
+    // 3,300 sets of 1,000-byte keys: 9.9 MB of keys and conflict ranges,
+    // and 10.2 MB with the 88 bytes FDB adds to each set.
+    let key = |i: u16, len: usize| {
+        let mut k = i.to_be_bytes().to_vec();
+        k.resize(len, b'k');
+        k
+    };
+    let r = db.run(|tx, _| (0..3_300).try_for_each(|i| tx.set(&key(i, 1_000), b"")));
+    let too_large = |r: &Result<(), Error>| {
+        matches!(
+            r,
+            Err(Error::TransactionTooLarge {
+                limit: 10_000_000,
+                ..
+            })
+        )
+    };
+    assert!(too_large(&r), "{r:?}");
+
+    // 1,000 reads of 5,000-byte keys: 10 MB of read conflict ranges.
+    let read = |tx: &mut dyn Transaction, snapshot| {
+        (0..1_000).try_for_each(|i| tx.get(&key(i, 5_000), snapshot).map(drop))
+    };
+    let r = db.run(|tx, _| {
+        read(tx, false)?;
+        tx.set(b"w", b"1")
+    });
+    assert!(too_large(&r), "{r:?}");
+    let r = db.run(|tx, _| {
+        tx.set(b"w", b"1")?;
+        read(tx, false)
+    });
+    assert!(too_large(&r), "reads after the writes: {r:?}");
+    assert_eq!(get(db, b"w"), None);
+    db.run(|tx, _| read(tx, false))
+        .expect("a transaction that writes nothing has no size");
+    db.run(|tx, _| {
+        read(tx, true)?;
+        tx.set(b"w", b"1")
+    })
+    .expect("snapshot reads add no conflict range");
 }
 
 pub fn conflicting_commits_fail_and_retry(db: &Backend) {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use fql::kv::{
     self, Committed, ConflictRangeType, Database, Error, MutationType, RangeOption, RangeResult,
-    Transaction, TransactionOption, Watch, check_key, check_range,
+    Transaction, TransactionOption, Watch, check_key, check_range, check_read_range,
 };
 
 /// The keys under `prefix` of `inner`, as a database of their own.
@@ -35,6 +35,7 @@ impl Database for Scoped {
         Ok(Box::new(ScopedTx {
             tx: self.inner.create_trx()?,
             prefix: self.prefix.clone(),
+            doomed: None,
         }))
     }
 
@@ -50,11 +51,22 @@ impl Database for Scoped {
 struct ScopedTx {
     tx: Box<dyn Transaction>,
     prefix: Arc<[u8]>,
+    /// A write the view refused before the inner transaction saw it: it
+    /// dooms the commit, as one the inner transaction refused would.
+    doomed: Option<Error>,
 }
 
 impl ScopedTx {
     fn key(&self, key: &[u8]) -> Vec<u8> {
         [&self.prefix[..], key].concat()
+    }
+
+    /// A write's outcome; a write the view refused dooms the commit.
+    fn doom_on_error(&mut self, outcome: kv::Result<()>) -> kv::Result<()> {
+        if let Err(e) = &outcome {
+            self.doomed.get_or_insert(e.clone());
+        }
+        outcome
     }
 
     /// Size errors as the view sees them.
@@ -87,7 +99,7 @@ impl Transaction for ScopedTx {
         iteration: usize,
         snapshot: bool,
     ) -> kv::Result<RangeResult> {
-        check_range(&range.begin, &range.end)?;
+        check_read_range(&range.begin, &range.end)?;
         let mut inner = range.clone();
         inner.begin = self.key(&range.begin);
         inner.end = self.key(&range.end);
@@ -100,19 +112,19 @@ impl Transaction for ScopedTx {
     }
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> kv::Result<()> {
-        check_key(key)?;
+        self.doom_on_error(check_key(key))?;
         let key = self.key(key);
         self.tx.set(&key, value).map_err(|e| self.relative(e))
     }
 
     fn clear(&mut self, key: &[u8]) -> kv::Result<()> {
-        check_key(key)?;
+        self.doom_on_error(check_key(key))?;
         let key = self.key(key);
         self.tx.clear(&key).map_err(|e| self.relative(e))
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> kv::Result<()> {
-        check_range(begin, end)?;
+        self.doom_on_error(check_range(begin, end))?;
         let (begin, end) = (self.key(begin), self.key(end));
         self.tx.clear_range(&begin, &end)
     }
@@ -122,14 +134,14 @@ impl Transaction for ScopedTx {
             // The stamp's offset counts from the start of the whole key.
             MutationType::SetVersionstampedKey if key.len() >= 4 => {
                 let (body, offset) = key.split_at(key.len() - 4);
-                check_key(body)?;
+                self.doom_on_error(check_key(body))?;
                 let offset = u32::from_le_bytes(offset.try_into().unwrap());
                 let mut full = self.key(body);
                 full.extend((offset + self.prefix.len() as u32).to_le_bytes());
                 full
             }
             _ => {
-                check_key(key)?;
+                self.doom_on_error(check_key(key))?;
                 self.key(key)
             }
         };
@@ -160,14 +172,20 @@ impl Transaction for ScopedTx {
     }
 
     fn commit(&mut self) -> kv::Result<Committed> {
+        if let Some(e) = &self.doomed {
+            return Err(e.clone());
+        }
         self.tx.commit().map_err(|e| self.relative(e))
     }
 
     fn on_error(&mut self, error: Error) -> kv::Result<()> {
-        self.tx.on_error(error)
+        self.tx.on_error(error)?;
+        self.doomed = None;
+        Ok(())
     }
 
     fn reset(&mut self) {
+        self.doomed = None;
         self.tx.reset()
     }
 }

@@ -1,5 +1,6 @@
 //! The arithmetic of FDB's atomic operations, applied at commit.
 
+use super::commit::stamp_of;
 use crate::kv::MutationType;
 
 #[cfg(test)]
@@ -96,6 +97,25 @@ pub(crate) fn fill_stamp(mut body: Vec<u8>, offset: usize, stamp: &[u8; 10]) -> 
     body
 }
 
+/// Where the key `body` may land once the commit writes its stamp at
+/// `offset`: from the key with the smallest stamp it can get to the key
+/// after the one with a stamp of `0xff` bytes, cut at the end of the user
+/// keyspace. FDB's client marks this range unreadable
+/// (`getVersionstampKeyRange`), its smallest stamp being that of the read
+/// version when one was taken (a commit comes after it), else zeros.
+pub(crate) fn stamp_range(
+    body: &[u8],
+    offset: usize,
+    read_version: Option<u64>,
+) -> (Vec<u8>, Vec<u8>) {
+    let least = read_version.map_or([0; 10], stamp_of);
+    let begin = fill_stamp(body.to_vec(), offset, &least);
+    let mut end = fill_stamp(body.to_vec(), offset, &[0xff; 10]);
+    end.push(0);
+    let end = end.min(vec![0xff]);
+    (begin, end)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,5 +173,26 @@ mod tests {
         let mut short = b"k".to_vec();
         short.extend(0u32.to_le_bytes());
         assert!(stamp_offset(&short).is_err());
+    }
+
+    /// FDB's `getVersionstampKeyRange`: the stamp's bytes run from the
+    /// read version's stamp (zeros without one) to `0xff`s, and the range
+    /// ends just after the highest key, or at `0xff`.
+    #[test]
+    fn a_stamped_key_may_land_from_the_read_version_to_all_ones() {
+        let (b, e) = stamp_range(b"k..........!", 1, None);
+        assert_eq!(b, [&b"k"[..], &[0; 10], b"!"].concat());
+        assert_eq!(e, [&b"k"[..], &[0xff; 10], b"!\0"].concat());
+        let (b, _) = stamp_range(b"k..........!", 1, Some(0x0102));
+        assert_eq!(
+            b,
+            [&b"k"[..], &[0, 0, 0, 0, 0, 0, 1, 2, 0, 0], b"!"].concat()
+        );
+        let (b, e) = stamp_range(&[b'.'; 10], 0, None);
+        assert_eq!(
+            (b, e),
+            (vec![0; 10], vec![0xff]),
+            "cut at the keyspace's end"
+        );
     }
 }

@@ -6,7 +6,7 @@ use std::ops::Bound;
 
 use super::atomic;
 use super::ranges::RangeSet;
-use crate::kv::{Error, MutationType, Result};
+use crate::kv::{Error, MutationType, Result, key_after};
 
 /// One write, kept in order for the commit.
 #[derive(Clone, Debug)]
@@ -30,7 +30,9 @@ pub(crate) enum Entry {
     /// costs no replay of every operation so far, but a read still
     /// conflicts as a read of the store does.
     Settled(Option<Vec<u8>>),
-    /// A versionstamped value: unknown until commit.
+    /// A versionstamped value, or a key written after one: unknown until
+    /// commit. Only a clear makes the key readable again, as in FDB's
+    /// write map.
     Unreadable,
 }
 
@@ -66,6 +68,10 @@ pub(crate) struct WriteBuffer {
     pub mutations: Vec<Mutation>,
     entries: BTreeMap<Vec<u8>, Entry>,
     cleared: RangeSet,
+    /// The ranges where a versionstamped key may land: every key a read
+    /// could find there is unknown until commit. A clear makes what it
+    /// clears readable again.
+    unreadable: RangeSet,
     value_limit: usize,
     /// Whether a mutation replaced an earlier one's value: a set, clear or
     /// versionstamped value of a key written before, or a range clear
@@ -83,13 +89,20 @@ impl WriteBuffer {
     }
 
     pub fn set(&mut self, key: &[u8], value: &[u8]) {
-        self.replace(key, Entry::Known(Some(value.to_vec())));
+        let entry = match self.entries.get(key) {
+            Some(Entry::Unreadable) => Entry::Unreadable,
+            _ => Entry::Known(Some(value.to_vec())),
+        };
+        self.replace(key, entry);
         self.mutations
             .push(Mutation::Set(key.to_vec(), value.to_vec()));
     }
 
     pub fn clear(&mut self, key: &[u8]) {
         self.replace(key, Entry::Known(None));
+        if !self.unreadable.is_empty() {
+            self.unreadable.remove(key, &key_after(key));
+        }
         self.mutations.push(Mutation::Clear(key.to_vec()));
     }
 
@@ -116,6 +129,7 @@ impl WriteBuffer {
             self.entries.remove(&k);
         }
         self.cleared.insert(begin, end);
+        self.unreadable.remove(begin, end);
         self.mutations
             .push(Mutation::ClearRange(begin.to_vec(), end.to_vec()));
     }
@@ -124,7 +138,8 @@ impl WriteBuffer {
         self.mutations
             .push(Mutation::Atomic(op, key.to_vec(), param.to_vec()));
         match op {
-            // The final key is only known at commit; reads never see it.
+            // The final key is only known at commit: the caller marks
+            // where it may land unreadable.
             MutationType::SetVersionstampedKey => return,
             MutationType::SetVersionstampedValue => {
                 self.replace(key, Entry::Unreadable);
@@ -172,6 +187,16 @@ impl WriteBuffer {
 
     pub fn cleared(&self) -> &RangeSet {
         &self.cleared
+    }
+
+    /// Marks `[begin, end)` unreadable: a versionstamped key may land there.
+    pub fn mark_unreadable(&mut self, begin: &[u8], end: &[u8]) {
+        self.unreadable.insert(begin, end);
+    }
+
+    /// The ranges where a versionstamped key of this transaction may land.
+    pub fn unreadable(&self) -> &RangeSet {
+        &self.unreadable
     }
 
     /// Entries in `[begin, end)`, in the read's direction.

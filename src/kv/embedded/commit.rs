@@ -14,7 +14,7 @@ use super::store::Writer;
 use super::tx::EmbeddedTx;
 use super::{Fault, Shared};
 use crate::kv::admit::stamp_offset;
-use crate::kv::{Committed, Error, MutationType, Result, Transaction, WINDOW, key_after};
+use crate::kv::{Committed, Error, MutationType, Result, WINDOW, key_after};
 
 /// How long the commit log remembers a commit's write ranges: longer than
 /// any transaction may live, so every live transaction can be checked.
@@ -41,7 +41,7 @@ fn now_ms() -> u64 {
 }
 
 pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Committed> {
-    if let Some(e) = tx.take_poison() {
+    if let Some(e) = tx.doom() {
         return Err(e);
     }
     let read = tx.read_state();
@@ -92,30 +92,18 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
         let logged = with_stamped(&logged, stamped);
         w.log(version, now, &logged, now.saturating_sub(LOG_WINDOW_MS))?;
         w.set_version(version)?;
-        let mut watched = Vec::with_capacity(tx.watches.len());
-        for (key, _) in &tx.watches {
-            watched.push(w.get(key)?);
-        }
-        outcome = Some((version, stamp, watched));
+        outcome = Some((version, stamp));
         Ok(())
     })?;
-    let (version, stamp, watched) = outcome.expect("set by a successful write");
+    let (version, stamp) = outcome.expect("set by a successful write");
     tx.spend();
     shared.store.after_commit();
-    let watches = std::mem::take(&mut tx.watches);
     if let Some(f @ Fault::UnknownResult { applied: true }) = fault {
-        for (_, w) in watches {
-            w.resolve(Err(Error::TransactionCancelled));
-        }
+        // The caller fails the watches with the error.
         shared.watches.notify();
         return Err(f.error());
     }
-    shared.register_watches(
-        watches
-            .into_iter()
-            .zip(watched)
-            .map(|((k, f), v)| (k, v, f)),
-    );
+    register_watches(shared, tx);
     shared.watches.notify();
     Ok(Committed {
         version: Some(version),
@@ -230,17 +218,20 @@ fn live(mutations: &[Mutation]) -> Vec<bool> {
     live
 }
 
-/// A transaction that wrote nothing commits without touching the store;
-/// its watches start from the values it saw.
+/// A transaction that wrote nothing commits without touching the store.
 fn commit_read_only(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Committed> {
-    let watches = std::mem::take(&mut tx.watches);
-    let mut seen = Vec::with_capacity(watches.len());
-    for (key, _) in &watches {
-        seen.push(tx.get(key, true)?);
-    }
     tx.spend();
-    shared.register_watches(watches.into_iter().zip(seen).map(|((k, f), v)| (k, v, f)));
+    register_watches(shared, tx);
     Ok(Committed::default())
+}
+
+/// Hands the transaction's watches that have not fired to the poller, each
+/// with the value it was set with, as FDB sets them up at commit: a
+/// commit that came in between (for a transaction that did not write the
+/// key: a reader, since a writer would have conflicted) fires them at once.
+fn register_watches(shared: &Arc<Shared>, tx: &mut EmbeddedTx) {
+    let watches = std::mem::take(&mut tx.watches);
+    shared.register_watches(watches.into_iter().map(|w| (w.key, w.value, w.future)));
 }
 
 #[cfg(test)]

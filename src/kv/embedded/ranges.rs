@@ -3,14 +3,21 @@
 use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
+use crate::kv::admit::range_size;
+
 /// A set of half-open key ranges `[begin, end)`, kept merged (no two
 /// overlap or touch) in an ordered map from begin to end, so that adding,
 /// membership and overlap cost a logarithm of the set's size whatever
 /// order ranges come in: a transaction that reads or writes keys out of
 /// order (directory names, random prefixes) stays linear.
+///
+/// It keeps the size its ranges add to a transaction as conflict ranges
+/// ([`range_size`] of each), so a transaction's read conflict ranges are
+/// counted merged, as FDB's client sends them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RangeSet {
     ranges: BTreeMap<Vec<u8>, Vec<u8>>,
+    size: usize,
 }
 
 impl RangeSet {
@@ -20,6 +27,25 @@ impl RangeSet {
 
     pub fn clear(&mut self) {
         self.ranges.clear();
+        self.size = 0;
+    }
+
+    /// What the ranges add to a transaction's size as conflict ranges.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Adds a range that touches no other, unmerged.
+    fn put(&mut self, begin: Vec<u8>, end: Vec<u8>) {
+        self.size += range_size(begin.len(), end.len());
+        self.ranges.insert(begin, end);
+    }
+
+    /// Takes out the range that begins at `begin`, if any.
+    fn take(&mut self, begin: &[u8]) -> Option<Vec<u8>> {
+        let end = self.ranges.remove(begin)?;
+        self.size -= range_size(begin.len(), end.len());
+        Some(end)
     }
 
     #[cfg(test)]
@@ -47,11 +73,12 @@ impl RangeSet {
         // ranges the new one swallows.
         if let Some(mut last) = self.ranges.last_entry() {
             if begin > last.get().as_slice() {
-                self.ranges.insert(begin.to_vec(), end.to_vec());
+                self.put(begin.to_vec(), end.to_vec());
                 return;
             }
             if begin >= last.key().as_slice() {
                 if end > last.get().as_slice() {
+                    self.size = self.size - last.get().len() + end.len();
                     *last.get_mut() = end.to_vec();
                 }
                 return;
@@ -71,10 +98,39 @@ impl RangeSet {
             .range::<[u8], _>((Included(merged.0.as_slice()), Included(end)))
             .map(|(b, _)| b.clone())
             .collect();
-        for e in swallowed.iter().filter_map(|b| self.ranges.remove(b)) {
-            merged.1 = merged.1.max(e);
+        for b in &swallowed {
+            if let Some(e) = self.take(b) {
+                merged.1 = merged.1.max(e);
+            }
         }
-        self.ranges.insert(merged.0, merged.1);
+        self.put(merged.0, merged.1);
+    }
+
+    /// Takes `[begin, end)` out of the set: ranges inside it go, ranges
+    /// across its edges are cut at them.
+    pub fn remove(&mut self, begin: &[u8], end: &[u8]) {
+        if begin >= end || self.ranges.is_empty() {
+            return;
+        }
+        // Ranges are disjoint and sorted, so their ends are too: walking
+        // back from `end`, the overlapping ones are those that end after
+        // `begin`.
+        let hit: Vec<Vec<u8>> = self
+            .ranges
+            .range::<[u8], _>((Unbounded, Excluded(end)))
+            .rev()
+            .take_while(|(_, e)| e.as_slice() > begin)
+            .map(|(b, _)| b.clone())
+            .collect();
+        for b in hit {
+            let e = self.take(&b).expect("listed");
+            if b.as_slice() < begin {
+                self.put(b, begin.to_vec());
+            }
+            if e.as_slice() > end {
+                self.put(end.to_vec(), e);
+            }
+        }
     }
 
     /// The range holding `key`, if any.
@@ -262,6 +318,44 @@ mod tests {
             // Merged: no two ranges touch.
             let v: Vec<_> = s.iter().collect();
             assert!(v.windows(2).all(|w| w[0].1 < w[1].0));
+            assert_eq!(s.size(), sizes(&s), "{s:?}");
+        }
+    }
+
+    /// What the ranges of `s` add up to, counted afresh.
+    fn sizes(s: &RangeSet) -> usize {
+        s.iter().map(|(b, e)| range_size(b.len(), e.len())).sum()
+    }
+
+    /// Removing takes out exactly the keys of the range, whatever the
+    /// order of inserts and removals, and the size follows.
+    #[test]
+    fn remove_agrees_with_a_bitmap() {
+        let mut seed = 0x0123_4567_89ab_cdefu64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n) as u8
+        };
+        for _ in 0..200 {
+            let mut s = RangeSet::default();
+            let mut bits = [false; 40];
+            for _ in 0..16 {
+                let (b, e, add) = (next(40), next(40), next(3) > 0);
+                if add {
+                    s.insert(&[b], &[e]);
+                } else {
+                    s.remove(&[b], &[e]);
+                }
+                for bit in bits.iter_mut().take(e.into()).skip(b.into()) {
+                    *bit = add;
+                }
+            }
+            for k in 0..40u8 {
+                assert_eq!(s.contains(&[k]), bits[usize::from(k)], "{k} in {s:?}");
+            }
+            assert_eq!(s.size(), sizes(&s), "{s:?}");
         }
     }
 

@@ -5,11 +5,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Shared;
+use super::atomic::stamp_range;
 use super::buffer::{Entry, WriteBuffer};
 use super::ranges::{RangeList, RangeSet};
 use super::read::read_batch;
 use super::store::Snapshot;
-use crate::kv::admit::{Tally, check_key, check_range, mutation_key};
+use crate::kv::admit::{Tally, Write, check_key, check_range, check_read_range, stamp_offset};
 use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
@@ -30,16 +31,25 @@ pub(crate) struct EmbeddedTx {
     pub(super) buffer: WriteBuffer,
     pub(super) reads: RangeSet,
     pub(super) writes: RangeList,
-    /// Bytes of mutations so far, and any size error that dooms the commit.
+    /// Bytes of mutations so far, and any error that dooms the commit.
     tally: Tally,
     no_conflict_next: bool,
-    pub(super) watches: Vec<(Vec<u8>, WatchFuture)>,
+    pub(super) watches: Vec<Watched>,
     spent: bool,
     created: Instant,
     timeout: Option<Duration>,
     retry_limit: Option<i64>,
     retries: i64,
     backoff: Backoff,
+}
+
+/// A watch this transaction set and that has not fired yet.
+pub(super) struct Watched {
+    pub key: Vec<u8>,
+    /// The value the watch compares with: the key's value when the watch
+    /// was set, as this transaction read it.
+    pub value: Option<Vec<u8>>,
+    pub future: WatchFuture,
 }
 
 impl EmbeddedTx {
@@ -119,20 +129,55 @@ impl EmbeddedTx {
 
     /// Checks a write against the limits before it is buffered, so an
     /// over-size write fails where it is made and the commit fails too.
-    fn admit(&mut self, key: &[u8], value_len: usize, bytes: usize) -> Result<()> {
+    fn admit(&mut self, write: Write) -> Result<()> {
         self.unspent()?;
-        self.tally.admit(&self.shared.limits, key, value_len, bytes)
+        self.tally
+            .admit(&self.shared.limits, write, self.reads.size())
     }
 
-    /// Adds the write conflict range of a write that `admit` counted.
-    fn write_conflict(&mut self, begin: &[u8], end: &[u8]) {
-        if !std::mem::take(&mut self.no_conflict_next) {
-            self.writes.push(begin, end);
+    /// Whether the next write adds a write conflict range; as in FDB, the
+    /// option is used up by the write that asks, whether or not it fails.
+    fn take_conflict(&mut self) -> bool {
+        !std::mem::take(&mut self.no_conflict_next)
+    }
+
+    /// A write's outcome; a failed write dooms the commit, as FDB defers a
+    /// write's error to the commit.
+    fn doom_on_error(&mut self, outcome: Result<()>) -> Result<()> {
+        if let Err(e) = &outcome {
+            self.tally.poison(e.clone());
         }
+        outcome
     }
 
-    pub(super) fn take_poison(&self) -> Option<Error> {
-        self.tally.poison().cloned()
+    /// The error that dooms the commit, if any: one a write raised, or a
+    /// transaction size over the limit once its reads count too.
+    pub(super) fn doom(&self) -> Option<Error> {
+        self.tally.doom(&self.shared.limits, self.reads.size())
+    }
+
+    /// Fires the watches on the keys `written` that a write of this
+    /// transaction changed: it wrote `value` there (`Some(None)` for a
+    /// clear), or, for `None`, something only the commit knows (an atomic
+    /// operation). FDB reports a transaction's own changes at once.
+    fn trigger_watches(&mut self, written: impl Fn(&[u8]) -> bool, value: Option<Option<&[u8]>>) {
+        if self.watches.is_empty() {
+            return;
+        }
+        self.watches.retain(|w| {
+            let changed = written(&w.key) && value.is_none_or(|v| v != w.value.as_deref());
+            if changed {
+                w.future.resolve(Ok(()));
+            }
+            !changed
+        });
+    }
+
+    /// Resolves every watch with `error`: the transaction failed to commit.
+    pub(super) fn fail_watches(&mut self, error: &Error) {
+        for w in self.watches.drain(..) {
+            w.future.resolve(Err(error.clone()));
+        }
     }
 
     /// Ends the snapshot before a commit waits for the write lock: a read
@@ -150,9 +195,7 @@ impl EmbeddedTx {
     }
 
     fn cancel_watches(&mut self) {
-        for (_, w) in self.watches.drain(..) {
-            w.resolve(Err(Error::TransactionCancelled));
-        }
+        self.fail_watches(&Error::TransactionCancelled);
     }
 
     fn clear_state(&mut self) {
@@ -183,6 +226,9 @@ impl Transaction for EmbeddedTx {
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         check_key(key)?;
         self.usable()?;
+        if self.buffer.unreadable().contains(key) {
+            return Err(Error::AccessedUnreadable);
+        }
         let entry = self.buffer.lookup(key);
         let needs_stored = entry.is_none_or(Entry::needs_stored);
         if !snapshot && entry.is_none_or(Entry::reads_store) {
@@ -211,39 +257,44 @@ impl Transaction for EmbeddedTx {
         iteration: usize,
         snapshot: bool,
     ) -> Result<RangeResult> {
-        check_range(&range.begin, &range.end)?;
         let want = match (range.mode, range.limit) {
             (StreamingMode::Exact, None) => return Err(Error::ExactModeWithoutLimits),
             (mode, Some(limit)) => limit.min(mode.batch_rows(iteration)),
             (mode, None) => mode.batch_rows(iteration),
         };
+        check_read_range(&range.begin, &range.end)?;
+        self.usable()?;
+        // As FDB's client, a read of nothing (a range that begins at or
+        // past its end, a limit of 0) returns at once: no read version, no
+        // conflict.
+        if want == 0 || range.begin >= range.end {
+            return Ok(RangeResult::default());
+        }
         let value_limit = self.shared.limits.value;
         // Borrow the snapshot and the buffer side by side.
         self.snap()?;
         let snap = self.snapshot.as_deref_mut().expect("taken");
-        let batch = if want == 0 || range.begin >= range.end {
-            super::read::Batch {
-                rows: Vec::new(),
-                more: false,
-            }
-        } else {
-            read_batch(
-                snap,
-                &self.buffer,
-                &range.begin,
-                &range.end,
-                range.reverse,
-                want,
-                value_limit,
-            )?
+        let batch = read_batch(
+            snap,
+            &self.buffer,
+            &range.begin,
+            &range.end,
+            range.reverse,
+            want,
+            value_limit,
+        )?;
+        // The part of the range this batch covered.
+        let (b, e) = match (batch.more, batch.rows.last(), range.reverse) {
+            (true, Some(KeyValue { key, .. }), false) => (range.begin.clone(), key_after(key)),
+            (true, Some(KeyValue { key, .. }), true) => (key.clone(), range.end.clone()),
+            _ => (range.begin.clone(), range.end.clone()),
         };
+        // A versionstamped key of this transaction may be anywhere in its
+        // range: a read that covers any of it cannot be answered.
+        if self.buffer.unreadable().overlaps(&b, &e) {
+            return Err(Error::AccessedUnreadable);
+        }
         if !snapshot {
-            // Conflict on exactly the part of the range this batch covered.
-            let (b, e) = match (batch.more, batch.rows.last(), range.reverse) {
-                (true, Some(KeyValue { key, .. }), false) => (range.begin.clone(), key_after(key)),
-                (true, Some(KeyValue { key, .. }), true) => (key.clone(), range.end.clone()),
-                _ => (range.begin.clone(), range.end.clone()),
-            };
             self.reads.insert(&b, &e);
         }
         Ok(RangeResult {
@@ -253,38 +304,60 @@ impl Transaction for EmbeddedTx {
     }
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        check_key(key)?;
-        self.admit(key, value.len(), key.len() + value.len())?;
-        self.write_conflict(key, &key_after(key));
+        let conflict = self.take_conflict();
+        let admitted = check_key(key).and_then(|()| self.admit(Write::set(key, value, conflict)));
+        self.doom_on_error(admitted)?;
+        if conflict {
+            self.writes.push(key, &key_after(key));
+        }
         self.buffer.set(key, value);
+        self.trigger_watches(|k| k == key, Some(Some(value)));
         Ok(())
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
-        check_key(key)?;
-        self.admit(key, 0, key.len())?;
-        self.write_conflict(key, &key_after(key));
+        let conflict = self.take_conflict();
+        let admitted = check_key(key).and_then(|()| self.admit(Write::clear(key, conflict)));
+        self.doom_on_error(admitted)?;
+        if conflict {
+            self.writes.push(key, &key_after(key));
+        }
         self.buffer.clear(key);
+        self.trigger_watches(|k| k == key, Some(None));
         Ok(())
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        check_range(begin, end)?;
-        self.admit(begin, 0, begin.len() + end.len())?;
+        let conflict = self.take_conflict();
+        let admitted = check_range(begin, end)
+            .and_then(|()| self.admit(Write::clear_range(begin, end, conflict)));
+        self.doom_on_error(admitted)?;
         if begin < end {
-            self.write_conflict(begin, end);
+            if conflict {
+                self.writes.push(begin, end);
+            }
             self.buffer.clear_range(begin, end);
+            self.trigger_watches(|k| begin <= k && k < end, Some(None));
         }
         Ok(())
     }
 
     fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
-        let (stored, value_len) = mutation_key(key, param, op)?;
-        self.admit(&stored, value_len, stored.len() + value_len)?;
-        // A versionstamped key is known at commit, which adds its conflict
-        // range then.
-        if op != MutationType::SetVersionstampedKey {
-            self.write_conflict(key, &key_after(key));
+        let conflict = self.take_conflict();
+        let admitted = Write::atomic(key, param, op, conflict).and_then(|w| self.admit(w));
+        self.doom_on_error(admitted)?;
+        if op == MutationType::SetVersionstampedKey {
+            // The key is known at commit, which adds its conflict range
+            // then; until then, reads of wherever it may land fail.
+            let (body, offset) = stamp_offset(key)?;
+            let read_version = self.read.map(|(v, _)| v);
+            let (begin, end) = stamp_range(&body, offset, read_version);
+            self.buffer.mark_unreadable(&begin, &end);
+        } else {
+            if conflict {
+                self.writes.push(key, &key_after(key));
+            }
+            self.trigger_watches(|k| k == key, None);
         }
         self.buffer.atomic(op, key, param);
         Ok(())
@@ -301,7 +374,7 @@ impl Transaction for EmbeddedTx {
         match ty {
             ConflictRangeType::Read => self.reads.insert(begin, end),
             ConflictRangeType::Write => {
-                self.tally.add(begin.len() + end.len());
+                self.tally.add_write_conflict(begin, end);
                 self.writes.push(begin, end);
             }
         }
@@ -318,18 +391,37 @@ impl Transaction for EmbeddedTx {
         Ok(())
     }
 
+    /// As FDB's client does, the watch reads the key through the
+    /// transaction (a read with a conflict): the value read, this
+    /// transaction's writes included, is what it compares with. A read
+    /// that fails (a versionstamped value: `accessed_unreadable`) fails
+    /// the watch, not the call.
     fn watch(&mut self, key: &[u8]) -> Result<Watch> {
-        self.usable()?;
+        self.unspent()?;
         check_key(key)?;
         let future = WatchFuture::default();
         let watch = future.watch();
-        self.watches.push((key.to_vec(), future));
+        match self.get(key, false) {
+            Ok(value) => self.watches.push(Watched {
+                key: key.to_vec(),
+                value,
+                future,
+            }),
+            Err(e) => future.resolve(Err(e)),
+        }
         Ok(watch)
     }
 
+    /// A commit that fails fails the transaction's watches with its error,
+    /// as FDB's does.
     fn commit(&mut self) -> Result<Committed> {
-        self.usable()?;
-        super::commit::commit(&self.shared.clone(), self)
+        let outcome = self
+            .usable()
+            .and_then(|()| super::commit::commit(&self.shared.clone(), self));
+        if let Err(e) = &outcome {
+            self.fail_watches(e);
+        }
+        outcome
     }
 
     fn on_error(&mut self, error: Error) -> Result<()> {

@@ -15,7 +15,7 @@ use foundationdb::{FdbResult, KeySelector, TransactionCommitError, TransactionCo
 use futures_executor::block_on;
 
 use super::error::{from_fdb, to_fdb};
-use crate::kv::admit::{Tally, check_key, check_range, mutation_key};
+use crate::kv::admit::{Tally, Write, check_key, check_range, key_range_size, range_size};
 use crate::kv::{
     Committed, ConflictRangeType, Error, KeyValue, Limits, MutationType, RangeOption, RangeResult,
     Result, StreamingMode, Transaction, TransactionOption, Watch,
@@ -35,7 +35,14 @@ pub(super) struct FdbTx {
     db: Arc<foundationdb::Database>,
     state: State,
     limits: Limits,
+    /// The writes, counted as the embedded backend counts them, so an
+    /// over-size write fails at the call on both.
     tally: Tally,
+    /// The read conflict ranges, each counted as it is added: FDB merges
+    /// them and checks the whole size at commit, so this estimate (never
+    /// below what FDB counts) only sizes the message of its error.
+    reads: usize,
+    no_conflict_next: bool,
     wrote: bool,
 }
 
@@ -47,6 +54,8 @@ impl FdbTx {
             state: State::Open(tx),
             limits,
             tally: Tally::default(),
+            reads: 0,
+            no_conflict_next: false,
             wrote: false,
         })
     }
@@ -65,23 +74,35 @@ impl FdbTx {
         }
     }
 
-    /// Checks a write against the limits, then hands it to the client.
+    /// Checks a write against the limits, then hands it to the client. A
+    /// write that fails its checks never reaches the client, so it dooms
+    /// the commit here, as the client dooms it for the errors it defers.
     fn write(
         &mut self,
-        key: &[u8],
-        value_len: usize,
-        bytes: usize,
+        write: Result<Write>,
         apply: impl FnOnce(&foundationdb::Transaction),
     ) -> Result<()> {
         self.tx()?;
-        self.tally.admit(&self.limits, key, value_len, bytes)?;
+        let admitted = write.and_then(|w| self.tally.admit(&self.limits, w, 0));
+        if let Err(e) = &admitted {
+            self.tally.poison(e.clone());
+        }
+        admitted?;
         apply(self.tx()?);
         self.wrote = true;
         Ok(())
     }
 
+    /// Whether the next write adds a write conflict range: the option is
+    /// the client's, and is used up by the next write.
+    fn take_conflict(&mut self) -> bool {
+        !std::mem::take(&mut self.no_conflict_next)
+    }
+
     fn forget_writes(&mut self) {
         self.tally = Tally::default();
+        self.reads = 0;
+        self.no_conflict_next = false;
         self.wrote = false;
     }
 
@@ -90,7 +111,7 @@ impl FdbTx {
     fn commit_error(&self, code: i32) -> Error {
         match code {
             2101 => Error::TransactionTooLarge {
-                size: self.tally.size(),
+                size: self.tally.size() + self.reads,
                 limit: self.limits.transaction,
             },
             _ => from_fdb(foundationdb::FdbError::from_code(code)),
@@ -139,6 +160,9 @@ impl Transaction for FdbTx {
 
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         let value = block_on(self.tx()?.get(key, snapshot)).map_err(from_fdb)?;
+        if !snapshot {
+            self.reads += key_range_size(key.len());
+        }
         Ok(value.map(|v| v.to_vec()))
     }
 
@@ -162,6 +186,9 @@ impl Transaction for FdbTx {
         };
         let batch =
             block_on(self.tx()?.get_range(&opt, iteration.max(1), snapshot)).map_err(from_fdb)?;
+        if !snapshot && range.begin < range.end {
+            self.reads += range_size(range.begin.len(), range.end.len());
+        }
         Ok(RangeResult {
             more: batch.more(),
             kvs: batch
@@ -175,20 +202,21 @@ impl Transaction for FdbTx {
     }
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        check_key(key)?;
-        self.write(key, value.len(), key.len() + value.len(), |tx| {
-            tx.set(key, value)
-        })
+        let conflict = self.take_conflict();
+        let write = check_key(key).map(|()| Write::set(key, value, conflict));
+        self.write(write, |tx| tx.set(key, value))
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
-        check_key(key)?;
-        self.write(key, 0, key.len(), |tx| tx.clear(key))
+        let conflict = self.take_conflict();
+        let write = check_key(key).map(|()| Write::clear(key, conflict));
+        self.write(write, |tx| tx.clear(key))
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        check_range(begin, end)?;
-        self.write(begin, 0, begin.len() + end.len(), |tx| {
+        let conflict = self.take_conflict();
+        let write = check_range(begin, end).map(|()| Write::clear_range(begin, end, conflict));
+        self.write(write, |tx| {
             if begin < end {
                 tx.clear_range(begin, end)
             }
@@ -196,10 +224,9 @@ impl Transaction for FdbTx {
     }
 
     fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
-        let (stored, value_len) = mutation_key(key, param, op)?;
-        self.write(&stored, value_len, stored.len() + value_len, |tx| {
-            tx.atomic_op(key, param, mutation(op))
-        })
+        let conflict = self.take_conflict();
+        let write = Write::atomic(key, param, op, conflict);
+        self.write(write, |tx| tx.atomic_op(key, param, mutation(op)))
     }
 
     fn add_conflict_range(
@@ -216,8 +243,12 @@ impl Transaction for FdbTx {
         self.tx()?
             .add_conflict_range(begin, end, fdb_ty)
             .map_err(from_fdb)?;
-        if ty == ConflictRangeType::Write {
-            self.tally.add(begin.len() + end.len());
+        match ty {
+            ConflictRangeType::Write => self.tally.add_write_conflict(begin, end),
+            ConflictRangeType::Read if begin < end => {
+                self.reads += range_size(begin.len(), end.len());
+            }
+            ConflictRangeType::Read => {}
         }
         Ok(())
     }
@@ -225,6 +256,7 @@ impl Transaction for FdbTx {
     fn set_option(&mut self, option: TransactionOption) -> Result<()> {
         let option = match option {
             TransactionOption::NextWriteNoWriteConflictRange => {
+                self.no_conflict_next = true;
                 FdbOption::NextWriteNoWriteConflictRange
             }
             TransactionOption::Timeout(ms) => {
@@ -239,13 +271,16 @@ impl Transaction for FdbTx {
 
     fn watch(&mut self, key: &[u8]) -> Result<Watch> {
         check_key(key)?;
+        // The client reads the key, with a conflict.
+        self.reads += key_range_size(key.len());
         let fired = self.tx()?.watch(key);
         Ok(Watch::new(async move { fired.await.map_err(from_fdb) }))
     }
 
     fn commit(&mut self) -> Result<Committed> {
-        if let Some(e) = self.tally.poison() {
-            return Err(e.clone());
+        // The reads are FDB's to count: it checks the whole size itself.
+        if let Some(e) = self.tally.doom(&self.limits, 0) {
+            return Err(e);
         }
         self.tx()?;
         let State::Open(tx) = std::mem::replace(&mut self.state, State::Lost) else {
