@@ -128,6 +128,19 @@ fn no_two_holders_with_kills_pauses_and_a_reaper() {
             })
         })
         .collect();
+    // Waiters behind a killed owner rely on the reaper: should it end
+    // early, they would wait for ever, so the test stops them and fails.
+    while !workers.iter().all(|w| w.is_finished()) {
+        if let Some(status) = reaper.try_wait().unwrap() {
+            let _ = Command::new("pkill")
+                .arg("-KILL")
+                .arg("-f")
+                .arg(db.as_os_str())
+                .status();
+            panic!("the reaper ended early ({status}); its error is above");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
     for w in workers {
         w.join().unwrap();
     }

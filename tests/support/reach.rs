@@ -20,7 +20,14 @@ pub fn reach(db: &Path) -> Vec<OsString> {
     let mut cluster = db.clone().into_os_string();
     cluster.push(".cluster");
     let line = format!("fql:embedded@{}\n", db.display());
-    std::fs::write(&cluster, line).expect("a writable cluster file");
+    // Processes started before read the file while this call runs: it is
+    // written once, whole, by a rename.
+    if std::fs::read_to_string(&cluster).ok().as_deref() != Some(line.as_str()) {
+        let mut partial = cluster.clone();
+        partial.push(format!(".{}", std::process::id()));
+        std::fs::write(&partial, line).expect("a writable cluster file");
+        std::fs::rename(&partial, &cluster).expect("the cluster file renamed into place");
+    }
     vec!["-C".into(), cluster]
 }
 
