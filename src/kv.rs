@@ -25,6 +25,7 @@
 
 mod admit;
 mod ahead;
+mod codes;
 pub mod embedded;
 mod error;
 #[cfg(feature = "fdb")]
@@ -37,6 +38,9 @@ mod watch;
 
 pub use admit::{check_key, check_range};
 pub use ahead::Fetched;
+pub use codes::{
+    ErrorPredicate, error_description, error_name, error_predicate, retried_by_on_error,
+};
 pub use error::{Error, Result};
 pub use observed::{Activity, Observed};
 pub use range::{
