@@ -278,8 +278,11 @@ impl Transaction for FdbTx {
         }
     }
 
+    /// Hands any FDB error to the client's `on_error`, which decides
+    /// whether to retry (and how long to back off); fql's own errors,
+    /// which FDB never gave, end the transaction.
     fn on_error(&mut self, error: Error) -> Result<()> {
-        if !error.is_retryable() {
+        if !error.is_fdb() {
             return Err(error);
         }
         let retried = match std::mem::replace(&mut self.state, State::Lost) {
