@@ -178,8 +178,11 @@ pub fn read_resuming<T>(
     }
 }
 
-/// FDB's retry backoff: 10 ms, doubling to at most 1 s, with jitter so
-/// that clients that conflicted once do not conflict again in lockstep.
+/// FDB's retry backoff: 10 ms, doubling to at most 1 s (30 s after a
+/// proxy ran out of memory, 1042 or 1078), with jitter so that clients
+/// that conflicted once do not conflict again in lockstep; a fixed 10 ms
+/// after `transaction_too_old` and `future_version`, which need only a
+/// newer read version. As FDB's `Transaction::onError` and `getBackoff`.
 #[derive(Clone, Debug)]
 pub(crate) struct Backoff {
     next: Duration,
@@ -187,17 +190,50 @@ pub(crate) struct Backoff {
 
 impl Default for Backoff {
     fn default() -> Self {
-        Backoff {
-            next: Duration::from_millis(10),
-        }
+        Backoff { next: FIRST_DELAY }
     }
 }
 
+/// The first backoff, and the delay after 1007 and 1009.
+const FIRST_DELAY: Duration = Duration::from_millis(10);
+
 impl Backoff {
-    /// The delay before the next attempt.
-    pub fn delay(&mut self) -> Duration {
+    /// The delay before the attempt after an error with `code`.
+    pub fn delay(&mut self, code: i32) -> Duration {
+        if matches!(code, 1007 | 1009) {
+            return FIRST_DELAY;
+        }
+        let cap = match code {
+            1042 | 1078 => Duration::from_secs(30),
+            _ => Duration::from_secs(1),
+        };
         let base = self.next;
-        self.next = (self.next * 2).min(Duration::from_secs(1));
+        self.next = (self.next * 2).min(cap);
         base.mul_f64(rand::random_range(0.5..1.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FDB's backoffs: growing to 1 s, to 30 s for the proxies' memory
+    /// limits, and not at all for a read version that is too old or new.
+    #[test]
+    fn the_backoff_follows_fdbs() {
+        let mut b = Backoff::default();
+        let delays: Vec<Duration> = (0..12).map(|_| b.delay(1020)).collect();
+        assert!(delays[0] <= Duration::from_millis(10));
+        assert!(delays.iter().all(|d| *d <= Duration::from_secs(1)));
+        assert!(delays[11] >= Duration::from_millis(500));
+        let mut b = Backoff::default();
+        let most = (0..14).map(|_| b.delay(1078)).max().unwrap();
+        assert!(most > Duration::from_secs(1) && most <= Duration::from_secs(30));
+        let mut b = Backoff::default();
+        for _ in 0..12 {
+            assert_eq!(b.delay(1007), FIRST_DELAY);
+            assert_eq!(b.delay(1009), FIRST_DELAY);
+        }
+        assert!(b.delay(1020) <= FIRST_DELAY, "too old did not grow it");
     }
 }

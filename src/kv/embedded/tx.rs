@@ -332,6 +332,10 @@ impl Transaction for EmbeddedTx {
         super::commit::commit(&self.shared.clone(), self)
     }
 
+    /// FDB's `on_error`: the errors FDB retries are retried after its
+    /// backoff for the code; a backoff that would end past the
+    /// transaction's timeout waits until then and fails with
+    /// `transaction_timed_out`, as FDB's does.
     fn on_error(&mut self, error: Error) -> Result<()> {
         if !error.is_retryable() {
             return Err(error);
@@ -339,13 +343,16 @@ impl Transaction for EmbeddedTx {
         if self.retry_limit.is_some_and(|n| self.retries >= n) {
             return Err(error);
         }
-        if let Some(t) = self.timeout
-            && self.created.elapsed() > t
-        {
-            return Err(Error::TransactionTimedOut);
+        let delay = self.backoff.delay(error.code());
+        if let Some(t) = self.timeout {
+            let left = t.saturating_sub(self.created.elapsed());
+            if left <= delay {
+                std::thread::sleep(left);
+                return Err(Error::TransactionTimedOut);
+            }
         }
         self.retries += 1;
-        std::thread::sleep(self.backoff.delay());
+        std::thread::sleep(delay);
         self.clear_state();
         Ok(())
     }
