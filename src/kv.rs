@@ -51,8 +51,8 @@ pub use retry::{
     AsKvError, DEFAULT_TIMEOUT, MaybeCommitted, RetryOptions, WINDOW, read_resuming, run, run_with,
 };
 pub use transaction::{
-    Committed, ConflictRangeType, Database, DatabaseExt, Limits, MutationType, Transaction,
-    TransactionOption,
+    CommitStatus, Committed, ConflictRangeType, Database, DatabaseExt, IdempotencyId, Limits,
+    MutationType, Transaction, TransactionOption,
 };
 pub use watch::{Watch, WatchFuture};
 

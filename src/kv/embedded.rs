@@ -11,6 +11,7 @@
 mod atomic;
 mod buffer;
 mod commit;
+mod idempotency;
 mod memory;
 mod ranges;
 mod read;

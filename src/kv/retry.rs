@@ -6,9 +6,11 @@
 //! outlived FDB's five-second window fails at once, since every attempt
 //! would outlive it again.
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
-use super::{Committed, Database, Error, Result, Transaction, TransactionOption};
+use super::{
+    CommitStatus, Committed, Database, Error, IdempotencyId, Result, Transaction, TransactionOption,
+};
 
 /// How long a transaction may read and commit after its read version:
 /// FoundationDB's MVCC window, which the embedded store keeps too.
@@ -106,6 +108,14 @@ where
 /// `transaction_timed_out`), and when an attempt failed with
 /// `transaction_too_old` after its own work (the body, before the commit)
 /// took [`WINDOW`] or more: running it again would take as long again.
+///
+/// Each attempt commits under a fresh [`IdempotencyId`]. When a commit
+/// fails with a maybe-committed error (`commit_unknown_result`), the loop
+/// asks the backend whether it was applied before going on: if it was,
+/// the loop returns that attempt's value and outcome, so nothing is
+/// written twice; if it was not, the body runs again as after a
+/// conflict. Only when the backend cannot tell (it records no ids) is the
+/// body run again with [`MaybeCommitted`]`(true)`, to check for itself.
 pub fn run_with<T, E>(
     db: &(dyn Database + '_),
     options: RetryOptions,
@@ -118,26 +128,89 @@ where
     let mut tx = db.create_trx()?;
     options.apply(&mut *tx)?;
     let mut maybe = MaybeCommitted(false);
+    let mut unsettled: Option<Unsettled<T>> = None;
     loop {
-        let attempt = Instant::now();
-        let body = f(&mut *tx, maybe);
-        let worked = attempt.elapsed();
-        let e = match body.and_then(|value| tx.commit().map(|c| (value, c)).map_err(E::from)) {
-            Ok(done) => return Ok(done),
-            Err(e) => e,
+        let e = match unsettled.take() {
+            Some(u) => match tx.commit_status(&u.id, u.since) {
+                Ok(CommitStatus::Committed(done)) => return Ok((u.value, done)),
+                Ok(CommitStatus::NotCommitted) => continue,
+                Ok(CommitStatus::Unknown) => {
+                    maybe.0 = true;
+                    continue;
+                }
+                Err(e) if e.is_retryable() => {
+                    unsettled = Some(u);
+                    E::from(e)
+                }
+                Err(e) => return Err(e.into()),
+            },
+            None => {
+                let attempt = Instant::now();
+                let id = IdempotencyId::random();
+                let since = SystemTime::now();
+                tx.set_option(TransactionOption::IdempotencyId(id))?;
+                let body = f(&mut *tx, maybe);
+                let worked = attempt.elapsed();
+                let e = match body {
+                    Err(e) => e,
+                    Ok(value) => match tx.commit() {
+                        Ok(done) => return Ok((value, done)),
+                        Err(e) => {
+                            if e.is_maybe_committed() {
+                                unsettled = Some(Unsettled { id, since, value });
+                            }
+                            E::from(e)
+                        }
+                    },
+                };
+                if worked >= WINDOW && e.as_kv() == Some(&Error::TransactionTooOld) {
+                    return Err(e);
+                }
+                e
+            }
         };
-        let Some(kv) = e.as_kv().filter(|kv| kv.is_retryable()) else {
+        let Some(kv) = e.as_kv().filter(|kv| kv.is_retryable()).cloned() else {
             return Err(e);
         };
-        if *kv == Error::TransactionTooOld && worked >= WINDOW {
-            return Err(e);
-        }
         if options.timeout.is_some_and(|t| began.elapsed() >= t) {
-            return Err(Error::TransactionTimedOut.into());
+            return give_up(&mut *tx, unsettled, Error::TransactionTimedOut.into());
         }
-        maybe.0 |= kv.is_maybe_committed();
-        tx.on_error(kv.clone())?;
+        if let Err(refused) = tx.on_error(kv) {
+            return give_up(&mut *tx, unsettled, refused.into());
+        }
     }
+}
+
+/// The loop's answer when it stops retrying with `e`: if the last commit
+/// may have been applied, what the backend says of it, so that a commit
+/// that landed is not reported as failed (and one it cannot tell about
+/// not as written by nobody). The transaction is reset first: its own
+/// timeout has run out, and the look-up is bounded by the backend's.
+fn give_up<T, E>(
+    tx: &mut dyn Transaction,
+    unsettled: Option<Unsettled<T>>,
+    e: E,
+) -> Result<(T, Committed), E>
+where
+    E: From<Error>,
+{
+    let Some(u) = unsettled else {
+        return Err(e);
+    };
+    tx.reset();
+    match tx.commit_status(&u.id, u.since) {
+        Ok(CommitStatus::Committed(done)) => Ok((u.value, done)),
+        Ok(CommitStatus::NotCommitted) => Err(e),
+        Ok(CommitStatus::Unknown) | Err(_) => Err(Error::CommitUnknownResult.into()),
+    }
+}
+
+/// An attempt whose commit failed with a maybe-committed error: what to
+/// look up, and what the body returned, for when it was applied.
+struct Unsettled<T> {
+    id: IdempotencyId,
+    since: SystemTime,
+    value: T,
 }
 
 /// One read of a long scan that goes on across transactions, as `fql

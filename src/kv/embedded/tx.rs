@@ -2,7 +2,7 @@
 //! and the conflict ranges the commit is checked against.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::Shared;
 use super::buffer::{Entry, WriteBuffer};
@@ -13,8 +13,9 @@ use crate::kv::admit::{Tally, check_key, check_range, mutation_key};
 use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
-    Committed, ConflictRangeType, Error, KeyValue, MutationType, RangeOption, RangeResult, Result,
-    StreamingMode, Transaction, TransactionOption, WINDOW, Watch, key_after,
+    CommitStatus, Committed, ConflictRangeType, Error, IdempotencyId, KeyValue, MutationType,
+    RangeOption, RangeResult, Result, StreamingMode, Transaction, TransactionOption, WINDOW, Watch,
+    key_after,
 };
 
 pub(crate) struct EmbeddedTx {
@@ -33,6 +34,8 @@ pub(crate) struct EmbeddedTx {
     /// Bytes of mutations so far, and any size error that dooms the commit.
     tally: Tally,
     no_conflict_next: bool,
+    /// The id the next commit is recorded under.
+    idempotency_id: Option<IdempotencyId>,
     pub(super) watches: Vec<(Vec<u8>, WatchFuture)>,
     spent: bool,
     created: Instant,
@@ -55,6 +58,7 @@ impl EmbeddedTx {
             writes: RangeList::default(),
             tally: Tally::default(),
             no_conflict_next: false,
+            idempotency_id: None,
             watches: Vec::new(),
             spent: false,
             created: Instant::now(),
@@ -166,6 +170,12 @@ impl EmbeddedTx {
         self.tally = Tally::default();
         self.no_conflict_next = false;
         self.spent = false;
+        self.idempotency_id = None;
+    }
+
+    /// The id the commit is recorded under, if one was set.
+    pub(super) fn idempotency_id(&self) -> Option<IdempotencyId> {
+        self.idempotency_id
     }
 }
 
@@ -314,6 +324,7 @@ impl Transaction for EmbeddedTx {
             TransactionOption::Timeout(0) => self.timeout = None,
             TransactionOption::Timeout(ms) => self.timeout = Some(Duration::from_millis(ms)),
             TransactionOption::RetryLimit(n) => self.retry_limit = (n >= 0).then_some(n),
+            TransactionOption::IdempotencyId(id) => self.idempotency_id = Some(id),
         }
         Ok(())
     }
@@ -355,6 +366,11 @@ impl Transaction for EmbeddedTx {
         std::thread::sleep(delay);
         self.clear_state();
         Ok(())
+    }
+
+    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus> {
+        let mut snapshot = self.shared.store.snapshot(self.deadline())?;
+        super::idempotency::status(&mut *snapshot, id, since)
     }
 
     fn reset(&mut self) {

@@ -233,6 +233,10 @@ impl Transaction for FdbTx {
             TransactionOption::RetryLimit(n) => {
                 FdbOption::RetryLimit(i32::try_from(n.max(-1)).unwrap_or(i32::MAX))
             }
+            // FDB 7.3's idempotency ids are a feature "in development and
+            // not ready for general use": fql records none on a cluster,
+            // and `commit_status` answers unknown.
+            TransactionOption::IdempotencyId(_) => return Ok(()),
         };
         self.tx()?.set_option(option).map_err(from_fdb)
     }
