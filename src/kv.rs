@@ -28,6 +28,7 @@ mod ahead;
 mod codes;
 pub mod embedded;
 mod error;
+pub mod faults;
 #[cfg(feature = "fdb")]
 pub mod fdb;
 mod observed;
@@ -42,6 +43,7 @@ pub use codes::{
     ErrorPredicate, error_description, error_name, error_predicate, retried_by_on_error,
 };
 pub use error::{Error, Result};
+pub use faults::{FaultPlan, Faulty};
 pub use observed::{Activity, Observed};
 pub use range::{
     KeyValue, RangeCursor, RangeOption, RangeResult, StreamingMode, collect_range, key_after,
