@@ -89,6 +89,24 @@ fn incomplete_vstamps_are_filled_at_commit() {
     assert_eq!(beat, format!("/beat(\"me\")=#{tx}:00cd"));
 }
 
+/// A read-only transaction found too old at once (a cluster that lost
+/// its read version, here an injected fault) is run again; only one that
+/// outlived its five seconds gives up.
+#[test]
+fn a_read_found_too_old_at_once_is_retried() {
+    use fql::kv::faults::{FaultPlan, Faulty};
+    let db = Arc::new(Embedded::memory());
+    Engine::new(db.clone())
+        .run_text("/k(1)=2", &Default::default(), &mut |_| Ok(()))
+        .unwrap();
+    let plan = FaultPlan::parse("1007@read:0.1;seed=5").unwrap();
+    let engine = Engine::new(Arc::new(Faulty::new(db, plan)));
+    for _ in 0..20 {
+        let rows = printed(&engine, "/k(<int>)=<int>").unwrap();
+        assert_eq!(rows, ["/k(1)=2"]);
+    }
+}
+
 /// The rows of `/many`, as a read of them prints them.
 fn many(rows: usize) -> Vec<String> {
     (0..rows)
