@@ -233,7 +233,13 @@ impl Engine {
         let (fed, committed) = if steps.iter().any(|s| s.kind.writes()) {
             let ((out, fed), committed) = self
                 .db
-                .run_with(self.retry, |tx, _| {
+                .run_with(self.retry, |tx, maybe| {
+                    // An earlier attempt may have committed, and the
+                    // database cannot tell: running the statements again
+                    // could apply their writes twice.
+                    if maybe.0 {
+                        return Err(Stop::Run(Error::UnknownResult));
+                    }
                     check(tx).map_err(Stop::Check)?;
                     let mut out = Vec::new();
                     let fed = self
