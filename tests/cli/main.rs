@@ -5,6 +5,7 @@ use std::process::{Command, Stdio};
 
 use assert_cmd::cargo::cargo_bin;
 
+mod faults;
 mod mutex;
 mod output;
 mod queries;
