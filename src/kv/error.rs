@@ -162,8 +162,9 @@ impl Error {
     }
 
     /// Whether FDB's `on_error` retries the error: running the
-    /// transaction again may succeed. The set is [`codes`](super::codes)'
-    /// (FDB 7.3's, with 7.4's `transaction_throttled_hot_shard` and
+    /// transaction again may succeed. The set is
+    /// [`retried_by_on_error`](super::retried_by_on_error)'s (FDB 7.3's,
+    /// with 7.4's `transaction_throttled_hot_shard` and
     /// `transaction_rejected_range_locked`); fql's own errors (a file
     /// that cannot be written, a lock wait that ran out) are never
     /// retryable.
