@@ -22,8 +22,11 @@ pub const WINDOW: Duration = Duration::from_secs(5);
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Whether an earlier attempt of this transaction may have committed
-/// (it failed with `commit_unknown_result`). Code that is not idempotent
-/// must check what happened before doing its writes again.
+/// (it failed with `commit_unknown_result`) and the backend cannot tell
+/// whether it did: the loop asks it first, and runs the body with `true`
+/// only when it records no idempotency ids (FoundationDB here). Code
+/// that is not idempotent must then check what happened before doing its
+/// writes again, or not do them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MaybeCommitted(pub bool);
 
@@ -105,7 +108,8 @@ where
 ///
 /// The loop stops, returning the attempt's error, when the error is not
 /// retryable, when the retry limit or the deadline is reached (then with
-/// `transaction_timed_out`), and when an attempt failed with
+/// `transaction_timed_out`, or `commit_unknown_result` when the last
+/// commit may have landed and the backend cannot tell), and when an attempt failed with
 /// `transaction_too_old` after its own work (the body, before the commit)
 /// took [`WINDOW`] or more: running it again would take as long again.
 ///
