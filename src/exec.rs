@@ -42,10 +42,10 @@ mod step;
 mod stream;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::directory::DirectoryLayer;
-use crate::kv::{AsKvError, Committed, Database, DatabaseExt, RetryOptions, Transaction};
+use crate::kv::{AsKvError, Committed, Database, DatabaseExt, RetryOptions, Transaction, WINDOW};
 use crate::plan::{Guard, Plan, Step};
 
 pub use bindings::Bindings;
@@ -233,7 +233,13 @@ impl Engine {
         let (fed, committed) = if steps.iter().any(|s| s.kind.writes()) {
             let ((out, fed), committed) = self
                 .db
-                .run_with(self.retry, |tx, _| {
+                .run_with(self.retry, |tx, maybe| {
+                    // An earlier attempt may have committed, and the
+                    // database cannot tell: running the statements again
+                    // could apply their writes twice.
+                    if maybe.0 {
+                        return Err(Stop::Run(Error::UnknownResult));
+                    }
                     check(tx).map_err(Stop::Check)?;
                     let mut out = Vec::new();
                     let fed = self
@@ -258,6 +264,7 @@ impl Engine {
             let (fed, _) = self
                 .db
                 .run_with(self.retry, |tx, _| {
+                    let began = Instant::now();
                     check(tx).map_err(Stop::Check)?;
                     let reads = Reads::ReadOnly {
                         split: self.split_reads,
@@ -265,9 +272,13 @@ impl Engine {
                     match self.attempt(tx, steps, reads, base, &mut emit) {
                         // Started again, it would print the same results
                         // twice; or, if it outlived its transaction,
-                        // outlive the next one too, for ever.
+                        // outlive the next one too, for ever. (Too old
+                        // sooner, it found a cluster's read version gone:
+                        // the next attempt may do better.)
                         Err(Error::Kv(source))
-                            if emit.passed > 0 || source == crate::kv::Error::TransactionTooOld =>
+                            if emit.passed > 0
+                                || (source == crate::kv::Error::TransactionTooOld
+                                    && began.elapsed() >= WINDOW) =>
                         {
                             Err(Stop::Run(Error::Interrupted {
                                 printed: emit.passed,

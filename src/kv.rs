@@ -25,8 +25,10 @@
 
 mod admit;
 mod ahead;
+mod codes;
 pub mod embedded;
 mod error;
+pub mod faults;
 #[cfg(feature = "fdb")]
 pub mod fdb;
 mod observed;
@@ -37,7 +39,11 @@ mod watch;
 
 pub use admit::{check_key, check_range, check_read_range};
 pub use ahead::Fetched;
+pub use codes::{
+    ErrorPredicate, error_description, error_name, error_predicate, retried_by_on_error,
+};
 pub use error::{Error, Result};
+pub use faults::{FaultPlan, Faulty};
 pub use observed::{Activity, Observed};
 pub use range::{
     KeyValue, RangeCursor, RangeOption, RangeResult, StreamingMode, collect_range, key_after,
@@ -47,8 +53,8 @@ pub use retry::{
     AsKvError, DEFAULT_TIMEOUT, MaybeCommitted, RetryOptions, WINDOW, read_resuming, run, run_with,
 };
 pub use transaction::{
-    Committed, ConflictRangeType, Database, DatabaseExt, Limits, MutationType, Transaction,
-    TransactionOption,
+    CommitStatus, Committed, ConflictRangeType, Database, DatabaseExt, IdempotencyId, Limits,
+    MutationType, Transaction, TransactionOption,
 };
 pub use watch::{Watch, WatchFuture};
 

@@ -125,6 +125,11 @@ pub struct Mutex {
 enum Outcome {
     Ran(Vec<Output>, Committed),
     Refused,
+    /// A commit whose outcome the database could not tell, then a run
+    /// that its guards stopped: every script's guards refuse what it has
+    /// already done (a release once the client no longer owns the mutex),
+    /// so the first run most likely landed.
+    Settled,
 }
 
 impl Mutex {
@@ -185,7 +190,7 @@ impl Mutex {
                 token[..10].copy_from_slice(&stamp);
                 Token(token)
             })),
-            Outcome::Refused => self.answer(),
+            Outcome::Refused | Outcome::Settled => self.answer(),
         }
     }
 
@@ -281,7 +286,10 @@ impl Mutex {
     /// Releases the mutex, handing it to the longest-waiting client;
     /// `false` if this client did not hold it.
     pub fn release(&self) -> Result<bool, Error> {
-        Ok(matches!(self.script("release", &[])?, Outcome::Ran(..)))
+        Ok(matches!(
+            self.script("release", &[])?,
+            Outcome::Ran(..) | Outcome::Settled
+        ))
     }
 
     /// Beats as the owner; `false` if this client no longer holds the
@@ -292,7 +300,10 @@ impl Mutex {
 
     /// Leaves the queue; `false` if this client was not waiting.
     pub fn cancel(&self) -> Result<bool, Error> {
-        Ok(matches!(self.script("cancel", &[])?, Outcome::Ran(..)))
+        Ok(matches!(
+            self.script("cancel", &[])?,
+            Outcome::Ran(..) | Outcome::Settled
+        ))
     }
 
     /// The token of the grant this client holds, or `None`.
@@ -424,7 +435,44 @@ fn elem(kind: ElemKind<'static>) -> Elem<'static> {
 }
 
 /// Runs a shipped script with `dir`, `name` and `extra` as parameters.
+///
+/// A run whose commit the database could not tell about (it reports
+/// `commit_unknown_result` and keeps no record of commits) is run
+/// again, until its outcome is known or the engine's timeout has passed
+/// since the first: each script's guards refuse what it has already done,
+/// so a second run never does it twice, and its refusal then says the
+/// first landed ([`Outcome::Settled`]).
 fn run_script(
+    engine: &Engine,
+    script: &str,
+    dir: &[String],
+    name: Option<&str>,
+    extra: &[(&str, ElemKind<'static>)],
+) -> Result<Outcome, Error> {
+    let began = Instant::now();
+    let mut unknown = false;
+    loop {
+        match run_script_once(engine, script, dir, name, extra) {
+            Ok(Outcome::Refused) if unknown => return Ok(Outcome::Settled),
+            Err(e) if unknown_result(&e) => {
+                let timeout = engine.retry_options().timeout;
+                if timeout.is_some_and(|t| began.elapsed() >= t) {
+                    return Err(e);
+                }
+                unknown = true;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Whether a run failed without knowing whether its commit landed.
+fn unknown_result(e: &Error) -> bool {
+    matches!(e, Error::Run(ExecError::UnknownResult))
+        || crate::kv::AsKvError::as_kv(e).is_some_and(crate::kv::Error::is_maybe_committed)
+}
+
+fn run_script_once(
     engine: &Engine,
     script: &str,
     dir: &[String],

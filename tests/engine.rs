@@ -89,6 +89,58 @@ fn incomplete_vstamps_are_filled_at_commit() {
     assert_eq!(beat, format!("/beat(\"me\")=#{tx}:00cd"));
 }
 
+/// A script whose commit is applied but reported as
+/// `commit_unknown_result` writes once: the retry loop finds the commit
+/// and the engine hands out its results as the attempt's. On a database
+/// that cannot tell (no idempotency ids, as FoundationDB here) the engine
+/// does not run the script again, but says it may have committed.
+#[test]
+fn a_commit_reported_unknown_writes_once() {
+    use fql::kv::faults::{FaultPlan, Faulty};
+    for (plan, fails) in [("1021-applied:1", false), ("1021-applied:1;ids=off", true)] {
+        let db = Arc::new(Embedded::memory());
+        let faulty = Faulty::new(db.clone(), FaultPlan::parse(plan).unwrap());
+        let engine = Engine::new(Arc::new(faulty));
+        let ran = engine.run_text("/queue(#:0001)=\"a\"", &Default::default(), &mut |_| Ok(()));
+        match ran {
+            Err(QueryError::Run(fql::exec::Error::UnknownResult)) if fails => {}
+            Ok(()) if !fails => {}
+            other => panic!("{plan}: {other:?}"),
+        }
+        let plain = Engine::new(db);
+        let mut rows = Vec::new();
+        plain
+            .run_text(
+                "/queue(<vstamp>)=<str>",
+                &Default::default(),
+                &mut |row: Output| {
+                    rows.push(row.to_string());
+                    Ok(())
+                },
+            )
+            .unwrap();
+        assert_eq!(rows.len(), 1, "{plan}: {rows:?}");
+    }
+}
+
+/// A read-only transaction found too old at once (a cluster that lost
+/// its read version, here an injected fault) is run again; only one that
+/// outlived its five seconds gives up.
+#[test]
+fn a_read_found_too_old_at_once_is_retried() {
+    use fql::kv::faults::{FaultPlan, Faulty};
+    let db = Arc::new(Embedded::memory());
+    Engine::new(db.clone())
+        .run_text("/k(1)=2", &Default::default(), &mut |_| Ok(()))
+        .unwrap();
+    let plan = FaultPlan::parse("1007@read:0.1;seed=5").unwrap();
+    let engine = Engine::new(Arc::new(Faulty::new(db, plan)));
+    for _ in 0..20 {
+        let rows = printed(&engine, "/k(<int>)=<int>").unwrap();
+        assert_eq!(rows, ["/k(1)=2"]);
+    }
+}
+
 /// The rows of `/many`, as a read of them prints them.
 fn many(rows: usize) -> Vec<String> {
     (0..rows)

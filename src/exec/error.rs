@@ -160,6 +160,22 @@ pub enum Error {
         source: kv::Error,
     },
 
+    /// A commit failed with `commit_unknown_result` (or another error
+    /// after which it may have been applied), and the database could not
+    /// tell whether it was: it keeps no record of commits (FoundationDB,
+    /// which fql runs without idempotency ids), or no longer one that old.
+    /// The transaction is not run again, since that could apply its writes
+    /// twice (a second row under a new versionstamp, an increment counted
+    /// twice).
+    #[error(
+        "the transaction may or may not have committed (commit_unknown_result), and the database cannot tell which; it was not run again, since that could apply its writes twice"
+    )]
+    #[diagnostic(
+        code(fql::commit_unknown),
+        help("check whether its writes are in the database before running it again")
+    )]
+    UnknownResult,
+
     /// A transaction that writes did its work for longer than the five
     /// seconds a transaction may live (`transaction_too_old`), so every
     /// attempt would fail the same way: a script of many long reads before

@@ -12,6 +12,7 @@ mod atomic;
 mod buffer;
 mod cluster;
 mod commit;
+mod idempotency;
 mod memory;
 mod ranges;
 mod read;

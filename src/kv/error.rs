@@ -82,8 +82,9 @@ pub enum Error {
     /// 2210: `exact` streaming mode needs a limit.
     #[error("exact_mode_without_limits (2210): the exact streaming mode needs a limit")]
     ExactModeWithoutLimits,
-    /// Any other FDB error, by code, as the FoundationDB client reported it.
-    #[error("{message} ({code})")]
+    /// Any other FDB error, by code, as the FoundationDB client reported
+    /// it (or as fault injection makes it), with FDB's name for the code.
+    #[error("{} ({code}): {message}", super::codes::error_name(*code).unwrap_or("unknown_error"))]
     Fdb {
         /// FDB's error code.
         code: i32,
@@ -156,47 +157,65 @@ impl Error {
         }
     }
 
-    /// FDB's name for the error.
+    /// FDB's name for the error; `unknown_error` for a code fql does not
+    /// know.
     pub fn name(&self) -> &'static str {
-        match self.code() {
-            1007 => "transaction_too_old",
-            1009 => "future_version",
-            1020 => "not_committed",
-            1021 => "commit_unknown_result",
-            1025 => "transaction_cancelled",
-            1031 => "transaction_timed_out",
-            1032 => "too_many_watches",
-            1036 => "accessed_unreadable",
-            1037 => "process_behind",
-            1038 => "database_locked",
-            1039 => "cluster_version_changed",
-            1042 => "proxy_memory_limit_exceeded",
-            1051 => "batch_transaction_throttled",
-            1213 => "tag_throttled",
-            2000 => "client_invalid_operation",
-            2004 => "key_outside_legal_range",
-            2005 => "inverted_range",
-            2101 => "transaction_too_large",
-            2102 => "key_too_large",
-            2103 => "value_too_large",
-            2210 => "exact_mode_without_limits",
-            _ => "unknown_error",
-        }
+        super::codes::error_name(self.code()).unwrap_or("unknown_error")
     }
 
-    /// Whether running the transaction again may succeed: FDB's
-    /// `retryable` predicate.
+    /// Whether FDB's `on_error` retries the error: running the
+    /// transaction again may succeed. The set is
+    /// [`retried_by_on_error`](super::retried_by_on_error)'s (FDB 7.3's,
+    /// with 7.4's `transaction_throttled_hot_shard` and
+    /// `transaction_rejected_range_locked`); fql's own errors (a file
+    /// that cannot be written, a lock wait that ran out) are never
+    /// retryable.
     pub fn is_retryable(&self) -> bool {
-        matches!(
-            self.code(),
-            1007 | 1009 | 1020 | 1021 | 1037 | 1038 | 1039 | 1042 | 1051 | 1213
-        )
+        self.is_fdb() && super::codes::retried_by_on_error(self.code())
     }
 
     /// Whether the transaction may have committed although it reported an
     /// error: FDB's `maybe_committed` predicate.
     pub fn is_maybe_committed(&self) -> bool {
-        matches!(self.code(), 1021 | 1039)
+        self.is_fdb()
+            && super::codes::error_predicate(super::ErrorPredicate::MaybeCommitted, self.code())
+    }
+
+    /// Whether the error is one of FoundationDB's, which a backend hands to
+    /// FDB's `on_error` to decide on; the others are fql's own (the
+    /// embedded file's storage, access and lock waits) and always fatal.
+    pub fn is_fdb(&self) -> bool {
+        !matches!(
+            self,
+            Error::Locked { .. }
+                | Error::Replaced(_)
+                | Error::Storage(_)
+                | Error::ReadOnly(_)
+                | Error::Corrupt(_)
+        )
+    }
+
+    /// The error FDB reports with `code`: its typed variant where the
+    /// interface has one that needs no detail, else [`Error::Fdb`] with
+    /// the code's description.
+    pub fn from_code(code: i32) -> Error {
+        match code {
+            1007 => Error::TransactionTooOld,
+            1020 => Error::NotCommitted,
+            1021 => Error::CommitUnknownResult,
+            1025 => Error::TransactionCancelled,
+            1031 => Error::TransactionTimedOut,
+            1036 => Error::AccessedUnreadable,
+            2004 => Error::KeyOutsideLegalRange,
+            2005 => Error::InvertedRange,
+            2210 => Error::ExactModeWithoutLimits,
+            code => Error::Fdb {
+                code,
+                message: super::codes::error_description(code)
+                    .unwrap_or("unknown error")
+                    .to_string(),
+            },
+        }
     }
 }
 
@@ -258,6 +277,51 @@ mod tests {
 
     fn failure(code: i32) -> rusqlite::Error {
         rusqlite::Error::SqliteFailure(ffi::Error::new(code), None)
+    }
+
+    /// The retry loop and `on_error` retry exactly FDB's set: the memory
+    /// limit of the read version proxies (1078), proxy tag throttling
+    /// (1223), 7.4's hot shard throttling (1235) and range locks (1242)
+    /// included, whatever variant carries the code; and no error of fql's
+    /// own, whatever its code.
+    #[test]
+    fn retryable_errors_are_fdbs() {
+        for code in 0..5000 {
+            let e = Error::from_code(code);
+            assert_eq!(e.code(), code);
+            assert_eq!(
+                e.is_retryable(),
+                crate::kv::codes::retried_by_on_error(code),
+                "{code}"
+            );
+        }
+        for code in [1078, 1223, 1235, 1242, 1009, 1037] {
+            assert!(Error::from_code(code).is_retryable(), "{code}");
+            let reported = Error::Fdb {
+                code,
+                message: "from the client".into(),
+            };
+            assert!(reported.is_retryable(), "{code}");
+            assert!(!reported.is_maybe_committed(), "{code}");
+        }
+        assert!(Error::CommitUnknownResult.is_maybe_committed());
+        assert!(Error::from_code(1039).is_maybe_committed());
+        for own in [
+            Error::Locked {
+                path: "x.db".into(),
+                waited_ms: 5,
+            },
+            Error::Storage("disk full".into()),
+            Error::ReadOnly("read-only".into()),
+            Error::Corrupt("damaged".into()),
+            Error::Replaced("x.db".into()),
+        ] {
+            assert!(!own.is_fdb() && !own.is_retryable(), "{own}");
+        }
+        assert_eq!(
+            Error::from_code(1078).to_string(),
+            "grv_proxy_memory_limit_exceeded (1078): a read version proxy ran out of memory"
+        );
     }
 
     /// Every answer the store waits out is a lock wait to the caller, and

@@ -11,10 +11,11 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use super::{
-    Committed, ConflictRangeType, Database, Error, MutationType, RangeOption, RangeResult, Result,
-    Transaction, TransactionOption, Watch, lock,
+    CommitStatus, Committed, ConflictRangeType, Database, Error, IdempotencyId, MutationType,
+    RangeOption, RangeResult, Result, Transaction, TransactionOption, Watch, lock,
 };
 
 /// What the transactions of an [`Observed`] database have read, and
@@ -208,6 +209,11 @@ impl Transaction for ObservedTx {
 
     fn reset(&mut self) {
         self.inner.reset()
+    }
+
+    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus> {
+        self.activity.check()?;
+        self.inner.commit_status(id, since)
     }
 }
 

@@ -1,5 +1,7 @@
 //! The transaction interface every backend implements.
 
+use std::time::SystemTime;
+
 use super::{RangeOption, RangeResult, Result, Watch};
 
 /// A database: a factory of transactions.
@@ -156,6 +158,45 @@ pub trait Transaction: Send {
 
     /// Drops every read and write and starts afresh.
     fn reset(&mut self);
+
+    /// Whether the commit made under `id` (the
+    /// [`TransactionOption::IdempotencyId`] of an attempt that began at
+    /// `since`) was applied: what the retry loop asks after a commit
+    /// that failed with a maybe-committed error. It reads the latest
+    /// state, outside this transaction's snapshot and conflicts.
+    ///
+    /// A backend that records no ids answers
+    /// [`CommitStatus::Unknown`], as does one that has forgotten the
+    /// ids of commits that old.
+    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus> {
+        let _ = (id, since);
+        Ok(CommitStatus::Unknown)
+    }
+}
+
+/// A random 16-byte id under which a backend records a commit, so that
+/// whether a commit reported as `commit_unknown_result` was applied can
+/// be found out afterwards, as FDB's idempotency ids allow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IdempotencyId(pub [u8; 16]);
+
+impl IdempotencyId {
+    /// A fresh id: 128 random bits, which no two commits share.
+    pub fn random() -> IdempotencyId {
+        IdempotencyId(rand::random())
+    }
+}
+
+/// Whether a commit made under an [`IdempotencyId`] was applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommitStatus {
+    /// It was, with this outcome.
+    Committed(Committed),
+    /// It was not, and will not be.
+    NotCommitted,
+    /// The backend cannot tell: it records no ids, or no longer those of
+    /// commits that old.
+    Unknown,
 }
 
 use super::Error;
@@ -218,6 +259,11 @@ pub enum TransactionOption {
     Timeout(u64),
     /// Retry at most this many times in `on_error`; -1 means no limit.
     RetryLimit(i64),
+    /// Record the next commit under this id, so that
+    /// [`Transaction::commit_status`] can tell whether it was applied
+    /// (FDB's `idempotency_id`). Cleared when the transaction is reset or
+    /// retried. A backend that records no ids ignores it.
+    IdempotencyId(IdempotencyId),
 }
 
 /// FDB's size limits, which the embedded backend enforces by default so

@@ -5,6 +5,7 @@
 mod support;
 
 mod embedded;
+mod faults;
 mod model;
 mod processes;
 mod retry;

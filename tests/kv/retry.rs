@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use fql::kv::embedded::Embedded;
-use fql::kv::{self, Database, Error, RetryOptions};
+use fql::kv::{self, Database, Error, RetryOptions, TransactionOption};
 
 #[test]
 fn a_quick_attempt_found_too_old_is_retried() {
@@ -68,4 +68,52 @@ fn a_renewed_scan_keeps_its_timeout() {
         tx.get(b"k", false)
     });
     assert_eq!((renewed, calls), (Err(Error::TransactionTimedOut), 2));
+}
+
+/// The embedded transaction's own `on_error` resets for exactly FDB's
+/// retryable codes, and refuses fql's own errors whatever their code.
+#[test]
+fn embedded_on_error_retries_fdbs_codes() {
+    let db = Embedded::memory();
+    for code in (1000..1300).chain(2000..2300).chain([4000]) {
+        // A fresh transaction each time, whose backoff has not grown.
+        let mut tx = db.create_trx().unwrap();
+        let e = Error::from_code(code);
+        assert_eq!(
+            tx.on_error(e.clone()).is_ok(),
+            kv::retried_by_on_error(code),
+            "{e}"
+        );
+    }
+    let mut tx = db.create_trx().unwrap();
+    for own in [
+        Error::Storage("disk full".into()),
+        Error::Locked {
+            path: "x.db".into(),
+            waited_ms: 1,
+        },
+    ] {
+        assert_eq!(tx.on_error(own.clone()), Err(own));
+    }
+}
+
+/// A backoff that would outlast the transaction's timeout (the 30 s a
+/// proxy out of memory grows it to) ends at the timeout instead.
+#[test]
+fn a_backoff_ends_at_the_timeout() {
+    let db = Embedded::memory();
+    let mut tx = db.create_trx().unwrap();
+    tx.set_option(TransactionOption::Timeout(300)).unwrap();
+    let began = Instant::now();
+    let e = loop {
+        if let Err(e) = tx.on_error(Error::from_code(1078)) {
+            break e;
+        }
+    };
+    assert_eq!(e, Error::TransactionTimedOut);
+    assert!(
+        began.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        began.elapsed()
+    );
 }

@@ -211,6 +211,45 @@ fn release_by_a_non_owner_returns_at_once() {
     assert!(!ann.release().unwrap(), "a second release is refused");
 }
 
+/// Commits applied but reported as `commit_unknown_result` (every one on
+/// a database that can look commits up; most, applied or not, on one
+/// that cannot, having no idempotency ids, as FoundationDB here): each
+/// operation answers what happened, never "not held" or "not waiting"
+/// for what it did, and never does it twice (one queue entry, one grant).
+#[test]
+fn answers_are_right_when_commits_are_reported_unknown() {
+    use fql::kv::faults::{FaultPlan, Faulty};
+    for plan in ["1021-applied:1", "1021:0.8;ids=off"] {
+        let store = Arc::new(Embedded::memory());
+        let faulty: Arc<dyn Database> =
+            Arc::new(Faulty::new(store.clone(), FaultPlan::parse(plan).unwrap()));
+        let plain: Arc<dyn Database> = store;
+        let ann = client(&faulty, "ann");
+        let token = ann.try_acquire().unwrap().expect("acquired");
+        assert_eq!(state(&plain).token, Some(token), "{plan}");
+        assert!(ann.heartbeat().unwrap(), "{plan}");
+        let waiter = {
+            let faulty = faulty.clone();
+            std::thread::spawn(move || {
+                client(&faulty, "bob").acquire(Some(Duration::from_secs(20)))
+            })
+        };
+        wait_until(|| state(&plain).queue.len() == 1);
+        assert!(ann.release().unwrap(), "{plan}: the release happened");
+        let granted = waiter.join().unwrap().unwrap().expect("granted");
+        let s = state(&plain);
+        assert_eq!(s.owner.as_deref(), Some("bob"), "{plan}");
+        assert_eq!(s.token, Some(granted), "{plan}");
+        assert!(s.queue.is_empty(), "{plan}: {s:?}");
+
+        let carl = client(&faulty, "carl");
+        assert_eq!(carl.try_acquire().unwrap(), None, "{plan}");
+        script(&plain, "mutex/enqueue", &[("name", name("carl"))]);
+        assert!(carl.cancel().unwrap(), "{plan}: the cancel happened");
+        assert!(state(&plain).queue.is_empty(), "{plan}");
+    }
+}
+
 #[test]
 fn a_failed_try_acquire_changes_nothing() {
     // Defect 5: TryAcquire queued the caller on failure.

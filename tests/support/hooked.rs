@@ -126,4 +126,12 @@ impl Transaction for HookedTx {
     fn reset(&mut self) {
         self.inner.reset()
     }
+
+    fn commit_status(
+        &mut self,
+        id: &fql::kv::IdempotencyId,
+        since: std::time::SystemTime,
+    ) -> Result<fql::kv::CommitStatus> {
+        self.inner.commit_status(id, since)
+    }
 }

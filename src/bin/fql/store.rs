@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use fql::kv::embedded::{Access, Embedded, OpenOptions};
+use fql::kv::faults::{self, FaultPlan, Faulty};
 use fql::kv::{self, Database};
 
 use crate::args::StoreArgs;
@@ -91,13 +92,25 @@ pub fn file_path(args: &StoreArgs) -> Result<PathBuf, Exit> {
 
 pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
     let timeout = timeout(args.timeout)?;
+    let faults = faults()?;
     let (db, file): (Box<dyn Database>, _) = match choose(args)? {
         Choice::Memory => (Box::new(Embedded::memory()), None),
         Choice::File(path) => {
             let db = open_file(&path, args.read_only, timeout)?;
             (Box::new(db.clone()), Some(db))
         }
+        Choice::Cluster(_) if faults.is_some() => {
+            eprintln!(
+                "fql: {} injects faults into the embedded database only; unset it to use FoundationDB",
+                faults::ENV
+            );
+            return Err(Exit::Usage);
+        }
         Choice::Cluster(path) => return open_cluster(path.as_deref(), timeout),
+    };
+    let db = match faults {
+        Some(plan) => Box::new(Faulty::new(db, plan)),
+        None => db,
     };
     Ok(Opened {
         db,
@@ -105,6 +118,15 @@ pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
         timeout,
         #[cfg(feature = "fdb")]
         _network: None,
+    })
+}
+
+/// The fault plan of `FQL_FAULTS`, if it is set (see
+/// [`fql::kv::faults`]); a plan that cannot be read is a usage error.
+fn faults() -> Result<Option<FaultPlan>, Exit> {
+    FaultPlan::from_env().map_err(|e| {
+        eprintln!("fql: {e}");
+        Exit::Usage
     })
 }
 

@@ -92,6 +92,9 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
         let logged = with_stamped(&logged, stamped);
         w.log(version, now, &logged, now.saturating_sub(LOG_WINDOW_MS))?;
         w.set_version(version)?;
+        if let Some(id) = tx.idempotency_id() {
+            super::idempotency::record(w, &id, version, now)?;
+        }
         outcome = Some((version, stamp));
         Ok(())
     })?;

@@ -2,7 +2,7 @@
 //! and the conflict ranges the commit is checked against.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::Shared;
 use super::atomic::stamp_range;
@@ -14,8 +14,9 @@ use crate::kv::admit::{Tally, Write, check_key, check_range, check_read_range, s
 use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
-    Committed, ConflictRangeType, Error, KeyValue, MutationType, RangeOption, RangeResult, Result,
-    StreamingMode, Transaction, TransactionOption, WINDOW, Watch, key_after,
+    CommitStatus, Committed, ConflictRangeType, Error, IdempotencyId, KeyValue, MutationType,
+    RangeOption, RangeResult, Result, StreamingMode, Transaction, TransactionOption, WINDOW, Watch,
+    key_after,
 };
 
 pub(crate) struct EmbeddedTx {
@@ -34,6 +35,8 @@ pub(crate) struct EmbeddedTx {
     /// Bytes of mutations so far, and any error that dooms the commit.
     tally: Tally,
     no_conflict_next: bool,
+    /// The id the next commit is recorded under.
+    idempotency_id: Option<IdempotencyId>,
     pub(super) watches: Vec<Watched>,
     spent: bool,
     created: Instant,
@@ -65,6 +68,7 @@ impl EmbeddedTx {
             writes: RangeList::default(),
             tally: Tally::default(),
             no_conflict_next: false,
+            idempotency_id: None,
             watches: Vec::new(),
             spent: false,
             created: Instant::now(),
@@ -209,6 +213,12 @@ impl EmbeddedTx {
         self.tally = Tally::default();
         self.no_conflict_next = false;
         self.spent = false;
+        self.idempotency_id = None;
+    }
+
+    /// The id the commit is recorded under, if one was set.
+    pub(super) fn idempotency_id(&self) -> Option<IdempotencyId> {
+        self.idempotency_id
     }
 }
 
@@ -387,6 +397,7 @@ impl Transaction for EmbeddedTx {
             TransactionOption::Timeout(0) => self.timeout = None,
             TransactionOption::Timeout(ms) => self.timeout = Some(Duration::from_millis(ms)),
             TransactionOption::RetryLimit(n) => self.retry_limit = (n >= 0).then_some(n),
+            TransactionOption::IdempotencyId(id) => self.idempotency_id = Some(id),
         }
         Ok(())
     }
@@ -424,6 +435,10 @@ impl Transaction for EmbeddedTx {
         outcome
     }
 
+    /// FDB's `on_error`: the errors FDB retries are retried after its
+    /// backoff for the code; a backoff that would end past the
+    /// transaction's timeout waits until then and fails with
+    /// `transaction_timed_out`, as FDB's does.
     fn on_error(&mut self, error: Error) -> Result<()> {
         if !error.is_retryable() {
             return Err(error);
@@ -431,15 +446,23 @@ impl Transaction for EmbeddedTx {
         if self.retry_limit.is_some_and(|n| self.retries >= n) {
             return Err(error);
         }
-        if let Some(t) = self.timeout
-            && self.created.elapsed() > t
-        {
-            return Err(Error::TransactionTimedOut);
+        let delay = self.backoff.delay(error.code());
+        if let Some(t) = self.timeout {
+            let left = t.saturating_sub(self.created.elapsed());
+            if left <= delay {
+                std::thread::sleep(left);
+                return Err(Error::TransactionTimedOut);
+            }
         }
         self.retries += 1;
-        std::thread::sleep(self.backoff.delay());
+        std::thread::sleep(delay);
         self.clear_state();
         Ok(())
+    }
+
+    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus> {
+        let mut snapshot = self.shared.store.snapshot(self.deadline())?;
+        super::idempotency::status(&mut *snapshot, id, since)
     }
 
     fn reset(&mut self) {

@@ -265,6 +265,10 @@ impl Transaction for FdbTx {
             TransactionOption::RetryLimit(n) => {
                 FdbOption::RetryLimit(i32::try_from(n.max(-1)).unwrap_or(i32::MAX))
             }
+            // FDB 7.3's idempotency ids are a feature "in development and
+            // not ready for general use": fql records none on a cluster,
+            // and `commit_status` answers unknown.
+            TransactionOption::IdempotencyId(_) => return Ok(()),
         };
         self.tx()?.set_option(option).map_err(from_fdb)
     }
@@ -313,8 +317,11 @@ impl Transaction for FdbTx {
         }
     }
 
+    /// Hands any FDB error to the client's `on_error`, which decides
+    /// whether to retry (and how long to back off); fql's own errors,
+    /// which FDB never gave, end the transaction.
     fn on_error(&mut self, error: Error) -> Result<()> {
-        if !error.is_retryable() {
+        if !error.is_fdb() {
             return Err(error);
         }
         let retried = match std::mem::replace(&mut self.state, State::Lost) {
