@@ -86,34 +86,35 @@ fn cluster_file(dir: &Path) -> Result<PathBuf, Failed> {
     Ok(path)
 }
 
-/// fql's conformance suite, its `fdb::` cases through the `foundationdb`
-/// crate and the library, on a fresh database.
+/// fql's conformance suite through the `foundationdb` crate and the
+/// library: its `fdb::` cases, each in a directory of a fresh database;
+/// then, on another, its `fdb_whole::` cases, the adapter's own calls on
+/// the whole keyspace, which they clear (so never beside the others).
 fn conformance() -> Result<(), Failed> {
+    for (filter, whole) in [("fdb::", false), ("fdb_whole::", true)] {
+        conformance_cases(filter, whole)?;
+    }
+    Ok(())
+}
+
+fn conformance_cases(filter: &str, whole: bool) -> Result<(), Failed> {
     let lib = library()?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let cluster = cluster_file(dir.path())?;
-    let out = ran(
-        "cargo test --features fdb --test conformance fdb::",
-        cargo()
-            .args([
-                "test",
-                "-q",
-                "-p",
-                "fql",
-                "--features",
-                "fdb",
-                "--test",
-                "conformance",
-            ])
-            .args(["--", "fdb::", "--include-ignored"])
-            .env("FDB_CLIENT_LIB_PATH", &lib)
-            .env("LD_LIBRARY_PATH", &lib)
-            .env("FDB_CLUSTER_FILE", &cluster)
-            .output(),
-    )?;
+    let mut cmd = cargo();
+    cmd.args(["test", "-q", "-p", "fql", "--features", "fdb"])
+        .args(["--test", "conformance", "--", filter, "--include-ignored"])
+        .env("FDB_CLIENT_LIB_PATH", &lib)
+        .env("LD_LIBRARY_PATH", &lib)
+        .env("FDB_CLUSTER_FILE", &cluster);
+    if whole {
+        cmd.env("FQL_CONFORMANCE_WHOLE_KEYSPACE", "1");
+    }
+    let what = format!("cargo test --features fdb --test conformance -- {filter}");
+    let out = ran(&what, cmd.output())?;
     let report = String::from_utf8_lossy(&out.stdout);
     if !report.contains(" passed;") || report.contains(" 0 passed;") {
-        return Err(format!("no fdb:: case ran:\n{report}").into());
+        return Err(format!("no {filter} case ran:\n{report}").into());
     }
     Ok(())
 }

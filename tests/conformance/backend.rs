@@ -4,9 +4,15 @@
 //! database, seen through [`Scoped`] as a keyspace of its own and removed
 //! afterwards: that is how the suite shares a real cluster with other
 //! users, and `scoped` proves the view on the embedded store.
+//!
+//! `fdb_whole` runs every case on the cluster's whole keyspace, through the
+//! `fdb` adapter's own calls with no view between: one case at a time, each
+//! after clearing everything. Only on a database given to the suite
+//! alone, which [`WHOLE_KEYSPACE`] must say (tests/client sets it for the
+//! fresh file it points fql's libfdb_c at).
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use fql::directory::DirectoryLayer;
 use fql::kv::embedded::Embedded;
@@ -23,10 +29,46 @@ pub enum Kind {
     File,
     Scoped,
     Fdb,
+    FdbWhole,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Memory, Kind::File, Kind::Scoped, Kind::Fdb];
+    pub const ALL: [Kind; 5] = [
+        Kind::Memory,
+        Kind::File,
+        Kind::Scoped,
+        Kind::Fdb,
+        Kind::FdbWhole,
+    ];
+}
+
+/// Set to let `fdb_whole` clear and use the cluster's whole keyspace.
+pub const WHOLE_KEYSPACE: &str = "FQL_CONFORMANCE_WHOLE_KEYSPACE";
+
+/// Whether an `fdb_whole` case runs: they share one keyspace, so they
+/// take turns.
+static WHOLE_BUSY: Mutex<bool> = Mutex::new(false);
+static WHOLE_FREE: Condvar = Condvar::new();
+
+/// An `fdb_whole` case's turn, given back when dropped.
+struct Turn;
+
+impl Turn {
+    fn take() -> Turn {
+        let mut busy = WHOLE_BUSY.lock().unwrap_or_else(|e| e.into_inner());
+        while *busy {
+            busy = WHOLE_FREE.wait(busy).unwrap_or_else(|e| e.into_inner());
+        }
+        *busy = true;
+        Turn
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        *WHOLE_BUSY.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        WHOLE_FREE.notify_one();
+    }
 }
 
 impl fmt::Display for Kind {
@@ -36,6 +78,7 @@ impl fmt::Display for Kind {
             Kind::File => "file",
             Kind::Scoped => "scoped",
             Kind::Fdb => "fdb",
+            Kind::FdbWhole => "fdb_whole",
         })
     }
 }
@@ -51,6 +94,7 @@ pub struct Backend {
     pub key_limit: usize,
     scope: Option<(Arc<dyn Database>, Vec<String>)>,
     _dir: Option<tempfile::TempDir>,
+    _whole: Option<Turn>,
 }
 
 impl Backend {
@@ -70,7 +114,21 @@ impl Backend {
             }
             Kind::Scoped => Backend::scoped(Arc::new(Embedded::memory())),
             Kind::Fdb => Backend::scoped(CLUSTER.get().expect("connected to a cluster").clone()),
+            Kind::FdbWhole => {
+                Backend::whole(CLUSTER.get().expect("connected to a cluster").clone())
+            }
         }
+    }
+
+    /// The whole keyspace of `db`, cleared, for this case alone.
+    fn whole(db: Arc<dyn Database>) -> Backend {
+        let turn = Turn::take();
+        db.run(|tx, _| tx.clear_range(b"", b"\xff"))
+            .expect("the keyspace cleared");
+        let again = db.clone();
+        let mut backend = Backend::plain(db, move || again.clone(), None);
+        backend._whole = Some(turn);
+        backend
     }
 
     fn plain(
@@ -84,6 +142,7 @@ impl Backend {
             key_limit: Limits::default().key,
             scope: None,
             _dir: dir,
+            _whole: None,
         }
     }
 
@@ -103,6 +162,7 @@ impl Backend {
             key_limit: Limits::default().key - prefix.len(),
             scope: Some((inner, path)),
             _dir: None,
+            _whole: None,
         }
     }
 

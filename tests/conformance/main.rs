@@ -92,8 +92,20 @@ fn main() -> ExitCode {
     }
     let fixtures = fixtures::all();
     let mut trials = Vec::new();
+    let whole = std::env::var_os(backend::WHOLE_KEYSPACE).is_some();
+    if cluster.is_ok() && !whole {
+        eprintln!(
+            "fdb_whole: {} cases skipped: set {} on a database the suite may clear",
+            CASES.len(),
+            backend::WHOLE_KEYSPACE
+        );
+    }
     for kind in Kind::ALL {
-        let skip = kind == Kind::Fdb && cluster.is_err();
+        let skip = match kind {
+            Kind::Fdb => cluster.is_err(),
+            Kind::FdbWhole => cluster.is_err() || !whole,
+            _ => false,
+        };
         for &(name, case) in CASES {
             let trial = Trial::test(format!("{kind}::{name}"), move || {
                 case(&Backend::new(kind));
