@@ -49,6 +49,14 @@ fn a_pending_future_is_not_set_and_cancelling_it_is_operation_cancelled() {
     assert_eq!(stamp.wait_error(), 1101);
 }
 
+/// A callback's parameter that outlives the callback: the test may end,
+/// and drop what it holds, while the network thread is still inside the
+/// callback, so the parameter is leaked (a few bytes a test) rather than
+/// borrowed from the test's stack.
+fn leaked<T>(value: T) -> *mut c_void {
+    Box::into_raw(Box::new(value)) as *mut c_void
+}
+
 extern "C" fn send_thread(f: *mut FDBFuture, param: *mut c_void) {
     let tx = unsafe { &*(param as *const mpsc::Sender<(String, i32)>) };
     let name = std::thread::current().name().unwrap_or("").to_string();
@@ -60,7 +68,7 @@ fn callbacks_run_at_once_when_ready_and_on_the_network_thread_when_not() {
     let db = Db::new();
     let tx = db.tx();
     let (send, recv) = mpsc::channel::<(String, i32)>();
-    let param = &send as *const _ as *mut c_void;
+    let param = leaked(send);
     std::thread::Builder::new()
         .name("caller".into())
         .spawn({
@@ -96,7 +104,7 @@ fn destroying_a_pending_future_runs_its_callback_with_operation_cancelled() {
     let tx = db.tx();
     let (send, recv) = mpsc::channel::<(String, i32)>();
     let stamp = tx.versionstamp();
-    let param = &send as *const _ as *mut c_void;
+    let param = leaked(send);
     assert_eq!(
         unsafe { fdb_future_set_callback(stamp.0, Some(send_thread), param) },
         0
@@ -116,9 +124,9 @@ fn blocking_on_the_network_thread_is_refused_instead_of_deadlocking() {
     let db = Db::new();
     let tx = db.tx();
     let (send, recv) = mpsc::channel::<i32>();
-    let state = Box::new((tx.versionstamp(), send));
+    let state = (tx.versionstamp(), send);
     let trigger = tx.versionstamp();
-    let param = &*state as *const _ as *mut c_void;
+    let param = leaked(state);
     assert_eq!(
         unsafe { fdb_future_set_callback(trigger.0, Some(block_in_callback), param) },
         0
