@@ -16,8 +16,7 @@ use crate::errors::{CLIENT_INVALID_OPERATION, Code, NETWORK_NOT_SETUP, TENANTS_D
 use crate::future::{Future, Value};
 use crate::guard::{self, lock, put};
 use crate::options::DbOptions;
-use crate::transaction::Tx;
-use crate::types::{FDBDatabase, FDBFuture, FDBTenant, FDBTransaction, FdbError};
+use crate::types::{FDBDatabase, FDBFuture, FDBTenant, FdbError};
 use crate::{api, cluster, network};
 
 /// FDB 7.3's protocol version, as `fdb_database_get_server_protocol`
@@ -191,20 +190,6 @@ pub unsafe extern "C" fn fdb_database_set_option(
         let db = unsafe { Db::borrow(d) }?;
         let value = unsafe { guard::option_value(value, value_length) }?;
         lock(&db.options).apply(option, value)
-    })
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fdb_database_create_transaction(
-    d: *mut FDBDatabase,
-    out_transaction: *mut *mut FDBTransaction,
-) -> FdbError {
-    guard::code(|| {
-        // SAFETY: the caller's database.
-        let db = unsafe { Db::borrow(d) }?;
-        let tx = Tx::create(db)?;
-        // SAFETY: the caller's out pointer.
-        unsafe { put(out_transaction, tx) }
     })
 }
 

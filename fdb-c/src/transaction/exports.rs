@@ -10,12 +10,13 @@ use std::sync::Arc;
 
 use super::Tx;
 use super::reads::{key_future, keys_future, rows_future, strings_future, value_future};
+use crate::database::Db;
 use crate::errors::{Code, INTERNAL_ERROR};
 use crate::future::{Future, Value};
 use crate::guard::{self, bytes, put};
 use crate::range;
 use crate::selector::Selector;
-use crate::types::{FDBFuture, FDBTransaction, FdbBool, FdbError};
+use crate::types::{FDBDatabase, FDBFuture, FDBTransaction, FdbBool, FdbError};
 
 /// Runs `f` on the caller's transaction, returning its future or a ready
 /// future with its error (`internal_error` if it panics).
@@ -448,4 +449,20 @@ pub unsafe extern "C" fn fdb_transaction_get_range_split_points(
             Ok(keys_future(tx.split_points(b, e, chunk_size)))
         })
     }
+}
+
+/// Declared with the database's functions in fdb_c.h; it lives with the
+/// transaction it makes, so the database knows nothing of transactions.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_database_create_transaction(
+    d: *mut FDBDatabase,
+    out_transaction: *mut *mut FDBTransaction,
+) -> FdbError {
+    guard::code(|| {
+        // SAFETY: the caller's database.
+        let db = unsafe { Db::borrow(d) }?;
+        let tx = Tx::create(db)?;
+        // SAFETY: the caller's out pointer.
+        unsafe { put(out_transaction, tx) }
+    })
 }

@@ -1,6 +1,5 @@
 //! The arithmetic of FDB's atomic operations, applied at commit.
 
-use super::commit::stamp_of;
 use crate::kv::MutationType;
 
 #[cfg(test)]
@@ -8,6 +7,14 @@ thread_local! {
     /// How many operations this thread applied: what the tests of a
     /// transaction's cost count.
     pub(crate) static APPLIED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The 10-byte versionstamp of a commit: the version, big-endian, then a
+/// batch order that is always 0 here (one commit per version).
+pub(crate) fn stamp_of(version: u64) -> [u8; 10] {
+    let mut stamp = [0u8; 10];
+    stamp[..8].copy_from_slice(&version.to_be_bytes());
+    stamp
 }
 
 /// The new value after `op` with `param` on the current value; `None`

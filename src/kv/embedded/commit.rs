@@ -7,7 +7,7 @@ use std::ops::Bound::{Excluded, Included};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::atomic::{apply, fill_stamp};
+use super::atomic::{apply, fill_stamp, stamp_of};
 use super::buffer::Mutation;
 use super::ranges::RangeSet;
 use super::store::Writer;
@@ -24,14 +24,6 @@ const LOG_WINDOW_MS: u64 = 2 * WINDOW.as_millis() as u64;
 /// versionstamped keys included; more are joined into this many wider
 /// ones.
 const LOGGED_RANGES: usize = 64;
-
-/// The 10-byte versionstamp of a commit: the version, big-endian, then a
-/// batch order that is always 0 here (one commit per version).
-pub(crate) fn stamp_of(version: u64) -> [u8; 10] {
-    let mut stamp = [0u8; 10];
-    stamp[..8].copy_from_slice(&version.to_be_bytes());
-    stamp
-}
 
 fn now_ms() -> u64 {
     SystemTime::now()

@@ -12,7 +12,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::commit::stamp_of;
+use super::atomic::stamp_of;
 use super::store::{MAX_BATCH, Snapshot, Writer};
 use crate::kv::{CommitStatus, Committed, Error, IdempotencyId, Result};
 
