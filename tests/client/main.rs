@@ -16,6 +16,8 @@ use std::sync::OnceLock;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
+mod faults;
+
 /// The repository's root.
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -201,18 +203,43 @@ fn python_missing() -> Option<String> {
 /// fql, each reading what the other wrote, and creating directories at
 /// once.
 fn python() -> Result<(), Failed> {
+    interop(None, &[])
+}
+
+/// interop.py's `tests` (all when empty), with the library injecting
+/// `faults`.
+fn interop(faults: Option<&str>, tests: &[&str]) -> Result<(), Failed> {
     let lib = library()?;
-    ran(
-        "python3 tests/python/interop.py",
-        Command::new("python3")
-            .current_dir(root())
-            .args(["tests/python/interop.py", "-v"])
-            .env("FQL_BIN", env!("CARGO_BIN_EXE_fql"))
-            .env("LD_LIBRARY_PATH", &lib)
-            .env_remove("FDB_CLUSTER_FILE")
-            .output(),
-    )
-    .map(|_| ())
+    let mut cmd = Command::new("python3");
+    cmd.current_dir(root())
+        .args(["tests/python/interop.py", "-v"])
+        .args(tests)
+        .env("FQL_BIN", env!("CARGO_BIN_EXE_fql"))
+        .env("LD_LIBRARY_PATH", &lib)
+        .env_remove("FDB_CLUSTER_FILE")
+        .env_remove("FQL_FAULTS");
+    if let Some(plan) = faults {
+        cmd.env("FQL_FAULTS", plan);
+    }
+    ran("python3 tests/python/interop.py", cmd.output()).map(|_| ())
+}
+
+/// The bindings' retry loop under each plan, one process a plan (the
+/// library reads `FQL_FAULTS` once).
+fn python_faults() -> Vec<Trial> {
+    [
+        ("not_committed", "1020:0.2,1007:0.1,1037:0.1;seed=3"),
+        ("unknown_idempotent", "1021:0.5;seed=4"),
+        ("unknown_applied", "1021-applied:1"),
+        ("unknown_not_applied", "1021-unapplied:1"),
+    ]
+    .into_iter()
+    .map(|(name, plan)| {
+        Trial::test(format!("python::faults::{name}"), move || {
+            interop(Some(plan), &["Faults"])
+        })
+    })
+    .collect()
 }
 
 fn main() -> ExitCode {
@@ -229,11 +256,28 @@ fn main() -> ExitCode {
         Trial::test("fdb_backend::conformance", conformance),
         Trial::test("fdb_backend::cli", cli),
         Trial::test("fdb_backend::mutex_processes", mutex_processes),
+        Trial::test(
+            "fdb_backend::faults::retried_as_on_error",
+            faults::retried_as_on_error,
+        ),
+        Trial::test(
+            "fdb_backend::faults::unknown_results_land_once",
+            faults::unknown_results_land_once,
+        ),
+        Trial::test(
+            "fdb_backend::faults::mutex_answers_what_happened",
+            faults::mutex_answers_what_happened,
+        ),
     ];
     let mut trials: Vec<Trial> = backend
         .into_iter()
         .map(|t| t.with_ignored_flag(no_clang.is_some()))
         .collect();
     trials.push(Trial::test("python::interop", python).with_ignored_flag(no_python.is_some()));
+    trials.extend(
+        python_faults()
+            .into_iter()
+            .map(|t| t.with_ignored_flag(no_python.is_some())),
+    );
     libtest_mimic::run(&args, trials).exit_code()
 }
