@@ -74,6 +74,18 @@ impl Client {
             .map_err(|e| format!("fql -C did not start: {e}").into())
     }
 
+    /// Fails unless the library injects faults for this client: a commit
+    /// always reported unknown and never applied stops `fql -C` with
+    /// exit 4, so a trial whose answers would also pass without faults
+    /// cannot pass with none injected.
+    fn injects(&self) -> Result<(), Failed> {
+        let out = self.run("1021-unapplied:1", &["-w", "-q", "/probe(1)=1"])?;
+        if out.status.code() != Some(4) {
+            return Err(format!("no fault injected: {}", said(&out)).into());
+        }
+        Ok(())
+    }
+
     /// `fql --db ARGS` on the file, without faults or the library.
     fn direct(&self, args: &[&str]) -> Result<String, Failed> {
         let out = ran(
@@ -188,6 +200,7 @@ pub fn unknown_results_land_once() -> Result<(), Failed> {
         "1021-unapplied:0.5;seed=5",
     ] {
         let c = Client::new()?;
+        c.injects()?;
         let script = log_script(c.dir.path(), STATEMENTS)?;
         let out = c.run(plan, &["-w", "-f", script.to_str().unwrap()])?;
         let rows = c.logged()?;
@@ -235,6 +248,7 @@ pub fn mutex_answers_what_happened() -> Result<(), Failed> {
     let timing = ["--heartbeat", "0.2", "--stale", "5"];
     for seed in 1..=3 {
         let c = Client::new()?;
+        c.injects()?;
         let plan = format!("1021:0.8;seed={seed}");
         let mut take = vec!["mutex", "try-acquire", "/locks/m", "--name", "a"];
         take.extend(timing);
