@@ -304,4 +304,18 @@ mod tests {
         assert_eq!(d.apply(9999, None), Err(INVALID_OPTION));
         assert_eq!(d.apply(27, None), Err(UNSUPPORTED_OPERATION));
     }
+
+    /// `automatic_idempotency` is a flag, set directly or as the
+    /// database's default (506), and is what the commit reads.
+    #[test]
+    fn automatic_idempotency_is_honoured() {
+        let mut o = TxOptions::default();
+        assert!(!o.automatic_idempotency);
+        assert_eq!(o.apply(505, Some(b"x")), Err(INVALID_OPTION_VALUE));
+        o.apply(505, None).unwrap();
+        assert!(o.automatic_idempotency);
+        let mut d = DbOptions::default();
+        d.apply(506, None).unwrap();
+        assert_eq!(d.defaults, vec![(505, None)]);
+    }
 }
