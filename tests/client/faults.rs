@@ -23,9 +23,6 @@ fn fql_fdb() -> Result<PathBuf, Failed> {
                     .args(["build", "-q", "-p", "fql", "--features", "fdb"])
                     .args(["--bin", "fql"])
                     .env("FDB_CLIENT_LIB_PATH", &lib)
-                    // For the linker too: foundationdb-sys's build script
-                    // does not run again when FDB_CLIENT_LIB_PATH changes.
-                    .env("LIBRARY_PATH", &lib)
                     .output(),
             )
             .map(|_| target().join("debug").join("fql"))

@@ -37,6 +37,10 @@ fn cargo() -> Command {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(root())
         .env("CARGO_TARGET_DIR", target())
+        // The linker finds the library here too: foundationdb-sys's build
+        // script passes FDB_CLIENT_LIB_PATH on only when it runs, and a
+        // build made without it is not run again when it is set.
+        .env("LIBRARY_PATH", lib_dir())
         .env_remove("FDB_CLUSTER_FILE")
         .env_remove("RUSTFLAGS");
     cmd
