@@ -228,14 +228,7 @@ pub fn unknown_results_land_once() -> Result<(), Failed> {
 /// `mutex show`'s owner and token.
 fn owner(c: &Client) -> Result<(String, String), Failed> {
     let shown = c.direct(&["mutex", "show", "/locks/m"])?;
-    let field = |name: &str| {
-        shown
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .map(|v| v.split_whitespace().next().unwrap_or("").to_string())
-            .unwrap_or_default()
-    };
-    Ok((field("owner: "), field("token: ")))
+    Ok(super::mutex_show::owner_and_token(&shown))
 }
 
 /// `fql -C mutex try-acquire` and `release` with most commits reported

@@ -17,6 +17,8 @@ use std::sync::OnceLock;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 mod faults;
+#[path = "../support/mutex_show.rs"]
+mod mutex_show;
 
 /// The repository's root.
 fn root() -> &'static Path {
@@ -92,28 +94,36 @@ fn cluster_file(dir: &Path) -> Result<PathBuf, Failed> {
     Ok(path)
 }
 
+/// `cargo test --features fdb --test TEST -- ARGS`, linked to the library
+/// and loading it.
+fn fdb_test(test: &str, args: &[&str]) -> Result<Command, Failed> {
+    let lib = library()?;
+    let mut cmd = cargo();
+    cmd.args([
+        "test",
+        "-q",
+        "-p",
+        "fql",
+        "--features",
+        "fdb",
+        "--test",
+        test,
+    ])
+    .arg("--")
+    .args(args)
+    .env("FDB_CLIENT_LIB_PATH", &lib)
+    .env("LD_LIBRARY_PATH", &lib);
+    Ok(cmd)
+}
+
 /// fql's conformance suite, its `fdb::` cases through the `foundationdb`
 /// crate and the library, on a fresh database.
 fn conformance() -> Result<(), Failed> {
-    let lib = library()?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let cluster = cluster_file(dir.path())?;
     let out = ran(
         "cargo test --features fdb --test conformance fdb::",
-        cargo()
-            .args([
-                "test",
-                "-q",
-                "-p",
-                "fql",
-                "--features",
-                "fdb",
-                "--test",
-                "conformance",
-            ])
-            .args(["--", "fdb::", "--include-ignored"])
-            .env("FDB_CLIENT_LIB_PATH", &lib)
-            .env("LD_LIBRARY_PATH", &lib)
+        fdb_test("conformance", &["fdb::", "--include-ignored"])?
             .env("FDB_CLUSTER_FILE", &cluster)
             .output(),
     )?;
@@ -128,22 +138,9 @@ fn conformance() -> Result<(), Failed> {
 /// fresh database file reach it through the `foundationdb` crate and the
 /// library (tests/support/reach.rs); the rest run as they always do.
 fn cli() -> Result<(), Failed> {
-    let lib = library()?;
     ran(
         "cargo test --features fdb --test cli",
-        cargo()
-            .args([
-                "test",
-                "-q",
-                "-p",
-                "fql",
-                "--features",
-                "fdb",
-                "--test",
-                "cli",
-            ])
-            .env("FDB_CLIENT_LIB_PATH", &lib)
-            .env("LD_LIBRARY_PATH", &lib)
+        fdb_test("cli", &[])?
             .env("FQL_TEST_VIA_CLIENT", "1")
             .output(),
     )
@@ -154,23 +151,9 @@ fn cli() -> Result<(), Failed> {
 /// exit codes), run by an `fql` built with the `fdb` feature that reaches
 /// each test's database through the `foundationdb` crate and the library.
 fn mutex_processes() -> Result<(), Failed> {
-    let lib = library()?;
     ran(
         "cargo test --features fdb --test mutex processes::",
-        cargo()
-            .args([
-                "test",
-                "-q",
-                "-p",
-                "fql",
-                "--features",
-                "fdb",
-                "--test",
-                "mutex",
-            ])
-            .args(["--", "processes::"])
-            .env("FDB_CLIENT_LIB_PATH", &lib)
-            .env("LD_LIBRARY_PATH", &lib)
+        fdb_test("mutex", &["processes::"])?
             .env("FQL_TEST_VIA_CLIENT", "1")
             .output(),
     )
