@@ -2,17 +2,20 @@
 //!
 //! The cluster file (see [`crate::cluster`]) names the database
 //! file, which is opened as fql's CLI opens it: created if missing (its
-//! directory must exist), read-only if this process may not write it.
+//! directory must exist), read-only if this process may not write it,
+//! and wrapped in `fql::kv::Faulty` when `FQL_FAULTS` plans faults.
 
 use std::ffi::{CStr, c_char, c_int};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use fql::kv::Database;
 use fql::kv::embedded::Embedded;
+use fql::kv::{Database, FaultPlan, Faulty};
 
-use crate::errors::{CLIENT_INVALID_OPERATION, Code, NETWORK_NOT_SETUP, TENANTS_DISABLED};
+use crate::errors::{
+    CLIENT_INVALID_OPERATION, Code, INVALID_OPTION_VALUE, NETWORK_NOT_SETUP, TENANTS_DISABLED,
+};
 use crate::future::{Future, Value};
 use crate::guard::{self, lock, put};
 use crate::options::DbOptions;
@@ -38,6 +41,8 @@ impl Db {
     /// Opens the database a connection string names.
     fn open(connection_string: &str, cluster_file: Option<PathBuf>) -> Result<Arc<Db>, Code> {
         let path = cluster::parse(connection_string)?;
+        // Before the file is opened, so a bad plan creates no database.
+        let plan = fault_plan()?;
         let embedded = Embedded::open(&path).map_err(|e| {
             // FDB would log this to its trace files; a user of this
             // library has only standard error to learn why.
@@ -47,10 +52,11 @@ impl Db {
             );
             e.code()
         })?;
-        // Fault injection plugs in here: wrap `embedded` in
-        // `fql::kv::faults` (configured by FQL_FAULTS) before it is shared,
-        // so every transaction of the library goes through it.
-        let store: Arc<dyn Database> = Arc::new(embedded);
+        // Every transaction of the library goes through the faults.
+        let store: Arc<dyn Database> = match plan {
+            Some(plan) => Arc::new(Faulty::new(embedded, plan)),
+            None => Arc::new(embedded),
+        };
         Ok(Arc::new(Db {
             store,
             options: Mutex::new(DbOptions::default()),
@@ -106,6 +112,18 @@ impl Db {
         })
         .to_string()
     }
+}
+
+/// The fault plan of `FQL_FAULTS` (see `fql::kv::faults`), read when the
+/// first database is opened, as FDB reads its environment's options once.
+/// A plan that cannot be read fails every opening with
+/// `invalid_option_value`, FDB's error for an option it cannot take, and
+/// says why on standard error once.
+fn fault_plan() -> Result<Option<FaultPlan>, Code> {
+    static PLAN: OnceLock<Result<Option<FaultPlan>, ()>> = OnceLock::new();
+    PLAN.get_or_init(|| FaultPlan::from_env().map_err(|e| eprintln!("libfdb_c (fql): {e}")))
+        .clone()
+        .map_err(|()| INVALID_OPTION_VALUE)
 }
 
 /// The checks FDB makes before it opens a database.

@@ -1,15 +1,18 @@
 //! FDB's error codes: the ones this library returns, their messages for
-//! `fdb_get_error`, and FDB's predicates on them (`fdb_error_predicate`,
-//! and which errors `fdb_transaction_on_error` retries after what delay).
+//! `fdb_get_error`, and what the C API adds to FDB's predicates on them
+//! (`fdb_error_predicate`'s raw tests, and after what delay
+//! `fdb_transaction_on_error` retries).
 //!
-//! The retry sets follow FoundationDB's client (`fdb_error_predicate` in
-//! bindings/c/fdb_c.cpp and `Transaction::onError` in NativeAPI): 7.3's, plus
-//! the two codes later releases added (1235 `transaction_throttled_hot_shard`,
-//! 1242 `transaction_rejected_range_locked`), which fql's fault injection
-//! raises. This module is the one place the library decides retryability.
+//! Which codes are retryable, maybe committed or retried by `on_error` is
+//! decided by fql's table of FDB's codes ([`fql::kv::error_predicate`],
+//! [`fql::kv::retried_by_on_error`]), the one table the store, its retry loop,
+//! fault injection and this library share, so the library's answers are
+//! fql's own backends' answers.
 
 use std::ffi::{CStr, c_char};
 use std::time::Duration;
+
+use fql::kv::{ErrorPredicate, error_predicate, retried_by_on_error};
 
 /// An FDB error code; 0 is success.
 pub type Code = i32;
@@ -17,24 +20,15 @@ pub type Code = i32;
 pub const SUCCESS: Code = 0;
 pub const TRANSACTION_TOO_OLD: Code = 1007;
 pub const FUTURE_VERSION: Code = 1009;
-pub const NOT_COMMITTED: Code = 1020;
 pub const COMMIT_UNKNOWN_RESULT: Code = 1021;
 pub const TRANSACTION_CANCELLED: Code = 1025;
 pub const TRANSACTION_TIMED_OUT: Code = 1031;
 pub const TOO_MANY_WATCHES: Code = 1032;
-pub const PROCESS_BEHIND: Code = 1037;
-pub const DATABASE_LOCKED: Code = 1038;
 pub const CLUSTER_VERSION_CHANGED: Code = 1039;
 pub const COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED: Code = 1042;
-pub const BATCH_TRANSACTION_THROTTLED: Code = 1051;
 pub const GRV_PROXY_MEMORY_LIMIT_EXCEEDED: Code = 1078;
-pub const BLOB_GRANULE_REQUEST_FAILED: Code = 1079;
 pub const OPERATION_CANCELLED: Code = 1101;
 pub const FUTURE_RELEASED: Code = 1102;
-pub const TAG_THROTTLED: Code = 1213;
-pub const PROXY_TAG_THROTTLED: Code = 1223;
-pub const TRANSACTION_THROTTLED_HOT_SHARD: Code = 1235;
-pub const TRANSACTION_REJECTED_RANGE_LOCKED: Code = 1242;
 pub const NO_CLUSTER_FILE_FOUND: Code = 1515;
 pub const CLIENT_INVALID_OPERATION: Code = 2000;
 pub const KEY_OUTSIDE_LEGAL_RANGE: Code = 2004;
@@ -167,45 +161,11 @@ pub fn message_ptr(code: Code) -> *const c_char {
     message(code).as_ptr()
 }
 
-/// `FDB_ERROR_PREDICATE_RETRYABLE`.
-pub const PREDICATE_RETRYABLE: i32 = 50000;
-/// `FDB_ERROR_PREDICATE_MAYBE_COMMITTED`.
-pub const PREDICATE_MAYBE_COMMITTED: i32 = 50001;
-/// `FDB_ERROR_PREDICATE_RETRYABLE_NOT_COMMITTED`.
-pub const PREDICATE_RETRYABLE_NOT_COMMITTED: i32 = 50002;
-
-/// Whether the transaction may have committed although it failed.
-pub fn maybe_committed(code: Code) -> bool {
-    matches!(code, COMMIT_UNKNOWN_RESULT | CLUSTER_VERSION_CHANGED)
-}
-
-/// Whether the transaction surely did not commit and may be retried.
-pub fn retryable_not_committed(code: Code) -> bool {
-    matches!(
-        code,
-        NOT_COMMITTED
-            | TRANSACTION_TOO_OLD
-            | FUTURE_VERSION
-            | DATABASE_LOCKED
-            | GRV_PROXY_MEMORY_LIMIT_EXCEEDED
-            | COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED
-            | BATCH_TRANSACTION_THROTTLED
-            | PROCESS_BEHIND
-            | TAG_THROTTLED
-            | PROXY_TAG_THROTTLED
-            | TRANSACTION_THROTTLED_HOT_SHARD
-            | TRANSACTION_REJECTED_RANGE_LOCKED
-    )
-}
-
-/// FDB's `fdb_error_predicate`.
+/// FDB's `fdb_error_predicate`: fql's one table of FDB's predicates
+/// ([`error_predicate`]), shared with the store and its retry loop; a test
+/// the C API does not define is false, as in FDB.
 pub fn predicate(test: i32, code: Code) -> bool {
-    match test {
-        PREDICATE_RETRYABLE => maybe_committed(code) || retryable_not_committed(code),
-        PREDICATE_MAYBE_COMMITTED => maybe_committed(code),
-        PREDICATE_RETRYABLE_NOT_COMMITTED => retryable_not_committed(code),
-        _ => false,
-    }
+    ErrorPredicate::from_raw(test).is_some_and(|p| error_predicate(p, code))
 }
 
 /// How `on_error` waits before a retry of an error it retries.
@@ -225,27 +185,21 @@ pub const SHORT_RETRY: Duration = Duration::from_millis(10);
 /// The ceiling of a back-off grown by resource-constrained errors.
 pub const CONSTRAINED_MAX_BACKOFF: Duration = Duration::from_secs(30);
 
-/// Whether `on_error` retries `code`, and how; `None` for errors it
+/// Whether `on_error` retries `code` (as [`retried_by_on_error`]
+/// says, for every backend), and after what wait; `None` for errors it
 /// returns to the caller.
 pub fn retry_of(code: Code) -> Option<Retry> {
-    match code {
-        COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED | GRV_PROXY_MEMORY_LIMIT_EXCEEDED => {
-            Some(Retry::Backoff { constrained: true })
-        }
-        NOT_COMMITTED
-        | COMMIT_UNKNOWN_RESULT
-        | DATABASE_LOCKED
-        | PROCESS_BEHIND
-        | BATCH_TRANSACTION_THROTTLED
-        | TAG_THROTTLED
-        | BLOB_GRANULE_REQUEST_FAILED
-        | PROXY_TAG_THROTTLED
-        | TRANSACTION_THROTTLED_HOT_SHARD
-        | TRANSACTION_REJECTED_RANGE_LOCKED => Some(Retry::Backoff { constrained: false }),
-        TRANSACTION_TOO_OLD | FUTURE_VERSION => Some(Retry::Short),
-        CLUSTER_VERSION_CHANGED => Some(Retry::Now),
-        _ => None,
+    if !retried_by_on_error(code) {
+        return None;
     }
+    Some(match code {
+        COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED | GRV_PROXY_MEMORY_LIMIT_EXCEEDED => {
+            Retry::Backoff { constrained: true }
+        }
+        TRANSACTION_TOO_OLD | FUTURE_VERSION => Retry::Short,
+        CLUSTER_VERSION_CHANGED => Retry::Now,
+        _ => Retry::Backoff { constrained: false },
+    })
 }
 
 /// A code as FDB's `Error::fromUnvalidatedCode` takes it: one outside FDB's
@@ -284,16 +238,33 @@ mod tests {
         assert_eq!(message(31337).to_str().unwrap(), "UNKNOWN_ERROR");
     }
 
+    /// `on_error` retries exactly what fql's table says, and every code a
+    /// predicate calls retryable among them.
     #[test]
-    fn every_retryable_error_is_retried_by_on_error_and_no_other() {
-        for code in 0..5000 {
-            let retried = retry_of(code).is_some();
-            if predicate(PREDICATE_RETRYABLE, code) {
-                assert!(retried, "{code} is retryable but on_error returns it");
+    fn on_error_retries_what_fqls_table_retries() {
+        for code in (-1..5000).chain([30001, i32::MAX]) {
+            assert_eq!(
+                retry_of(code).is_some(),
+                retried_by_on_error(code),
+                "{code}"
+            );
+            if predicate(50000, code) {
+                assert!(retry_of(code).is_some(), "{code}");
             }
         }
-        assert!(!predicate(PREDICATE_RETRYABLE, 2200));
-        assert!(predicate(PREDICATE_MAYBE_COMMITTED, 1021));
-        assert!(!predicate(PREDICATE_RETRYABLE_NOT_COMMITTED, 1021));
+        assert_eq!(retry_of(1078), Some(Retry::Backoff { constrained: true }));
+        assert_eq!(retry_of(1009), Some(Retry::Short));
+        assert_eq!(retry_of(1039), Some(Retry::Now));
+    }
+
+    /// The C API's raw tests; any other is false.
+    #[test]
+    fn predicates_take_the_c_apis_values() {
+        assert!(predicate(50000, 1242));
+        assert!(predicate(50001, 1021));
+        assert!(!predicate(50002, 1021));
+        assert!(predicate(50002, 1235));
+        assert!(!predicate(50000, 2200));
+        assert!(!predicate(50003, 1020));
     }
 }

@@ -5,8 +5,8 @@
 //! Honoured: `timeout`, `retry_limit`, `max_retry_delay`, `size_limit`,
 //! `next_write_no_write_conflict_range`, `read_system_keys` and
 //! `access_system_keys` (the system keyspace reads as empty; writes to it
-//! are refused), and the database options that set their defaults, plus
-//! `max_watches`. Values are checked as FDB checks them
+//! are refused), `automatic_idempotency` (see `transaction::commit`), and
+//! the database options that set their defaults, plus `max_watches`. Values are checked as FDB checks them
 //! (`invalid_option_value`, `too_many_tags`, `tag_too_long`).
 //!
 //! Refused with `unsupported_operation`: `read_your_writes_disable` and
@@ -73,6 +73,9 @@ pub struct TxOptions {
     pub write_system_keys: bool,
     /// The next write adds no write conflict range.
     pub next_write_no_conflict: bool,
+    /// `automatic_idempotency`: each commit goes under a fresh
+    /// idempotency id, so a `commit_unknown_result` can be resolved.
+    pub automatic_idempotency: bool,
     debug_identifier: bool,
     tags: usize,
 }
@@ -87,6 +90,7 @@ impl Default for TxOptions {
             read_system_keys: false,
             write_system_keys: false,
             next_write_no_conflict: false,
+            automatic_idempotency: false,
             debug_identifier: false,
             tags: 0,
         }
@@ -109,6 +113,10 @@ impl TxOptions {
             30 => {
                 flag(value)?;
                 self.next_write_no_conflict = true;
+            }
+            505 => {
+                flag(value)?;
+                self.automatic_idempotency = true;
             }
             301 => {
                 flag(value)?;
@@ -180,7 +188,6 @@ impl TxOptions {
             | 304
             | 400
             | 406
-            | 505
             | 600
             | 700..=702
             | 710..=714
@@ -296,5 +303,19 @@ mod tests {
         );
         assert_eq!(d.apply(9999, None), Err(INVALID_OPTION));
         assert_eq!(d.apply(27, None), Err(UNSUPPORTED_OPERATION));
+    }
+
+    /// `automatic_idempotency` is a flag, set directly or as the
+    /// database's default (506), and is what the commit reads.
+    #[test]
+    fn automatic_idempotency_is_honoured() {
+        let mut o = TxOptions::default();
+        assert!(!o.automatic_idempotency);
+        assert_eq!(o.apply(505, Some(b"x")), Err(INVALID_OPTION_VALUE));
+        o.apply(505, None).unwrap();
+        assert!(o.automatic_idempotency);
+        let mut d = DbOptions::default();
+        d.apply(506, None).unwrap();
+        assert_eq!(d.defaults, vec![(505, None)]);
     }
 }

@@ -115,15 +115,7 @@ fn versionstamped_inserts_land_once_per_statement() {
 /// `fql mutex show`'s owner and token, without faults.
 fn owner(db: &Path) -> (String, String) {
     let out = run(fql(db, None).args(["mutex", "show", "/locks/m"]));
-    let shown = text(&out.stdout);
-    let field = |name: &str| {
-        shown
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .map(|v| v.split_whitespace().next().unwrap_or("").to_string())
-            .unwrap_or_default()
-    };
-    (field("owner: "), field("token: "))
+    super::mutex_show::owner_and_token(&text(&out.stdout))
 }
 
 /// A client takes the mutex, another waits for it, the first releases

@@ -9,6 +9,8 @@ use assert_cmd::cargo::cargo_bin;
 
 mod faults;
 mod mutex;
+#[path = "../support/mutex_show.rs"]
+mod mutex_show;
 mod output;
 mod queries;
 #[path = "../support/reach.rs"]

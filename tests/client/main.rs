@@ -16,6 +16,10 @@ use std::sync::OnceLock;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
+mod faults;
+#[path = "../support/mutex_show.rs"]
+mod mutex_show;
+
 /// The repository's root.
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -35,6 +39,10 @@ fn cargo() -> Command {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(root())
         .env("CARGO_TARGET_DIR", target())
+        // The linker finds the library here too: foundationdb-sys's build
+        // script passes FDB_CLIENT_LIB_PATH on only when it runs, and a
+        // build made without it is not run again when it is set.
+        .env("LIBRARY_PATH", lib_dir())
         .env_remove("FDB_CLUSTER_FILE")
         .env_remove("RUSTFLAGS");
     cmd
@@ -86,6 +94,28 @@ fn cluster_file(dir: &Path) -> Result<PathBuf, Failed> {
     Ok(path)
 }
 
+/// `cargo test --features fdb --test TEST -- ARGS`, linked to the library
+/// and loading it.
+fn fdb_test(test: &str, args: &[&str]) -> Result<Command, Failed> {
+    let lib = library()?;
+    let mut cmd = cargo();
+    cmd.args([
+        "test",
+        "-q",
+        "-p",
+        "fql",
+        "--features",
+        "fdb",
+        "--test",
+        test,
+    ])
+    .arg("--")
+    .args(args)
+    .env("FDB_CLIENT_LIB_PATH", &lib)
+    .env("LD_LIBRARY_PATH", &lib);
+    Ok(cmd)
+}
+
 /// fql's conformance suite through the `foundationdb` crate and the
 /// library: its `fdb::` cases, each in a directory of a fresh database;
 /// then, on another, its `fdb_whole::` cases, the adapter's own calls on
@@ -98,15 +128,10 @@ fn conformance() -> Result<(), Failed> {
 }
 
 fn conformance_cases(filter: &str, whole: bool) -> Result<(), Failed> {
-    let lib = library()?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let cluster = cluster_file(dir.path())?;
-    let mut cmd = cargo();
-    cmd.args(["test", "-q", "-p", "fql", "--features", "fdb"])
-        .args(["--test", "conformance", "--", filter, "--include-ignored"])
-        .env("FDB_CLIENT_LIB_PATH", &lib)
-        .env("LD_LIBRARY_PATH", &lib)
-        .env("FDB_CLUSTER_FILE", &cluster);
+    let mut cmd = fdb_test("conformance", &[filter, "--include-ignored"])?;
+    cmd.env("FDB_CLUSTER_FILE", &cluster);
     if whole {
         cmd.env("FQL_CONFORMANCE_WHOLE_KEYSPACE", "1");
     }
@@ -123,22 +148,9 @@ fn conformance_cases(filter: &str, whole: bool) -> Result<(), Failed> {
 /// fresh database file reach it through the `foundationdb` crate and the
 /// library (tests/support/reach.rs); the rest run as they always do.
 fn cli() -> Result<(), Failed> {
-    let lib = library()?;
     ran(
         "cargo test --features fdb --test cli",
-        cargo()
-            .args([
-                "test",
-                "-q",
-                "-p",
-                "fql",
-                "--features",
-                "fdb",
-                "--test",
-                "cli",
-            ])
-            .env("FDB_CLIENT_LIB_PATH", &lib)
-            .env("LD_LIBRARY_PATH", &lib)
+        fdb_test("cli", &[])?
             .env("FQL_TEST_VIA_CLIENT", "1")
             .output(),
     )
@@ -149,23 +161,9 @@ fn cli() -> Result<(), Failed> {
 /// exit codes), run by an `fql` built with the `fdb` feature that reaches
 /// each test's database through the `foundationdb` crate and the library.
 fn mutex_processes() -> Result<(), Failed> {
-    let lib = library()?;
     ran(
         "cargo test --features fdb --test mutex processes::",
-        cargo()
-            .args([
-                "test",
-                "-q",
-                "-p",
-                "fql",
-                "--features",
-                "fdb",
-                "--test",
-                "mutex",
-            ])
-            .args(["--", "processes::"])
-            .env("FDB_CLIENT_LIB_PATH", &lib)
-            .env("LD_LIBRARY_PATH", &lib)
+        fdb_test("mutex", &["processes::"])?
             .env("FQL_TEST_VIA_CLIENT", "1")
             .output(),
     )
@@ -202,18 +200,43 @@ fn python_missing() -> Option<String> {
 /// fql, each reading what the other wrote, and creating directories at
 /// once.
 fn python() -> Result<(), Failed> {
+    interop(None, &[])
+}
+
+/// interop.py's `tests` (all when empty), with the library injecting
+/// `faults`.
+fn interop(faults: Option<&str>, tests: &[&str]) -> Result<(), Failed> {
     let lib = library()?;
-    ran(
-        "python3 tests/python/interop.py",
-        Command::new("python3")
-            .current_dir(root())
-            .args(["tests/python/interop.py", "-v"])
-            .env("FQL_BIN", env!("CARGO_BIN_EXE_fql"))
-            .env("LD_LIBRARY_PATH", &lib)
-            .env_remove("FDB_CLUSTER_FILE")
-            .output(),
-    )
-    .map(|_| ())
+    let mut cmd = Command::new("python3");
+    cmd.current_dir(root())
+        .args(["tests/python/interop.py", "-v"])
+        .args(tests)
+        .env("FQL_BIN", env!("CARGO_BIN_EXE_fql"))
+        .env("LD_LIBRARY_PATH", &lib)
+        .env_remove("FDB_CLUSTER_FILE")
+        .env_remove("FQL_FAULTS");
+    if let Some(plan) = faults {
+        cmd.env("FQL_FAULTS", plan);
+    }
+    ran("python3 tests/python/interop.py", cmd.output()).map(|_| ())
+}
+
+/// The bindings' retry loop under each plan, one process a plan (the
+/// library reads `FQL_FAULTS` once).
+fn python_faults() -> Vec<Trial> {
+    [
+        ("not_committed", "1020:0.2,1007:0.1,1037:0.1;seed=3"),
+        ("unknown_idempotent", "1021:0.5;seed=4"),
+        ("unknown_applied", "1021-applied:1"),
+        ("unknown_not_applied", "1021-unapplied:1"),
+    ]
+    .into_iter()
+    .map(|(name, plan)| {
+        Trial::test(format!("python::faults::{name}"), move || {
+            interop(Some(plan), &["Faults"])
+        })
+    })
+    .collect()
 }
 
 fn main() -> ExitCode {
@@ -230,11 +253,28 @@ fn main() -> ExitCode {
         Trial::test("fdb_backend::conformance", conformance),
         Trial::test("fdb_backend::cli", cli),
         Trial::test("fdb_backend::mutex_processes", mutex_processes),
+        Trial::test(
+            "fdb_backend::faults::retried_as_on_error",
+            faults::retried_as_on_error,
+        ),
+        Trial::test(
+            "fdb_backend::faults::unknown_results_land_once",
+            faults::unknown_results_land_once,
+        ),
+        Trial::test(
+            "fdb_backend::faults::mutex_answers_what_happened",
+            faults::mutex_answers_what_happened,
+        ),
     ];
     let mut trials: Vec<Trial> = backend
         .into_iter()
         .map(|t| t.with_ignored_flag(no_clang.is_some()))
         .collect();
     trials.push(Trial::test("python::interop", python).with_ignored_flag(no_python.is_some()));
+    trials.extend(
+        python_faults()
+            .into_iter()
+            .map(|t| t.with_ignored_flag(no_python.is_some())),
+    );
     libtest_mimic::run(&args, trials).exit_code()
 }

@@ -29,8 +29,10 @@ FQL = os.environ["FQL_BIN"]
 
 def fql(db_path, *args, stdin=None):
     """Runs fql on the database file; returns its standard output."""
+    env = {k: v for k, v in os.environ.items() if k != "FQL_FAULTS"}
     done = subprocess.run(
         [FQL, "--db", db_path, *args],
+        env=env,
         input=stdin,
         capture_output=True,
         text=True,
@@ -235,6 +237,133 @@ class ConcurrentDirectories(unittest.TestCase):
         self.assertEqual(len(set(keys)), len(keys), "two directories share a prefix")
         for a, b in zip(keys, keys[1:]):
             self.assertFalse(b.startswith(a), f"{a!r} is a prefix of {b!r}")
+
+
+def faults_plan():
+    """The FQL_FAULTS plan this run injects, as (fault, rate) pairs; the
+    library reads the variable itself."""
+    plan = os.environ.get("FQL_FAULTS", "")
+    items = [i for i in plan.replace(";", ",").split(",") if ":" in i]
+    return [(i.split(":")[0].split("@")[0].strip(), float(i.split(":")[1])) for i in items]
+
+
+@unittest.skipUnless(os.environ.get("FQL_FAULTS"), "FQL_FAULTS is not set")
+class Faults(unittest.TestCase):
+    """The bindings' retry loop against the library's injected faults, one
+    plan a process (tests/client runs each): what FQL_FAULTS says."""
+
+    INCREMENTS = 40
+
+    def faults(self):
+        return {f for f, _ in faults_plan()}
+
+    def test_transactional_commits_each_increment_once(self):
+        """A read-modify-write increment under @fdb.transactional: every
+        fault of the plan is retried by on_error and none applied twice,
+        so the counter ends at the number of calls. With 1021 in the plan
+        the transactions run with automatic_idempotency, which FDB 7.3
+        documents as preventing commit_unknown_result."""
+        if any(r == 1.0 for _, r in faults_plan()):
+            self.skipTest("every attempt fails alike: the loop could never end")
+        d = Database(self)
+        if any(f.startswith("1021") for f in self.faults()):
+            d.db.options.set_transaction_automatic_idempotency()
+        attempts = [0]
+
+        @fdb.transactional
+        def increment(tr):
+            attempts[0] += 1
+            value = tr[b"counter"]
+            n = int(value) if value.present() else 0
+            tr[b"counter"] = str(n + 1).encode()
+
+        for _ in range(self.INCREMENTS):
+            increment(d.db)
+        self.assertEqual(int(fql_get(d, b"counter")), self.INCREMENTS)
+        self.assertGreater(attempts[0], self.INCREMENTS, "no fault was injected")
+
+    def test_commit_unknown_result_is_reported(self):
+        """Without automatic_idempotency a commit reported 1021 raises
+        FDBError 1021, maybe committed, as FDB reports it; the write is
+        there exactly when the plan applies it. With the option the same
+        commit succeeds when applied and fails with transaction_too_old
+        (1007, retryable, not committed) when not."""
+        unknown = [f for f, r in faults_plan() if f.startswith("1021") and r == 1.0]
+        if not unknown:
+            self.skipTest("the plan does not report every commit as 1021")
+        applied = unknown[0] == "1021-applied"
+        d = Database(self)
+        for idempotent, key in ((False, b"plain"), (True, b"idempotent")):
+            tr = d.db.create_transaction()
+            if idempotent:
+                tr.options.set_automatic_idempotency()
+            tr[key] = b"v"
+            try:
+                tr.commit().wait()
+                code = 0
+            except fdb.FDBError as e:
+                code = e.code
+            if not idempotent:
+                self.assertEqual(code, 1021)
+                self.assertTrue(fdb.predicates.is_maybe_committed(fdb.FDBError(code)))
+            elif applied:
+                self.assertEqual(code, 0)
+                self.assertGreater(tr.get_committed_version(), 0)
+            else:
+                self.assertEqual(code, 1007)
+                self.assertTrue(
+                    fdb.predicates.is_retryable_not_committed(fdb.FDBError(code))
+                )
+            self.assertEqual(fql_get(d, key), b"v" if applied else None)
+
+
+class FaultPlanErrors(unittest.TestCase):
+    def test_a_plan_the_library_cannot_read_fails_open(self):
+        """A bad FQL_FAULTS fails fdb.open with invalid_option_value (2006),
+        every time, and says why on standard error once."""
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "bad.db")
+        cluster = os.path.join(d.name, "fdb.cluster")
+        with open(cluster, "w") as f:
+            # The documented line, written here: `fql cluster-file` would
+            # create the database.
+            f.write(f"fql:embedded@{path}\n")
+        probe = (
+            "import fdb\n"
+            "fdb.api_version(730)\n"
+            "for _ in range(2):\n"
+            "    try:\n"
+            f"        fdb.open({cluster!r})\n"
+            "        print('opened')\n"
+            "    except fdb.FDBError as e:\n"
+            "        print(e.code)\n"
+        )
+        done = subprocess.run(
+            ["python3", "-c", probe],
+            env={**os.environ, "FQL_FAULTS": "1020@read:0.1"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        self.assertEqual(done.stdout.split(), ["2006", "2006"], done.stderr)
+        said = [l for l in done.stderr.splitlines() if "FQL_FAULTS" in l]
+        self.assertEqual(len(said), 1, done.stderr)
+        self.assertIn("not_committed (1020) happens only at commit", said[0])
+        self.assertFalse(os.path.exists(path), "no database was created")
+
+
+def fql_get(d, key):
+    """The value at `key`, read in a transaction with no faults to meet:
+    reads fail only where the plan puts faults at reads, which these
+    plans retry."""
+
+    @fdb.transactional
+    def get(tr):
+        value = tr[key]
+        return bytes(value) if value.present() else None
+
+    return get(d.db)
 
 
 if __name__ == "__main__":

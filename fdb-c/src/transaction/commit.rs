@@ -7,8 +7,17 @@
 //! version -1 and no versionstamp (`no_commit_version`); a failed one has
 //! no versionstamp (`transaction_invalid_version`), and its watches fail
 //! with its error, as FDB's do.
+//!
+//! With `automatic_idempotency`, each commit goes under a fresh id of the
+//! store's, and a commit that fails with `commit_unknown_result` is looked
+//! up, as FDB 7.3's client does: applied, it succeeds (with its version
+//! and versionstamp); not applied, it fails with `transaction_too_old`,
+//! which `on_error` retries. So the same writes never land twice.
 
 use std::sync::Arc;
+use std::time::SystemTime;
+
+use fql::kv::{self, CommitStatus, Committed, IdempotencyId, TransactionOption};
 
 use super::{State, Tx};
 use crate::errors::{
@@ -27,20 +36,25 @@ impl Tx {
             st.fail_commit(TRANSACTION_TOO_LARGE);
             return Err(TRANSACTION_TOO_LARGE);
         }
-        match st.inner.commit() {
+        let id = st.options.automatic_idempotency.then(|| {
+            let id = IdempotencyId::random();
+            (id, SystemTime::now())
+        });
+        if let Some((id, _)) = id {
+            // The store records the id with the commit's writes.
+            if let Err(e) = st.inner.set_option(TransactionOption::IdempotencyId(id)) {
+                let code = errors::of(&e);
+                st.fail_commit(code);
+                return Err(code);
+            }
+        }
+        let result = match (st.inner.commit(), id) {
+            (Err(e), Some((id, since))) if e.is_maybe_committed() => st.resolve(e, &id, since),
+            (result, _) => result,
+        };
+        match result {
             Ok(done) => {
-                st.committed_version = done.version.map_or(-1, |v| v as i64);
-                // Watches now belong to the store.
-                st.watches.clear();
-                let stamp = done.versionstamp.filter(|_| done.version.is_some());
-                for f in std::mem::take(&mut st.stamps) {
-                    if let Some(f) = f.upgrade() {
-                        f.resolve(match stamp {
-                            Some(s) => Ok(Value::Key(s.to_vec())),
-                            None => Err(NO_COMMIT_VERSION),
-                        });
-                    }
-                }
+                st.committed(done);
                 Ok(())
             }
             Err(e) => {
@@ -68,6 +82,40 @@ impl Tx {
 }
 
 impl State {
+    /// A commit that went through: its version and versionstamp are known,
+    /// and its watches belong to the store.
+    fn committed(&mut self, done: Committed) {
+        self.committed_version = done.version.map_or(-1, |v| v as i64);
+        self.watches.clear();
+        let stamp = done.versionstamp.filter(|_| done.version.is_some());
+        for f in std::mem::take(&mut self.stamps) {
+            if let Some(f) = f.upgrade() {
+                f.resolve(match stamp {
+                    Some(s) => Ok(Value::Key(s.to_vec())),
+                    None => Err(NO_COMMIT_VERSION),
+                });
+            }
+        }
+    }
+
+    /// FDB 7.3's answer to a maybe-committed error of a commit made under
+    /// an idempotency id: it looks the id up, and reports the commit as
+    /// done when it was applied, `transaction_too_old` (which `on_error`
+    /// retries) when it was not. When the store cannot tell (it no longer
+    /// holds ids that old) the error stands.
+    fn resolve(
+        &mut self,
+        e: kv::Error,
+        id: &IdempotencyId,
+        since: SystemTime,
+    ) -> kv::Result<Committed> {
+        match self.inner.commit_status(id, since) {
+            Ok(CommitStatus::Committed(done)) => Ok(done),
+            Ok(CommitStatus::NotCommitted) => Err(kv::Error::TransactionTooOld),
+            Ok(CommitStatus::Unknown) | Err(_) => Err(e),
+        }
+    }
+
     /// A commit that failed: its versionstamp cannot be known, and its
     /// watches fail with its error.
     fn fail_commit(&mut self, code: Code) {

@@ -99,9 +99,10 @@ pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
             let db = open_file(&path, args.read_only, timeout)?;
             (Box::new(db.clone()), Some(db))
         }
-        Choice::Cluster(_) if faults.is_some() => {
+        // fql's libfdb_c reads the plan itself; FoundationDB's would not.
+        Choice::Cluster(path) if faults.is_some() && !names_embedded(path.as_deref()) => {
             eprintln!(
-                "fql: {} injects faults into the embedded database only; unset it to use FoundationDB",
+                "fql: {} injects faults into the embedded database only (directly, or through a cluster file `fql cluster-file` wrote); unset it to use FoundationDB",
                 faults::ENV
             );
             return Err(Exit::Usage);
@@ -119,6 +120,18 @@ pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
         #[cfg(feature = "fdb")]
         _network: None,
     })
+}
+
+/// Whether the cluster file `-C` or the environment selects names an
+/// embedded database (one only fql's `libfdb_c` opens, which injects
+/// `FQL_FAULTS` itself).
+fn names_embedded(path: Option<&Path>) -> bool {
+    let file = path
+        .map(Path::to_path_buf)
+        .or_else(kv::cluster_file_from_env)
+        .unwrap_or_else(|| PathBuf::from("fdb.cluster"));
+    std::fs::read_to_string(file)
+        .is_ok_and(|text| kv::embedded::parse_cluster_line(&text).is_some())
 }
 
 /// The fault plan of `FQL_FAULTS`, if it is set (see
