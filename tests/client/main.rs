@@ -144,30 +144,79 @@ fn conformance_cases(filter: &str, whole: bool) -> Result<(), Failed> {
     Ok(())
 }
 
-/// The `fql` binary's tests, built with the `fdb` feature: those on a
-/// fresh database file reach it through the `foundationdb` crate and the
-/// library (tests/support/reach.rs); the rest run as they always do.
-fn cli() -> Result<(), Failed> {
+/// The release `fql` with the `fdb` feature, as users install it, built
+/// once for every trial.
+fn release_fql() -> Result<PathBuf, Failed> {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let lib = library().map_err(|e| e.message().unwrap_or("failed").to_string())?;
+            ran(
+                "cargo build --release --features fdb --bin fql",
+                cargo()
+                    .args(["build", "-q", "--release", "-p", "fql", "--features", "fdb"])
+                    .args(["--bin", "fql"])
+                    .env("FDB_CLIENT_LIB_PATH", &lib)
+                    .output(),
+            )
+            .map(|_| target().join("release").join("fql"))
+            .map_err(|e| e.message().unwrap_or("failed").to_string())
+        })
+        .clone()
+        .map_err(Failed::from)
+}
+
+/// The executable of test `test` built with the `fdb` feature: run
+/// directly, since `cargo test` would point `CARGO_BIN_EXE_fql` at its own
+/// debug build.
+fn fdb_test_exe(test: &str) -> Result<PathBuf, Failed> {
+    let lib = library()?;
+    let out = ran(
+        &format!("cargo test --no-run --features fdb --test {test}"),
+        cargo()
+            .args(["test", "--no-run", "-q", "-p", "fql", "--features", "fdb"])
+            .args(["--test", test, "--message-format", "json"])
+            .env("FDB_CLIENT_LIB_PATH", &lib)
+            .output(),
+    )?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|msg| msg["target"]["name"] == test)
+        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
+        .ok_or_else(|| format!("cargo named no executable for test {test}").into())
+}
+
+/// Test `test`'s cases matching `args`, run by the release `fql` built with
+/// the `fdb` feature: those on a fresh database file reach it through the
+/// `foundationdb` crate and the library (tests/support/reach.rs); the rest
+/// run as they always do.
+fn with_release_fql(test: &str, args: &[&str]) -> Result<(), Failed> {
+    let fql = release_fql()?;
+    let exe = fdb_test_exe(test)?;
     ran(
-        "cargo test --features fdb --test cli",
-        fdb_test("cli", &[])?
+        &format!("{test} {args:?} with the release fql"),
+        Command::new(exe)
+            .args(args)
+            .current_dir(root())
+            .env("CARGO_BIN_EXE_fql", fql)
+            .env("LD_LIBRARY_PATH", lib_dir())
             .env("FQL_TEST_VIA_CLIENT", "1")
+            .env_remove("FDB_CLUSTER_FILE")
             .output(),
     )
     .map(|_| ())
 }
 
-/// The mutex's tests with real processes (no two holders, FIFO grants,
-/// exit codes), run by an `fql` built with the `fdb` feature that reaches
-/// each test's database through the `foundationdb` crate and the library.
+/// The `fql` binary's tests.
+fn cli() -> Result<(), Failed> {
+    with_release_fql("cli", &[])
+}
+
+/// The mutex's tests with real processes: no two holders, FIFO grants,
+/// exit codes.
 fn mutex_processes() -> Result<(), Failed> {
-    ran(
-        "cargo test --features fdb --test mutex processes::",
-        fdb_test("mutex", &["processes::"])?
-            .env("FQL_TEST_VIA_CLIENT", "1")
-            .output(),
-    )
-    .map(|_| ())
+    with_release_fql("mutex", &["processes::"])
 }
 
 /// Why the `fdb` feature cannot be built here, if it cannot: bindgen, in
