@@ -59,6 +59,22 @@ pub fn check_range(begin: &[u8], end: &[u8]) -> Result<()> {
     check_read_range(begin, end)
 }
 
+/// Whether a clear of `key` does anything: a key longer than `limit`
+/// cannot be stored, so FDB drops a clear of one, with no error and no
+/// conflict range.
+pub fn clears_a_storable_key(key: &[u8], limit: usize) -> bool {
+    key.len() <= limit
+}
+
+/// The bounds of a range clear as FDB sends them: a bound longer than
+/// `limit` is cut to `limit + 1` bytes. The keys between a bound and its
+/// cut are all longer than `limit`, so none can be stored, and the range
+/// clears the same keys without failing on the bound's length.
+pub fn storable_bounds<'a>(begin: &'a [u8], end: &'a [u8], limit: usize) -> (&'a [u8], &'a [u8]) {
+    let cut = |k: &'a [u8]| &k[..k.len().min(limit + 1)];
+    (cut(begin), cut(end))
+}
+
 /// A range to read must end at `0xff` at the latest
 /// (`key_outside_legal_range`), and so must its begin. It may be empty or
 /// inverted: FDB reads nothing from a range whose begin is at or past its
@@ -122,9 +138,10 @@ impl Write {
         }
     }
 
-    /// A clear of `[begin, end)`, checked already to be ordered. An empty
-    /// range sends nothing and adds nothing. Its begin is held to the key
-    /// limit.
+    /// A clear of `[begin, end)`, checked already to be ordered and cut
+    /// with [`storable_bounds`]. An empty range sends nothing and adds
+    /// nothing. Its bounds are not held to the key limit: cut, they are at
+    /// most one byte longer, which FDB allows a clear.
     pub fn clear_range(begin: &[u8], end: &[u8], conflict: bool) -> Write {
         let bytes = if begin < end {
             let conflict = if conflict {
@@ -137,7 +154,7 @@ impl Write {
             0
         };
         Write {
-            key: begin.len(),
+            key: 0,
             value: 0,
             bytes,
         }

@@ -1034,3 +1034,26 @@ pub fn past_its_timeout_a_transaction_reads_and_commits_nothing(db: &Backend) {
     assert_eq!(tx.commit().map(|_| ()), Err(Error::TransactionTimedOut));
     assert_eq!((get(db, b"early"), get(db, b"late")), (None, None));
 }
+
+/// A key longer than the key limit cannot be stored, so FDB drops a clear
+/// of one and cuts a range clear's long bounds to the limit: neither fails,
+/// and the range still clears the keys between its bounds.
+pub fn clears_of_keys_too_long_to_store_do_not_fail(db: &Backend) {
+    let long = |first: u8| {
+        let mut k = vec![first];
+        k.resize(db.key_limit + 50, b'z');
+        k
+    };
+    db.run(|tx, _| {
+        tx.set(b"b", b"1")?;
+        tx.set(b"d", b"1")
+    })
+    .unwrap();
+    db.run(|tx, _| {
+        tx.clear(&long(b'a'))?;
+        tx.clear_range(&long(b'a'), &long(b'c'))
+    })
+    .unwrap();
+    let left = read_all(db, RangeOption::new(&b""[..], &b"\xff"[..]));
+    assert_eq!(keys(&left), vec![b"d".to_vec()]);
+}

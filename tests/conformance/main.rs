@@ -51,6 +51,7 @@ const CASES: &[Case] = cases![
     kv::watches_of_a_failed_commit_fail_with_its_error,
     kv::watch_of_uncommitted_transaction_is_cancelled,
     kv::limits_fail_and_write_nothing,
+    kv::clears_of_keys_too_long_to_store_do_not_fail,
     kv::transaction_size_counts_what_fdb_counts,
     kv::conflicting_commits_fail_and_retry,
     kv::concurrent_increments_lose_no_update,

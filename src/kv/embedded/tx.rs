@@ -10,7 +10,10 @@ use super::buffer::{Entry, WriteBuffer};
 use super::ranges::{RangeList, RangeSet};
 use super::read::read_batch;
 use super::store::Snapshot;
-use crate::kv::admit::{Tally, Write, check_key, check_range, check_read_range, stamp_offset};
+use crate::kv::admit::{
+    Tally, Write, check_key, check_range, check_read_range, clears_a_storable_key, stamp_offset,
+    storable_bounds,
+};
 use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
@@ -327,6 +330,9 @@ impl Transaction for EmbeddedTx {
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
+        if check_key(key).is_ok() && !clears_a_storable_key(key, self.shared.limits.key) {
+            return Ok(());
+        }
         let admitted = check_key(key).and_then(|()| self.admit(Write::clear(key, conflict)));
         self.doom_on_error(admitted)?;
         if conflict {
@@ -339,6 +345,10 @@ impl Transaction for EmbeddedTx {
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
+        let (begin, end) = match check_range(begin, end) {
+            Ok(()) => storable_bounds(begin, end, self.shared.limits.key),
+            Err(_) => (begin, end),
+        };
         let admitted = check_range(begin, end)
             .and_then(|()| self.admit(Write::clear_range(begin, end, conflict)));
         self.doom_on_error(admitted)?;

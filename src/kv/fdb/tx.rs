@@ -15,7 +15,10 @@ use foundationdb::{FdbResult, KeySelector, TransactionCommitError, TransactionCo
 use futures_executor::block_on;
 
 use super::error::{from_fdb, to_fdb};
-use crate::kv::admit::{Tally, Write, check_key, check_range, key_range_size, range_size};
+use crate::kv::admit::{
+    Tally, Write, check_key, check_range, clears_a_storable_key, key_range_size, range_size,
+    storable_bounds,
+};
 use crate::kv::{
     Committed, ConflictRangeType, Error, KeyValue, Limits, MutationType, RangeOption, RangeResult,
     Result, StreamingMode, Transaction, TransactionOption, Watch,
@@ -209,12 +212,20 @@ impl Transaction for FdbTx {
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
+        if check_key(key).is_ok() && !clears_a_storable_key(key, self.limits.key) {
+            // FDB drops it too; the size check below would refuse it.
+            return Ok(());
+        }
         let write = check_key(key).map(|()| Write::clear(key, conflict));
         self.write(write, |tx| tx.clear(key))
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
+        let (begin, end) = match check_range(begin, end) {
+            Ok(()) => storable_bounds(begin, end, self.limits.key),
+            Err(_) => (begin, end),
+        };
         let write = check_range(begin, end).map(|()| Write::clear_range(begin, end, conflict));
         self.write(write, |tx| {
             if begin < end {
