@@ -286,16 +286,21 @@ mod tests {
         assert!(!s.overlaps(b"n", b"z"));
     }
 
-    /// Inserts in every order, against a plain bitmap of one-byte keys.
-    #[test]
-    fn agrees_with_a_bitmap_whatever_the_order() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
+    /// A small deterministic generator of bytes below `n`, so a failure
+    /// replays.
+    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u8 {
+        move |n| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             (seed % n) as u8
-        };
+        }
+    }
+
+    /// Inserts in every order, against a plain bitmap of one-byte keys.
+    #[test]
+    fn agrees_with_a_bitmap_whatever_the_order() {
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..200 {
             let mut s = RangeSet::default();
             let mut bits = [false; 40];
@@ -331,13 +336,7 @@ mod tests {
     /// order of inserts and removals, and the size follows.
     #[test]
     fn remove_agrees_with_a_bitmap() {
-        let mut seed = 0x0123_4567_89ab_cdefu64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n) as u8
-        };
+        let mut next = xorshift(0x0123_4567_89ab_cdef);
         for _ in 0..200 {
             let mut s = RangeSet::default();
             let mut bits = [false; 40];
