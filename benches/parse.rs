@@ -4,6 +4,9 @@
 //! `short` parses one-line queries one call each and reports queries per
 //! second; `corpus` parses whole scripts and reports bytes per second. The
 //! target is at least 5 million short queries/s and 100 MB/s on one core.
+//! `lines` parses `parse_lines.fql` one call per line: those lines are the
+//! ones the Go implementation's parser also accepts, so its figure compares
+//! with that parser's on the same input (see RESULTS.md).
 
 use std::hint::black_box;
 
@@ -91,5 +94,23 @@ fn parse(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, parse);
+/// One statement per line, each accepted by this parser and by the Go
+/// implementation's, so that both can be timed on the same input.
+const LINES: &str = include_str!("parse_lines.fql");
+
+fn lines(c: &mut Criterion) {
+    let lines: Vec<&str> = LINES.lines().collect();
+    let mut group = c.benchmark_group("parse");
+    group.throughput(Throughput::Elements(lines.len() as u64));
+    group.bench_function("lines", |b| {
+        b.iter(|| {
+            for line in &lines {
+                black_box(fql::syntax::parse(black_box(line)).expect("parses"));
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, parse, lines);
 criterion_main!(benches);
