@@ -7,10 +7,9 @@
 //! Every problem in a list is returned, not just the first, because the
 //! checker reports them all.
 
-use crate::syntax::OptionError;
 use crate::syntax::ast::{Agg, ArgKind, Int, Opt, OptArg, OptArgKind, OptName, Options, Type};
 
-use super::Error;
+use super::{Error, OptionError};
 
 /// How a whole value is stored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
