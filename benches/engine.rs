@@ -97,7 +97,7 @@ fn write_script(rows: usize) -> String {
 }
 
 fn run_script(engine: &Engine, src: &str, sink: &mut impl std::io::Write) -> usize {
-    let script = fql::syntax::load(src).expect("a valid script");
+    let script = fql::check::load(src).expect("a valid script");
     let plan = fql::plan::plan(&script, &Default::default()).expect("a plan");
     let mut n = 0;
     // Lines are collected and written in large pieces, as `fql` prints

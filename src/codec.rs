@@ -37,10 +37,10 @@ use crate::kv::MutationType;
 use crate::syntax::ast::{Elem, Options};
 
 pub use element::{
-    MAX_INT_BYTES, from_element, from_elements, into_owned, single_vstamp, to_element, to_elements,
-    to_owned, type_of,
+    from_element, from_elements, into_owned, single_vstamp, to_element, to_elements, to_owned,
+    type_of,
 };
-pub use error::Error;
+pub use error::{Error, OptionError};
 pub use key::{ElementFilter, compare, decode_key, decode_key_into, encode_key};
 pub use options::{Encoding, IntLayout, IntWidth, NumLayout, NumWidth, Subject};
 pub use unpack::Scalar;

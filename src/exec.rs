@@ -13,7 +13,7 @@
 //! use fql::kv::embedded::Embedded;
 //!
 //! let engine = Engine::new(Arc::new(Embedded::memory()));
-//! let script = fql::syntax::load("/app/users(42)=\"ann\"\n@commit\n/app/users(<int>)=<str>").unwrap();
+//! let script = fql::check::load("/app/users(42)=\"ann\"\n@commit\n/app/users(<int>)=<str>").unwrap();
 //! let plan = fql::plan::plan(&script, &Default::default()).unwrap();
 //!
 //! // Results printed as found, with no copy of what was read.

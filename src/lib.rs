@@ -10,9 +10,10 @@
 //!
 //! The crate is layered the way a query flows: [`syntax`] turns text into an
 //! AST with spans and prints ASTs back as canonical FQL; [`codec`] turns the
-//! AST's data into the bytes of keys and values and back. Later layers (planner,
-//! executor, key-value backends) stand on that AST; the `fql` binary and its
-//! REPL are thin shells over this library.
+//! AST's data into the bytes of keys and values and back; [`check`] finds,
+//! through the codec, what can be known wrong before a script runs. Later
+//! layers (planner, executor, key-value backends) stand on that AST; the
+//! `fql` binary and its REPL are thin shells over this library.
 //!
 //! ```
 //! let script = fql::syntax::parse(r#"/app/users(42,"ann")=<str>"#).unwrap();
@@ -26,6 +27,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod check;
 pub mod codec;
 pub mod directory;
 pub mod exec;

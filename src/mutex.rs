@@ -490,7 +490,7 @@ fn run_script_once(
     for (k, v) in extra {
         params.insert(k.to_string(), elem(v.clone()));
     }
-    let script = crate::syntax::load(source).expect("shipped scripts load");
+    let script = crate::check::load(source).expect("shipped scripts load");
     let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
     let layer = DirectoryLayer::new();
     let mut rows = Vec::new();

@@ -165,7 +165,7 @@ impl Error {
     }
 }
 
-/// Plans a script that passed [`check`](fn@crate::syntax::check), with
+/// Plans a script that passed [`check`](fn@crate::check::check), with
 /// `params` for its unbound references. The plan borrows the script's
 /// statements and copies only those that take parameters, so a script of a
 /// million writes is held once.
@@ -660,14 +660,14 @@ mod tests {
         let params = [("p".to_string(), parse_param("7"))].into();
         let text = "/a(<x:int>)\n@commit\n/b(:x,<y:str>)\n/c(:p)=1\n@commit\n@commit\n\
                     /d(:y)\n/a(<x:int>)\n@commit\n[exists] /e(:x)\n/f(<z:int>)";
-        let script = crate::syntax::load(text).unwrap();
+        let script = crate::check::load(text).unwrap();
         let whole = plan(&script, &params).unwrap();
         let pieces: Vec<String> = crate::syntax::split::pieces(text.as_bytes())
             .map(|piece| String::from_utf8(piece.unwrap()).unwrap())
             .collect();
         let parsed: Vec<Script<'_>> = pieces
             .iter()
-            .map(|p| crate::syntax::load(p).unwrap())
+            .map(|p| crate::check::load(p).unwrap())
             .collect();
         let mut first = Planner::new(&params);
         for p in &parsed {
@@ -690,13 +690,13 @@ mod tests {
         assert_eq!(whole.steps[5].options.limit, Some(1), "a guard reads one");
         // Errors are those of the whole, piece by piece.
         let text = "/a(<x:int>)\n@commit\n/b(:x,:nothing)\n@commit\n/c(:y)";
-        let script = crate::syntax::load(text).unwrap();
+        let script = crate::check::load(text).unwrap();
         let whole = plan(&script, &params).unwrap_err();
         let mut planner = Planner::new(&params);
         let errors: Vec<Error> = crate::syntax::split::pieces(text.as_bytes())
             .flat_map(|piece| {
                 let piece = String::from_utf8(piece.unwrap()).unwrap();
-                let piece = crate::syntax::load(&piece).unwrap();
+                let piece = crate::check::load(&piece).unwrap();
                 planner.plan(&piece).err().unwrap_or_default()
             })
             .collect();
@@ -710,7 +710,7 @@ mod tests {
     fn rows_retire_when_their_last_name_is_bound_again() {
         let params = HashMap::new();
         let retired = |text: &str| {
-            let script = crate::syntax::load(text).unwrap();
+            let script = crate::check::load(text).unwrap();
             let mut planner = Planner::new(&params);
             planner.plan(&script).unwrap();
             planner.take_retired()

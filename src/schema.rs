@@ -15,7 +15,7 @@ pub use validate::{Summary, Violation, validate};
 pub enum Error {
     /// The schema does not parse or fails a static check.
     #[error("the schema is not valid: {}", .0.first().map(ToString::to_string).unwrap_or_default())]
-    Invalid(Vec<crate::syntax::Error>),
+    Invalid(Vec<crate::check::Error>),
     /// It cannot be planned: a parameter is missing.
     #[error("the schema cannot be used: {}", .0.first().map(ToString::to_string).unwrap_or_default())]
     Plan(Vec<crate::plan::Error>),

@@ -85,7 +85,7 @@ mod tests {
     #[test]
     fn every_script_loads_and_says_what_it_does() {
         for script in ALL {
-            crate::syntax::load(script.source).unwrap_or_else(|e| panic!("{}: {e:?}", script.name));
+            crate::check::load(script.source).unwrap_or_else(|e| panic!("{}: {e:?}", script.name));
             assert!(!script.description().is_empty(), "{}", script.name);
         }
         assert_eq!(find("mutex/release").unwrap().params(), ["dir", "name"]);

@@ -1,17 +1,21 @@
-//! FQL text: parsing, static checks, printing and diagnostics.
+//! FQL text: parsing, printing and diagnostics.
 //!
 //! [`parse`] turns text into a [`Script`](ast::Script) or every syntax
-//! error in it; [`check`](fn@check) finds what can be known wrong without a database;
-//! [`load`] does both. Printing is [`Display`](std::fmt::Display) on every
-//! node (compact, canonical) and [`format`](fn@format) for whole scripts with their
-//! comments.
+//! error in it. Printing is [`Display`](std::fmt::Display) on every node
+//! (compact, canonical) and [`format`](fn@format) for whole scripts with
+//! their comments. [`Diagnostics`] and [`Report`] render any error that
+//! points into a script, whichever stage found it.
+//!
+//! This is the bottom layer: text to AST and back, with nothing below it.
+//! Judging a parsed script by what its values encode to is the work of the
+//! `check` stage, above this one and the codec.
 
 pub mod ast;
-pub mod check;
 mod error;
 mod format;
 mod items;
 mod keywords;
+mod names;
 mod parse;
 mod print;
 mod report;
@@ -23,25 +27,12 @@ pub mod tokens;
 mod view;
 pub(crate) mod words;
 
-pub use check::check;
-pub use error::{CheckError, Error, IntTooLarge, OptionError, ParseError};
+pub(crate) use error::offset;
+pub use error::{IntTooLarge, ParseError};
 pub use format::format;
-pub use parse::{MAX_DEPTH, parse};
+pub(crate) use parse::parse_partial;
+pub use parse::{MAX_DEPTH, MAX_INT_BYTES, parse};
 pub use print::{plain_or_quoted, quote, write_bytes, write_elem, write_str};
 pub use report::{Diagnostics, Report, SHOWN, render};
 pub use sources::Sources;
 pub use words::printable;
-
-/// Parses and checks a script, returning every error of both stages in
-/// source order. Statements that parse are checked even when others do not.
-pub fn load(src: &str) -> Result<ast::Script<'_>, Vec<Error>> {
-    let (script, parse_errors) = parse::parse_partial(src);
-    let check_errors = check(&script).err().unwrap_or_default();
-    if parse_errors.is_empty() && check_errors.is_empty() {
-        return Ok(script);
-    }
-    let mut errors: Vec<Error> = parse_errors.into_iter().map(Error::Parse).collect();
-    errors.extend(check_errors.into_iter().map(Error::Check));
-    errors.sort_by_key(Error::offset);
-    Err(errors)
-}

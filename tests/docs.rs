@@ -4,7 +4,8 @@
 
 use std::fs;
 
-use fql::syntax::{self, Diagnostics};
+use fql::check::{self, load};
+use fql::syntax::Diagnostics;
 
 #[path = "support/repo.rs"]
 mod repo;
@@ -16,7 +17,7 @@ fn blocks_of(path: &std::path::Path) -> Vec<Block> {
     blocks(&fs::read_to_string(path).expect("a readable Markdown file"))
 }
 
-fn render(src: &str, errors: Vec<syntax::Error>) -> String {
+fn render(src: &str, errors: Vec<check::Error>) -> String {
     Diagnostics::new("example.fql", src, errors).render(false, 80)
 }
 
@@ -25,7 +26,7 @@ fn fql_blocks_in_markdown_are_valid() {
     let mut checked = 0;
     for path in markdown_files() {
         for block in blocks_of(&path).into_iter().filter(|b| b.info == "fql") {
-            if let Err(errors) = syntax::load(&block.text) {
+            if let Err(errors) = load(&block.text) {
                 panic!(
                     "{}:{}: example does not load:\n{}",
                     path.display(),
@@ -46,7 +47,7 @@ fn example_scripts_are_valid() {
     assert!(scripts.len() >= 8, "only {} scripts found", scripts.len());
     for path in scripts {
         let src = fs::read_to_string(&path).expect("a readable script");
-        if let Err(errors) = syntax::load(&src) {
+        if let Err(errors) = load(&src) {
             panic!(
                 "{} does not load:\n{}",
                 path.display(),
@@ -126,7 +127,7 @@ fn every_error_example_triggers_its_error_and_prints_as_shown() {
             !run_time,
             "{code} is a run-time error with a static example"
         );
-        let errors = match syntax::load(&example.text) {
+        let errors = match load(&example.text) {
             Ok(_) => panic!(
                 "docs/errors.md:{}: the example for {code} loads",
                 example.line
@@ -174,6 +175,7 @@ fn every_error_code_is_documented() {
     let mut in_source: Vec<String> = Vec::new();
     for file in [
         "src/syntax/error.rs",
+        "src/check/error.rs",
         "src/codec/error.rs",
         "src/plan.rs",
         "src/exec/error.rs",

@@ -16,15 +16,10 @@ use std::borrow::Cow;
 
 use foundationdb_tuple::{Bytes, Element, Versionstamp};
 
-use crate::syntax::IntTooLarge;
 use crate::syntax::ast::{Elem, ElemKind, Int, Num, Span, Tuple, Type, Vstamp};
+use crate::syntax::{IntTooLarge, MAX_INT_BYTES};
 
 use super::Error;
-
-/// The most bytes of magnitude the tuple layer encodes an int in: its
-/// length is one byte (type codes `0x0b` and `0x1d`), so ints stay below
-/// 2^2040.
-pub const MAX_INT_BYTES: u64 = 255;
 
 /// The tuple-layer element for a data element, borrowing its text and
 /// bytes. Holes have no encoding and are refused.

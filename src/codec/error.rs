@@ -9,8 +9,8 @@
 use miette::Diagnostic;
 use thiserror::Error;
 
-use crate::syntax::ast::Span;
-use crate::syntax::{IntTooLarge, OptionError};
+use crate::syntax::IntTooLarge;
+use crate::syntax::ast::{Opt, OptName, Span};
 
 /// A value or key that cannot be encoded as written.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
@@ -121,4 +121,77 @@ pub enum Error {
         #[label("too large")]
         at: Span,
     },
+}
+
+/// A known option that is wrong where it stands. Encoding options are
+/// judged here, by [`options::resolve`](super::options::resolve), and query
+/// options by the [checker](crate::check); both report through this type,
+/// so an option mistake reads the same wherever it is found.
+#[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+pub enum OptionError {
+    /// An option where it has no meaning: `/a(1)=true[raw]` or `[raw] /a(<>)`.
+    #[error("`{option}` does not apply to {place}")]
+    #[diagnostic(code(fql::option_misplaced))]
+    Misplaced {
+        /// The option.
+        option: OptName,
+        /// What it was applied to, such as "a `bool` value".
+        place: String,
+        /// The option.
+        #[label("not valid here")]
+        at: Span,
+        /// Where the option belongs.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// An option with a missing, extra or wrong argument: `[limit:x]`.
+    #[error("`{option}` {expected}")]
+    #[diagnostic(code(fql::option_argument))]
+    Argument {
+        /// The option.
+        option: OptName,
+        /// What the argument must be, such as "takes a non-negative int".
+        expected: String,
+        /// The option.
+        #[label("{expected}")]
+        at: Span,
+    },
+
+    /// Two options that cannot both hold: `[i64,u8]` or `[limit:1,limit:2]`.
+    #[error("{}", if option == earlier { format!("`{option}` is given twice") } else { format!("`{option}` conflicts with `{earlier}`") })]
+    #[diagnostic(code(fql::option_conflict))]
+    Conflict {
+        /// The later option.
+        option: OptName,
+        /// The earlier one.
+        earlier: OptName,
+        /// The later option.
+        #[label("this conflicts")]
+        at: Span,
+        /// The earlier option.
+        #[label("with this")]
+        first: Span,
+    },
+}
+
+impl OptionError {
+    /// `opt` has a wrong argument; `expected` says what it takes.
+    pub fn argument(opt: &Opt, expected: &str) -> Self {
+        OptionError::Argument {
+            option: opt.name,
+            expected: expected.into(),
+            at: opt.span,
+        }
+    }
+
+    /// `opt` cannot stand with `earlier`.
+    pub fn conflict(opt: &Opt, earlier: &Opt) -> Self {
+        OptionError::Conflict {
+            option: opt.name,
+            earlier: earlier.name,
+            at: opt.span,
+            first: earlier.span,
+        }
+    }
 }

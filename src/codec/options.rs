@@ -7,10 +7,9 @@
 //! Every problem in a list is returned, not just the first, because the
 //! checker reports them all.
 
-use crate::syntax::OptionError;
 use crate::syntax::ast::{Agg, ArgKind, Int, Opt, OptArg, OptArgKind, OptName, Options, Type};
 
-use super::Error;
+use super::{Error, OptionError};
 
 /// How a whole value is stored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -180,6 +179,8 @@ struct Found<'a> {
     unsigned: Option<&'a Opt<'a>>,
     big_endian: Option<&'a Opt<'a>>,
     raw: Option<&'a Opt<'a>>,
+    /// Kept only to find a second `sep`: it does not change the encoding.
+    sep: Option<&'a Opt<'a>>,
 }
 
 impl Found<'_> {
@@ -241,7 +242,6 @@ fn scan<'a>(
     errors: &mut Vec<Error>,
 ) -> Found<'a> {
     let mut found = Found::default();
-    let mut sep: Option<&Opt> = None;
     let int_ok = matches!(target, Target::Int | Target::Any);
     let num_ok = matches!(target, Target::Num | Target::Any);
     for opt in &opts.items {
@@ -249,61 +249,79 @@ fn scan<'a>(
             errors.push(error);
             continue;
         }
-        let width = match (opt.name, &opt.arg) {
-            (OptName::F80, _) => {
-                errors.push(Error::UnsupportedWidth { at: opt.span });
+        let width = match width(opt, target, num_ok) {
+            Ok(width) => width,
+            Err(error) => {
+                errors.push(error);
                 continue;
             }
-            (
-                OptName::Width,
-                Some(OptArg {
-                    kind: OptArgKind::Int(Int::Small(w)),
-                    ..
-                }),
-            ) if *w == 80 && num_ok => {
-                errors.push(Error::UnsupportedWidth { at: opt.span });
-                continue;
-            }
-            (
-                OptName::Width,
-                Some(OptArg {
-                    kind: OptArgKind::Int(Int::Small(w)),
-                    ..
-                }),
-            ) if valid_width(*w, target) => Some(*w as u32),
-            (OptName::Width, _) => {
-                let expected = match target {
-                    Target::Int => "takes 8, 16, 32 or 64 for an int",
-                    Target::Num => "takes 32 or 64 for a num",
-                    _ => "takes 8, 16, 32, 64 (int) or 32, 64 (num)",
-                };
-                errors.push(OptionError::argument(opt, expected).into());
-                continue;
-            }
-            _ => opt.name.alias_width(),
         };
-        match opt.name {
-            OptName::Sep
-                if !matches!(
-                    opt.arg,
-                    Some(OptArg {
-                        kind: OptArgKind::Str(_),
-                        ..
-                    })
-                ) =>
-            {
-                errors
-                    .push(OptionError::argument(opt, "takes a string, as in `sep:\", \"`").into());
-            }
-            _ if opt.name.arg() == ArgKind::None && opt.arg.is_some() => {
-                errors.push(OptionError::argument(opt, "takes no argument").into());
-            }
-            _ => {}
+        if let Some(error) = argument(opt) {
+            errors.push(error);
         }
+        found.record(opt, width, errors);
+    }
+    found.conflicts(target, place, errors);
+    found
+}
+
+/// The width in bits an option gives, if any: `i64`, `f32`,
+/// `width:16`; an error for one fql cannot store or a bad `width`.
+fn width(opt: &Opt, target: Target, num_ok: bool) -> Result<Option<u32>, Error> {
+    let OptName::Width = opt.name else {
+        return match opt.name {
+            OptName::F80 => Err(Error::UnsupportedWidth { at: opt.span }),
+            _ => Ok(opt.name.alias_width()),
+        };
+    };
+    match &opt.arg {
+        Some(OptArg {
+            kind: OptArgKind::Int(Int::Small(w)),
+            ..
+        }) if *w == 80 && num_ok => Err(Error::UnsupportedWidth { at: opt.span }),
+        Some(OptArg {
+            kind: OptArgKind::Int(Int::Small(w)),
+            ..
+        }) if valid_width(*w, target) => Ok(Some(*w as u32)),
+        _ => {
+            let expected = match target {
+                Target::Int => "takes 8, 16, 32 or 64 for an int",
+                Target::Num => "takes 32 or 64 for a num",
+                _ => "takes 8, 16, 32, 64 (int) or 32, 64 (num)",
+            };
+            Err(OptionError::argument(opt, expected).into())
+        }
+    }
+}
+
+/// A missing or extra argument on an option other than `width`.
+fn argument(opt: &Opt) -> Option<Error> {
+    let expected = match opt.name {
+        OptName::Sep
+            if !matches!(
+                opt.arg,
+                Some(OptArg {
+                    kind: OptArgKind::Str(_),
+                    ..
+                })
+            ) =>
+        {
+            "takes a string, as in `sep:\", \"`"
+        }
+        _ if opt.name.arg() == ArgKind::None && opt.arg.is_some() => "takes no argument",
+        _ => return None,
+    };
+    Some(OptionError::argument(opt, expected).into())
+}
+
+impl<'a> Found<'a> {
+    /// Takes in an option that may stand here, `width` the bits it gives;
+    /// one that repeats or contradicts an earlier one is an error.
+    fn record(&mut self, opt: &'a Opt<'a>, width: Option<u32>, errors: &mut Vec<Error>) {
         let slot = match opt.name {
-            OptName::Bigendian | OptName::Be => Some(&mut found.big_endian),
-            OptName::Raw => Some(&mut found.raw),
-            OptName::Sep => Some(&mut sep),
+            OptName::Bigendian | OptName::Be => Some(&mut self.big_endian),
+            OptName::Raw => Some(&mut self.raw),
+            OptName::Sep => Some(&mut self.sep),
             _ => None,
         };
         if let Some(slot) = slot {
@@ -313,37 +331,40 @@ fn scan<'a>(
             }
         }
         if opt.name.is_unsigned() {
-            match found.unsigned {
+            match self.unsigned {
                 Some(earlier) => errors.push(OptionError::conflict(opt, earlier).into()),
-                None => found.unsigned = Some(opt),
+                None => self.unsigned = Some(opt),
             }
         }
         if let Some(w) = width {
-            match found.width {
+            match self.width {
                 Some((_, earlier)) => errors.push(OptionError::conflict(opt, earlier).into()),
-                None => found.width = Some((w, opt)),
+                None => self.width = Some((w, opt)),
             }
         }
     }
-    if found.width.is_none() {
-        for opt in [found.unsigned, found.big_endian].into_iter().flatten() {
-            errors.push(misplaced(
-                opt,
-                &format!("{place} without a width"),
-                Some("without a width the value is tuple-encoded; add one, as in `[u32]` or `[i64,be]`".into()),
-            ));
+
+    /// Options each valid alone that do not make an encoding together.
+    fn conflicts(&self, target: Target, place: &str, errors: &mut Vec<Error>) {
+        if self.width.is_none() {
+            for opt in [self.unsigned, self.big_endian].into_iter().flatten() {
+                errors.push(misplaced(
+                    opt,
+                    &format!("{place} without a width"),
+                    Some("without a width the value is tuple-encoded; add one, as in `[u32]` or `[i64,be]`".into()),
+                ));
+            }
+        }
+        if let (Some(raw), Some((_, w))) = (self.raw, self.width) {
+            errors.push(OptionError::conflict(w, raw).into());
+        }
+        // A reference's options must fit one type: `[f32,unsigned]` fits none.
+        if let (Target::Any, Some((_, w)), Some(u)) = (target, self.width, self.unsigned)
+            && w.name.is_num_alias()
+        {
+            errors.push(OptionError::conflict(u, w).into());
         }
     }
-    if let (Some(raw), Some((_, w))) = (found.raw, found.width) {
-        errors.push(OptionError::conflict(w, raw).into());
-    }
-    // A reference's options must fit one type: `[f32,unsigned]` fits none.
-    if let (Target::Any, Some((_, w)), Some(u)) = (target, found.width, found.unsigned)
-        && w.name.is_num_alias()
-    {
-        errors.push(OptionError::conflict(u, w).into());
-    }
-    found
 }
 
 /// Whether an option may stand on this target at all; the error if not.

@@ -290,7 +290,7 @@ mod tests {
             (many, 2101, "/a(3)=\"0123456789\""),
         ] {
             let engine = Engine::new(Arc::new(Embedded::memory_with_limits(limits)));
-            let script = crate::syntax::load(&src).expect("loads");
+            let script = crate::check::load(&src).expect("loads");
             let plan = crate::plan::plan(&script, &HashMap::new()).expect("plans");
             let error = engine
                 .run(&plan, &mut |_: Output| Ok(()))

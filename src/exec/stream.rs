@@ -31,7 +31,7 @@ use crate::syntax::ast::Elem;
 pub enum QueryError {
     /// It does not parse or fails a static check; nothing ran.
     #[error("the script is not valid: {}", .0.first().map(ToString::to_string).unwrap_or_default())]
-    Invalid(Vec<crate::syntax::Error>),
+    Invalid(Vec<crate::check::Error>),
     /// It cannot be planned (a missing parameter, ...); nothing ran.
     #[error("the script cannot run: {}", .0.first().map(ToString::to_string).unwrap_or_default())]
     Plan(Vec<crate::plan::Error>),
@@ -89,7 +89,7 @@ impl Engine {
         params: &HashMap<String, Elem<'static>>,
         sink: &mut dyn Sink,
     ) -> Result<(), QueryError> {
-        let script = crate::syntax::load(script).map_err(QueryError::Invalid)?;
+        let script = crate::check::load(script).map_err(QueryError::Invalid)?;
         let plan = crate::plan::plan(&script, params).map_err(QueryError::Plan)?;
         self.run(&plan, sink)?;
         Ok(())

@@ -66,7 +66,7 @@ impl Layout {
             .source;
         // Built once per process and kept for its life.
         let script = Box::leak(Box::new(
-            crate::syntax::load(source).expect("shipped scripts load"),
+            crate::check::load(source).expect("shipped scripts load"),
         ));
         let params = [("dir".to_string(), elem(dir_param(&["mutex".into()])))].into();
         let plan = Box::leak(Box::new(

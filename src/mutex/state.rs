@@ -39,7 +39,7 @@ impl State {
     /// transaction; refuses a directory that is not a mutex.
     pub fn read(engine: &Engine, dir: &[String]) -> Result<State, Error> {
         let source = crate::scripts::find("mutex/show").expect("shipped").source;
-        let script = crate::syntax::load(source).expect("shipped scripts load");
+        let script = crate::check::load(source).expect("shipped scripts load");
         let params = [("dir".to_string(), elem(dir_param(dir)))].into();
         let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
         let ((rows, read_version), _) = super::in_mutex(engine, dir, |tx, _| {

@@ -60,7 +60,7 @@ pub fn validate(
     max_violations: Option<u64>,
     report: &mut dyn FnMut(&Violation),
 ) -> Result<Summary, Error> {
-    let script = crate::syntax::load(source).map_err(Error::Invalid)?;
+    let script = crate::check::load(source).map_err(Error::Invalid)?;
     let plan = crate::plan::plan(&script, params).map_err(Error::Plan)?;
     let mut patterns = Vec::new();
     for step in &plan.steps {

@@ -177,8 +177,8 @@ pub enum ArgKind {
     Str,
 }
 
-/// Option names. Which of them may stand where is checked by
-/// [`check`](fn@crate::syntax::check); the parser only knows their names.
+/// Option names. Which of them may stand where is for the static checks
+/// to judge; the parser only knows their names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
 pub enum OptName {

@@ -17,8 +17,6 @@ mod lex;
 mod literal;
 mod statement;
 
-pub use lex::is_name;
-
 use super::ast::{Items, Script, Trivia};
 use super::error::ParseError;
 
@@ -26,6 +24,12 @@ use super::error::ParseError;
 /// AST all recurse into nested tuples; the bound keeps that within any
 /// thread's stack.
 pub const MAX_DEPTH: usize = 100;
+
+/// The most bytes of magnitude the tuple layer encodes an int in: its
+/// length is one byte (type codes `0x0b` and `0x1d`), so ints stay below
+/// 2^2040. The parser refuses longer literals and the codec ints a script
+/// computes, both with [`IntTooLarge`](super::IntTooLarge).
+pub const MAX_INT_BYTES: u64 = 255;
 
 /// nom's result over the rest of the text.
 type PResult<'a, T> = nom::IResult<&'a str, T, Fail>;
@@ -83,7 +87,7 @@ pub fn parse(src: &str) -> Result<Script<'_>, Vec<ParseError>> {
 
 /// Parses what can be parsed: the script holds the statements without
 /// errors, so that checks can still run on them.
-pub(super) fn parse_partial(src: &str) -> (Script<'_>, Vec<ParseError>) {
+pub(crate) fn parse_partial(src: &str) -> (Script<'_>, Vec<ParseError>) {
     let (p, items) = run(src);
     let script = Script {
         items,
@@ -200,9 +204,12 @@ mod tests {
 
     /// The codes of the errors `src` gets.
     fn codes(src: &str) -> Vec<String> {
-        match crate::syntax::load(src) {
+        match parse(src) {
             Ok(_) => Vec::new(),
-            Err(errors) => errors.iter().map(|e| e.code()).collect(),
+            Err(errors) => errors
+                .iter()
+                .map(|e| miette::Diagnostic::code(e).unwrap().to_string())
+                .collect(),
         }
     }
 
@@ -267,7 +274,7 @@ mod tests {
         }
         assert_eq!(codes("/d(\"a\r\n\")"), ["fql::unclosed"]);
         assert_eq!(codes("/d(1) % c\r\n/e(2)\r\n"), Vec::<String>::new());
-        let errors = crate::syntax::load("/d(\"\u{1b}\u{9b}\")").unwrap_err();
+        let errors = parse("/d(\"\u{1b}\u{9b}\")").unwrap_err();
         let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         assert_eq!(
             texts,
@@ -276,7 +283,7 @@ mod tests {
                 "control character U+009B (CSI) in a string"
             ]
         );
-        let help = |e: &crate::syntax::Error| {
+        let help = |e: &crate::syntax::ParseError| {
             miette::Diagnostic::help(e)
                 .map(|h| h.to_string())
                 .unwrap_or_default()
@@ -284,7 +291,7 @@ mod tests {
         assert_eq!(help(&errors[0]), "write it as the escape `\\x1b`");
         assert_eq!(help(&errors[1]), "write it as the escape `\\xc2\\x9b`");
         // Outside strings and comments, the message names it too.
-        let errors = crate::syntax::load("/d(1,\u{7}2)").unwrap_err();
+        let errors = parse("/d(1,\u{7}2)").unwrap_err();
         assert_eq!(
             errors[0].to_string(),
             "expected an element or `)`, found the control character U+0007 (BEL)"
@@ -309,12 +316,12 @@ mod tests {
             let src = format!("/d(0)={over}");
             assert_eq!(codes(&src), ["fql::int_too_large"], "{over}");
         }
-        let errors = crate::syntax::load(&format!("/d({})", "7".repeat(2_000_000))).unwrap_err();
+        let errors = parse(&format!("/d({})", "7".repeat(2_000_000))).unwrap_err();
         assert_eq!(
             errors[0].to_string(),
             "an int of 2000000 digits is too large to store"
         );
-        assert_eq!(errors[0].offset(), 3);
+        assert_eq!(offset(&errors[0]), 3);
     }
 
     /// A byte-order mark may start a script, as nothing: spans count its

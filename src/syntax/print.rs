@@ -16,7 +16,7 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use super::ast::*;
-use super::parse::is_name;
+use super::names::is_name;
 
 impl Display for Script<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {

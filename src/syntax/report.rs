@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
-use super::error::Error;
 use super::sources::Sources;
 use super::view::View;
 use super::words::printable;
@@ -136,31 +135,32 @@ impl std::error::Error for Cause {
     }
 }
 
-/// The errors of one source text, ready to render.
+/// The errors of one source text, ready to render: syntax errors, or the
+/// errors of any later stage that point into the text.
 #[derive(Clone, Debug)]
-pub struct Diagnostics {
+pub struct Diagnostics<E> {
     sources: Sources,
-    errors: Vec<Error>,
+    errors: Vec<E>,
 }
 
-impl Diagnostics {
+impl<E: Diagnostic> Diagnostics<E> {
     /// The errors of `source`, which messages call `name` (a file path, or
     /// `<stdin>`).
     pub fn new(
         name: impl Into<String>,
         source: impl Into<Arc<str>>,
-        errors: Vec<Error>,
-    ) -> Diagnostics {
+        errors: Vec<E>,
+    ) -> Diagnostics<E> {
         Diagnostics::of(Sources::single(name, source), errors)
     }
 
     /// The errors of a script made of several inputs.
-    pub fn of(sources: Sources, errors: Vec<Error>) -> Diagnostics {
+    pub fn of(sources: Sources, errors: Vec<E>) -> Diagnostics<E> {
         Diagnostics { sources, errors }
     }
 
     /// The errors, in source order.
-    pub fn errors(&self) -> &[Error] {
+    pub fn errors(&self) -> &[E] {
         &self.errors
     }
 
@@ -227,13 +227,13 @@ impl Report {
     }
 }
 
-impl fmt::Display for Diagnostics {
+impl<E: Diagnostic> fmt::Display for Diagnostics<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.render(false, 80))
     }
 }
 
-impl std::error::Error for Diagnostics {}
+impl<E: Diagnostic> std::error::Error for Diagnostics<E> {}
 
 #[cfg(test)]
 mod tests {
@@ -241,7 +241,7 @@ mod tests {
 
     /// The report of `src` with its errors, without colour.
     fn report(src: &str) -> String {
-        let errors = crate::syntax::load(src).unwrap_err();
+        let errors = crate::syntax::parse(src).unwrap_err();
         Diagnostics::new("t.fql", src, errors).render(false, 100)
     }
 
@@ -360,7 +360,7 @@ mod tests {
             [("<query 1>", "/a(1)"), ("b.fql", "/b(2)\n/c(")],
             "\n@commit\n",
         );
-        let errors = crate::syntax::load(sources.text()).unwrap_err();
+        let errors = crate::syntax::parse(sources.text()).unwrap_err();
         let text = Diagnostics::of(sources.clone(), errors).render(false, 80);
         assert!(text.contains("[b.fql:2:3]"), "{text}");
         assert!(text.contains("1 error in 2 inputs"), "{text}");
@@ -372,7 +372,7 @@ mod tests {
     #[test]
     fn a_part_counts_lines_from_where_it_starts() {
         let sources = Sources::part("big.fql", "/a(1)\n/b(\n", 1000);
-        let errors = crate::syntax::load(sources.text()).unwrap_err();
+        let errors = crate::syntax::parse(sources.text()).unwrap_err();
         let text = Diagnostics::of(sources.clone(), errors).render(false, 80);
         assert!(text.contains("[big.fql:1001:3]"), "{text}");
         assert!(text.contains("1001 │ /b("), "{text}");

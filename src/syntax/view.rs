@@ -69,61 +69,16 @@ struct Seg {
 impl View {
     /// The view of `sources` for `labels`, and the labels moved into it.
     pub(super) fn new(sources: &Sources, labels: &[LabeledSpan]) -> (View, Vec<LabeledSpan>) {
-        let text = sources.text();
-        // The lines each label needs, by their start in the source: its
-        // own lines and one on each side.
-        let mut wanted: Vec<(usize, usize, usize)> = Vec::new(); // (start, number, piece)
-        let mut points: Vec<usize> = Vec::new();
-        let mut clipped = Vec::with_capacity(labels.len());
-        for label in labels {
-            let (n, input) = sources.piece_index(label.offset());
-            let mut start = floor(text, label.offset().clamp(input.start, input.end));
-            // The end of an input after its last line break has no line
-            // to show: point at that line break instead.
-            if start == input.end && text[input.clone()].ends_with('\n') {
-                start -= if text[input.clone()].ends_with("\r\n") {
-                    2
-                } else {
-                    1
-                };
-            }
-            let mut end = floor(text, (label.offset() + label.len()).clamp(start, input.end));
-            if label.is_empty() {
-                end = start;
-            }
-            let first = line_at(text, &input, start);
-            let mut last = line_at(text, &input, if end > start { end - 1 } else { start });
-            if memchr::memchr_iter(b'\n', &text.as_bytes()[first.start..last.start]).count()
-                >= LABEL_LINES
-            {
-                end = first.end;
-                last = first.clone();
-            }
-            let mut number = sources.piece_at(n).2 + line_number(text, &input, first.start);
-            // The line before, the label's lines, the line after.
-            let mut line = first.clone();
-            if line.start > input.start {
-                let before = line_at(text, &input, line.start - 1);
-                wanted.push((before.start, number - 1, n));
-            }
-            loop {
-                wanted.push((line.start, number, n));
-                let done = line.start >= last.start;
-                match next_line(text, &input, &line) {
-                    Some(next) => {
-                        line = next;
-                        number += 1;
-                    }
-                    None => break,
-                }
-                if done {
-                    wanted.push((line.start, number, n));
-                    break;
-                }
-            }
-            points.extend([start, end]);
-            clipped.push((label, start, end));
-        }
+        let mut wanted = Vec::new();
+        let mut points = Vec::new();
+        let clipped: Vec<(&LabeledSpan, usize, usize)> = labels
+            .iter()
+            .map(|label| {
+                let (start, end) = label_lines(sources, label, &mut wanted);
+                points.extend([start, end]);
+                (label, start, end)
+            })
+            .collect();
         wanted.sort_unstable();
         wanted.dedup();
         points.sort_unstable();
@@ -131,49 +86,60 @@ impl View {
             text: String::new(),
             blocks: Vec::new(),
         };
-        for &(start, number, piece) in &wanted {
-            let (name, input, _) = sources.piece_at(piece);
-            let input = &input;
-            let follows = view
-                .blocks
-                .last()
-                .is_some_and(|b| b.piece == piece && b.first_line + b.lines.len() == number);
-            if !follows {
-                // A line feed of no block's keeps the end of one block
-                // apart from the start of the next.
-                if !view.blocks.is_empty() {
-                    view.text.push('\n');
-                }
-                let at = view.text.len();
-                view.blocks.push(Block {
-                    piece,
-                    name: name.to_string(),
-                    range: at..at,
-                    first_line: number,
-                    lines: Vec::new(),
-                });
-            }
-            let line = line_at(text, input, start);
-            let shown = view.line(text, input, line, &points);
-            let block = view.blocks.last_mut().expect("a block");
-            block.lines.push(shown);
-            block.range.end = view.text.len();
+        for &wanted in &wanted {
+            view.add_line(sources, wanted, &points);
         }
         let moved = clipped
             .into_iter()
-            .map(|(label, start, end)| {
-                let start_v = view.to_view(start, false);
-                let end_v = view.to_view(end, true).max(start_v);
-                let span = SourceSpan::new(start_v.into(), end_v - start_v);
-                let text = label.label().map(|l| printable(l).into_owned());
-                if label.primary() {
-                    LabeledSpan::new_primary_with_span(text, span)
-                } else {
-                    LabeledSpan::new_with_span(text, span)
-                }
-            })
+            .map(|(label, start, end)| view.move_label(label, start, end))
             .collect();
         (view, moved)
+    }
+
+    /// Appends a wanted line, in a new block unless it follows the last
+    /// block's last line.
+    fn add_line(&mut self, sources: &Sources, wanted: Wanted, points: &[usize]) {
+        let (start, number, piece) = wanted;
+        let (name, input, _) = sources.piece_at(piece);
+        let follows = self
+            .blocks
+            .last()
+            .is_some_and(|b| b.piece == piece && b.first_line + b.lines.len() == number);
+        if !follows {
+            // A line feed of no block's keeps the end of one block
+            // apart from the start of the next.
+            if !self.blocks.is_empty() {
+                self.text.push('\n');
+            }
+            let at = self.text.len();
+            self.blocks.push(Block {
+                piece,
+                name: name.to_string(),
+                range: at..at,
+                first_line: number,
+                lines: Vec::new(),
+            });
+        }
+        let text = sources.text();
+        let line = line_at(text, &input, start);
+        let shown = self.line(text, &input, line, points);
+        let block = self.blocks.last_mut().expect("a block");
+        block.lines.push(shown);
+        block.range.end = self.text.len();
+    }
+
+    /// A label over the source bytes `start..end`, over the same text in
+    /// the view, its message made printable.
+    fn move_label(&self, label: &LabeledSpan, start: usize, end: usize) -> LabeledSpan {
+        let start_v = self.to_view(start, false);
+        let end_v = self.to_view(end, true).max(start_v);
+        let span = SourceSpan::new(start_v.into(), end_v - start_v);
+        let text = label.label().map(|l| printable(l).into_owned());
+        if label.primary() {
+            LabeledSpan::new_primary_with_span(text, span)
+        } else {
+            LabeledSpan::new_with_span(text, span)
+        }
     }
 
     /// Appends the line `line` of `input`, cut around `points` if it is
@@ -312,6 +278,70 @@ impl View {
         );
         orig - line.orig_start
     }
+}
+
+/// A line a report shows: its start in the source, its number in its
+/// input (from 0), and the input's place in the sources.
+type Wanted = (usize, usize, usize);
+
+/// The lines `label` needs, added to `wanted`: its own lines and one on
+/// each side. Returns the label's bytes, clipped to its input and to whole
+/// characters, and to its first line if it covers more than
+/// [`LABEL_LINES`].
+fn label_lines(sources: &Sources, label: &LabeledSpan, wanted: &mut Vec<Wanted>) -> (usize, usize) {
+    let text = sources.text();
+    let (n, input) = sources.piece_index(label.offset());
+    let (start, mut end) = clip(text, &input, label);
+    let first = line_at(text, &input, start);
+    let mut last = line_at(text, &input, if end > start { end - 1 } else { start });
+    if memchr::memchr_iter(b'\n', &text.as_bytes()[first.start..last.start]).count() >= LABEL_LINES
+    {
+        end = first.end;
+        last = first.clone();
+    }
+    let mut number = sources.piece_at(n).2 + line_number(text, &input, first.start);
+    // The line before, the label's lines, the line after.
+    let mut line = first;
+    if line.start > input.start {
+        let before = line_at(text, &input, line.start - 1);
+        wanted.push((before.start, number - 1, n));
+    }
+    loop {
+        wanted.push((line.start, number, n));
+        let done = line.start >= last.start;
+        match next_line(text, &input, &line) {
+            Some(next) => {
+                line = next;
+                number += 1;
+            }
+            None => break,
+        }
+        if done {
+            wanted.push((line.start, number, n));
+            break;
+        }
+    }
+    (start, end)
+}
+
+/// A label's bytes within its input, on character boundaries.
+fn clip(text: &str, input: &Range<usize>, label: &LabeledSpan) -> (usize, usize) {
+    let mut start = floor(text, label.offset().clamp(input.start, input.end));
+    // The end of an input after its last line break has no line
+    // to show: point at that line break instead.
+    if start == input.end && text[input.clone()].ends_with('\n') {
+        start -= if text[input.clone()].ends_with("\r\n") {
+            2
+        } else {
+            1
+        };
+    }
+    let end = if label.is_empty() {
+        start
+    } else {
+        floor(text, (label.offset() + label.len()).clamp(start, input.end))
+    };
+    (start, end)
 }
 
 /// The parts of a long line to show: a window around each point on it,

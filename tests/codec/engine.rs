@@ -13,7 +13,7 @@ use crate::props::{data, elem};
 
 /// Runs `script` and returns what it prints, one line per result.
 fn run(engine: &Engine, script: &str) -> Vec<String> {
-    let script = fql::syntax::load(script).unwrap_or_else(|e| panic!("{script}: {e:?}"));
+    let script = fql::check::load(script).unwrap_or_else(|e| panic!("{script}: {e:?}"));
     let plan = fql::plan::plan(&script, &Default::default()).expect("a plan");
     let mut out = Vec::new();
     engine
@@ -65,7 +65,7 @@ proptest! {
 /// Runs `script` and returns what it prints as the command line prints
 /// it: each result written straight from the rows read.
 fn run_text(engine: &Engine, script: &str) -> Vec<String> {
-    let script = fql::syntax::load(script).unwrap_or_else(|e| panic!("{script}: {e:?}"));
+    let script = fql::check::load(script).unwrap_or_else(|e| panic!("{script}: {e:?}"));
     let plan = fql::plan::plan(&script, &Default::default()).expect("a plan");
     let mut out = Vec::new();
     engine

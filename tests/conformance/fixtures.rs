@@ -71,7 +71,7 @@ fn outputs(backend: &Backend, script_text: &str) -> Vec<String> {
             d.code().map(|c| c.to_string()).unwrap_or_default()
         )
     };
-    let script = match fql::syntax::load(script_text) {
+    let script = match fql::check::load(script_text) {
         Ok(s) => s,
         Err(errors) => return errors.iter().map(|e| code(e)).collect(),
     };

@@ -1,7 +1,8 @@
 //! Trees print as text that parses back as the same tree.
 
+use fql::check::load;
 use fql::syntax::ast::*;
-use fql::syntax::{format, load, parse};
+use fql::syntax::{format, parse};
 use proptest::prelude::*;
 
 use crate::{arb, config};

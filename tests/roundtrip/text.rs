@@ -1,8 +1,9 @@
 //! Any text at all: parsing, loading and formatting never panic, and what
 //! parses survives printing and formatting.
 
+use fql::check::{Error, load};
 use fql::syntax::ast::Script;
-use fql::syntax::{Diagnostics, Error, format, load, parse};
+use fql::syntax::{Diagnostics, format, parse};
 use miette::Diagnostic;
 use proptest::collection::vec;
 use proptest::prelude::*;

@@ -1,5 +1,6 @@
 //! `fql fmt`: print a script in canonical form.
 
+use fql::check;
 use fql::syntax::{self, Diagnostics};
 
 use crate::args::FmtArgs;
@@ -8,7 +9,7 @@ use crate::source::read_source;
 
 pub fn run(args: &FmtArgs, color: bool) -> Result<(), Exit> {
     let (name, src) = read_source(args.file.as_deref())?;
-    let formatted = match syntax::load(&src) {
+    let formatted = match check::load(&src) {
         Ok(script) => syntax::format(&script),
         Err(errors) => {
             let diagnostics = Diagnostics::new(name, src.clone(), errors);

@@ -188,7 +188,7 @@ impl Session {
             }
             read += 1;
             // The text checked parses and plans as it did.
-            let Ok(parsed) = fql::syntax::load(sources.text()) else {
+            let Ok(parsed) = fql::check::load(sources.text()) else {
                 return run.fail(changed_at(&sources));
             };
             let Ok(plan) = planner.plan(&parsed) else {
@@ -260,7 +260,7 @@ pub fn with_plan<T>(
     color: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
 ) -> Result<T, Exit> {
-    let script = fql::syntax::load(sources.text()).map_err(|errors| {
+    let script = fql::check::load(sources.text()).map_err(|errors| {
         let diagnostics = Diagnostics::of(sources.clone(), errors);
         eprint!("{}", diagnostics.render(color, output::width()));
         Exit::Invalid

@@ -146,7 +146,7 @@ mod tests {
     /// the value and the path, and the rows are decoded into one buffer.
     #[test]
     fn rows_fill_one_query_through_one_buffer() {
-        let script = crate::syntax::load("/:d(:x,(:y))=:x").unwrap();
+        let script = crate::check::load("/:d(:x,(:y))=:x").unwrap();
         let Item::Statement(stmt) = &script.items[0] else {
             panic!("a statement")
         };

@@ -1,9 +1,7 @@
 //! Elements and what they are built from: tuples, variables, references and
 //! option lists.
 
-use super::lex::{
-    backtrack, excerpt, fail, hspace, is_name, is_name_start, peek, starts_statement, word,
-};
+use super::lex::{backtrack, excerpt, fail, hspace, peek, starts_statement, word};
 use super::literal::{plain_string, small_int};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
@@ -11,6 +9,7 @@ use crate::syntax::ast::{
     Span, ThinVec, Tuple, Type, TypeSpec, Value, Variable,
 };
 use crate::syntax::error::ParseError;
+use crate::syntax::names::{is_name, is_name_start};
 
 impl<'a> Parser<'a> {
     /// A data element or a hole, or a backtrack when nothing here starts one.

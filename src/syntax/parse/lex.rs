@@ -4,6 +4,7 @@
 use super::{Fail, PResult, Parser};
 use crate::syntax::ast::{Comment, Span};
 use crate::syntax::error::ParseError;
+use crate::syntax::names::{is_name_byte, is_name_start};
 use crate::syntax::words::{self, HIGHS, ONES};
 
 /// The byte-order mark U+FEFF, which some editors put at the start of a
@@ -37,43 +38,6 @@ pub(super) fn hspace(i: &str) -> &str {
         .position(|b| b != b' ' && b != b'\t')
         .unwrap_or(i.len());
     &i[n..]
-}
-
-/// Byte classes, looked up rather than computed: the lexer asks these
-/// questions of every byte.
-const NAME: u8 = 1;
-const NAME_START: u8 = 2;
-static CLASS: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        if c.is_ascii_alphabetic() || c == b'_' {
-            table[b] = NAME | NAME_START;
-        } else if c.is_ascii_digit() || c == b'-' || c == b'.' {
-            table[b] = NAME;
-        }
-        b += 1;
-    }
-    table
-};
-
-/// Whether `b` may appear in a name after its first character.
-#[inline]
-pub(super) fn is_name_byte(b: u8) -> bool {
-    CLASS[usize::from(b)] & NAME != 0
-}
-
-/// Whether `b` may start a name.
-#[inline]
-pub(super) fn is_name_start(b: u8) -> bool {
-    CLASS[usize::from(b)] & NAME_START != 0
-}
-
-/// Whether `text` is a valid name: `[A-Za-z_][A-Za-z0-9_.-]*`.
-pub fn is_name(text: &str) -> bool {
-    let b = text.as_bytes();
-    !b.is_empty() && is_name_start(b[0]) && b[1..].iter().all(|&c| is_name_byte(c))
 }
 
 /// A run of name characters, which may not be a valid name (it may start

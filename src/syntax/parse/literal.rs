@@ -8,8 +8,9 @@ use std::borrow::Cow;
 use nom::character::complete::digit1;
 use num_bigint::BigInt;
 
-use super::lex::{control_name, excerpt, fail, is_name_byte, peek, take_bytes, word};
-use crate::codec::MAX_INT_BYTES;
+use super::MAX_INT_BYTES;
+use super::lex::{control_name, excerpt, fail, peek, take_bytes, word};
+use crate::syntax::names::is_name_byte;
 use crate::syntax::words::{self, control_len};
 
 /// The most decimal digits an int that the tuple layer encodes can have:

@@ -1,10 +1,7 @@
 //! Statements and scripts: directories, keys, values, query options, meta
 //! statements, and recovery after an error.
 
-use super::lex::{
-    excerpt, fail, failure, hspace, is_name_byte, is_name_start, junk, line_break, peek, recover,
-    word,
-};
+use super::lex::{excerpt, fail, failure, hspace, junk, line_break, peek, recover, word};
 use super::{PResult, Parser};
 use std::borrow::Cow;
 
@@ -13,6 +10,7 @@ use crate::syntax::ast::{
     Span, Statement, Tuple, Value,
 };
 use crate::syntax::error::ParseError;
+use crate::syntax::names::{is_name_byte, is_name_start};
 
 impl<'a> Parser<'a> {
     /// Every item of the script; errors, comments and blank lines are

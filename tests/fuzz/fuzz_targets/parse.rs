@@ -6,7 +6,8 @@
 #![no_main]
 
 use fql::syntax::ast::Script;
-use fql::syntax::{Diagnostics, format, load, parse};
+use fql::check::load;
+use fql::syntax::{Diagnostics, format, parse};
 use libfuzzer_sys::fuzz_target;
 use miette::Diagnostic;
 

@@ -68,7 +68,7 @@ pub fn check(
     for piece in script.pieces() {
         let sources = piece?;
         pieces.push(&sources);
-        let parsed = match fql::syntax::load(sources.text()) {
+        let parsed = match fql::check::load(sources.text()) {
             Ok(parsed) => parsed,
             Err(errors) => {
                 eprint!("{}", invalid.add(&errors, &sources, color, width));

@@ -1,0 +1,134 @@
+//! Static checks: what can be known wrong about a parsed script without a
+//! database. Options in the right place with the right arguments, aggregates
+//! where rows are folded, incomplete versionstamps only in writes, meta
+//! statements where transactions begin.
+//!
+//! This stage stands between [`syntax`](crate::syntax), whose AST it
+//! judges, and the [planner](crate::plan), which takes only checked
+//! scripts. What the options of a value or a type mean, and whether a
+//! literal value can be encoded, is the [`codec`](crate::codec)'s to
+//! decide: the checks here call it, so a script is judged by the same code
+//! that runs it.
+//!
+//! ```
+//! let errors = fql::check::load("/a(<sum>)=clear").unwrap_err();
+//! assert_eq!(errors[0].code(), "fql::aggregate_misplaced");
+//! ```
+
+mod elements;
+mod error;
+mod options;
+
+use crate::syntax::{self, ast::*};
+
+pub use error::{CheckError, Error};
+pub use options::STREAMING_MODES;
+
+/// Parses and checks a script, returning every error of both stages in
+/// source order. Statements that parse are checked even when others do not.
+pub fn load(src: &str) -> Result<Script<'_>, Vec<Error>> {
+    let (script, parse_errors) = syntax::parse_partial(src);
+    let check_errors = check(&script).err().unwrap_or_default();
+    if parse_errors.is_empty() && check_errors.is_empty() {
+        return Ok(script);
+    }
+    let mut errors: Vec<Error> = parse_errors.into_iter().map(Error::Parse).collect();
+    errors.extend(check_errors.into_iter().map(Error::Check));
+    errors.sort_by_key(Error::offset);
+    Err(errors)
+}
+
+/// Checks a script, returning every error in source order.
+pub fn check(script: &Script) -> Result<(), Vec<CheckError>> {
+    let mut errors = Vec::new();
+    let mut tx = Transaction::default();
+    for item in &script.items {
+        match item {
+            Item::Meta(meta) => tx.meta(meta, &mut errors),
+            Item::Statement(stmt) => {
+                let kind = stmt.kind();
+                tx.statement(stmt, kind, &mut errors);
+                statement(stmt, kind, &mut errors);
+            }
+        }
+    }
+    errors.sort_by_key(|e| syntax::offset(e));
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Where the current transaction stands, for the checks of meta
+/// statements: its first statement or meta statement, and the `@read`
+/// that made it read-only.
+#[derive(Default)]
+struct Transaction {
+    began: Option<Span>,
+    read_only: Option<Span>,
+}
+
+impl Transaction {
+    /// `@commit` ends the transaction; `@read` and `@write` must open one.
+    fn meta(&mut self, meta: &Meta, errors: &mut Vec<CheckError>) {
+        match meta.kind {
+            MetaKind::Commit => *self = Transaction::default(),
+            MetaKind::Read | MetaKind::Write => {
+                if let Some(first) = self.began {
+                    errors.push(CheckError::MetaMisplaced {
+                        meta: meta.kind.to_string(),
+                        at: meta.span,
+                        first,
+                    });
+                }
+                self.began.get_or_insert(meta.span);
+                self.read_only = (meta.kind == MetaKind::Read).then_some(meta.span);
+            }
+        }
+    }
+
+    /// A statement joins the transaction; it may not write in one opened
+    /// with `@read`.
+    fn statement(&mut self, stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
+        self.began.get_or_insert(stmt.span);
+        if let (Some(read), true) = (self.read_only, kind.writes()) {
+            errors.push(CheckError::WriteInRead {
+                at: stmt.span,
+                read,
+            });
+        }
+    }
+}
+
+fn statement(stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
+    options::query_options(&stmt.options, kind, errors);
+    let (dir, kv) = match &stmt.query {
+        Query::Directory(dir) | Query::Remove { dir, .. } => (dir, None),
+        Query::KeyValue(kv) => (&kv.key.dir, Some(kv)),
+    };
+    for elem in &dir.elems {
+        if let DirElem::Var(var) = elem {
+            elements::directory_variable(var, errors);
+        }
+    }
+    let Some(kv) = kv else { return };
+    // Said once per kind, not formatted per statement: a script may hold
+    // a million writes.
+    let agg_place = match kind {
+        Kind::Read | Kind::ReadRange => None,
+        Kind::Set => Some("in a write"),
+        Kind::Clear | Kind::ClearRange => Some("in a clear"),
+        Kind::List => Some("in a directory listing"),
+        Kind::Remove => Some("in a directory removal"),
+    };
+    debug_assert!(agg_place.is_none_or(|p| p == format!("in a {}", kind.noun())));
+    for elem in &kv.key.tuple.elems {
+        elements::element(elem, agg_place, true, errors);
+    }
+    if let Value::Data(elem, opts) = &kv.value {
+        elements::element(elem, agg_place, false, errors);
+        options::value_options(elem, opts, errors);
+    }
+    elements::vstamps(kv, kind, errors);
+}

@@ -1,0 +1,164 @@
+//! What can be wrong with a script that parses, found without a
+//! database; and the union of that with the syntax errors, which is what
+//! [`load`](super::load) returns.
+//!
+//! Every variant's doc comment gives an input that triggers it; the same
+//! inputs are in `docs/errors.md`, whose examples the test suite runs.
+
+use miette::Diagnostic;
+use thiserror::Error;
+
+use crate::codec::{self, OptionError};
+use crate::syntax::{self, ParseError, ast::Span};
+
+/// A script that parses but cannot run, found without a database.
+#[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+pub enum CheckError {
+    /// An option in the wrong place, with a wrong argument, or in conflict
+    /// with another.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Option(#[from] OptionError),
+
+    /// A value that cannot be encoded as its options say, found by the
+    /// codec: `3548[u8]`, `1.5[f80]`, `/a(<int[i64]>)`.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Codec(#[from] codec::Error),
+
+    /// An aggregate beside other types: `<int|sum>`.
+    #[error("an aggregate cannot be combined with other types")]
+    #[diagnostic(
+        code(fql::aggregate_mixed),
+        help(
+            "an aggregate folds every row into one result, so it stands alone in its variable, as in `<sum>`"
+        )
+    )]
+    AggregateMixed {
+        /// The variable.
+        #[label("mixes an aggregate with other types")]
+        at: Span,
+    },
+
+    /// An aggregate where no rows are folded: `/a(<sum>)=clear`.
+    #[error("an aggregate is not allowed {place}")]
+    #[diagnostic(
+        code(fql::aggregate_misplaced),
+        help(
+            "aggregates stand in a read, as an element of the key tuple or as the whole value: `/deltas(\"a\",<sum>)`"
+        )
+    )]
+    AggregateMisplaced {
+        /// Where it was, such as "in a clear".
+        place: String,
+        /// The aggregate.
+        #[label("aggregate")]
+        at: Span,
+    },
+
+    /// An incomplete versionstamp in a statement that does not write:
+    /// `/a(#:0001,<int>)`.
+    #[error("an incomplete vstamp can only be written")]
+    #[diagnostic(
+        code(fql::vstamp_not_written),
+        help(
+            "the database fills in `#:...` when a write commits; reads and clears need complete stamps or a `<vstamp>` variable"
+        )
+    )]
+    VstampNotWritten {
+        /// The stamp.
+        #[label("incomplete vstamp in a {kind}")]
+        at: Span,
+        /// "read" or "clear".
+        kind: &'static str,
+    },
+
+    /// A directory variable with a type other than `str` or `any`: `/<int>/a`.
+    #[error("directory elements are strings")]
+    #[diagnostic(
+        code(fql::directory_type),
+        help("match a directory element with `<>`, `<str>` or a named `<name:str>`")
+    )]
+    DirectoryType {
+        /// The type.
+        #[label("not a string type")]
+        at: Span,
+    },
+
+    /// A cast to a type no value can have: `:total!sum`.
+    #[error("cannot cast a reference to `{ty}`")]
+    #[diagnostic(
+        code(fql::bad_cast),
+        help(
+            "a cast names an element type: nil, bool, int, num, str, bytes, uuid, vstamp or tuple"
+        )
+    )]
+    BadCast {
+        /// The type.
+        ty: String,
+        /// Where.
+        #[label("not an element type")]
+        at: Span,
+    },
+
+    /// `@read` or `@write` after a statement of the same transaction:
+    /// `/a(1)` then `@read`.
+    #[error("`{meta}` must open a transaction")]
+    #[diagnostic(
+        code(fql::meta_misplaced),
+        help("put it at the top of the script or right after `@commit`")
+    )]
+    MetaMisplaced {
+        /// The meta statement.
+        meta: String,
+        /// Where.
+        #[label("the transaction already has statements")]
+        at: Span,
+        /// The earlier statement.
+        #[label("the transaction began here")]
+        first: Span,
+    },
+
+    /// A write in a transaction opened with `@read`: `@read` then `/a(1)=2`.
+    #[error("a write in a read-only transaction")]
+    #[diagnostic(
+        code(fql::write_in_read),
+        help("open the transaction with `@write`, or `@commit` before writing")
+    )]
+    WriteInRead {
+        /// The write.
+        #[label("this writes")]
+        at: Span,
+        /// The `@read`.
+        #[label("the transaction is read-only from here")]
+        read: Span,
+    },
+}
+
+/// Any error a script can have before it runs.
+#[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+pub enum Error {
+    /// It does not parse.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Parse(#[from] ParseError),
+    /// It parses but cannot run.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Check(#[from] CheckError),
+}
+
+impl Error {
+    /// The stable code, such as `fql::unclosed`, that the docs explain.
+    pub fn code(&self) -> String {
+        Diagnostic::code(self)
+            .map(|c| c.to_string())
+            .unwrap_or_default()
+    }
+
+    /// The offset of the first labelled byte, for ordering errors as they
+    /// appear in the script.
+    pub fn offset(&self) -> usize {
+        syntax::offset(self)
+    }
+}
