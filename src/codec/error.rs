@@ -14,6 +14,7 @@ use crate::syntax::{IntTooLarge, OptionError};
 
 /// A value or key that cannot be encoded as written.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum Error {
     /// An encoding option where it has no meaning, with a wrong argument or
     /// in conflict with another: `/a(1)=true[raw]`, `=7[i64,u8]`.

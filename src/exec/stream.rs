@@ -32,6 +32,7 @@ use crate::syntax::ast::Elem;
 
 /// Why a script did not run, or stopped.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum QueryError {
     /// It does not parse or fails a static check; nothing ran.
     #[error("the script is not valid: {}", .0.first().map(ToString::to_string).unwrap_or_default())]

@@ -12,6 +12,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// An error from a backend or from the transaction interface.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// 1007: the transaction read or committed more than five seconds after
     /// its read version was taken. Retryable.

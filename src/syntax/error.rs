@@ -12,6 +12,7 @@ use super::span::Span;
 
 /// A script that does not parse.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum ParseError {
     /// A line that begins with something no statement begins with: `users(1)`.
     #[error("expected a statement")]
@@ -372,6 +373,7 @@ pub struct IntTooLarge {
 /// report through this type, so an option mistake reads the same wherever
 /// it is found.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum OptionError {
     /// An option where it has no meaning: `/a(1)=true[raw]` or `[raw] /a(<>)`.
     #[error("`{option}` does not apply to {place}")]
@@ -442,6 +444,7 @@ impl OptionError {
 
 /// A script that parses but cannot run, found without a database.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum CheckError {
     /// An option in the wrong place, with a wrong argument, or in conflict
     /// with another.
@@ -566,6 +569,7 @@ pub enum CheckError {
 
 /// Any error a script can have before it runs.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum Error {
     /// It does not parse.
     #[error(transparent)]
