@@ -126,16 +126,34 @@ fn load_example(code: &str, example: &Block) -> Shown {
     }
 }
 
-/// Runs the example of `section`: a script whose text shows the error
-/// (`fql-error`), a command line (`sh`), or calls of the library
-/// (`library`).
-fn run_example(section: &Section) -> Option<(Shown, &Block)> {
-    let example = section
-        .blocks
-        .iter()
-        .find(|b| matches!(b.info.as_str(), "fql-error" | "sh" | "library"))?;
+/// The examples of `section`, each an input block and the `text` block
+/// after it that shows what it prints. An input is a script whose text
+/// shows the error (`fql-error`), a command line (`sh`), or calls of the
+/// library (`library`).
+fn examples(section: &Section) -> Vec<(&Block, &Block)> {
     let code = &section.code;
-    let shown = match example.info.as_str() {
+    let mut pairs = Vec::new();
+    let mut input = None;
+    for block in &section.blocks {
+        match block.info.as_str() {
+            "fql-error" | "sh" | "library" => input = Some(block),
+            "text" => pairs.extend(input.take().map(|i| (i, block))),
+            _ => {}
+        }
+    }
+    if let Some(input) = input {
+        panic!(
+            "docs/errors.md:{}: the example for {code} has no printed output block",
+            input.line
+        );
+    }
+    pairs
+}
+
+/// Runs one example of `section`.
+fn run_example(section: &Section, example: &Block) -> Shown {
+    let code = &section.code;
+    match example.info.as_str() {
         "fql-error" => {
             assert!(
                 section.in_text,
@@ -145,8 +163,7 @@ fn run_example(section: &Section) -> Option<(Shown, &Block)> {
         }
         "sh" => run_shell(code, example),
         _ => library::run(code, example),
-    };
-    Some((shown, example))
+    }
 }
 
 /// Runs a command line with the `fql` under test first on `PATH`, in an
@@ -198,28 +215,28 @@ fn every_error_example_triggers_its_error_and_prints_as_shown() {
     let mut failures = Vec::new();
     for section in error_sections() {
         let code = &section.code;
-        let Some((Shown { printed, codes }, example)) = run_example(&section) else {
-            // A script past 4 GiB would not fit in the page.
-            assert_eq!(code, "fql::too_large", "{code} has no example");
-            continue;
-        };
+        let examples = examples(&section);
+        // A script past 4 GiB would not fit in the page.
         assert!(
-            !codes.is_empty() && codes.iter().all(|c| c == code),
-            "docs/errors.md:{}: the example for {code} gives {codes:?}:\n{printed}",
-            example.line
+            !examples.is_empty() || code == "fql::too_large",
+            "{code} has no example"
         );
-        let shown = section
-            .blocks
-            .iter()
-            .find(|b| b.info == "text" && b.range.start > example.range.start)
-            .unwrap_or_else(|| panic!("{code} has no printed output block"));
-        if shown.text != printed {
+        for (example, shown) in examples {
+            let Shown { printed, codes } = run_example(&section, example);
+            assert!(
+                !codes.is_empty() && codes.iter().all(|c| c == code),
+                "docs/errors.md:{}: the example for {code} gives {codes:?}:\n{printed}",
+                example.line
+            );
+            if shown.text == printed {
+                continue;
+            }
             if bless {
                 rewrites.push((shown.range.clone(), printed));
             } else {
                 failures.push(format!(
-                    "{code}: docs show\n{}\nbut fql prints\n{printed}",
-                    shown.text
+                    "docs/errors.md:{}: {code}: docs show\n{}\nbut fql prints\n{printed}",
+                    shown.line, shown.text
                 ));
             }
         }

@@ -1,6 +1,7 @@
-//! The `library` examples of `docs/errors.md`: errors that only a program
-//! using the library can meet, written as calls of it, one a line, on a
-//! new in-memory database. Each call is its own transaction, tried once.
+//! The `library` examples of `docs/errors.md`: errors shown through calls
+//! of the library, one a line, on a new in-memory database, as a program
+//! that embeds fql meets them. Each call is its own transaction, tried
+//! once.
 //!
 //! - `create PATH [LAYER]`, `create_or_open PATH [LAYER]`,
 //!   `open PATH [LAYER]`, `create_with_prefix PATH HEX`, `remove PATH`,
@@ -32,6 +33,8 @@ use super::repo::Block;
 pub fn run(code: &str, example: &Block) -> Shown {
     let lines: Vec<&str> = example.text.lines().collect();
     let db = database(&lines);
+    // Seeded, so the prefixes it picks, and what an example prints, are
+    // the same on every run.
     let mut layer = DirectoryLayer::new().with_candidates(RandomCandidates::seeded(7));
     if lines.contains(&"with_manual_prefixes") {
         layer = layer.with_manual_prefixes();
