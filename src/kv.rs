@@ -42,7 +42,7 @@ pub use ahead::Fetched;
 pub use codes::{
     ErrorPredicate, error_description, error_name, error_predicate, retried_by_on_error,
 };
-pub use error::{Error, Result};
+pub use error::{Cause, Error, Result};
 pub use faults::{FaultPlan, Faulty};
 pub use observed::{Activity, Observed};
 pub use range::{

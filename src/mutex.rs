@@ -52,6 +52,7 @@ impl Default for Timing {
 
 /// Why a mutex operation failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The client name is empty: Go clients use `""` to mean "no owner".
     #[error("a client name must not be empty: the empty name marks a free mutex")]

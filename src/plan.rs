@@ -103,6 +103,7 @@ pub enum Guard {
 
 /// Errors found while planning.
 #[derive(Clone, Debug, PartialEq, thiserror::Error, miette::Diagnostic)]
+#[non_exhaustive]
 pub enum Error {
     /// A reference to a name that nothing binds and no parameter supplies.
     #[error("`:{name}` is not bound")]

@@ -12,6 +12,7 @@ pub use validate::{Summary, Violation, validate};
 
 /// Why a schema could not be checked.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The schema does not parse or fails a static check.
     #[error("the schema is not valid: {}", .0.first().map(ToString::to_string).unwrap_or_default())]

@@ -10,6 +10,9 @@ use fql::syntax::Diagnostics;
 #[path = "support/repo.rs"]
 mod repo;
 
+#[path = "docs/library.rs"]
+mod library;
+
 use repo::{Block, blocks, files, markdown_files, root};
 
 /// The blocks of a Markdown file.
@@ -61,8 +64,8 @@ fn example_scripts_are_valid() {
 struct Section {
     code: String,
     offset: usize,
-    /// Under `## Run-time errors`: no script shows it without a database.
-    run_time: bool,
+    /// Under `## Static errors` or before: the text of a script shows it.
+    in_text: bool,
     blocks: Vec<Block>,
 }
 
@@ -71,10 +74,10 @@ fn error_sections() -> Vec<Section> {
     let src = fs::read_to_string(root().join("docs/errors.md")).expect("docs/errors.md");
     let mut sections: Vec<Section> = Vec::new();
     let mut offset = 0;
-    let mut run_time = false;
+    let mut in_text = true;
     for line in src.split_inclusive('\n') {
         if let Some(title) = line.trim().strip_prefix("## ") {
-            run_time = title == "Run-time errors";
+            in_text = matches!(title, "Syntax errors" | "Static errors");
         }
         if let Some(code) = line
             .trim()
@@ -84,7 +87,7 @@ fn error_sections() -> Vec<Section> {
             sections.push(Section {
                 code: code.to_string(),
                 offset,
-                run_time,
+                in_text,
                 blocks: Vec::new(),
             });
         }
@@ -102,6 +105,108 @@ fn error_sections() -> Vec<Section> {
     sections
 }
 
+/// What an example printed, and the codes of the errors in it.
+struct Shown {
+    printed: String,
+    codes: Vec<String>,
+}
+
+/// Loads an `fql-error` example, which must fail.
+fn load_example(code: &str, example: &Block) -> Shown {
+    let errors = match load(&example.text) {
+        Ok(_) => panic!(
+            "docs/errors.md:{}: the example for {code} loads",
+            example.line
+        ),
+        Err(errors) => errors,
+    };
+    let codes = errors.iter().map(|e| e.code()).collect();
+    Shown {
+        printed: render(&example.text, errors),
+        codes,
+    }
+}
+
+/// The examples of `section`, each an input block and the `text` block
+/// after it that shows what it prints. An input is a script whose text
+/// shows the error (`fql-error`), a command line (`sh`), or calls of the
+/// library (`library`).
+fn examples(section: &Section) -> Vec<(&Block, &Block)> {
+    let code = &section.code;
+    let mut pairs = Vec::new();
+    let mut input = None;
+    for block in &section.blocks {
+        match block.info.as_str() {
+            "fql-error" | "sh" | "library" => input = Some(block),
+            "text" => pairs.extend(input.take().map(|i| (i, block))),
+            _ => {}
+        }
+    }
+    if let Some(input) = input {
+        panic!(
+            "docs/errors.md:{}: the example for {code} has no printed output block",
+            input.line
+        );
+    }
+    pairs
+}
+
+/// Runs one example of `section`.
+fn run_example(section: &Section, example: &Block) -> Shown {
+    let code = &section.code;
+    match example.info.as_str() {
+        "fql-error" => {
+            assert!(
+                section.in_text,
+                "{code} is a run-time error with a static example"
+            );
+            load_example(code, example)
+        }
+        "sh" => run_shell(code, example),
+        _ => library::run(code, example),
+    }
+}
+
+/// Runs a command line with the `fql` under test first on `PATH`, in an
+/// empty directory that is also its home, so the default database is a
+/// new one; it must fail. Prints what it wrote to standard output, then
+/// what it wrote to standard error.
+fn run_shell(code: &str, example: &Block) -> Shown {
+    let fql = std::path::Path::new(env!("CARGO_BIN_EXE_fql"));
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = format!(
+        "{}:/usr/local/bin:/usr/bin:/bin",
+        fql.parent().expect("the binary's directory").display()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &example.text])
+        .current_dir(dir.path())
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", dir.path())
+        .env("XDG_DATA_HOME", dir.path())
+        .env("TMPDIR", dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("sh runs");
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !out.status.success(),
+        "docs/errors.md:{}: the example for {code} succeeds:\n{printed}",
+        example.line
+    );
+    let codes = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("fql::") && !l.contains(' '))
+        .map(str::to_string)
+        .collect();
+    Shown { printed, codes }
+}
+
 #[test]
 fn every_error_example_triggers_its_error_and_prints_as_shown() {
     let bless = std::env::var_os("FQL_BLESS").is_some();
@@ -109,49 +214,30 @@ fn every_error_example_triggers_its_error_and_prints_as_shown() {
     let mut doc = fs::read_to_string(&path).expect("docs/errors.md");
     let mut rewrites = Vec::new();
     let mut failures = Vec::new();
-    for Section {
-        code,
-        run_time,
-        blocks,
-        ..
-    } in error_sections()
-    {
-        let Some(example) = blocks.iter().find(|b| b.info == "fql-error") else {
+    for section in error_sections() {
+        let code = &section.code;
+        let examples = examples(&section);
+        // A script past 4 GiB would not fit in the page.
+        assert!(
+            !examples.is_empty() || code == "fql::too_large",
+            "{code} has no example"
+        );
+        for (example, shown) in examples {
+            let Shown { printed, codes } = run_example(&section, example);
             assert!(
-                run_time || code == "fql::too_large",
-                "{code} has no example"
-            );
-            continue;
-        };
-        assert!(
-            !run_time,
-            "{code} is a run-time error with a static example"
-        );
-        let errors = match load(&example.text) {
-            Ok(_) => panic!(
-                "docs/errors.md:{}: the example for {code} loads",
+                !codes.is_empty() && codes.iter().all(|c| c == code),
+                "docs/errors.md:{}: the example for {code} gives {codes:?}:\n{printed}",
                 example.line
-            ),
-            Err(errors) => errors,
-        };
-        let codes: Vec<String> = errors.iter().map(|e| e.code()).collect();
-        assert!(
-            codes.iter().all(|c| *c == code),
-            "docs/errors.md:{}: the example for {code} gives {codes:?}",
-            example.line
-        );
-        let printed = render(&example.text, errors);
-        let shown = blocks
-            .iter()
-            .find(|b| b.info == "text" && b.range.start > example.range.start)
-            .unwrap_or_else(|| panic!("{code} has no printed output block"));
-        if shown.text != printed {
+            );
+            if shown.text == printed {
+                continue;
+            }
             if bless {
                 rewrites.push((shown.range.clone(), printed));
             } else {
                 failures.push(format!(
-                    "{code}: docs show\n{}\nbut fql prints\n{printed}",
-                    shown.text
+                    "docs/errors.md:{}: {code}: docs show\n{}\nbut fql prints\n{printed}",
+                    shown.line, shown.text
                 ));
             }
         }
@@ -170,17 +256,13 @@ fn every_error_example_triggers_its_error_and_prints_as_shown() {
     );
 }
 
+/// Every code the source gives an error, the binary's included, has its
+/// section; the example test above makes each section show its code.
 #[test]
 fn every_error_code_is_documented() {
     let mut in_source: Vec<String> = Vec::new();
-    for file in [
-        "src/syntax/error.rs",
-        "src/check/error.rs",
-        "src/codec/error.rs",
-        "src/plan.rs",
-        "src/exec/error.rs",
-    ] {
-        let source = fs::read_to_string(root().join(file)).expect(file);
+    for file in files(&root().join("src"), &["rs"]) {
+        let source = fs::read_to_string(&file).expect("a readable source file");
         in_source.extend(source.match_indices("code(fql::").map(|(n, _)| {
             let rest = &source[n + 5..];
             rest[..rest.find(')').expect("a closed code(...)")].to_string()
@@ -193,6 +275,11 @@ fn every_error_code_is_documented() {
     in_source.dedup();
     documented.sort();
     assert_eq!(in_source, documented);
+    assert!(
+        documented.len() >= 60,
+        "only {} codes found",
+        documented.len()
+    );
 }
 
 /// The Markdown reader the other tests rely on.

@@ -13,6 +13,7 @@ use crate::syntax::{self, ParseError, ast::Span};
 
 /// A script that parses but cannot run, found without a database.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum CheckError {
     /// An option in the wrong place, with a wrong argument, or in conflict
     /// with another.
@@ -137,6 +138,7 @@ pub enum CheckError {
 
 /// Any error a script can have before it runs.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum Error {
     /// It does not parse.
     #[error(transparent)]

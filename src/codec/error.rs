@@ -14,6 +14,7 @@ use crate::syntax::ast::{Opt, OptName, Span};
 
 /// A value or key that cannot be encoded as written.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum Error {
     /// An encoding option where it has no meaning, with a wrong argument or
     /// in conflict with another: `/a(1)=true[raw]`, `=7[i64,u8]`.
@@ -128,6 +129,7 @@ pub enum Error {
 /// options by the [checker](crate::check); both report through this type,
 /// so an option mistake reads the same wherever it is found.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum OptionError {
     /// An option where it has no meaning: `/a(1)=true[raw]` or `[raw] /a(<>)`.
     #[error("`{option}` does not apply to {place}")]

@@ -14,6 +14,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A directory operation that failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[non_exhaustive]
 pub enum Error {
     /// `open`, `list`, `remove` or a move's source named a missing path.
     #[error("directory {} does not exist", show(.path))]

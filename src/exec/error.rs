@@ -8,6 +8,7 @@ use crate::{codec, directory, kv};
 
 /// An error while running a plan.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum Error {
     /// The database failed: a conflict that retries did not resolve, a
     /// timeout, an over-size write: `/a(1)=0x...` with a value of 100 kB.

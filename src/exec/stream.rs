@@ -19,7 +19,11 @@
 //! ```
 
 use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures_core::Stream;
 
 use tokio::sync::mpsc;
 
@@ -28,6 +32,7 @@ use crate::syntax::ast::Elem;
 
 /// Why a script did not run, or stopped.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum QueryError {
     /// It does not parse or fails a static check; nothing ran.
     #[error("the script is not valid: {}", .0.first().map(ToString::to_string).unwrap_or_default())]
@@ -41,8 +46,39 @@ pub enum QueryError {
     Run(#[from] Error),
 }
 
-/// Results as they come: a stream in all but name, read with
-/// [`Results::next`].
+/// Results as they come, read with [`Results::next`], or as a
+/// [`Stream`] by any code that takes one (a combinator library's
+/// `StreamExt`, a web framework's streaming body).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use std::pin::Pin;
+/// use std::sync::Arc;
+/// use futures_core::Stream;
+/// use fql::exec::{Engine, Output, QueryError};
+/// use fql::kv::embedded::Embedded;
+///
+/// /// The results' text, from any stream of them.
+/// async fn texts(
+///     mut rows: impl Stream<Item = Result<Output, QueryError>> + Unpin,
+/// ) -> Result<Vec<String>, QueryError> {
+///     let mut texts = Vec::new();
+///     while let Some(row) = std::future::poll_fn(|cx| Pin::new(&mut rows).poll_next(cx)).await {
+///         texts.push(row?.to_string());
+///     }
+///     Ok(texts)
+/// }
+///
+/// let engine = Arc::new(Engine::new(Arc::new(Embedded::memory())));
+/// let rows = engine.query("/n(1)=\"a\"\n/n(2)=\"b\"\n@commit\n/n(<int>)", Default::default());
+/// assert_eq!(texts(rows).await.unwrap(), ["/n(1)=\"a\"", "/n(2)=\"b\""]);
+///
+/// // An error ends the stream.
+/// let rows = engine.query("/n(:missing)", Default::default());
+/// assert!(matches!(texts(rows).await, Err(QueryError::Plan(_))));
+/// # }
+/// ```
 pub struct Results {
     rx: mpsc::Receiver<Result<Output, QueryError>>,
 }
@@ -54,6 +90,22 @@ impl Results {
     /// The next result, `None` at the end. An error ends the stream.
     pub async fn next(&mut self) -> Option<Result<Output, QueryError>> {
         self.rx.recv().await
+    }
+}
+
+/// The same results as [`Results::next`], for code written against the
+/// trait.
+impl Stream for Results {
+    type Item = Result<Output, QueryError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.rx.poll_recv(cx)
+    }
+
+    /// At least the results already waiting; the rest are not known until
+    /// the script has run.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.rx.len(), None)
     }
 }
 

@@ -4,11 +4,15 @@
 //! name and code, so a message reads the same on every backend and the retry
 //! loop can decide what to retry from the code alone.
 
+use std::fmt;
+use std::sync::Arc;
+
 /// Shorthand for results of the transaction interface.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// An error from a backend or from the transaction interface.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// 1007: the transaction read or committed more than five seconds after
     /// its read version was taken. Retryable.
@@ -120,8 +124,17 @@ pub enum Error {
     Replaced(String),
     /// The storage under a backend failed: an unreadable file, a full disk,
     /// a file that is not an fql database.
-    #[error("storage error: {0}")]
-    Storage(String),
+    #[error("storage error: {message}")]
+    Storage {
+        /// What failed, in words that name the file where there is one.
+        message: String,
+        /// The failure under it (SQLite's, the file system's), kept so a
+        /// caller can walk the chain with [`std::error::Error::source`]:
+        /// the message says what fql was doing, the cause what the system
+        /// said.
+        #[source]
+        cause: Option<Cause>,
+    },
     /// The database can be read but not written: it was opened read-only,
     /// or its file, directory or file system does not let this process
     /// write. Nothing was written. Not retryable: retrying cannot help.
@@ -134,7 +147,67 @@ pub enum Error {
     Corrupt(String),
 }
 
+/// The error under an [`Error::Storage`]: shared, so that the error stays
+/// `Clone` as the retry loop and the executor need it, and compared by its
+/// text, so that two reports of one failure are equal.
+#[derive(Clone, Debug)]
+pub struct Cause(Arc<dyn std::error::Error + Send + Sync>);
+
+impl Cause {
+    /// `error` as a cause.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Cause {
+        Cause(Arc::new(error))
+    }
+
+    /// The error itself, to downcast or inspect.
+    pub fn get(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A cause stands for the error it holds: it has that error's text and
+/// that error's own cause.
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Cause) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for Cause {}
+
 impl Error {
+    /// A storage failure that fql found itself, with no error under it.
+    pub fn storage(message: impl Into<String>) -> Error {
+        Error::Storage {
+            message: message.into(),
+            cause: None,
+        }
+    }
+
+    /// A storage failure that `cause` (SQLite's error, an I/O error)
+    /// explains.
+    pub fn storage_caused(
+        message: impl Into<String>,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Error {
+        Error::Storage {
+            message: message.into(),
+            cause: Some(Cause::new(cause)),
+        }
+    }
+
     /// FDB's numeric code; 4000 (`unknown_error`) for storage failures.
     pub fn code(&self) -> i32 {
         match self {
@@ -153,7 +226,9 @@ impl Error {
             Error::ValueTooLarge { .. } => 2103,
             Error::ExactModeWithoutLimits => 2210,
             Error::Fdb { code, .. } => *code,
-            Error::Storage(_) | Error::ReadOnly(_) | Error::Corrupt(_) | Error::Replaced(_) => 4000,
+            Error::Storage { .. } | Error::ReadOnly(_) | Error::Corrupt(_) | Error::Replaced(_) => {
+                4000
+            }
         }
     }
 
@@ -189,7 +264,7 @@ impl Error {
             self,
             Error::Locked { .. }
                 | Error::Replaced(_)
-                | Error::Storage(_)
+                | Error::Storage { .. }
                 | Error::ReadOnly(_)
                 | Error::Corrupt(_)
         )
@@ -264,7 +339,7 @@ impl From<rusqlite::Error> for Error {
             | rusqlite::Error::IntegralValueOutOfRange(..) => {
                 Error::Corrupt(format!("a value of the wrong type in fql's tables: {e}"))
             }
-            e => Error::Storage(e.to_string()),
+            e => Error::storage_caused(e.to_string(), e),
         }
     }
 }
@@ -311,7 +386,7 @@ mod tests {
                 path: "x.db".into(),
                 waited_ms: 5,
             },
-            Error::Storage("disk full".into()),
+            Error::storage("disk full"),
             Error::ReadOnly("read-only".into()),
             Error::Corrupt("damaged".into()),
             Error::Replaced("x.db".into()),

@@ -115,6 +115,7 @@ const INJECTABLE: &[(i32, &[Site], &[Site])] = &[
 
 /// What is wrong with a fault plan.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FaultsError {
     /// `FQL_FAULTS` is not UTF-8.
     #[error("FQL_FAULTS is not valid UTF-8")]

@@ -101,13 +101,13 @@ impl Fdb {
             None => None,
             Some(p) => {
                 if !p.is_file() {
-                    return Err(Error::Storage(format!(
+                    return Err(Error::storage(format!(
                         "no cluster file at {}",
                         p.display()
                     )));
                 }
                 Some(p.to_str().ok_or_else(|| {
-                    Error::Storage(format!(
+                    Error::storage(format!(
                         "the cluster file path {} is not UTF-8",
                         p.display()
                     ))
@@ -116,10 +116,11 @@ impl Fdb {
         };
         let db = foundationdb::Database::new(path).map_err(|e| {
             let err = error::from_fdb(e);
-            Error::Storage(format!(
+            let message = format!(
                 "cannot open the cluster {}: {err}",
                 path.unwrap_or("named by the client's default cluster file")
-            ))
+            );
+            Error::storage_caused(message, err)
         })?;
         if let Some(t) = timeout {
             let ms = i32::try_from(t.as_millis()).unwrap_or(i32::MAX).max(1);

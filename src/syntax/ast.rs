@@ -316,6 +316,7 @@ pub struct Elem<'a> {
 /// on misaligned stores.
 #[derive(Clone, Debug, PartialEq)]
 #[repr(u8)]
+#[non_exhaustive]
 pub enum ElemKind<'a> {
     /// `nil`
     Nil,

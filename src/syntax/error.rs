@@ -10,6 +10,7 @@ use super::span::Span;
 
 /// A script that does not parse.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
+#[non_exhaustive]
 pub enum ParseError {
     /// A line that begins with something no statement begins with: `users(1)`.
     #[error("expected a statement")]

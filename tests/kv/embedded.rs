@@ -93,6 +93,45 @@ fn files_that_are_not_fql_databases_are_refused() {
     assert!(err.contains("no/such/dir"), "{err}");
 }
 
+/// A file SQLite cannot read is reported in fql's words, naming the file,
+/// with SQLite's own error kept as the cause for a caller that walks the
+/// chain; a missing directory keeps the file system's error the same way.
+#[test]
+fn storage_errors_keep_what_the_system_said() {
+    use std::error::Error as _;
+
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "not a database, just text\n".repeat(50)).unwrap();
+    let err = Embedded::open(&text).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("storage error: cannot open the database "),
+        "{err}"
+    );
+    let Error::Storage {
+        cause: Some(cause), ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    let sqlite = cause
+        .get()
+        .downcast_ref::<rusqlite::Error>()
+        .expect("SQLite's error");
+    assert_eq!(
+        sqlite.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase)
+    );
+    let source = err.source().expect("a source");
+    assert_eq!(source.to_string(), sqlite.to_string());
+
+    let missing = dir.path().join("no/such/dir/x.db");
+    let err = Embedded::open(&missing).unwrap_err();
+    let io = err.source().expect("a source").to_string();
+    assert!(io.contains("No such file"), "{io}");
+}
+
 /// Makes `path` a SQLite file of some other program: its own application
 /// id and table.
 fn make_foreign(path: &std::path::Path) {

@@ -87,7 +87,7 @@ fn embedded_on_error_retries_fdbs_codes() {
     }
     let mut tx = db.create_trx().unwrap();
     for own in [
-        Error::Storage("disk full".into()),
+        Error::storage("disk full"),
         Error::Locked {
             path: "x.db".into(),
             waited_ms: 1,

@@ -209,7 +209,7 @@ fn a_commit_to_a_path_that_leads_nowhere_names_the_file_once() {
     std::fs::write(&sub, b"").unwrap();
     let err = db.run(|tx, _| tx.set(b"k", b"2")).unwrap_err();
     let text = err.to_string();
-    assert!(matches!(err, kv::Error::Storage(_)), "{text}");
+    assert!(matches!(err, kv::Error::Storage { .. }), "{text}");
     let named = text.matches(&path.display().to_string()).count();
     assert_eq!(named, 1, "{text}");
 }

@@ -265,6 +265,9 @@ fn json_elem(out: &mut impl Write, data: &ElemKind<'_>, bytes: BytesShown) -> io
         // Results hold data only; a hole an aggregate keeps is a
         // `Part::Written`.
         ElemKind::Var(_) | ElemKind::Ref(_) => tagged(out, "fql", &data.to_string()),
+        // A kind of element the library adds later is shown as the FQL
+        // that writes it, which a reader can still parse.
+        _ => tagged(out, "fql", &data.to_string()),
     }
 }
 

@@ -15,7 +15,7 @@ pub fn run(args: &StoreArgs) -> Result<(), Exit> {
     let (version, _) = version.map_err(|e: kv::Error| {
         eprintln!("fql: {} did not answer: {e}", db.describe());
         match (&e, store::exit_of(&e)) {
-            (kv::Error::Storage(_), _) => Exit::Usage,
+            (kv::Error::Storage { .. }, _) => Exit::Usage,
             // A read version that fails otherwise did not come back.
             (_, Exit::Failed) => Exit::Unreachable,
             (_, exit) => exit,

@@ -177,7 +177,7 @@ fn open_file(path: &Path, read_only: bool, timeout: Duration) -> Result<Embedded
     };
     let db = Embedded::open_with(path, &options).map_err(|e| {
         match &e {
-            kv::Error::Storage(message) => eprintln!("fql: {message}"),
+            kv::Error::Storage { message, .. } => eprintln!("fql: {message}"),
             e => eprintln!("fql: {e}"),
         }
         match e {

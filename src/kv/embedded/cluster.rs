@@ -25,18 +25,18 @@ const PREFIX: &str = "fql:embedded@";
 /// absolute and hold no line break.
 pub fn cluster_line(path: &Path) -> Result<String> {
     let text = path.to_str().ok_or_else(|| {
-        Error::Storage(format!(
+        Error::storage(format!(
             "the database path {} is not UTF-8, so no cluster file can name it",
             path.display()
         ))
     })?;
     if !path.is_absolute() {
-        return Err(Error::Storage(format!(
+        return Err(Error::storage(format!(
             "the database path {text} is relative; a cluster file needs an absolute one"
         )));
     }
     if text.contains(['\n', '\r']) {
-        return Err(Error::Storage(format!(
+        return Err(Error::storage(format!(
             "the database path {} holds a line break, so no one-line cluster file can name it",
             text.escape_debug()
         )));

@@ -74,10 +74,9 @@ impl Shared {
                 .name("fql-watches".into())
                 .spawn(move || poll(weak));
             if let Err(e) = spawned {
+                let error = Error::storage_caused(format!("cannot start the watch thread: {e}"), e);
                 for entry in state.entries.drain(..) {
-                    entry.future.resolve(Err(Error::Storage(format!(
-                        "cannot start the watch thread: {e}"
-                    ))));
+                    entry.future.resolve(Err(error.clone()));
                 }
                 state.poller = false;
             }

@@ -47,13 +47,13 @@ pub(crate) struct Opened {
 pub(crate) fn open(path: &Path, read_only: bool, timeout: Duration) -> Result<Opened> {
     let deadline = Instant::now() + timeout;
     if path.as_os_str().is_empty() {
-        return Err(Error::Storage(
-            "the database path is empty; give the name of a file".into(),
+        return Err(Error::storage(
+            "the database path is empty; give the name of a file",
         ));
     }
     let mut target = Target {
         shown: path.to_owned(),
-        file: std::path::absolute(path).map_err(|e| cannot("open", path, &e))?,
+        file: std::path::absolute(path).map_err(|e| cannot("open", path, e))?,
         mode: Mode::ReadWrite,
         timeout,
     };
@@ -110,15 +110,15 @@ fn finish(
             conn,
             read_only,
         }),
-        State::Empty => Err(Error::Storage(format!(
+        State::Empty => Err(Error::storage(format!(
             "cannot open the database {} read-only: the file is empty, and only a write can make it an fql database",
             path.display()
         ))),
-        State::Foreign(id) => Err(Error::Storage(format!(
+        State::Foreign(id) => Err(Error::storage(format!(
             "{} is a SQLite database of another application (application_id {id:#x}), not an fql database",
             path.display()
         ))),
-        State::Format(v) => Err(Error::Storage(format!(
+        State::Format(v) => Err(Error::storage(format!(
             "{} has storage format {v}; this fql reads format {FORMAT}",
             path.display()
         ))),
@@ -142,23 +142,23 @@ fn probe(target: &Target, read_only: bool) -> Result<Option<ReadOnly>> {
     let (path, file) = (target.shown.as_path(), target.file());
     if !read_only {
         no_files_left_beside(target)?;
-        if create_private(file).map_err(|e| cannot("create", path, &e))? {
+        if create_private(file).map_err(|e| cannot("create", path, e))? {
             return Ok(None);
         }
     }
-    let meta = fs::metadata(file).map_err(|e| cannot("open", path, &e))?;
+    let meta = fs::metadata(file).map_err(|e| cannot("open", path, e))?;
     if !meta.is_file() {
         let what = if meta.is_dir() {
             "it is a directory"
         } else {
             "it is not a regular file"
         };
-        return Err(Error::Storage(format!(
+        return Err(Error::storage(format!(
             "cannot open the database {}: {what}",
             path.display()
         )));
     }
-    access(file, AccessFlags::R_OK).map_err(|e| cannot("open", path, &e.into()))?;
+    access(file, AccessFlags::R_OK).map_err(|e| cannot("open", path, e.into()))?;
     readable_beside(target)?;
     if read_only {
         return Ok(Some(ReadOnly::Asked));
@@ -167,7 +167,7 @@ fn probe(target: &Target, read_only: bool) -> Result<Option<ReadOnly>> {
         Ok(()) => Ok(None),
         Err(Errno::EACCES | Errno::EPERM) => Ok(Some(ReadOnly::NotPermitted)),
         Err(Errno::EROFS) => Ok(Some(ReadOnly::FileSystem)),
-        Err(e) => Err(cannot("open", path, &e.into())),
+        Err(e) => Err(cannot("open", path, e.into())),
     }
 }
 
@@ -179,7 +179,7 @@ fn probe(target: &Target, read_only: bool) -> Result<Option<ReadOnly>> {
 fn readable_beside(target: &Target) -> Result<()> {
     for suffix in ["-wal", "-shm"] {
         if access(&target.beside(suffix), AccessFlags::R_OK) == Err(Errno::EACCES) {
-            return Err(Error::Storage(format!(
+            return Err(Error::storage(format!(
                 "cannot open the database {}: permission denied on {}",
                 target.shown.display(),
                 target.shown_beside(suffix).display()
@@ -223,7 +223,7 @@ fn no_files_left_beside(target: &Target) -> Result<()> {
     } else {
         ("are", "them")
     };
-    Err(Error::Storage(format!(
+    Err(Error::storage(format!(
         "cannot create the database {}: {} of a deleted database {are} still there; delete \
          {them} too, once no process has the deleted database open",
         target.shown.display(),
@@ -256,12 +256,13 @@ fn create_private(file: &Path) -> io::Result<bool> {
 }
 
 /// "cannot open the database PATH: permission denied".
-fn cannot(what: &str, path: &Path, e: &io::Error) -> Error {
-    Error::Storage(format!(
+fn cannot(what: &str, path: &Path, e: io::Error) -> Error {
+    let message = format!(
         "cannot {what} the database {}: {}",
         path.display(),
-        io_reason(what, e)
-    ))
+        io_reason(what, &e)
+    );
+    Error::storage_caused(message, e)
 }
 
 /// An I/O error in a few plain words, without Rust's "(os error 13)".
@@ -289,18 +290,23 @@ fn io_reason(what: &str, e: &io::Error) -> String {
 /// [`Error::Locked`].
 fn sqlite_error(path: &Path, what: &str, e: rusqlite::Error, waited: Duration) -> Error {
     if e.sqlite_error_code() == Some(ErrorCode::NotADatabase) {
-        return Error::Storage(format!(
+        let message = format!(
             "cannot open the database {}: the file is not a database (not SQLite, or its first page is damaged)",
             path.display()
-        ));
+        );
+        return Error::storage_caused(message, e);
     }
     match Error::from(e) {
         Error::Corrupt(detail) => Error::Corrupt(guard::corrupt_message(path, &detail)),
         Error::Locked { .. } => super::pool::locked(path, waited),
-        Error::ReadOnly(detail) | Error::Storage(detail) => Error::Storage(format!(
+        Error::ReadOnly(detail) => Error::storage(format!(
             "cannot {what} the database {}: {detail}",
             path.display()
         )),
+        Error::Storage { message, cause } => Error::Storage {
+            message: format!("cannot {what} the database {}: {message}", path.display()),
+            cause,
+        },
         e => e,
     }
 }

@@ -79,7 +79,7 @@ impl Pool {
         match FileId::of(self.target.file()) {
             Ok(id) if id == self.file => Ok(()),
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(Error::Storage(e.to_string()))
+                Err(Error::storage_caused(e.to_string(), e))
             }
             _ => Err(Error::Replaced(self.target.shown.display().to_string())),
         }
@@ -117,7 +117,10 @@ impl Pool {
     /// counted as a wait of the store's whole timeout.
     pub(super) fn error(&self, e: Error) -> Error {
         match e {
-            Error::Storage(msg) => storage(&self.target.shown, msg),
+            Error::Storage { message, cause } => Error::Storage {
+                message: format!("{}: {message}", self.target.shown.display()),
+                cause,
+            },
             Error::Locked { .. } => locked(&self.target.shown, self.target.timeout),
             e => e,
         }
@@ -136,8 +139,8 @@ impl Pool {
 }
 
 /// A storage error about the file at `path`.
-pub(super) fn storage(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Storage(format!("{}: {e}", path.display()))
+pub(super) fn storage(path: &Path, e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::storage_caused(format!("{}: {e}", path.display()), e)
 }
 
 /// A lock wait on the file at `path` that ran out after `waited`.
