@@ -9,7 +9,7 @@
 //! strings. Ints keep every digit, whatever their size.
 //!
 //! [`Output`] serializes in that form with bytes in full; [`Json`] chooses
-//! how bytes show. [`write`] writes any value as compact JSON, nums as FQL
+//! how bytes show. [`write()`] writes any value as compact JSON, nums as FQL
 //! prints them (`1e300`), in text that holds no control character:
 //! besides what JSON requires, it escapes DEL and the C1 controls (U+0080
 //! to U+009F), which some terminals act on as they act on escape
