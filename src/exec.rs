@@ -36,6 +36,8 @@ mod bindings;
 pub(crate) mod dirs;
 mod error;
 mod found;
+#[cfg(feature = "serde")]
+pub mod json;
 mod matching;
 mod output;
 mod step;

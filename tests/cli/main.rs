@@ -24,7 +24,10 @@ mod terminal;
 
 fn fql() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(cargo_bin("fql"));
-    cmd.env_remove("NO_COLOR").env("COLUMNS", "100");
+    cmd.env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("FORCE_COLOR")
+        .env("COLUMNS", "100");
     cmd
 }
 
@@ -192,7 +195,17 @@ fn color_follows_the_flag_and_no_color() {
     assert!(report(fql().args(["--color", "always", "fmt"])).contains("\x1b["));
     assert!(!report(fql().args(["--color", "never", "fmt"])).contains("\x1b["));
     // Not a terminal, so `auto` has no color either, NO_COLOR or not.
+    assert!(!report(fql().args(["fmt"])).contains("\x1b["));
     assert!(!report(fql().args(["fmt"]).env("NO_COLOR", "1")).contains("\x1b["));
+    // CLICOLOR_FORCE colors even a pipe, unless NO_COLOR says no.
+    let forced = || {
+        let mut cmd = fql();
+        cmd.arg("fmt").env("CLICOLOR_FORCE", "1");
+        cmd
+    };
+    assert!(report(&mut forced()).contains("\x1b["));
+    assert!(!report(forced().env("NO_COLOR", "1")).contains("\x1b["));
+    assert!(!report(forced().args(["--color", "never"])).contains("\x1b["));
 }
 
 #[test]

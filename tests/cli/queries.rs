@@ -204,6 +204,48 @@ fn interrupt_stops_a_run_with_status_130_and_rolls_back() {
     assert!(!printed.contains("/i(59999)="), "the read stopped early");
 }
 
+/// A second Ctrl-C, while the first has not stopped the run yet, ends fql
+/// by the signal itself, as an uncaught SIGINT does: no exit handler runs,
+/// none under the FoundationDB client's network thread either (tests/client
+/// runs this through the client library).
+#[test]
+fn a_second_interrupt_ends_the_process_by_the_signal() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+
+    let (dir, db) = on_db();
+    let lines: String = (0..60_000).map(|i| format!("/i({i})=\"{i}\"\n")).collect();
+    db().arg("-w").write_stdin(lines).assert().success();
+    let path = dir.path().join("fql.db");
+    let mut child = spawn_piped(|cmd| {
+        cmd.env_remove("FDB_CLUSTER_FILE")
+            .args(super::reach::reach(&path))
+            .args(["-q", "/i(<int>)=<str>"])
+    });
+    // The pipe is not read past this, so the read blocks on a full pipe
+    // and the first Ctrl-C cannot stop it: it waits for its next database
+    // operation.
+    let mut first = [0u8; 10];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    // Two signals sent at once may arrive as one: send until it ends.
+    let status = loop {
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "fql still runs after Ctrl-C");
+    };
+    assert_eq!(status.signal(), Some(2), "ended by SIGINT: {status:?}");
+}
+
 #[test]
 fn a_failed_guard_exits_1_and_its_transaction_writes_nothing() {
     let (_dir, db) = on_db();

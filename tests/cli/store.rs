@@ -389,13 +389,15 @@ fn a_value_of_the_wrong_type_is_damage_and_no_later_run_writes() {
     assert_eq!(version(&db), before, "nothing was written");
 }
 
+/// A relative `HOME` is no home: the default would depend on the current
+/// directory. (With no `HOME` at all, the home is the password database's.)
 #[test]
-fn with_no_home_there_is_no_default_database() {
+fn with_no_absolute_home_there_is_no_default_database() {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = Command::new(cargo_bin("fql"));
     cmd.current_dir(dir.path())
         .env_remove("FDB_CLUSTER_FILE")
-        .env_remove("HOME")
+        .env("HOME", "relative/home")
         .env("XDG_DATA_HOME", "relative/data")
         .args(["-w", "-q", "/a(1)=2"]);
     let err = refused(run(&mut cmd));
@@ -422,7 +424,7 @@ fn the_history_file_ignores_a_relative_state_home() {
     let help = |home: Option<&str>| {
         let mut cmd = Command::new(cargo_bin("fql"));
         cmd.env_remove("FQL_HISTORY")
-            .env_remove("HOME")
+            .env("HOME", "relative/home")
             .env("XDG_STATE_HOME", "relative/state")
             .arg("--help");
         if let Some(home) = home {

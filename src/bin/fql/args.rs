@@ -1,10 +1,13 @@
 //! The command line, defined once for parsing, `--help`, the man page and
 //! shell completions.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+mod mutex;
+
+pub use mutex::{Client, MutexCommand, TimingArgs};
 
 /// fql: the FQL query language for FoundationDB.
 ///
@@ -189,7 +192,7 @@ pub enum Command {
     /// These are explicit lock operations and need no --write.
     Mutex {
         #[command(subcommand)]
-        command: crate::mutex::MutexCommand,
+        command: MutexCommand,
     },
 
     /// Check stored data against a schema: an FQL file, or a named script
@@ -350,8 +353,9 @@ pub enum BytesShown {
 /// The `--color` choices.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Color {
-    /// Color when the stream is a terminal, `NO_COLOR` is unset and `TERM`
-    /// is not `dumb`.
+    /// Color a stream that is a terminal with colours (`TERM` set and not
+    /// `dumb`), unless `NO_COLOR` is set; `CLICOLOR_FORCE` or
+    /// `FORCE_COLOR` color any stream.
     Auto,
     /// Always color.
     Always,
@@ -360,27 +364,29 @@ pub enum Color {
 }
 
 impl Color {
-    /// Whether a stream that is (or is not) a terminal gets color.
-    pub fn enabled(self, terminal: bool) -> bool {
+    /// Whether `stream` gets color. `auto` asks supports-color, except
+    /// that any non-empty `NO_COLOR` turns color off, as the NO_COLOR
+    /// convention says (supports-color takes `NO_COLOR=0` as unset), even
+    /// when forced.
+    pub fn enabled(self, stream: supports_color::Stream) -> bool {
         match self {
             Color::Always => true,
             Color::Never => false,
             Color::Auto => {
                 std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
-                    && terminal
+                    && supports_color::on(stream).is_some()
             }
         }
     }
 
     /// Whether diagnostics on standard error get color.
     pub fn enabled_for_stderr(self) -> bool {
-        self.enabled(std::io::stderr().is_terminal())
+        self.enabled(supports_color::Stream::Stderr)
     }
 
     /// Whether results on standard output get color.
     pub fn enabled_for_stdout(self) -> bool {
-        self.enabled(std::io::stdout().is_terminal())
+        self.enabled(supports_color::Stream::Stdout)
     }
 }
 
@@ -394,11 +400,11 @@ pub enum Input {
 /// The command's definition, with the defaults that depend on this
 /// machine filled in, so `--help` shows the real paths.
 pub fn command() -> clap::Command {
-    let db = match fql::kv::embedded::Embedded::default_path() {
-        Ok(path) => path.display().to_string(),
-        Err(_) => "none, as neither XDG_DATA_HOME nor HOME is an absolute path".into(),
+    let db = match crate::paths::database() {
+        Some(path) => path.display().to_string(),
+        None => "none, as neither XDG_DATA_HOME nor HOME is an absolute path".into(),
     };
-    let history = crate::repl::history_path();
+    let history = crate::paths::history();
     Args::command()
         .mut_arg("db", |a| {
             a.help(format!("The embedded database file [default: {db}]"))

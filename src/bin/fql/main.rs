@@ -1,13 +1,16 @@
 //! The `fql` command: a thin shell over the `fql` library.
 
+#![deny(unsafe_code)]
+
 mod args;
 mod cluster_file;
 mod explain;
 mod fmt;
-mod json;
+mod interrupt;
 mod mutex;
 mod output;
 mod paint;
+mod paths;
 mod print;
 mod progress;
 mod repl;

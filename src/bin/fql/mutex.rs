@@ -6,112 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use clap::Subcommand;
 use fql::kv::Database;
 use fql::mutex::{Mutex, Reaped, Reaper, State, Timing};
 
-use crate::args::StoreArgs;
+use crate::args::{Client, MutexCommand, StoreArgs, TimingArgs};
 use crate::output::Exit;
-
-#[derive(Debug, Subcommand)]
-pub enum MutexCommand {
-    /// Take the mutex, waiting in line for it; prints the fencing token.
-    ///
-    /// Exits 0 holding the mutex, 1 when --timeout passed first (the client
-    /// then leaves the queue). A token that cannot be printed is handed
-    /// back: exit 1 for a closed pipe, 4 for a failed write. The holder
-    /// must beat (`fql mutex heartbeat`) at least every --stale seconds or
-    /// a reaper hands the mutex on.
-    Acquire {
-        #[command(flatten)]
-        client: Client,
-        /// Give up after this many seconds.
-        #[arg(long, value_name = "SECONDS")]
-        timeout: Option<f64>,
-    },
-    /// Take the mutex only if it is free and nobody waits; prints the
-    /// fencing token. Exits 1, having changed nothing, otherwise; a token
-    /// that cannot be printed is handed back, as with acquire.
-    TryAcquire {
-        #[command(flatten)]
-        client: Client,
-    },
-    /// Release the mutex to the longest-waiting client. Exits 1 if this
-    /// client does not hold it.
-    Release {
-        #[command(flatten)]
-        client: Client,
-    },
-    /// Beat as the owner. Exits 1 if this client no longer holds the mutex.
-    Heartbeat {
-        #[command(flatten)]
-        client: Client,
-    },
-    /// Leave the queue. Exits 1 if this client is not waiting.
-    Cancel {
-        #[command(flatten)]
-        client: Client,
-    },
-    /// Print the owner, the fencing token, heartbeats and the queue, from
-    /// one snapshot.
-    Show {
-        /// The mutex directory, such as `/locks/nightly`.
-        dir: String,
-    },
-    /// Hand on the mutex when its owner stops beating, and drop dead
-    /// waiters; runs until interrupted.
-    Reap {
-        /// The mutex directory, such as `/locks/nightly`.
-        dir: String,
-        #[command(flatten)]
-        timing: TimingArgs,
-    },
-    /// Run a command while holding the mutex.
-    ///
-    /// Acquires, beats while the command runs, and releases when it ends.
-    /// The command gets the fencing token in FQL_MUTEX_TOKEN. If the mutex
-    /// is lost, the command's process group gets SIGTERM, then SIGKILL
-    /// after --grace seconds. SIGINT, SIGTERM and SIGHUP are passed on to
-    /// it. Exits with the command's status, or 128+N if signal N ended it.
-    Run {
-        #[command(flatten)]
-        client: Client,
-        /// Seconds between SIGTERM and SIGKILL.
-        #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
-        grace: f64,
-        /// The command and its arguments.
-        #[arg(last = true, required = true, value_name = "CMD")]
-        command: Vec<String>,
-    },
-}
-
-/// A client of a mutex.
-#[derive(Debug, clap::Args)]
-pub struct Client {
-    /// The mutex directory, such as `/locks/nightly`.
-    dir: String,
-    /// This client's name; unique among the clients of the mutex.
-    #[arg(long)]
-    name: String,
-    #[command(flatten)]
-    timing: TimingArgs,
-}
-
-#[derive(Debug, Clone, Copy, clap::Args)]
-pub struct TimingArgs {
-    /// Write only what the Go client janderland/fdb-mutex writes, so Go
-    /// clients can share the mutex (no fencing token; waiters wake at
-    /// every heartbeat).
-    #[arg(long)]
-    compat: bool,
-    /// Seconds between heartbeats (h).
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
-    heartbeat: f64,
-    /// Seconds a heartbeat may stand still before the owner is reaped (L,
-    /// at least 3h).
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
-    stale: f64,
-}
 
 impl TimingArgs {
     fn timing(self) -> Result<Timing, Exit> {

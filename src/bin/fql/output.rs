@@ -76,11 +76,15 @@ pub fn write_failed(e: &io::Error) -> Exit {
     }
 }
 
-/// The terminal width for diagnostics, or 80.
+/// The width diagnostics wrap at: `COLUMNS` when set, else the width of
+/// the terminal standard error is, else 80. A width under 40 is passed
+/// over, as too narrow for a report.
 pub fn width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .filter(|&w: &usize| w >= 40)
+    let wide = |w: &usize| *w >= 40;
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
+    let terminal = || terminal_size::terminal_size_of(io::stderr()).map(|(w, _)| usize::from(w.0));
+    columns
+        .filter(wide)
+        .or_else(|| terminal().filter(wide))
         .unwrap_or(80)
 }

@@ -1,17 +1,13 @@
 //! Results on standard output: canonical FQL text, a JSON array, or JSON
 //! lines, with bytes in full or as their length.
 //!
-//! The JSON form of every element is documented in `docs/cli.md`: JSON's
-//! own types where they say the same thing (nil, bool, str, int and num as
-//! numbers, tuples as arrays), a one-key object naming the type otherwise,
-//! so that a reader can always tell an int from a num, and bytes, uuids and
-//! vstamps from strings. Ints are printed with every digit, whatever their
-//! size.
+//! Both forms are documented in `docs/cli.md`, section "Output"; the
+//! library writes the JSON form ([`fql::exec::json`]).
 
 use std::io::{self, Write};
 
-use fql::exec::{Found, Output, Part, Row};
-use fql::syntax::ast::{ElemKind, Num};
+use fql::exec::{Found, Output, Part, Row, json};
+use fql::syntax::ast::ElemKind;
 
 use crate::args::{BytesShown, Format};
 
@@ -185,99 +181,11 @@ fn short_text(out: &mut String, data: &ElemKind<'_>) {
     }
 }
 
+/// A result in JSON form (see [`fql::exec::json`]).
 fn json_output(out: &mut impl Write, output: &Output, bytes: BytesShown) -> io::Result<()> {
-    match output {
-        Output::Directory(path) => {
-            out.write_all(br#"{"type":"dir","path":"#)?;
-            json_path(out, path)?;
-            out.write_all(b"}")
-        }
-        Output::NewSnapshot => out.write_all(br#"{"type":"new_snapshot"}"#),
-        Output::KeyValue(row) => {
-            out.write_all(br#"{"type":"kv","path":"#)?;
-            json_path(out, row.path.names())?;
-            out.write_all(br#","key":["#)?;
-            for (n, part) in row.key.iter().enumerate() {
-                if n > 0 {
-                    out.write_all(b",")?;
-                }
-                json_part(out, part, bytes)?;
-            }
-            out.write_all(b"]")?;
-            if row.rest {
-                out.write_all(br#","rest":true"#)?;
-            }
-            if let Some((value, options)) = &row.value {
-                out.write_all(br#","value":"#)?;
-                json_part(out, value, bytes)?;
-                if let Some(options) = options {
-                    out.write_all(br#","options":"#)?;
-                    json_str(out, options)?;
-                }
-            }
-            out.write_all(b"}")
-        }
-    }
-}
-
-fn json_path(out: &mut impl Write, names: &[String]) -> io::Result<()> {
-    out.write_all(b"[")?;
-    for (n, name) in names.iter().enumerate() {
-        if n > 0 {
-            out.write_all(b",")?;
-        }
-        json_str(out, name)?;
-    }
-    out.write_all(b"]")
-}
-
-fn json_part(out: &mut impl Write, part: &Part, bytes: BytesShown) -> io::Result<()> {
-    match part {
-        Part::Data(data) => json_elem(out, data, bytes),
-        Part::Written(text) => tagged(out, "fql", text),
-    }
-}
-
-fn json_elem(out: &mut impl Write, data: &ElemKind<'_>, bytes: BytesShown) -> io::Result<()> {
-    match data {
-        ElemKind::Nil => out.write_all(b"null"),
-        ElemKind::Bool(b) => write!(out, "{b}"),
-        ElemKind::Int(n) => write!(out, "{n}"),
-        ElemKind::Num(Num(n)) if n.is_finite() => write!(out, "{}", Num(*n)),
-        ElemKind::Num(n) => tagged(out, "num", &n.to_string()),
-        ElemKind::Str(s) => json_str(out, s),
-        ElemKind::Bytes(b) => match bytes {
-            BytesShown::Full => tagged(out, "bytes", &const_hex::encode(b)),
-            BytesShown::Len => write!(out, r#"{{"bytes_len":{}}}"#, b.len()),
-        },
-        ElemKind::Uuid(u) => tagged(out, "uuid", &u.hyphenated().to_string()),
-        ElemKind::Vstamp(v) => tagged(out, "vstamp", &v.to_string()),
-        ElemKind::Tuple(t) => {
-            out.write_all(b"[")?;
-            for (n, e) in t.elems.iter().enumerate() {
-                if n > 0 {
-                    out.write_all(b",")?;
-                }
-                json_elem(out, &e.kind, bytes)?;
-            }
-            out.write_all(b"]")
-        }
-        // Results hold data only; a hole an aggregate keeps is a
-        // `Part::Written`.
-        ElemKind::Var(_) | ElemKind::Ref(_) => tagged(out, "fql", &data.to_string()),
-        // A kind of element the library adds later is shown as the FQL
-        // that writes it, which a reader can still parse.
-        _ => tagged(out, "fql", &data.to_string()),
-    }
-}
-
-/// `{"tag":"text"}`.
-fn tagged(out: &mut impl Write, tag: &str, text: &str) -> io::Result<()> {
-    write!(out, r#"{{"{tag}":"#)?;
-    json_str(out, text)?;
-    out.write_all(b"}")
-}
-
-fn json_str(out: &mut impl Write, s: &str) -> io::Result<()> {
-    crate::json::write_str(out, s)
+    let bytes = match bytes {
+        BytesShown::Full => json::Bytes::Hex,
+        BytesShown::Len => json::Bytes::Len,
+    };
+    json::write(out, &json::Json::new(output, bytes))
 }

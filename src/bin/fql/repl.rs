@@ -6,7 +6,8 @@ mod lister;
 mod meta;
 pub(crate) mod path;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use fql::kv::Transaction;
 use rustyline::error::ReadlineError;
@@ -18,6 +19,9 @@ use crate::output::Exit;
 use crate::session::{Failure, Session, Settings};
 use crate::source::Script;
 use helper::FqlHelper;
+
+/// The shell's current directory, shared with the completer.
+type Cwd = Arc<Mutex<Vec<String>>>;
 
 /// The shell's state between lines.
 pub struct Repl {
@@ -32,21 +36,6 @@ pub struct Repl {
     ended: Option<Exit>,
 }
 
-/// The history file: `FQL_HISTORY`, else `fql/history` in the user's state
-/// directory (`$XDG_STATE_HOME`, else `~/.local/state`). As the XDG Base
-/// Directory specification says, a relative `XDG_STATE_HOME` is ignored;
-/// so is a relative `HOME`, so the history never lands in whatever the
-/// current directory is. `None` when there is no such place.
-pub fn history_path() -> Option<PathBuf> {
-    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-    let absolute = |name| var(name).map(PathBuf::from).filter(|p| p.is_absolute());
-    var("FQL_HISTORY").map(PathBuf::from).or_else(|| {
-        absolute("XDG_STATE_HOME")
-            .or_else(|| absolute("HOME").map(|h| h.join(".local/state")))
-            .map(|dir| dir.join("fql").join("history"))
-    })
-}
-
 pub fn run(
     store_args: &StoreArgs,
     exec: &ExecArgs,
@@ -58,39 +47,8 @@ pub fn run(
     let opened = crate::store::open(store_args)?;
     let session = Session::new(opened.db, settings, exec.split_reads, opened.timeout);
     session.stop_on_interrupt();
-    let history = (!repl_args.no_history)
-        .then(|| repl_args.history_file.clone().or_else(history_path))
-        .flatten();
-    if history.is_none() && !repl_args.no_history {
-        eprintln!(
-            "fql: keeping no history: neither XDG_STATE_HOME nor HOME is an absolute path; --history-file PATH keeps one"
-        );
-    }
-
-    let config = Config::builder()
-        .auto_add_history(false)
-        .history_ignore_dups(true)
-        .map_err(|e| {
-            eprintln!("fql: {e}");
-            Exit::Usage
-        })?
-        .max_history_size(10_000)
-        .map_err(|e| {
-            eprintln!("fql: {e}");
-            Exit::Usage
-        })?
-        .build();
-    let mut editor: Editor<FqlHelper, FileHistory> = Editor::with_config(config).map_err(|e| {
-        eprintln!("fql: cannot start the shell: {e}");
-        Exit::Usage
-    })?;
-    let helper = FqlHelper::new(
-        session.db.clone(),
-        session.engine.retry_options(),
-        session.settings.color_out,
-    );
-    let cwd = helper.cwd.clone();
-    editor.set_helper(Some(helper));
+    let history = history(repl_args);
+    let (mut editor, cwd) = editor(&session)?;
     if let Some(path) = &history {
         // A first run has no history yet.
         let _ = editor.load_history(path);
@@ -141,16 +99,64 @@ pub fn run(
         eprintln!("the open transaction was rolled back");
     }
     if let Some(path) = &history {
-        // Private, as the history can hold keys and values; rustyline
-        // creates the file itself with mode 0600.
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            let _ = crate::store::private_dirs(dir);
-        }
-        if let Err(e) = editor.save_history(path) {
-            eprintln!("fql: cannot save the history to {}: {e}", path.display());
-        }
+        save_history(&mut editor, path);
     }
     repl.ended.map_or(Ok(()), Err)
+}
+
+/// The history file, unless `--no-history`; says so when there is
+/// none to keep.
+fn history(args: &ReplArgs) -> Option<PathBuf> {
+    if args.no_history {
+        return None;
+    }
+    let path = args.history_file.clone().or_else(crate::paths::history);
+    if path.is_none() {
+        eprintln!(
+            "fql: keeping no history: neither XDG_STATE_HOME nor HOME is an absolute path; --history-file PATH keeps one"
+        );
+    }
+    path
+}
+
+/// The line editor, with the shell's helper, and the current directory
+/// the helper completes relative paths from.
+fn editor(session: &Session) -> Result<(Editor<FqlHelper, FileHistory>, Cwd), Exit> {
+    let usage = |e: ReadlineError| {
+        eprintln!("fql: {e}");
+        Exit::Usage
+    };
+    let config = Config::builder()
+        .auto_add_history(false)
+        .history_ignore_dups(true)
+        .map_err(usage)?
+        .max_history_size(10_000)
+        .map_err(usage)?
+        .build();
+    let mut editor = Editor::with_config(config).map_err(|e| {
+        eprintln!("fql: cannot start the shell: {e}");
+        Exit::Usage
+    })?;
+    let helper = FqlHelper::new(
+        session.db.clone(),
+        session.engine.retry_options(),
+        session.settings.color_out,
+    );
+    let cwd = helper.cwd.clone();
+    editor.set_helper(Some(helper));
+    Ok((editor, cwd))
+}
+
+/// Saves the history, private, as it can hold keys and values: rustyline
+/// creates the file itself with mode 0600, and the directories made for
+/// it are 0700.
+fn save_history(editor: &mut Editor<FqlHelper, FileHistory>, path: &Path) {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        let _ = crate::store::private_dirs(dir);
+    }
+    if let Err(e) = editor.save_history(path) {
+        eprintln!("fql: cannot save the history to {}: {e}", path.display());
+    }
 }
 
 impl Repl {

@@ -96,7 +96,7 @@ fn run(
 }
 
 fn violation_json(v: &Violation) -> String {
-    crate::json::to_string(&serde_json::json!({
+    fql::exec::json::to_string(&serde_json::json!({
         "type": "violation",
         "key": v.key,
         "reason": v.reason,
@@ -118,7 +118,7 @@ fn print_summary(s: &Summary, format: Format) -> Result<(), Exit> {
                 "transactions": s.transactions,
                 "stopped": s.stopped,
             });
-            output::print(&format!("{}\n", crate::json::to_string(&summary)))
+            output::print(&format!("{}\n", fql::exec::json::to_string(&summary)))
         }
         Format::Text => {
             let mut text = format!(

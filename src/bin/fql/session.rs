@@ -223,17 +223,9 @@ impl Session {
         }
     }
 
-    /// Lets Ctrl-C stop the running query: the first press stops it at
-    /// its next database operation; a second, if that did not happen,
-    /// ends the process.
+    /// Lets Ctrl-C stop the running query (see [`crate::interrupt`]).
     pub fn stop_on_interrupt(&self) {
-        let activity = self.activity.clone();
-        let _ = ctrlc::set_handler(move || {
-            if activity.stopped() {
-                std::process::exit(Exit::Interrupted.status());
-            }
-            activity.stop();
-        });
+        crate::interrupt::stop_on_interrupt(self.activity.clone());
     }
 }
 

@@ -60,10 +60,12 @@ fn choose(args: &StoreArgs) -> Result<Choice, Exit> {
         }
         return Ok(Choice::Cluster(Some(path)));
     }
-    match Embedded::default_path() {
-        Ok(path) => Ok(Choice::File(path)),
-        Err(e) => {
-            eprintln!("fql: {e}; give one with --db PATH, or use --memory");
+    match crate::paths::database() {
+        Some(path) => Ok(Choice::File(path)),
+        None => {
+            eprintln!(
+                "fql: there is no default database: neither XDG_DATA_HOME nor HOME is set to an absolute path; give one with --db PATH, or use --memory"
+            );
             Err(Exit::Usage)
         }
     }
@@ -226,7 +228,10 @@ fn open_cluster(path: Option<&Path>, timeout: Duration) -> Result<Opened, Exit> 
     use fql::kv::fdb::{Fdb, Network, cluster_file};
 
     // SAFETY: the network is kept in `Opened`, which main drops before it
-    // returns; fql never calls `process::exit` while it lives.
+    // returns; fql never calls `process::exit` while it lives: a second
+    // Ctrl-C ends the process by the signal, which runs no exit handler
+    // (see `crate::interrupt`).
+    #[allow(unsafe_code)]
     let network = unsafe { Network::start() }.map_err(|e| {
         eprintln!("fql: cannot start the FoundationDB client: {e}");
         Exit::Unreachable

@@ -15,9 +15,14 @@ use std::time::{Duration, Instant};
 use fql::mutex::Mutex;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::{Handle, Signals};
 
 use crate::output::Exit;
 
+/// Runs `command` while holding `mutex`: acquires, beats while the
+/// command runs, and releases when it ends; the exit status is the
+/// command's.
 pub fn run(
     mutex: &Mutex,
     dir: &str,
@@ -29,26 +34,20 @@ pub fn run(
         Some(token) => token,
         None => return Err(Exit::Unmet),
     };
-    let timing = mutex.timing();
     // Signals for fql go to the command's group instead; caught from before
     // the command starts, so none is lost in between.
-    let mut signals = signal_hook::iterator::Signals::new([
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ])
-    .map_err(|e| {
+    let signals = Signals::new([SIGINT, SIGTERM, SIGHUP]).map_err(|e| {
         eprintln!("fql: cannot handle signals: {e}");
         Exit::Failed
     })?;
-    let mut child = match Command::new(&command[0])
+    let spawned = Command::new(&command[0])
         .args(&command[1..])
         .process_group(0)
         .env("FQL_MUTEX_TOKEN", token.to_string())
         .env("FQL_MUTEX_DIR", dir)
         .env("FQL_MUTEX_NAME", name)
-        .spawn()
-    {
+        .spawn();
+    let mut child = match spawned {
         Ok(child) => child,
         Err(e) => {
             eprintln!("fql: cannot run {}: {e}", command[0]);
@@ -57,8 +56,29 @@ pub fn run(
         }
     };
     let group = Pid::from_raw(child.id() as i32);
+    let forwarder = forward(signals, group);
+    let (done, ended) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait());
+    });
+    let (status, lost) = hold(mutex, &ended, group, grace);
+    forwarder.close();
+    // Whatever the command left running must not outlive the lock.
+    stop_group(group, grace);
+    if !lost {
+        match mutex.release() {
+            Ok(true) => {}
+            Ok(false) => eprintln!("fql: the mutex was lost before the command ended"),
+            Err(e) => eprintln!("fql: cannot release the mutex: {e}"),
+        }
+    }
+    exit_of(status, lost)
+}
 
-    let forwarder = signals.handle();
+/// Passes every signal `signals` catches on to the process group
+/// `group`, until the returned handle is closed.
+fn forward(mut signals: Signals, group: Pid) -> Handle {
+    let handle = signals.handle();
     std::thread::spawn(move || {
         for signal in signals.forever() {
             if let Ok(signal) = Signal::try_from(signal) {
@@ -66,19 +86,26 @@ pub fn run(
             }
         }
     });
+    handle
+}
 
-    let (done, ended) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = done.send(child.wait());
-    });
-
+/// Beats every heartbeat until the command ends; stops the command's
+/// group if the mutex is lost. The command's status, and whether the
+/// mutex was lost.
+fn hold(
+    mutex: &Mutex,
+    ended: &mpsc::Receiver<std::io::Result<ExitStatus>>,
+    group: Pid,
+    grace: Duration,
+) -> (std::io::Result<ExitStatus>, bool) {
+    let timing = mutex.timing();
     let mut last_beat = Instant::now();
     let mut lost = false;
-    let status = loop {
+    loop {
         match ended.recv_timeout(timing.heartbeat) {
-            Ok(status) => break status,
+            Ok(status) => return (status, lost),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                break Err(std::io::Error::other("lost the command"));
+                return (Err(std::io::Error::other("lost the command")), lost);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
@@ -100,20 +127,13 @@ pub fn run(
             eprintln!("fql: lost the mutex; stopping the command");
             stop_group(group, grace);
         }
-    };
-    forwarder.close();
-    // Whatever the command left running must not outlive the lock.
-    stop_group(group, grace);
-    if !lost {
-        match mutex.release() {
-            Ok(true) => {}
-            Ok(false) => eprintln!("fql: the mutex was lost before the command ended"),
-            Err(e) => eprintln!("fql: cannot release the mutex: {e}"),
-        }
     }
+}
+
+/// fql's status for the command's: a command that ended well after the
+/// mutex was lost still did part of its work without it.
+fn exit_of(status: std::io::Result<ExitStatus>, lost: bool) -> Result<(), Exit> {
     match status {
-        // A command that ended well after the mutex was lost still did
-        // part of its work without it.
         Ok(status) => match code(status) {
             0 if lost => Err(Exit::Failed),
             0 => Ok(()),

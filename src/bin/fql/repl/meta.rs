@@ -84,50 +84,8 @@ impl Repl {
                 }
             }
             "q" | "quit" | "exit" => self.quit = true,
-            "begin" => {
-                if self.tx.is_some() {
-                    eprintln!("a transaction is already open; \\commit or \\rollback it first");
-                    return;
-                }
-                match self.session.db.create_trx() {
-                    Ok(tx) => self.tx = Some(tx),
-                    Err(e) => eprintln!("fql: cannot open a transaction: {e}"),
-                }
-            }
-            "commit" => match self.tx.take() {
-                None => eprintln!("no transaction is open; \\begin opens one"),
-                Some(mut tx) => match tx.commit() {
-                    Ok(_) => eprintln!("committed"),
-                    Err(e) => eprintln!("fql: the commit failed, nothing was written: {e}"),
-                },
-            },
-            "rollback" => match self.tx.take() {
-                None => eprintln!("no transaction is open"),
-                Some(_) => eprintln!("rolled back"),
-            },
-            "writemode" => {
-                if let Some(on) = switch(arg, self.session.settings.write) {
-                    self.session.settings.write = on;
-                    eprintln!("writes are {}", if on { "on" } else { "off" });
-                }
-            }
-            "timing" => {
-                if let Some(on) = switch(arg, !self.session.settings.timing) {
-                    self.session.settings.timing = on;
-                    eprintln!("timing is {}", if on { "on" } else { "off" });
-                }
-            }
-            "format" => match arg {
-                "text" => self.session.settings.format = Format::Text,
-                "json" => self.session.settings.format = Format::Json,
-                "jsonl" => self.session.settings.format = Format::Jsonl,
-                _ => eprintln!("\\format takes text, json or jsonl"),
-            },
-            "bytes" => match arg {
-                "full" => self.session.settings.bytes = BytesShown::Full,
-                "len" => self.session.settings.bytes = BytesShown::Len,
-                _ => eprintln!("\\bytes takes full or len"),
-            },
+            "begin" | "commit" | "rollback" => self.transaction(name),
+            "writemode" | "timing" | "format" | "bytes" => self.setting(name, arg),
             "pwd" => self.print(&format!("{}\n", show(&self.cwd))),
             "cd" => match path::directory(arg, &self.cwd) {
                 Err(e) => eprintln!("fql: {e}"),
@@ -162,6 +120,63 @@ impl Repl {
             }
             "validate" => self.validate(arg),
             _ => eprintln!("fql: unknown command \\{name}; \\help lists them"),
+        }
+    }
+
+    /// `\begin`, `\commit`, `\rollback`.
+    fn transaction(&mut self, name: &str) {
+        match name {
+            "begin" => {
+                if self.tx.is_some() {
+                    eprintln!("a transaction is already open; \\commit or \\rollback it first");
+                    return;
+                }
+                match self.session.db.create_trx() {
+                    Ok(tx) => self.tx = Some(tx),
+                    Err(e) => eprintln!("fql: cannot open a transaction: {e}"),
+                }
+            }
+            "commit" => match self.tx.take() {
+                None => eprintln!("no transaction is open; \\begin opens one"),
+                Some(mut tx) => match tx.commit() {
+                    Ok(_) => eprintln!("committed"),
+                    Err(e) => eprintln!("fql: the commit failed, nothing was written: {e}"),
+                },
+            },
+            _ => match self.tx.take() {
+                None => eprintln!("no transaction is open"),
+                Some(_) => eprintln!("rolled back"),
+            },
+        }
+    }
+
+    /// `\writemode`, `\timing`, `\format`, `\bytes`.
+    fn setting(&mut self, name: &str, arg: &str) {
+        let settings = &mut self.session.settings;
+        match name {
+            "writemode" => {
+                if let Some(on) = switch(arg, settings.write) {
+                    settings.write = on;
+                    eprintln!("writes are {}", if on { "on" } else { "off" });
+                }
+            }
+            "timing" => {
+                if let Some(on) = switch(arg, !settings.timing) {
+                    settings.timing = on;
+                    eprintln!("timing is {}", if on { "on" } else { "off" });
+                }
+            }
+            "format" => match arg {
+                "text" => settings.format = Format::Text,
+                "json" => settings.format = Format::Json,
+                "jsonl" => settings.format = Format::Jsonl,
+                _ => eprintln!("\\format takes text, json or jsonl"),
+            },
+            _ => match arg {
+                "full" => settings.bytes = BytesShown::Full,
+                "len" => settings.bytes = BytesShown::Len,
+                _ => eprintln!("\\bytes takes full or len"),
+            },
         }
     }
 

@@ -1,0 +1,40 @@
+//! Ctrl-C while a script or a shell line runs.
+//!
+//! The first SIGINT stops the running query at its next database
+//! operation, through the session's [`Activity`]. A second, if the first
+//! has not ended the run yet, ends the process as an uncaught SIGINT does:
+//! by the signal, under its default action. That runs no exit handler,
+//! no static destructor and no `atexit` function, so nothing in the
+//! process runs under the FoundationDB client's network thread while it
+//! still runs, which `process::exit` would do; a process ended by a signal
+//! is what FoundationDB's client allows for. A shell shows the status as
+//! 130, as it does for any command Ctrl-C ends.
+
+use std::sync::Arc;
+
+use fql::kv::Activity;
+use signal_hook::consts::SIGINT;
+use signal_hook::iterator::Signals;
+use signal_hook::low_level::emulate_default_handler;
+
+/// Catches SIGINT for the rest of the process: the first stops
+/// `activity`, the next while it is stopped ends the process.
+pub fn stop_on_interrupt(activity: Arc<Activity>) {
+    // Without a handler, Ctrl-C keeps its default action, which ends the
+    // process at once: the second press's behaviour, from the first.
+    let Ok(mut signals) = Signals::new([SIGINT]) else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("interrupt".into())
+        .spawn(move || {
+            for _ in signals.forever() {
+                if activity.stopped() {
+                    // Does not return: SIGINT's default action ends the
+                    // process, and should it not, this aborts.
+                    let _ = emulate_default_handler(SIGINT);
+                }
+                activity.stop();
+            }
+        });
+}
