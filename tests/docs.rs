@@ -6,8 +6,7 @@ use std::fs;
 
 use fql::syntax::{self, Diagnostics};
 
-#[path = "support/repo.rs"]
-mod repo;
+use crate::support::repo;
 
 use repo::{Block, blocks, files, markdown_files, root};
 
