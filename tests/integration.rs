@@ -4,6 +4,8 @@
 //! dozen. Each folder of tests/ is a module here, named as the folder, so
 //! `cargo test --test integration kv::` runs the tests of `tests/kv/`.
 
+#[path = "architecture/main.rs"]
+mod architecture;
 #[path = "cli/main.rs"]
 mod cli;
 #[path = "codec/main.rs"]
