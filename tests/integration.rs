@@ -14,6 +14,9 @@ mod codec;
 mod directory;
 mod docs;
 mod engine;
+/// The fuzz targets' checks on generated inputs.
+#[path = "fuzz/checks/main.rs"]
+mod fuzz;
 #[path = "grammar/main.rs"]
 mod grammar;
 #[path = "kv/main.rs"]
