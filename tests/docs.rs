@@ -7,8 +7,7 @@ use std::fs;
 use fql::check::{self, load};
 use fql::syntax::Diagnostics;
 
-#[path = "support/repo.rs"]
-mod repo;
+use crate::support::repo;
 
 #[path = "docs/library.rs"]
 mod library;

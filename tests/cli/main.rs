@@ -9,12 +9,10 @@ use assert_cmd::cargo::cargo_bin;
 
 mod faults;
 mod mutex;
-#[path = "../support/mutex_show.rs"]
-mod mutex_show;
+use crate::support::mutex_show;
 mod output;
 mod queries;
-#[path = "../support/reach.rs"]
-mod reach;
+use crate::support::reach;
 mod retry;
 mod schema;
 mod scripts;

@@ -187,14 +187,15 @@ fn fdb_test_exe(test: &str) -> Result<PathBuf, Failed> {
         .ok_or_else(|| format!("cargo named no executable for test {test}").into())
 }
 
-/// Test `test`'s cases matching `args`, run by the release `fql` built with
+/// Test `test`'s cases matching `args` (a filter: every case of a module
+/// when it is the module's path and `::`), run by the release `fql` built with
 /// the `fdb` feature: those on a fresh database file reach it through the
 /// `foundationdb` crate and the library (tests/support/reach.rs); the rest
 /// run as they always do.
 fn with_release_fql(test: &str, args: &[&str]) -> Result<(), Failed> {
     let fql = release_fql()?;
     let exe = fdb_test_exe(test)?;
-    ran(
+    let out = ran(
         &format!("{test} {args:?} with the release fql"),
         Command::new(exe)
             .args(args)
@@ -204,19 +205,24 @@ fn with_release_fql(test: &str, args: &[&str]) -> Result<(), Failed> {
             .env("FQL_TEST_VIA_CLIENT", "1")
             .env_remove("FDB_CLUSTER_FILE")
             .output(),
-    )
-    .map(|_| ())
+    )?;
+    // A filter that matches no case would pass.
+    let report = String::from_utf8_lossy(&out.stdout);
+    if !report.contains(" passed;") || report.contains(" 0 passed;") {
+        return Err(format!("no case of {test} {args:?} ran:\n{report}").into());
+    }
+    Ok(())
 }
 
-/// The `fql` binary's tests.
+/// The `fql` binary's tests (tests/cli/).
 fn cli() -> Result<(), Failed> {
-    with_release_fql("cli", &[])
+    with_release_fql("integration", &["cli::"])
 }
 
 /// The mutex's tests with real processes: no two holders, FIFO grants,
 /// exit codes.
 fn mutex_processes() -> Result<(), Failed> {
-    with_release_fql("mutex", &["processes::"])
+    with_release_fql("integration", &["mutex::processes::"])
 }
 
 /// Why the `fdb` feature cannot be built here, if it cannot: bindgen, in

@@ -4,7 +4,7 @@
 use fql::codec::{self, ElementFilter, Error, ValueDecoder, decode_key, decode_untyped};
 use fql::syntax::ast::{ElemKind, Int, Num, Uuid, Vstamp};
 
-use crate::{encode, hex, key, value, variable};
+use super::{encode, hex, key, value, variable};
 
 fn decoder(src: &str) -> ValueDecoder {
     ValueDecoder::new(&variable(src)).unwrap_or_else(|e| panic!("{src}: {e:?}"))

@@ -9,7 +9,7 @@ use fql::syntax::ast::*;
 use proptest::collection::vec;
 use proptest::prelude::*;
 
-use crate::props::{data, elem};
+use super::props::{data, elem};
 
 /// Runs `script` and returns what it prints, one line per result.
 fn run(engine: &Engine, script: &str) -> Vec<String> {

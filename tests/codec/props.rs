@@ -127,10 +127,10 @@ proptest! {
         let int = Int::from_big(BigInt::from(n));
         let layout = IntLayout { width, unsigned, big_endian };
         let src = format!("{int}{}", options(&layout));
-        let (e, opts) = crate::value(&src);
+        let (e, opts) = super::value(&src);
         let bytes = encode_value(&e, &opts).unwrap().bytes;
         prop_assert_eq!(bytes.len() as u32 * 8, bits);
-        let var = crate::variable(&format!("<int{}>", options(&layout)));
+        let var = super::variable(&format!("<int{}>", options(&layout)));
         let back = ValueDecoder::new(&var).unwrap().decode(&bytes).map(|d| d.elem);
         prop_assert_eq!(back, Some(ElemKind::Int(int)));
     }
@@ -145,9 +145,9 @@ proptest! {
         let suffix = if single { "f32" } else { "f64" };
         let be = if big_endian { ",be" } else { "" };
         let e = elem(ElemKind::Num(Num(x)));
-        let (_, opts) = crate::value(&format!("1.0[{suffix}{be}]"));
+        let (_, opts) = super::value(&format!("1.0[{suffix}{be}]"));
         let encoded = encode_value(&e, &opts).unwrap().bytes;
-        let var = crate::variable(&format!("<num[{suffix}{be}]>"));
+        let var = super::variable(&format!("<num[{suffix}{be}]>"));
         let back = ValueDecoder::new(&var).unwrap().decode(&encoded);
         let Some(ElemKind::Num(Num(y))) = back.map(|d| d.elem) else {
             return Err(TestCaseError::fail("no num"));
@@ -179,7 +179,7 @@ proptest! {
     fn any_bytes_decode(bytes in vec(any::<u8>(), 0..64)) {
         let _ = codec::decode_untyped(&bytes);
         let _ = decode_key(&[], &bytes);
-        let var = crate::variable("<int[i16]|num[f32,be]|str[raw]|uuid[raw]|vstamp[raw]|tuple|bytes>");
+        let var = super::variable("<int[i16]|num[f32,be]|str[raw]|uuid[raw]|vstamp[raw]|tuple|bytes>");
         prop_assert!(ValueDecoder::new(&var).unwrap().decode(&bytes).is_some());
     }
 }

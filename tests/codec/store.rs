@@ -6,7 +6,7 @@ use fql::kv::embedded::Embedded;
 use fql::kv::{self, DatabaseExt, Error, RangeOption, RetryOptions, Transaction};
 use fql::syntax::ast::{ElemKind, Vstamp};
 
-use crate::{key, value};
+use super::{key, value};
 
 fn write(tx: &mut dyn Transaction, w: &fql::codec::Write) -> kv::Result<()> {
     match w.op.mutation() {

@@ -6,7 +6,7 @@ use fql::kv::MutationType;
 use fql::syntax::ast::{Elem, ElemKind, Int, Span};
 use num_bigint::BigInt;
 
-use crate::{encode, encode_err, hex, key, spanned, value};
+use super::{encode, encode_err, hex, key, spanned, value};
 
 fn key_bytes(tuple: &str) -> Vec<u8> {
     let encoded = encode_key(&[], &key(tuple)).unwrap();

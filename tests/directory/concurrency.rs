@@ -1,7 +1,7 @@
 //! Many clients creating directories at once never share a prefix.
 //!
 //! The process test re-runs this test binary: each child runs the ignored
-//! test `concurrency::child_creates_directories` against one SQLite file,
+//! test `child_creates_directories` against one SQLite file,
 //! named by an environment variable, so the clients really are separate
 //! processes with separate allocators.
 
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use fql::kv::embedded::Embedded;
 
-use crate::clients::{PER_CLIENT, check, create_many};
+use super::clients::{PER_CLIENT, check, create_many};
 
 const DB_VAR: &str = "FQL_DIRECTORY_TEST_DB";
 const CHILD_VAR: &str = "FQL_DIRECTORY_TEST_CHILD";
@@ -40,14 +40,13 @@ fn processes_never_share_a_prefix() {
     // Create the file first so the children do not race to set it up.
     drop(Embedded::open(&file).unwrap());
     let exe = std::env::current_exe().unwrap();
+    // This module's path, less the test binary's name that starts it.
+    let here = module_path!().split_once("::").map_or("", |(_, p)| p);
+    let name = format!("{here}::child_creates_directories");
     let children: Vec<_> = (0..PROCESSES)
         .map(|client| {
             Command::new(&exe)
-                .args([
-                    "--ignored",
-                    "--exact",
-                    "concurrency::child_creates_directories",
-                ])
+                .args(["--ignored", "--exact", &name])
                 .args(["--test-threads=1", "--quiet", "--nocapture"])
                 .env(DB_VAR, &file)
                 .env(CHILD_VAR, client.to_string())

@@ -8,7 +8,7 @@
 //! repository, on the edge cases in `cases.rs`, on scripts generated from the
 //! grammar, and on random edits of both.
 //!
-//! `cargo test --test grammar`; `PROPTEST_CASES=N` for longer random runs.
+//! `cargo test --test integration grammar::`; `PROPTEST_CASES=N` for longer random runs.
 
 mod cases;
 mod ebnf;

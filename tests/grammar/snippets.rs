@@ -5,8 +5,7 @@
 
 use std::fs;
 
-#[path = "../support/repo.rs"]
-mod repo;
+use crate::support::repo;
 
 pub struct Snippet {
     /// Where it was found: a path, and for a Markdown block its line.

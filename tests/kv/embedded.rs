@@ -6,7 +6,7 @@ use std::time::Duration;
 use fql::kv::embedded::{Embedded, Fault};
 use fql::kv::{Database, DatabaseExt, Error, Limits, MutationType};
 
-use crate::support::{Backend, get, set_all};
+use super::support::{Backend, get, set_all};
 
 #[test]
 fn injected_faults_exercise_the_retry_loop() {

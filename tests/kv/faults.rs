@@ -10,7 +10,7 @@ use fql::kv::{
     self, Database, DatabaseExt, Error, MutationType, RangeOption, RetryOptions, Transaction,
 };
 
-use crate::support::{Backend, get};
+use super::support::{Backend, get};
 
 fn plan(text: &str) -> FaultPlan {
     FaultPlan::parse(text).expect("a valid plan")

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use fql::kv::{self, Database, MutationType, RangeOption, StreamingMode};
 use proptest::prelude::*;
 
-use crate::support::Backend;
+use super::support::Backend;
 
 #[derive(Clone, Debug)]
 enum Op {

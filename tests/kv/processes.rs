@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use fql::kv::embedded::Embedded;
 use fql::kv::{self, Database, DatabaseExt, MutationType, RangeOption};
 
-use crate::support::{child, get, param, read_all, set_all};
+use super::support::{child, get, param, read_all, set_all};
 
 const PROCESSES: usize = 4;
 const INCREMENTS: u64 = 150;

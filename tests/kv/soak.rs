@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use fql::kv::embedded::Embedded;
 use fql::kv::{self, DatabaseExt, MutationType, RangeOption};
 
-use crate::support::{child, get, param, set_all};
+use super::support::{child, get, param, set_all};
 
 const WRITERS: usize = 4;
 const READERS: usize = 4;

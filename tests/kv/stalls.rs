@@ -11,7 +11,7 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
-use crate::support::{child, get, param, set_all};
+use super::support::{child, get, param, set_all};
 
 fn fql(db: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fql"))

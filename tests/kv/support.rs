@@ -71,15 +71,16 @@ pub fn get(db: &dyn Database, key: &[u8]) -> Option<Vec<u8>> {
     db.run(|tx, _| tx.get(key, false)).unwrap()
 }
 
-/// Runs the ignored test `name` of this test binary in a new process, with
-/// `env` set: how cross-process tests get real concurrent processes.
+/// Runs the ignored test `name` (`stalls::x`, below this module's parent)
+/// of this test binary in a new process, with `env` set: how
+/// cross-process tests get real concurrent processes.
 pub fn child(name: &str, env: &[(&str, String)]) -> Child {
     let exe = std::env::current_exe().expect("test binary");
     let mut cmd = Command::new(exe);
     cmd.args([
         "--ignored",
         "--exact",
-        name,
+        &in_binary(name),
         "--nocapture",
         "--test-threads=1",
     ]);
@@ -92,4 +93,14 @@ pub fn child(name: &str, env: &[(&str, String)]) -> Child {
 /// The value of a variable a parent gave this child process.
 pub fn param(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} is set by the parent test"))
+}
+
+/// A test's path below this module's parent as the test binary names it:
+/// from the binary's root, which `module_path!` names first.
+fn in_binary(name: &str) -> String {
+    let parent = module_path!().rsplit_once("::").map_or("", |(p, _)| p);
+    match parent.split_once("::") {
+        Some((_, below_root)) => format!("{below_root}::{name}"),
+        None => name.to_string(),
+    }
 }

@@ -2,11 +2,9 @@
 //! fdb-mutex shown not to happen here, the reaper, and real processes
 //! contending through `fql mutex run`.
 
-#[path = "../support/hooked.rs"]
-mod hooked;
+use crate::support::hooked;
 mod processes;
-#[path = "../support/reach.rs"]
-mod reach;
+use crate::support::reach;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

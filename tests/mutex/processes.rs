@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::cargo_bin;
 
-use crate::reach::{reach, reach_shell};
+use super::reach::{reach, reach_shell};
 
 const TIMING: [&str; 4] = ["--heartbeat", "0.1", "--stale", "0.4"];
 

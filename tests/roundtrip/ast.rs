@@ -5,7 +5,7 @@ use fql::syntax::ast::*;
 use fql::syntax::{format, parse};
 use proptest::prelude::*;
 
-use crate::{arb, config};
+use super::{arb, config};
 
 /// Whether `text` holds no control character but line breaks: what the
 /// printer writes never carries one to a terminal.
@@ -243,7 +243,7 @@ fn deepest_tuples_round_trip() {
     let formatted = format(&script);
     let again = parse(&formatted).expect("formatted deep tuples parse");
     assert_eq!(again.items, script.items);
-    assert_eq!(crate::comment_texts(&again), [("c".to_string(), false)]);
+    assert_eq!(super::comment_texts(&again), [("c".to_string(), false)]);
 
     let deeper = format!("/a{}{}", "(".repeat(depth + 1), ")".repeat(depth + 1));
     assert!(parse(&deeper).is_err());

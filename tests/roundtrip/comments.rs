@@ -8,7 +8,7 @@ use proptest::option;
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use crate::{arb, comment_texts, config};
+use super::{arb, comment_texts, config};
 
 /// A comment to put in one of the places that take one.
 #[derive(Clone, Debug)]

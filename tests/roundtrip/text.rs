@@ -9,7 +9,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 
-use crate::{arb, comment_texts, config};
+use super::{arb, comment_texts, config};
 
 /// Pieces of FQL, so that random text gets past the first token.
 const FRAGMENTS: &[&str] = &[

@@ -12,8 +12,7 @@ use fql::mutex::{Mutex, Reaper, Timing, dir_param};
 use fql::schema::{Violation, validate};
 use fql::syntax::ast::Elem;
 
-#[path = "../support/hooked.rs"]
-mod hooked;
+use crate::support::hooked;
 
 const FAST: Timing = Timing {
     heartbeat: Duration::from_millis(50),

@@ -32,7 +32,6 @@ pub fn reach(db: &Path) -> Vec<OsString> {
 }
 
 /// The same flags as shell words, for a command line run by `sh -c`.
-#[allow(dead_code)] // Not every test crate that includes this module runs a shell.
 pub fn reach_shell(db: &Path) -> String {
     reach(db)
         .iter()
