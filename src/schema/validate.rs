@@ -128,8 +128,11 @@ pub fn validate(
         }
         for (p, &n) in mine.iter().zip(&counts) {
             summary.matches[p.index].1 += n;
+            // A scan stopped at the violation limit counted part of the
+            // directory: its counts prove nothing either way.
             let n = n as usize;
-            if p.min.is_some_and(|m| n < m) || p.max.is_some_and(|m| n > m) && !summary.stopped {
+            let out_of_bounds = p.min.is_some_and(|m| n < m) || p.max.is_some_and(|m| n > m);
+            if out_of_bounds && !summary.stopped {
                 let bound = match (p.min, p.max) {
                     (Some(a), Some(b)) => format!("between {a} and {b}"),
                     (Some(a), None) => format!("at least {a}"),
