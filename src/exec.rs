@@ -33,7 +33,7 @@
 
 mod aggregate;
 mod bindings;
-pub(crate) mod dirs;
+mod dirs;
 mod error;
 mod found;
 mod matching;
@@ -55,6 +55,22 @@ pub use found::{Batch, Each, Found, Sink};
 pub use output::{DirPath, Output, Part, Row};
 use step::Hit;
 pub use stream::{QueryError, Results};
+
+/// Every existing directory that `pattern` names, as the engine finds
+/// those a statement reads: its names in order, `<>` (with its types'
+/// filter) for any one name, a trailing `...` for everything under; parent
+/// before children, children in name order. For callers that walk the
+/// same directories a script would (a schema check), in their own
+/// transaction. A pattern still holding a reference (`/:dir`) matches
+/// nothing: a planned step's [`query`](crate::plan::Step::query) has its
+/// parameters substituted.
+pub fn matching_directories(
+    tx: &mut dyn Transaction,
+    layer: &DirectoryLayer,
+    pattern: &crate::syntax::ast::Directory<'_>,
+) -> Result<Vec<Vec<String>>, Error> {
+    dirs::matching(tx, layer, pattern)
+}
 
 /// How a transaction's statements read.
 #[derive(Clone, Copy)]

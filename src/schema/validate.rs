@@ -77,7 +77,7 @@ pub fn validate(
     let (dirs, _) = db.run_with(retry, |tx, _| {
         let mut dirs: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
         for p in &patterns {
-            for path in crate::exec::dirs::matching(tx, &layer, p.dir)? {
+            for path in crate::exec::matching_directories(tx, &layer, p.dir)? {
                 dirs.entry(path).or_default().push(p.index);
             }
         }
