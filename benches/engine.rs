@@ -8,6 +8,13 @@
 //! - `write`: 1M sets written by a script, 10,000 per transaction, against
 //!   raw inserts of the same keys and values (target: raw ÷ engine ≥ 0.5).
 //!
+//! - `join/point_read`: a script that reads 100,000 rows of one directory
+//!   and, for each, reads one key of another by the value the row bound
+//!   (`/join_ids(<id:int>)` then `/join_rows(:id)=<str>`), printing the
+//!   100,000 rows it finds: what binding a row's values into a planned
+//!   statement costs, per row. `FQL_BENCH_ONCE=1` runs it once and
+//!   nothing else, for instruction counts under `valgrind --tool=callgrind`.
+//!
 //! - `directories/N`: N directories created in one transaction on a file,
 //!   `/d1(1)=1` to `/dN(1)=1`, for N from 5,000 to 40,000 (target: linear;
 //!   the report prints the time per directory at each N, which should
@@ -28,7 +35,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use fql::directory::DirectoryLayer;
 use fql::exec::{Each, Engine, Found};
 use fql::kv::embedded::Embedded;
@@ -279,6 +286,41 @@ fn bench(c: &mut Criterion) {
     std::io::stderr().write_all(report.as_bytes()).unwrap();
 }
 
+const JOINED: usize = 100_000;
+
+/// A database holding `rows` ids in `/join_ids` and a row for each in
+/// `/join_rows`.
+fn joined(rows: usize) -> Engine {
+    let engine = Engine::new(Arc::new(Embedded::memory()));
+    let mut script = String::new();
+    for i in 0..rows {
+        if i > 0 && i % PER_TX == 0 {
+            script.push_str("@commit\n");
+        }
+        writeln!(script, "/join_ids({i})=nil\n/join_rows({i})=\"{VALUE}\"").unwrap();
+    }
+    run_script(&engine, &script, &mut std::io::sink());
+    engine
+}
+
+/// The point-read join over every id; how many rows it printed. Not
+/// inlined, so that callgrind can count it alone.
+#[inline(never)]
+fn point_read_join(engine: &Engine) -> usize {
+    let script = "/join_ids(<id:int>)\n/join_rows(:id)=<str>";
+    run_script(engine, script, &mut std::io::sink())
+}
+
+fn joins(c: &mut Criterion) {
+    let engine = joined(JOINED);
+    assert_eq!(point_read_join(&engine), JOINED);
+    let mut g = c.benchmark_group("join");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    g.throughput(Throughput::Elements(JOINED as u64));
+    g.bench_function("point_read", |b| b.iter(|| point_read_join(&engine)));
+    g.finish();
+}
+
 /// The script that creates `n` directories, each with one key, in one
 /// transaction.
 fn directories_script(n: usize) -> String {
@@ -321,5 +363,14 @@ fn directories(c: &mut Criterion) {
     std::io::stderr().write_all(report.as_bytes()).unwrap();
 }
 
-criterion_group!(benches, bench, directories);
-criterion_main!(benches);
+criterion_group!(benches, bench, joins, directories);
+
+fn main() {
+    if std::env::var_os("FQL_BENCH_ONCE").is_some() {
+        let engine = joined(JOINED);
+        assert_eq!(point_read_join(&engine), JOINED);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -3,11 +3,18 @@
 //!
 //! `cargo bench --bench kv`. Inserts commit 10,000 keys per transaction
 //! (well inside FDB's 10 MB limit), durable on the file backend.
+//!
+//! `memory/conflict_100k` is what a transaction's sets of key ranges cost
+//! end to end: 100,000 reads at scattered keys, each adding a read
+//! conflict range out of order, and ten range clears with a forward and a
+//! reverse read of 10,000 rows each across them, then a commit checked
+//! against a write made meanwhile. `FQL_BENCH_ONCE=1` runs that once and
+//! nothing else, for instruction counts under `valgrind --tool=callgrind`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use fql::kv::embedded::Embedded;
 use fql::kv::{Database, DatabaseExt, Error, RangeCursor, RangeOption, StreamingMode};
 
@@ -57,6 +64,36 @@ fn gets(db: &dyn Database) {
     }
 }
 
+/// Reads that keep conflict ranges, range clears and reads across them in
+/// one transaction, committed after another wrote: see the module doc.
+/// Not inlined, so that callgrind can count it alone.
+#[inline(never)]
+fn conflicts(db: &dyn Database) -> usize {
+    let mut tx = db.create_trx().unwrap();
+    let mut x = 54321u32;
+    for _ in 0..GETS {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        black_box(tx.get(&key(x % ROWS), false).unwrap());
+    }
+    let mut read = 0;
+    for n in 0..10u32 {
+        let at = n * (ROWS / 10);
+        tx.clear_range(&key(at + 100), &key(at + 200)).unwrap();
+        for reverse in [false, true] {
+            let mut range = RangeOption::new(&key(at)[..], &key(at + 10_000)[..]);
+            range.reverse = reverse;
+            let mut cursor = RangeCursor::new(range, false);
+            while let Some(batch) = cursor.next_batch(&mut *tx).unwrap() {
+                read += black_box(batch).len();
+            }
+        }
+    }
+    db.run(|other, _| other.set(b"other", b"1")).unwrap();
+    tx.set(b"mine", b"1").unwrap();
+    tx.commit().unwrap();
+    read
+}
+
 fn backends() -> (tempfile::TempDir, Vec<(&'static str, Embedded)>) {
     let dir = tempfile::tempdir().unwrap();
     let file = Embedded::open(dir.path().join("bench.db")).unwrap();
@@ -89,6 +126,9 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("{name}/scan_1m"), |b| b.iter(|| scan(db)));
         g.throughput(Throughput::Elements(u64::from(GETS)));
         g.bench_function(format!("{name}/get_100k"), |b| b.iter(|| gets(db)));
+        if *name == "memory" {
+            g.bench_function("memory/conflict_100k", |b| b.iter(|| conflicts(db)));
+        }
     }
     g.finish();
 
@@ -125,4 +165,14 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if std::env::var_os("FQL_BENCH_ONCE").is_some() {
+        let db = Embedded::memory();
+        insert(&db, ROWS);
+        assert_eq!(conflicts(&db), 10 * 2 * 9_900);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -37,7 +37,7 @@ pub use foundationdb_tuple::Subspace;
 pub use hca::{Candidates, RandomCandidates};
 pub use layer::DirectoryLayer;
 
-use crate::syntax::ast::{DirElem, Span};
+use crate::syntax::ast::{DirElem, DirElems, ElemKind, Span};
 
 /// The root's path, for `list` and `exists`; an empty slice of names
 /// needs a type, which this gives it.
@@ -89,6 +89,31 @@ impl Directory {
 /// the root as `/`.
 pub fn show(path: &[String]) -> String {
     ShowPath(path).to_string()
+}
+
+/// Puts a value in a directory path, as a reference written there
+/// takes a parameter's or a joined row's value: a string is a
+/// name, and a tuple of strings a path of names, so that
+/// `-p dir='("locks","job")'` puts a script's `/:dir(...)` at
+/// `/locks/job(...)`; anything else is named by its FQL text.
+pub(crate) fn push_value<'a>(elems: &mut DirElems<'a>, value: ElemKind<'a>, span: Span) {
+    match value {
+        ElemKind::Str(name) => elems.push(DirElem::Name { name, span }),
+        ElemKind::Tuple(t)
+            if !t.elems.is_empty()
+                && t.elems.iter().all(|e| matches!(e.kind, ElemKind::Str(_))) =>
+        {
+            for e in t.elems {
+                if let ElemKind::Str(name) = e.kind {
+                    elems.push(DirElem::Name { name, span });
+                }
+            }
+        }
+        other => elems.push(DirElem::Name {
+            name: other.to_string().into(),
+            span,
+        }),
+    }
 }
 
 struct ShowPath<'a>(&'a [String]);

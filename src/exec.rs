@@ -33,7 +33,7 @@
 
 mod aggregate;
 mod bindings;
-pub(crate) mod dirs;
+mod dirs;
 mod error;
 mod found;
 #[cfg(feature = "serde")]
@@ -57,6 +57,22 @@ pub use found::{Batch, Each, Found, Sink};
 pub use output::{DirPath, Output, Part, Row};
 use step::Hit;
 pub use stream::{QueryError, Results};
+
+/// Every existing directory that `pattern` names, as the engine finds
+/// those a statement reads: its names in order, `<>` (with its types'
+/// filter) for any one name, a trailing `...` for everything under; parent
+/// before children, children in name order. For callers that walk the
+/// same directories a script would (a schema check), in their own
+/// transaction. A pattern still holding a reference (`/:dir`) matches
+/// nothing: a planned step's [`query`](crate::plan::Step::query) has its
+/// parameters substituted.
+pub fn matching_directories(
+    tx: &mut dyn Transaction,
+    layer: &DirectoryLayer,
+    pattern: &crate::syntax::ast::Directory<'_>,
+) -> Result<Vec<Vec<String>>, Error> {
+    dirs::matching(tx, layer, pattern)
+}
 
 /// How a transaction's statements read.
 #[derive(Clone, Copy)]
@@ -351,63 +367,26 @@ impl Engine {
                 Some(filled) => filled.fill(row)?,
                 None => step.query(),
             };
-            let mut matched = false;
-            let mut count = 0usize;
-            let guard = step.options.guard;
-            let mut one = |found: Found<'_>,
-                           captures: &mut Vec<_>,
-                           count: &mut usize,
-                           sink: &mut dyn Sink| {
-                let snapshot = found.is_new_snapshot();
-                if !snapshot {
-                    *count += 1;
-                }
-                if guard.is_some() && !snapshot {
-                    if guard == Some(Guard::Absent) {
-                        // No need to read on: the guard has failed.
-                        return Err(Error::Guard {
-                            found: Some(found.to_string()),
-                            at: step.span,
-                        });
-                    }
-                    matched = true;
-                    if !step.feeds {
-                        return Ok(());
-                    }
-                }
-                match kept.as_mut() {
-                    None => sink.take(found),
-                    Some(kept) if !snapshot => kept.push(row, captures),
-                    Some(_) => Ok(()),
-                }
+            let mut seen = Seen {
+                step,
+                row,
+                kept: kept.as_mut(),
+                count: 0,
+                matched: false,
             };
+            let guard = step.options.guard;
             step::run(tx, attempt, step, query, &mut |hit| match hit {
-                Hit::One { found, captures } => one(found, captures, &mut count, sink),
+                Hit::One { found, captures } => seen.one(found, captures, sink),
                 // Rows that only print go on to the sink together.
                 Hit::Batch(batch) if guard.is_none() && !step.feeds => {
-                    count += batch.len();
+                    seen.count += batch.len();
                     sink.take_batch(batch)
                 }
                 Hit::Batch(mut batch) => {
-                    batch.try_for_each(|found| one(found, &mut Vec::new(), &mut count, sink))
+                    batch.try_for_each(|found| seen.one(found, &mut Vec::new(), sink))
                 }
             })?;
-            if guard == Some(Guard::Exists) && !matched {
-                return Err(Error::Guard {
-                    found: None,
-                    at: step.span,
-                });
-            }
-            let (min, max) = (step.options.min, step.options.max);
-            if min.is_some_and(|m| count < m) || max.is_some_and(|m| count > m) {
-                return Err(Error::Cardinality {
-                    found: count,
-                    min,
-                    max,
-                    at: step.span,
-                });
-            }
-            Ok(())
+            seen.verdict()
         };
         match (step.driver, driver) {
             (None, _) => run(&[])?,
@@ -417,6 +396,75 @@ impl Engine {
         }
         if let Some(kept) = kept {
             fed.insert(step.id, kept)?;
+        }
+        Ok(())
+    }
+}
+
+/// What one run of a statement found: how many key-values, whether its
+/// guard saw a match, and where its rows go when it feeds others.
+struct Seen<'s, 'b> {
+    step: &'s Step<'s>,
+    /// The row of the driver it runs for; empty without one.
+    row: &'s [u8],
+    kept: Option<&'b mut bindings::Builder>,
+    count: usize,
+    matched: bool,
+}
+
+impl Seen<'_, '_> {
+    /// Takes one result: counted, checked by the guard, then kept for the
+    /// statements it feeds or handed to `sink`.
+    fn one(
+        &mut self,
+        found: Found<'_>,
+        captures: &mut matching::Captures,
+        sink: &mut dyn Sink,
+    ) -> Result<(), Error> {
+        let snapshot = found.is_new_snapshot();
+        if !snapshot {
+            self.count += 1;
+        }
+        let guard = self.step.options.guard;
+        if guard.is_some() && !snapshot {
+            if guard == Some(Guard::Absent) {
+                // No need to read on: the guard has failed.
+                return Err(Error::Guard {
+                    found: Some(found.to_string()),
+                    at: self.step.span,
+                });
+            }
+            self.matched = true;
+            if !self.step.feeds {
+                return Ok(());
+            }
+        }
+        match self.kept.as_mut() {
+            None => sink.take(found),
+            Some(kept) if !snapshot => kept.push(self.row, captures),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Whether the run found what its `[exists]` guard and its
+    /// `[min:N]`/`[max:N]` bounds ask.
+    fn verdict(&self) -> Result<(), Error> {
+        let step = self.step;
+        if step.options.guard == Some(Guard::Exists) && !self.matched {
+            return Err(Error::Guard {
+                found: None,
+                at: step.span,
+            });
+        }
+        let (min, max) = (step.options.min, step.options.max);
+        let count = self.count;
+        if min.is_some_and(|m| count < m) || max.is_some_and(|m| count > m) {
+            return Err(Error::Cardinality {
+                found: count,
+                min,
+                max,
+                at: step.span,
+            });
         }
         Ok(())
     }

@@ -538,7 +538,7 @@ fn substitute<'a>(
 }
 
 /// Replaces each reference for which `resolve` gives a value.
-pub(crate) fn replace_refs<'a>(
+fn replace_refs<'a>(
     query: &mut Query<'a>,
     resolve: &mut impl FnMut(&Reference<'_>) -> Option<ElemKind<'a>>,
 ) {
@@ -552,37 +552,13 @@ pub(crate) fn replace_refs<'a>(
             };
             match resolve(&r) {
                 None => elems.push(DirElem::Ref(r)),
-                Some(value) => push_dir_value(&mut elems, value, r.span),
+                Some(value) => crate::directory::push_value(&mut elems, value, r.span),
             }
         }
         dir.elems = elems;
     }
     for e in query.elems_mut() {
         substitute_elem(e, resolve);
-    }
-}
-
-/// Puts the value of a reference in a directory path: a string is a
-/// name, and a tuple of strings a path of names, so that
-/// `-p dir='("locks","job")'` puts a script's `/:dir(...)` at
-/// `/locks/job(...)`; anything else is named by its FQL text.
-pub(crate) fn push_dir_value<'a>(elems: &mut DirElems<'a>, value: ElemKind<'a>, span: Span) {
-    match value {
-        ElemKind::Str(name) => elems.push(DirElem::Name { name, span }),
-        ElemKind::Tuple(t)
-            if !t.elems.is_empty()
-                && t.elems.iter().all(|e| matches!(e.kind, ElemKind::Str(_))) =>
-        {
-            for e in t.elems {
-                if let ElemKind::Str(name) = e.kind {
-                    elems.push(DirElem::Name { name, span });
-                }
-            }
-        }
-        other => elems.push(DirElem::Name {
-            name: other.to_string().into(),
-            span,
-        }),
     }
 }
 

@@ -142,6 +142,61 @@ fn a_read_found_too_old_at_once_is_retried() {
 }
 
 /// The rows of `/many`, as a read of them prints them.
+/// A script's rows kept as text, and how it ended.
+fn kept(engine: &Engine, script: &str) -> (Vec<String>, Result<(), QueryError>) {
+    let mut rows = Vec::new();
+    let ran = engine.run_text(script, &Default::default(), &mut |row: Output| {
+        rows.push(row.to_string());
+        Ok(())
+    });
+    (rows, ran)
+}
+
+/// `[min:N]` and `[max:N]` bound how many key-values a read matches:
+/// outside them the read fails with what it found and where, after the
+/// rows a read-only transaction already handed out, and a transaction
+/// that writes writes nothing. A joined read is bounded once per row of
+/// its driver.
+#[test]
+fn reads_outside_their_bounds_fail_with_the_count() {
+    let engine = Engine::new(Arc::new(Embedded::memory()));
+    let setup = "/locks(\"owner\",\"ann\")=nil\n/locks(\"owner\",\"bob\")=nil\n\
+                 /a(1)=nil\n/a(2)=nil\n/b(1,\"p\")=nil\n/b(2,\"q\")=nil\n/b(2,\"r\")=nil";
+    engine
+        .run_text(setup, &Default::default(), &mut |_| Ok(()))
+        .unwrap();
+    let cardinality = |ran: Result<(), QueryError>| match ran {
+        Err(QueryError::Run(fql::exec::Error::Cardinality {
+            found,
+            min,
+            max,
+            at,
+        })) => (found, min, max, at.start),
+        other => panic!("not a cardinality error: {other:?}"),
+    };
+    let (rows, ran) = kept(&engine, "[max:1] /locks(\"owner\",<str>)");
+    assert_eq!(rows.len(), 2, "the rows read are handed out: {rows:?}");
+    let err = ran.as_ref().unwrap_err().to_string();
+    assert_eq!(err, "2 key-values match, but at most 1 may");
+    assert_eq!(cardinality(ran), (2, None, Some(1), 0));
+    let (_, ran) = kept(&engine, "/a(1)\n[min:3,max:5] /locks(\"owner\",<str>)");
+    assert_eq!(cardinality(ran), (2, Some(3), Some(5), 6));
+    let (rows, ran) = kept(&engine, "[min:2,max:2] /locks(\"owner\",<str>)");
+    assert!(ran.is_ok() && rows.len() == 2, "{rows:?} {ran:?}");
+    // A single read counts its one key-value, or none.
+    let (_, ran) = kept(&engine, "[min:1] /locks(\"owner\",\"eve\")");
+    assert_eq!(cardinality(ran), (0, Some(1), None, 0));
+    // Per row of its driver: `/a(2)` finds two.
+    let (_, ran) = kept(&engine, "/a(<x:int>)\n[max:1] /b(:x,<str>)");
+    assert_eq!(cardinality(ran), (2, None, Some(1), 12));
+    let (rows, ran) = kept(&engine, "/a(<x:int>)\n[min:1,max:2] /b(:x,<str>)");
+    assert!(ran.is_ok() && rows.len() == 3, "{rows:?} {ran:?}");
+    // A transaction that writes stops whole.
+    let (_, ran) = kept(&engine, "/log(1)=\"x\"\n[min:1] /missing(<>)");
+    assert_eq!(cardinality(ran), (0, Some(1), None, 12));
+    assert_eq!(kept(&engine, "/log(...)").0, Vec::<String>::new());
+}
+
 fn many(rows: usize) -> Vec<String> {
     (0..rows)
         .map(|i| format!("/many({i},\"{}\")={}", i % 7, i * 3))

@@ -11,11 +11,10 @@ use std::fmt::{self, Display, Formatter};
 use std::sync::Arc;
 
 use crate::codec::{self, Scalar};
-use crate::syntax::ast::{Elem, ElemKind, Int};
-use crate::syntax::{write_elem, write_str};
+use crate::syntax::ast::Elem;
 
 use super::matching::ReadValue;
-use super::output::{Bytes, Piece, print_row};
+use super::output::{Bytes, print_row};
 use super::{DirPath, Error, Output, Part, Row};
 
 /// One result, as a [`Sink`] receives it: borrowed from the read that
@@ -115,33 +114,6 @@ impl From<Output> for Found<'_> {
 impl Display for Found<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         self.print(f)
-    }
-}
-
-impl Piece for Elem<'_> {
-    fn put(&self, w: &mut impl fmt::Write) -> fmt::Result {
-        put_data(w, &self.kind)
-    }
-}
-
-/// [`write_elem`], with what rows mostly hold, strings and ints, written
-/// as the scalars they are, without the general match.
-#[inline]
-pub(super) fn put_data(w: &mut impl fmt::Write, kind: &ElemKind<'_>) -> fmt::Result {
-    match kind {
-        ElemKind::Str(s) => Scalar::Str(s).put(w),
-        ElemKind::Int(Int::Small(n)) => Scalar::Int(*n).put(w),
-        other => write_elem(w, other),
-    }
-}
-
-impl Piece for Scalar<'_> {
-    #[inline(always)]
-    fn put(&self, w: &mut impl fmt::Write) -> fmt::Result {
-        match self {
-            Scalar::Str(s) => write_str(w, s),
-            Scalar::Int(n) => w.write_str(itoa::Buffer::new().format(*n)),
-        }
     }
 }
 

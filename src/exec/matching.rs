@@ -8,8 +8,7 @@ use crate::codec::{self, ElementFilter, Scalar, ValueDecoder};
 use crate::syntax::ast::*;
 
 use super::Part;
-use super::found::put_data;
-use super::output::Piece;
+use super::output::{Piece, put_data};
 
 /// A hole's name and, for an aggregate, its kind and options.
 #[derive(Clone, Debug, Default)]

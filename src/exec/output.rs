@@ -9,9 +9,10 @@
 use std::fmt::{self, Display, Formatter};
 use std::sync::Arc;
 
+use crate::codec::Scalar;
 use crate::directory::show;
-use crate::syntax::ast::ElemKind;
-use crate::syntax::write_elem;
+use crate::syntax::ast::{Elem, ElemKind, Int};
+use crate::syntax::{write_elem, write_str};
 
 /// One result.
 #[derive(Clone, Debug, PartialEq)]
@@ -154,6 +155,33 @@ pub(super) fn print_row(
 /// An element of a row, owned or borrowed, in canonical FQL.
 pub(super) trait Piece {
     fn put(&self, w: &mut impl fmt::Write) -> fmt::Result;
+}
+
+impl Piece for Elem<'_> {
+    fn put(&self, w: &mut impl fmt::Write) -> fmt::Result {
+        put_data(w, &self.kind)
+    }
+}
+
+/// [`write_elem`], with what rows mostly hold, strings and ints, written
+/// as the scalars they are, without the general match.
+#[inline]
+pub(super) fn put_data(w: &mut impl fmt::Write, kind: &ElemKind<'_>) -> fmt::Result {
+    match kind {
+        ElemKind::Str(s) => Scalar::Str(s).put(w),
+        ElemKind::Int(Int::Small(n)) => Scalar::Int(*n).put(w),
+        other => write_elem(w, other),
+    }
+}
+
+impl Piece for Scalar<'_> {
+    #[inline(always)]
+    fn put(&self, w: &mut impl fmt::Write) -> fmt::Result {
+        match self {
+            Scalar::Str(s) => write_str(w, s),
+            Scalar::Int(n) => w.write_str(itoa::Buffer::new().format(*n)),
+        }
+    }
 }
 
 impl Output {

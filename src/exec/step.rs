@@ -149,14 +149,17 @@ fn read(
     snapshot: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
-    let path = dirs::path(&kv.key.dir);
-    let Some(prefix) = dirs.prefix(tx, &path, step.span, false)? else {
+    // A join reads one key per row, mostly in the directory of the row
+    // before: its prefix is found without building its path, which is
+    // built only for a key found.
+    let Some(prefix) = dirs.prefix_of(tx, &kv.key.dir, step.span, false)? else {
         return Ok(());
     };
     let key = codec::encode_key(prefix, &kv.key.tuple.elems)?.bytes;
     let Some(bytes) = tx.get(&key, snapshot)? else {
         return Ok(());
     };
+    let path = dirs::path(&kv.key.dir);
     let values = ValueMatch::new(&kv.value)?;
     let mut elems = Vec::new();
     // The key as stored, which is the key as written.

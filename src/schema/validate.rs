@@ -73,82 +73,128 @@ pub fn validate(
         }
     }
     let layer = DirectoryLayer::new();
-    // Every directory a pattern names, with the patterns naming it.
+    let dirs = directories(db, retry, &layer, &patterns)?;
+    let mut scan = Scan {
+        summary: Summary {
+            matches: patterns.iter().map(|p| (p.text.clone(), 0)).collect(),
+            transactions: 1,
+            ..Summary::default()
+        },
+        max_violations,
+        report,
+    };
+    let mut tx = db.create_trx()?;
+    for (path, indexes) in &dirs {
+        if scan.summary.stopped {
+            break;
+        }
+        let mine: Vec<&Pattern<'_>> = indexes.iter().map(|&i| &patterns[i]).collect();
+        scan.directory(&mut tx, retry, &layer, path, &mine)?;
+    }
+    Ok(scan.summary)
+}
+
+/// Every directory a pattern names, with the patterns naming it.
+fn directories(
+    db: &dyn Database,
+    retry: RetryOptions,
+    layer: &DirectoryLayer,
+    patterns: &[Pattern<'_>],
+) -> Result<BTreeMap<Vec<String>, Vec<usize>>, Error> {
     let (dirs, _) = db.run_with(retry, |tx, _| {
         let mut dirs: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
-        for p in &patterns {
-            for path in crate::exec::dirs::matching(tx, &layer, p.dir)? {
+        for p in patterns {
+            for path in crate::exec::matching_directories(tx, layer, p.dir)? {
                 dirs.entry(path).or_default().push(p.index);
             }
         }
         Ok::<_, crate::exec::Error>(dirs)
     })?;
-    let mut summary = Summary {
-        matches: patterns.iter().map(|p| (p.text.clone(), 0)).collect(),
-        ..Summary::default()
-    };
-    let mut tx = db.create_trx()?;
-    summary.transactions = 1;
-    let mut emit = |summary: &mut Summary, v: Violation| {
+    Ok(dirs)
+}
+
+/// A validation under way: what it found so far, and where violations go.
+struct Scan<'r> {
+    summary: Summary,
+    max_violations: Option<u64>,
+    report: &'r mut dyn FnMut(&Violation),
+}
+
+impl Scan<'_> {
+    /// Counts and reports a violation; stops the scan at the limit.
+    fn violation(&mut self, v: Violation) {
+        let summary = &mut self.summary;
         summary.violations += 1;
         *summary.reasons.entry(v.kind.clone()).or_default() += 1;
-        report(&v);
-        if max_violations.is_some_and(|m| summary.violations >= m) {
+        (self.report)(&v);
+        if self.max_violations.is_some_and(|m| summary.violations >= m) {
             summary.stopped = true;
         }
-    };
-    for (path, indexes) in &dirs {
-        if summary.stopped {
-            break;
-        }
+    }
+
+    /// Checks every key-value of the directory at `path` against `mine`,
+    /// its patterns, then each pattern's count against its bounds.
+    fn directory(
+        &mut self,
+        tx: &mut Box<dyn Transaction>,
+        retry: RetryOptions,
+        layer: &DirectoryLayer,
+        path: &[String],
+        mine: &[&Pattern<'_>],
+    ) -> Result<(), Error> {
         let dir = layer
-            .open(&mut *tx, path, b"")
+            .open(&mut **tx, path, b"")
             .map_err(crate::exec::Error::from)?;
         // A partition holds directories, not keys.
         let Ok(prefix) = dir.prefix().map(<[u8]>::to_vec) else {
-            continue;
+            return Ok(());
         };
-        summary.directories += 1;
-        let mine: Vec<&Pattern<'_>> = indexes.iter().map(|&i| &patterns[i]).collect();
+        self.summary.directories += 1;
         let mut counts = vec![0u64; mine.len()];
         let mut cursor = RangeCursor::new(RangeOption::prefix(&prefix), true);
-        while let Some(batch) = next_batch(&mut cursor, &mut tx, retry, &mut summary)? {
+        'scan: while let Some(batch) = next_batch(&mut cursor, tx, retry, &mut self.summary)? {
             for kv in batch {
-                summary.keys += 1;
-                if let Some(v) = check(path, &prefix, &kv.key, &kv.value, &mine, &mut counts) {
-                    emit(&mut summary, v);
-                    if summary.stopped {
-                        break;
+                self.summary.keys += 1;
+                if let Some(v) = check(path, &prefix, &kv.key, &kv.value, mine, &mut counts) {
+                    self.violation(v);
+                    if self.summary.stopped {
+                        break 'scan;
                     }
                 }
             }
-            if summary.stopped {
-                break;
-            }
         }
         for (p, &n) in mine.iter().zip(&counts) {
-            summary.matches[p.index].1 += n;
-            let n = n as usize;
-            if p.min.is_some_and(|m| n < m) || p.max.is_some_and(|m| n > m) && !summary.stopped {
-                let bound = match (p.min, p.max) {
-                    (Some(a), Some(b)) => format!("between {a} and {b}"),
-                    (Some(a), None) => format!("at least {a}"),
-                    (None, Some(b)) => format!("at most {b}"),
-                    (None, None) => unreachable!("a bound failed"),
-                };
-                emit(
-                    &mut summary,
-                    Violation {
-                        key: p.text.clone(),
-                        reason: format!("{n} key-values match in {}, {bound} allowed", show(path)),
-                        kind: format!("pattern matches {bound} key-values"),
-                        pattern: Some(p.text.clone()),
-                    },
-                );
+            self.summary.matches[p.index].1 += n;
+            // A scan stopped at the violation limit counted part of the
+            // directory: its counts prove nothing either way.
+            if !self.summary.stopped
+                && let Some(v) = out_of_bounds(p, n as usize, path)
+            {
+                self.violation(v);
             }
         }
+        Ok(())
     }
-    Ok(summary)
+}
+
+/// The violation of a pattern that matched `n` key-values in the
+/// directory at `path`, if `n` is outside its bounds.
+fn out_of_bounds(p: &Pattern<'_>, n: usize, path: &[String]) -> Option<Violation> {
+    if !(p.min.is_some_and(|m| n < m) || p.max.is_some_and(|m| n > m)) {
+        return None;
+    }
+    let bound = match (p.min, p.max) {
+        (Some(a), Some(b)) => format!("between {a} and {b}"),
+        (Some(a), None) => format!("at least {a}"),
+        (None, Some(b)) => format!("at most {b}"),
+        (None, None) => unreachable!("a bound failed"),
+    };
+    Some(Violation {
+        key: p.text.clone(),
+        reason: format!("{n} key-values match in {}, {bound} allowed", show(path)),
+        kind: format!("pattern matches {bound} key-values"),
+        pattern: Some(p.text.clone()),
+    })
 }
 
 /// The next batch of a scan, going on in a new transaction when the old

@@ -266,6 +266,35 @@ fn a_failed_guard_exits_1_and_its_transaction_writes_nothing() {
     );
 }
 
+/// A read outside its `[min:N]`/`[max:N]` bounds fails with status 4
+/// and the count it found, shown at the read, after the rows a read-only
+/// transaction printed; in a transaction that writes, nothing is written.
+#[test]
+fn a_read_outside_its_bounds_exits_4_with_the_count() {
+    let (_dir, db) = on_db();
+    db().args([
+        "-w",
+        "-q",
+        "/lock(\"owner\",\"ann\")=nil\n/lock(\"owner\",\"bob\")=nil",
+    ])
+    .assert()
+    .success();
+    let (out, err) = outputs(db().args(["-q", "[max:1] /lock(\"owner\",<str>)"]), 4);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(
+        err.contains("2 key-values match, but at most 1 may"),
+        "{err}"
+    );
+    assert!(err.contains("fql::cardinality"), "{err}");
+    let script = "/log(1)=\"x\"\n[min:3] /lock(\"owner\",<str>)";
+    let err = stderr(db().args(["-w", "-q", script]), 4);
+    assert!(
+        err.contains("2 key-values match, but at least 3 must"),
+        "{err}"
+    );
+    assert_eq!(stdout(db().args(["-q", "/log(...)"])), "");
+}
+
 /// A transaction that writes a key with an incomplete vstamp cannot read
 /// the directory it lands in: the read fails with FoundationDB's
 /// `accessed_unreadable`, shown at the read, with status 4, and nothing of

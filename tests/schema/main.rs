@@ -212,6 +212,42 @@ fn a_missing_parameter_or_a_bad_schema_is_an_error_not_a_verdict() {
     ));
 }
 
+/// A scan stopped at the violation limit judges no `[min:N]` or `[max:N]`
+/// on the part of a directory it read: only a whole directory's count is
+/// a verdict.
+#[test]
+fn a_scan_stopped_at_the_limit_judges_no_counts() {
+    let db: Arc<dyn Database> = Arc::new(Embedded::memory());
+    // Strings sort before ints: the bad key is read first.
+    run(&db, "/c(\"bad\")=1\n/c(1)=\"x\"\n/c(2)=\"x\"\n/c(3)=\"x\"");
+    let check = |schema: &str, limit: Option<u64>| {
+        let mut found = Vec::new();
+        let summary = validate(
+            &*db,
+            RetryOptions::default(),
+            schema,
+            &HashMap::new(),
+            limit,
+            &mut |v| found.push(v.reason.clone()),
+        )
+        .unwrap();
+        (found, summary.stopped)
+    };
+    let (found, stopped) = check("[min:3] /c(<int>)=<str>", Some(1));
+    assert!(stopped);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("element 1: expected int"), "{found:?}");
+    // Read whole, the same directory meets its bound, or fails it.
+    let (found, stopped) = check("[min:3] /c(<int>)=<str>", None);
+    assert!(!stopped);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (found, _) = check("[min:4] /c(<int>)=<str>", None);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[1], "3 key-values match in /c, at least 4 allowed");
+    let (found, _) = check("[min:4] /c(<int>)=<str>", Some(1));
+    assert_eq!(found.len(), 1, "{found:?}");
+}
+
 /// A scan whose reads the database keeps answering with a retryable error
 /// (a lagging cluster) gives up at the caller's deadline (`fql --timeout`),
 /// not at the default one ten seconds on.

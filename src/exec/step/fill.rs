@@ -7,7 +7,7 @@
 //! cost more than the rest of a point read.
 
 use crate::codec;
-use crate::plan::push_dir_value;
+use crate::directory::push_value;
 use crate::syntax::ast::{DirElem, DirElems, Elem, ElemKind, Query};
 
 use super::super::Error;
@@ -84,7 +84,7 @@ impl<'q, 'a> Filled<'q, 'a> {
                     _ => None,
                 };
                 match (e, at) {
-                    (DirElem::Ref(r), Some(at)) => push_dir_value(&mut elems, value(at), r.span),
+                    (DirElem::Ref(r), Some(at)) => push_value(&mut elems, value(at), r.span),
                     _ => elems.push(e.clone()),
                 }
             }

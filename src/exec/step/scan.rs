@@ -11,7 +11,7 @@ use crate::syntax::ast::*;
 
 use crate::exec::aggregate::Fold;
 use crate::exec::dirs::{self, Dirs};
-use crate::exec::matching::{ReadValue, TupleMatch, ValueMatch};
+use crate::exec::matching::{Captures, ReadValue, TupleMatch, ValueMatch};
 use crate::exec::{Batch, DirPath, Error, Found, Output, Part, Row};
 
 use super::{Emit, Hit, mismatch};
@@ -30,155 +30,275 @@ pub(super) fn scan(
     snapshot: bool,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
-    let clearing = step.kind == Kind::ClearRange;
-    let tuple = &kv.key.tuple;
-    let fixed = tuple
-        .elems
-        .iter()
-        .position(Elem::has_holes)
-        .unwrap_or(tuple.elems.len());
-    let keys = TupleMatch::new(tuple);
-    let values = ValueMatch::new(&kv.value)?;
-    let key_aggs = keys.aggregates();
-    let value_agg = values.aggregate();
-    let folding = !key_aggs.is_empty() || value_agg.is_some();
-    // A clear of everything under a constant prefix needs no reading.
-    let whole_range = clearing && fixed == tuple.elems.len() && matches!(kv.value, Value::Clear(_));
-    // Rows printed as they are read take the way that needs no decoding,
-    // when their key and value are scalars.
-    let fast = (!clearing && !folding && !step.feeds)
-        .then(|| values.scalar_filter())
-        .flatten();
-    let opts = step.options;
-    let mut left = opts.limit;
+    let scan = Scan::new(kv, step)?;
+    let mut left = step.options.limit;
     for path in dirs::matching_or_path(tx, dirs.layer, &kv.key.dir)? {
         let Some(prefix) = dirs.prefix(tx, &path, step.span, false)? else {
             continue;
         };
-        let mut dir_captures = Vec::new();
-        dirs::captures(&kv.key.dir, &path, &mut dir_captures);
-        let shared = Arc::new(DirPath::new(path.clone()));
-        let start = codec::encode_key(prefix, &tuple.elems[..fixed])?.bytes;
-        let mut range = RangeOption::prefix(&start).mode(opts.mode);
-        range.reverse = opts.reverse;
-        if whole_range {
-            tx.clear_range(&range.begin, &range.end)?;
-            continue;
-        }
-        let mut folds = Folds::new(&key_aggs, value_agg.as_ref());
-        // What a row binds, taken by the statements it feeds: empty when
-        // the statement feeds none.
-        let mut captures = Vec::new();
-        // Each row's key decodes into `elems`, borrowing its batch: a row
-        // costs no allocation unless it is kept. Rows of scalars gather in
-        // `pending` and go out together. `tx` is there for a clear.
-        let mut rows = |batch: &Fetched,
-                        mut tx: Option<&mut (dyn Transaction + '_)>,
-                        emit: Emit<'_>|
-         -> Result<ControlFlow<()>, Error> {
-            let batch = match batch {
-                Fetched::Rows(batch) => batch,
-                Fetched::NewSnapshot => {
-                    emit(Hit::One {
-                        found: Output::NewSnapshot.into(),
-                        captures: &mut Vec::new(),
-                    })?;
-                    return Ok(ControlFlow::Continue(()));
-                }
-            };
-            let mut elems = Vec::new();
-            let mut pending = Pending::default();
-            for stored in batch {
-                if left == Some(0) {
-                    break;
-                }
-                let scalars_match = match (&fast, stored.key.get(prefix.len()..)) {
-                    // The range holds only keys under the prefix.
-                    (Some(filter), Some(key)) => {
-                        pending.push_row(|out| scalar_row(&keys, filter, key, &stored.value, out))
-                    }
-                    _ => None,
-                };
-                let matched = match scalars_match {
-                    Some(true) => Some(Read::Scalars),
-                    Some(false) => None,
-                    // Only the general decoding can tell.
-                    None => {
-                        elems.clear();
-                        let key_ok = codec::decode_key_into(prefix, &stored.key, &mut elems)
-                            && keys.matches(&elems);
-                        key_ok
-                            .then(|| values.read(&stored.value).map(Read::Decoded))
-                            .flatten()
-                    }
-                };
-                let Some(read) = matched else {
-                    if opts.strict {
-                        pending.flush(&shared, emit)?;
-                        return Err(mismatch(&path, prefix, &stored.key, &stored.value, step));
-                    }
-                    continue;
-                };
-                if let Some(n) = left.as_mut() {
-                    *n -= 1;
-                }
-                let value = match read {
-                    Read::Scalars => {
-                        if pending.full() {
-                            pending.flush(&shared, emit)?;
-                        }
-                        continue;
-                    }
-                    Read::Decoded(value) => value,
-                };
-                if let Some(tx) = tx.as_deref_mut() {
-                    tx.clear(&stored.key)?;
-                } else if folding {
-                    folds.push(&elems, &value);
-                } else {
-                    pending.flush(&shared, emit)?;
-                    captures.clear();
-                    if step.feeds {
-                        captures.extend_from_slice(&dir_captures);
-                        keys.captures(&elems, &mut captures);
-                        values.captures(&value, &mut captures);
-                    }
-                    emit(Hit::One {
-                        found: Found::row(&shared, &elems, &value),
-                        captures: &mut captures,
-                    })?;
-                }
-            }
-            pending.flush(&shared, emit)?;
-            Ok(match left {
-                Some(0) => ControlFlow::Break(()),
-                _ => ControlFlow::Continue(()),
-            })
+        let at = Dir {
+            path: &path,
+            prefix,
         };
-        let mut cursor = RangeCursor::new(range, snapshot);
-        if clearing || opts.limit.is_some() {
-            // A clear writes as it reads, and a read with a limit reads no
-            // further than it must.
-            while let Some(batch) = cursor.fetch(tx, split)? {
-                let tx = clearing.then_some(&mut *tx);
-                if rows(&batch, tx, emit)?.is_break() {
-                    break;
-                }
-            }
-        } else {
-            cursor.read_ahead(tx, split, |batch| rows(batch, None, emit))?;
-        }
-        if folding && let Some(output) = folds.finish(&shared, kv) {
-            emit(Hit::One {
-                found: output.into(),
-                captures: &mut dir_captures,
-            })?;
-        }
+        scan.directory(tx, at, &mut left, (split, snapshot), emit)?;
         if left == Some(0) {
             break;
         }
     }
     Ok(())
+}
+
+/// What a range read or clear decides once, before it reads any directory.
+struct Scan<'q, 'a> {
+    kv: &'q KeyValue<'a>,
+    step: &'q Step<'a>,
+    keys: TupleMatch<'a>,
+    values: ValueMatch<'a>,
+    key_aggs: Vec<(usize, Agg, Options<'a>)>,
+    value_agg: Option<(Agg, Options<'a>)>,
+    /// How many elements of the key come before its first hole: the
+    /// range read is of the keys under them.
+    fixed: usize,
+    clearing: bool,
+    folding: bool,
+    /// A clear of everything under a constant prefix, which needs no
+    /// reading.
+    whole_range: bool,
+    /// For rows printed as they are read, when their key and value are
+    /// scalars: the value's filter, for the way that needs no decoding.
+    fast: Option<ElementFilter>,
+}
+
+/// A directory a scan reads: its path and its key prefix.
+#[derive(Clone, Copy)]
+struct Dir<'d> {
+    path: &'d [String],
+    prefix: &'d [u8],
+}
+
+impl<'q, 'a> Scan<'q, 'a> {
+    fn new(kv: &'q KeyValue<'a>, step: &'q Step<'a>) -> Result<Self, Error> {
+        let clearing = step.kind == Kind::ClearRange;
+        let tuple = &kv.key.tuple;
+        let fixed = tuple
+            .elems
+            .iter()
+            .position(Elem::has_holes)
+            .unwrap_or(tuple.elems.len());
+        let keys = TupleMatch::new(tuple);
+        let values = ValueMatch::new(&kv.value)?;
+        let key_aggs = keys.aggregates();
+        let value_agg = values.aggregate();
+        let folding = !key_aggs.is_empty() || value_agg.is_some();
+        let whole_range =
+            clearing && fixed == tuple.elems.len() && matches!(kv.value, Value::Clear(_));
+        let fast = (!clearing && !folding && !step.feeds)
+            .then(|| values.scalar_filter())
+            .flatten();
+        Ok(Scan {
+            kv,
+            step,
+            keys,
+            values,
+            key_aggs,
+            value_agg,
+            fixed,
+            clearing,
+            folding,
+            whole_range,
+            fast,
+        })
+    }
+
+    /// Reads (or clears) the matching rows of one directory, counting
+    /// them off `left`; `reads` is `(split, snapshot)`.
+    fn directory(
+        &self,
+        tx: &mut dyn Transaction,
+        dir: Dir<'_>,
+        left: &mut Option<usize>,
+        (split, snapshot): (bool, bool),
+        emit: Emit<'_>,
+    ) -> Result<(), Error> {
+        let opts = self.step.options;
+        let start = codec::encode_key(dir.prefix, &self.kv.key.tuple.elems[..self.fixed])?.bytes;
+        let mut range = RangeOption::prefix(&start).mode(opts.mode);
+        range.reverse = opts.reverse;
+        if self.whole_range {
+            tx.clear_range(&range.begin, &range.end)?;
+            return Ok(());
+        }
+        let mut dir_captures = Vec::new();
+        dirs::captures(&self.kv.key.dir, dir.path, &mut dir_captures);
+        let shared = Arc::new(DirPath::new(dir.path.to_vec()));
+        let mut rows = Rows {
+            scan: self,
+            dir,
+            shared: &shared,
+            dir_captures: &dir_captures,
+            left,
+            folds: Folds::new(&self.key_aggs, self.value_agg.as_ref()),
+            captures: Vec::new(),
+        };
+        let mut cursor = RangeCursor::new(range, snapshot);
+        if self.clearing || opts.limit.is_some() {
+            // A clear writes as it reads, and a read with a limit reads no
+            // further than it must.
+            while let Some(batch) = cursor.fetch(tx, split)? {
+                let tx = self.clearing.then_some(&mut *tx);
+                if rows.batch(&batch, tx, emit)?.is_break() {
+                    break;
+                }
+            }
+        } else {
+            cursor.read_ahead(tx, split, |batch| rows.batch(batch, None, emit))?;
+        }
+        let folds = rows.folds;
+        if self.folding
+            && let Some(output) = folds.finish(&shared, self.kv)
+        {
+            emit(Hit::One {
+                found: output.into(),
+                captures: &mut dir_captures,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// How a stored row matches, if it does: as scalars read straight
+    /// onto `pending`, or decoded into `elems` with its value.
+    #[inline]
+    fn matched<'r>(
+        &'r self,
+        prefix: &[u8],
+        stored: &'r crate::kv::KeyValue,
+        elems: &mut Vec<Elem<'r>>,
+        pending: &mut Pending<'r>,
+    ) -> Option<Read<'r>> {
+        let scalars_match = match (&self.fast, stored.key.get(prefix.len()..)) {
+            // The range holds only keys under the prefix.
+            (Some(filter), Some(key)) => {
+                pending.push_row(|out| scalar_row(&self.keys, filter, key, &stored.value, out))
+            }
+            _ => None,
+        };
+        match scalars_match {
+            Some(true) => Some(Read::Scalars),
+            Some(false) => None,
+            // Only the general decoding can tell.
+            None => {
+                elems.clear();
+                let key_ok =
+                    codec::decode_key_into(prefix, &stored.key, elems) && self.keys.matches(elems);
+                key_ok
+                    .then(|| self.values.read(&stored.value).map(Read::Decoded))
+                    .flatten()
+            }
+        }
+    }
+}
+
+/// One directory's read under way: what its rows go to.
+struct Rows<'s, 'q, 'a> {
+    scan: &'s Scan<'q, 'a>,
+    dir: Dir<'s>,
+    shared: &'s Arc<DirPath>,
+    /// What the directory's path binds, first in each row's captures.
+    dir_captures: &'s [(String, ElemKind<'static>)],
+    /// How many more rows the read may hand on.
+    left: &'s mut Option<usize>,
+    folds: Folds,
+    /// What a row binds, taken by the statements it feeds: empty when
+    /// the statement feeds none.
+    captures: Captures,
+}
+
+impl Rows<'_, '_, '_> {
+    /// Handles one batch of the range; `tx` is there for a clear. Each
+    /// row's key decodes into `elems`, borrowing the batch: a row costs no
+    /// allocation unless it is kept. Rows of scalars gather in `pending`
+    /// and go out together.
+    fn batch(
+        &mut self,
+        batch: &Fetched,
+        mut tx: Option<&mut (dyn Transaction + '_)>,
+        emit: Emit<'_>,
+    ) -> Result<ControlFlow<()>, Error> {
+        let batch = match batch {
+            Fetched::Rows(batch) => batch,
+            Fetched::NewSnapshot => {
+                emit(Hit::One {
+                    found: Output::NewSnapshot.into(),
+                    captures: &mut Vec::new(),
+                })?;
+                return Ok(ControlFlow::Continue(()));
+            }
+        };
+        let scan = self.scan;
+        let Dir { path, prefix } = self.dir;
+        let mut elems = Vec::new();
+        let mut pending = Pending::default();
+        for stored in batch {
+            if *self.left == Some(0) {
+                break;
+            }
+            let Some(read) = scan.matched(prefix, stored, &mut elems, &mut pending) else {
+                if scan.step.options.strict {
+                    pending.flush(self.shared, emit)?;
+                    let (key, value) = (&stored.key, &stored.value);
+                    return Err(mismatch(path, prefix, key, value, scan.step));
+                }
+                continue;
+            };
+            if let Some(n) = self.left.as_mut() {
+                *n -= 1;
+            }
+            match read {
+                Read::Scalars if pending.full() => pending.flush(self.shared, emit)?,
+                Read::Scalars => {}
+                Read::Decoded(value) => {
+                    let tx = tx.as_deref_mut();
+                    self.decoded(&stored.key, &elems, &value, tx, &mut pending, emit)?
+                }
+            }
+        }
+        pending.flush(self.shared, emit)?;
+        Ok(match self.left {
+            Some(0) => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        })
+    }
+
+    /// A decoded row that matches: cleared, folded, or handed on with
+    /// what it binds, after the rows of scalars before it.
+    fn decoded(
+        &mut self,
+        key: &[u8],
+        elems: &[Elem<'_>],
+        value: &ReadValue<'_>,
+        tx: Option<&mut (dyn Transaction + '_)>,
+        pending: &mut Pending<'_>,
+        emit: Emit<'_>,
+    ) -> Result<(), Error> {
+        if let Some(tx) = tx {
+            tx.clear(key)?;
+        } else if self.scan.folding {
+            self.folds.push(elems, value);
+        } else {
+            pending.flush(self.shared, emit)?;
+            self.captures.clear();
+            if self.scan.step.feeds {
+                self.captures.extend_from_slice(self.dir_captures);
+                self.scan.keys.captures(elems, &mut self.captures);
+                self.scan.values.captures(value, &mut self.captures);
+            }
+            emit(Hit::One {
+                found: Found::row(self.shared, elems, value),
+                captures: &mut self.captures,
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// How a range read read a row that matches.

@@ -5,16 +5,16 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound::{Excluded, Included};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use super::atomic::{apply, fill_stamp, stamp_of};
-use super::buffer::Mutation;
-use super::ranges::RangeSet;
+use super::buffer::{Mutation, WriteBuffer};
+use super::ranges::{RangeList, RangeSet};
 use super::store::Writer;
-use super::tx::EmbeddedTx;
+use super::watches::Watched;
 use super::{Fault, Shared};
 use crate::kv::admit::stamp_offset;
-use crate::kv::{Committed, Error, MutationType, Result, WINDOW, key_after};
+use crate::kv::{Committed, Error, IdempotencyId, MutationType, Result, WINDOW, key_after};
 
 /// How long the commit log remembers a commit's write ranges: longer than
 /// any transaction may live, so every live transaction can be checked.
@@ -32,7 +32,34 @@ fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Committed> {
+/// What a commit needs of the transaction it commits: its writes and
+/// conflict ranges, the state its reads left, and the steps it takes the
+/// transaction through. The transaction calls the commit; the commit sees
+/// only this of it.
+pub(super) trait Committable {
+    /// The error that dooms the commit, if any: one a write raised, or a
+    /// transaction size over the limit once its reads count too.
+    fn doom(&self) -> Option<Error>;
+    /// The read version and when it was taken, if any read happened.
+    fn read_state(&self) -> Option<(u64, Instant)>;
+    /// When the `Timeout` option runs out, if set.
+    fn deadline(&self) -> Option<Instant>;
+    /// The id the commit is recorded under, if one was set.
+    fn idempotency_id(&self) -> Option<IdempotencyId>;
+    fn buffer(&self) -> &WriteBuffer;
+    fn reads(&self) -> &RangeSet;
+    /// The write conflict ranges, merged when the commit asks.
+    fn writes(&mut self) -> &mut RangeList;
+    /// Lets go of the snapshot before the commit waits for the write lock,
+    /// keeping the read version for the conflict checks.
+    fn release_snapshot(&mut self);
+    /// Marks the transaction committed.
+    fn spend(&mut self);
+    /// The watches set that have not fired, handed over at commit.
+    fn take_watches(&mut self) -> Vec<Watched>;
+}
+
+pub(super) fn commit(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<Committed> {
     if let Some(e) = tx.doom() {
         return Err(e);
     }
@@ -40,7 +67,7 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
     if read.is_some_and(|(_, at)| at.elapsed() > WINDOW) {
         return Err(Error::TransactionTooOld);
     }
-    if tx.buffer.is_empty() && tx.writes.is_empty() {
+    if tx.buffer().is_empty() && tx.writes().is_empty() {
         return commit_read_only(shared, tx);
     }
     let fault = shared.take_fault();
@@ -57,21 +84,25 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Commit
     // it, or a range cleared over written keys (`overwrote`). An atomic
     // operation after a write builds on it and replaces nothing. Skipping
     // only saves work: `apply_all` is right without it.
-    let live = tx.buffer.overwrote().then(|| live(&tx.buffer.mutations));
-    let logged = tx.writes.coarsened(LOGGED_RANGES);
+    let live = tx
+        .buffer()
+        .overwrote()
+        .then(|| live(&tx.buffer().mutations));
+    let logged = tx.writes().coarsened(LOGGED_RANGES);
     let mut outcome = None;
     shared.store.write(tx.deadline(), &mut |w| {
         if let Some((rv, _)) = read {
             if rv < w.log_floor()? {
                 return Err(Error::TransactionTooOld);
             }
-            if !tx.reads.is_empty() && w.any_write_since(rv, &mut |b, e| tx.reads.overlaps(b, e))? {
+            let reads = tx.reads();
+            if !reads.is_empty() && w.any_write_since(rv, &mut |b, e| reads.overlaps(b, e))? {
                 return Err(Error::NotCommitted);
             }
         }
         let version = w.version()? + 1;
         let stamp = stamp_of(version);
-        let mutations = tx.buffer.mutations.iter().enumerate();
+        let mutations = tx.buffer().mutations.iter().enumerate();
         let stamped = apply_all(
             w,
             mutations
@@ -214,7 +245,7 @@ fn live(mutations: &[Mutation]) -> Vec<bool> {
 }
 
 /// A transaction that wrote nothing commits without touching the store.
-fn commit_read_only(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Committed> {
+fn commit_read_only(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<Committed> {
     tx.spend();
     register_watches(shared, tx);
     Ok(Committed::default())
@@ -224,8 +255,8 @@ fn commit_read_only(shared: &Arc<Shared>, tx: &mut EmbeddedTx) -> Result<Committ
 /// with the value it was set with, as FDB sets them up at commit: a
 /// commit that came in between (for a transaction that did not write the
 /// key: a reader, since a writer would have conflicted) fires them at once.
-fn register_watches(shared: &Arc<Shared>, tx: &mut EmbeddedTx) {
-    let watches = std::mem::take(&mut tx.watches);
+fn register_watches(shared: &Arc<Shared>, tx: &mut impl Committable) {
+    let watches = tx.take_watches();
     shared.register_watches(watches.into_iter().map(|w| (w.key, w.value, w.future)));
 }
 

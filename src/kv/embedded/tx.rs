@@ -7,9 +7,11 @@ use std::time::{Duration, Instant, SystemTime};
 use super::Shared;
 use super::atomic::stamp_range;
 use super::buffer::{Entry, WriteBuffer};
+use super::commit::{self, Committable};
 use super::ranges::{RangeList, RangeSet};
 use super::read::read_batch;
 use super::store::Snapshot;
+use super::watches::Watched;
 use crate::kv::admit::{
     Tally, Write, check_key, check_range, check_read_range, clears_a_storable_key, stamp_offset,
     storable_bounds,
@@ -32,30 +34,21 @@ pub(crate) struct EmbeddedTx {
     /// Set when a commit let go of the snapshot: reads fail until the
     /// transaction is reset, rather than read another state.
     released: bool,
-    pub(super) buffer: WriteBuffer,
-    pub(super) reads: RangeSet,
-    pub(super) writes: RangeList,
+    buffer: WriteBuffer,
+    reads: RangeSet,
+    writes: RangeList,
     /// Bytes of mutations so far, and any error that dooms the commit.
     tally: Tally,
     no_conflict_next: bool,
     /// The id the next commit is recorded under.
     idempotency_id: Option<IdempotencyId>,
-    pub(super) watches: Vec<Watched>,
+    watches: Vec<Watched>,
     spent: bool,
     created: Instant,
     timeout: Option<Duration>,
     retry_limit: Option<i64>,
     retries: i64,
     backoff: Backoff,
-}
-
-/// A watch this transaction set and that has not fired yet.
-pub(super) struct Watched {
-    pub key: Vec<u8>,
-    /// The value the watch compares with: the key's value when the watch
-    /// was set, as this transaction read it.
-    pub value: Option<Vec<u8>>,
-    pub future: WatchFuture,
 }
 
 impl EmbeddedTx {
@@ -124,16 +117,6 @@ impl EmbeddedTx {
         Ok(self.snapshot.as_deref_mut().expect("just set"))
     }
 
-    /// When the `Timeout` option runs out, if set.
-    pub(super) fn deadline(&self) -> Option<Instant> {
-        self.timeout.map(|t| self.created + t)
-    }
-
-    /// The read version and when it was taken, if any read happened.
-    pub(super) fn read_state(&self) -> Option<(u64, Instant)> {
-        self.read
-    }
-
     /// Checks a write against the limits before it is buffered, so an
     /// over-size write fails where it is made and the commit fails too.
     fn admit(&mut self, write: Write) -> Result<()> {
@@ -155,12 +138,6 @@ impl EmbeddedTx {
             self.tally.poison(e.clone());
         }
         outcome
-    }
-
-    /// The error that dooms the commit, if any: one a write raised, or a
-    /// transaction size over the limit once its reads count too.
-    pub(super) fn doom(&self) -> Option<Error> {
-        self.tally.doom(&self.shared.limits, self.reads.size())
     }
 
     /// Fires the watches on the keys `written` that a write of this
@@ -187,20 +164,6 @@ impl EmbeddedTx {
         }
     }
 
-    /// Ends the snapshot before a commit waits for the write lock: a read
-    /// transaction held while waiting would keep any checkpoint that holds
-    /// the lock waiting for it in turn. The read version stays, for the
-    /// conflict checks of this commit and of any commit tried again.
-    pub(super) fn release_snapshot(&mut self) {
-        self.snapshot = None;
-        self.released = true;
-    }
-
-    pub(super) fn spend(&mut self) {
-        self.spent = true;
-        self.snapshot = None;
-    }
-
     fn cancel_watches(&mut self) {
         self.fail_watches(&Error::TransactionCancelled);
     }
@@ -218,10 +181,58 @@ impl EmbeddedTx {
         self.spent = false;
         self.idempotency_id = None;
     }
+}
+
+impl Committable for EmbeddedTx {
+    /// When the `Timeout` option runs out, if set.
+    fn deadline(&self) -> Option<Instant> {
+        self.timeout.map(|t| self.created + t)
+    }
+
+    /// The read version and when it was taken, if any read happened.
+    fn read_state(&self) -> Option<(u64, Instant)> {
+        self.read
+    }
+
+    /// The error that dooms the commit, if any: one a write raised, or a
+    /// transaction size over the limit once its reads count too.
+    fn doom(&self) -> Option<Error> {
+        self.tally.doom(&self.shared.limits, self.reads.size())
+    }
+
+    /// Ends the snapshot before a commit waits for the write lock: a read
+    /// transaction held while waiting would keep any checkpoint that holds
+    /// the lock waiting for it in turn. The read version stays, for the
+    /// conflict checks of this commit and of any commit tried again.
+    fn release_snapshot(&mut self) {
+        self.snapshot = None;
+        self.released = true;
+    }
+
+    fn spend(&mut self) {
+        self.spent = true;
+        self.snapshot = None;
+    }
 
     /// The id the commit is recorded under, if one was set.
-    pub(super) fn idempotency_id(&self) -> Option<IdempotencyId> {
+    fn idempotency_id(&self) -> Option<IdempotencyId> {
         self.idempotency_id
+    }
+
+    fn buffer(&self) -> &WriteBuffer {
+        &self.buffer
+    }
+
+    fn reads(&self) -> &RangeSet {
+        &self.reads
+    }
+
+    fn writes(&mut self) -> &mut RangeList {
+        &mut self.writes
+    }
+
+    fn take_watches(&mut self) -> Vec<Watched> {
+        std::mem::take(&mut self.watches)
     }
 }
 
@@ -438,7 +449,7 @@ impl Transaction for EmbeddedTx {
     fn commit(&mut self) -> Result<Committed> {
         let outcome = self
             .usable()
-            .and_then(|()| super::commit::commit(&self.shared.clone(), self));
+            .and_then(|()| commit::commit(&self.shared.clone(), self));
         if let Err(e) = &outcome {
             self.fail_watches(e);
         }

@@ -13,6 +13,15 @@ use super::Shared;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{Error, Result, lock};
 
+/// A watch this transaction set and that has not fired yet.
+pub(super) struct Watched {
+    pub key: Vec<u8>,
+    /// The value the watch compares with: the key's value when the watch
+    /// was set, as this transaction read it.
+    pub value: Option<Vec<u8>>,
+    pub future: WatchFuture,
+}
+
 /// How often the poller looks for other processes' commits.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(10);
 
