@@ -3,9 +3,8 @@
 //! where rows are folded, incomplete versionstamps only in writes, meta
 //! statements where transactions begin.
 //!
-//! This stage stands between [`syntax`](crate::syntax), whose AST it
-//! judges, and the [planner](crate::plan), which takes only checked
-//! scripts. What the options of a value or a type mean, and whether a
+//! This stage stands between [`syntax`], whose AST it judges, and the
+//! [planner](crate::plan), which takes only checked scripts. What the options of a value or a type mean, and whether a
 //! literal value can be encoded, is the [`codec`](crate::codec)'s to
 //! decide: the checks here call it, so a script is judged by the same code
 //! that runs it.

@@ -3,9 +3,9 @@
 //! Every node carries the [`Span`] it was parsed from, so any later stage can
 //! point a diagnostic at the exact text. The tree only holds what parses;
 //! whether it makes sense (options in the right place, vstamps only in writes,
-//! ...) is decided by [`check`](fn@super::check). Shapes that can never be valid
-//! are not representable: `...` is a flag at the end of a tuple or directory,
-//! not an element that could stand in the middle.
+//! ...) is decided by the static checks above this layer. Shapes that can
+//! never be valid are not representable: `...` is a flag at the end of a
+//! tuple or directory, not an element that could stand in the middle.
 //!
 //! Lists inside statements are [`ThinVec`]s, as in rustc's AST: an empty one
 //! takes one word and no allocation, which keeps nodes small to move. The
