@@ -66,7 +66,10 @@ fn scan(src: &str) -> (Vec<Token>, bool) {
             continue;
         }
         let (class, end) = token(src, i, &mut open);
-        out.push(Token { class, range: i..end });
+        out.push(Token {
+            class,
+            range: i..end,
+        });
         i = end;
     }
     (out, open.unclosed || open.depth > 0)
