@@ -13,6 +13,7 @@
 pub mod ast;
 mod error;
 mod format;
+mod highlight;
 mod items;
 mod keywords;
 mod names;
@@ -23,13 +24,13 @@ mod small_list;
 mod sources;
 mod span;
 pub mod split;
-pub mod tokens;
 mod view;
 pub(crate) mod words;
 
 pub(crate) use error::offset;
 pub use error::{IntTooLarge, ParseError};
 pub use format::format;
+pub use highlight::{Class, Token, highlight, is_open};
 pub(crate) use parse::parse_partial;
 pub use parse::{MAX_DEPTH, MAX_INT_BYTES, parse};
 pub use print::{plain_or_quoted, quote, write_bytes, write_elem, write_str};

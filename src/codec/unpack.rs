@@ -14,7 +14,6 @@ use foundationdb_tuple::{Element, PackResult, TupleDepth, TupleUnpack, unpack};
 
 use crate::syntax::MAX_DEPTH;
 use crate::syntax::ast::{Elem, ElemKind, Int, Span};
-use crate::syntax::words::{HIGHS, word, zero_bytes};
 
 use super::element::from_element;
 
@@ -98,15 +97,12 @@ impl<'b> Scalar<'b> {
         let (&code, body) = bytes.split_first()?;
         match code {
             0x02 => {
-                let (end, ascii) = string_end(body)?;
+                let end = memchr::memchr(0x00, body)?;
                 // An escaped zero byte needs unescaping: the crate's.
                 if body.get(end + 1) == Some(&0xff) {
                     return None;
                 }
-                let text = match ascii {
-                    true => ascii_str(&body[..end]),
-                    false => std::str::from_utf8(&body[..end]).ok()?,
-                };
+                let text = std::str::from_utf8(&body[..end]).ok()?;
                 Some((Scalar::Str(text), &body[end + 1..]))
             }
             // Ints of up to seven bytes: eight may not fit an i64.
@@ -135,45 +131,6 @@ impl<'b> Scalar<'b> {
             Scalar::Int(n) => ElemKind::Int(Int::Small(n)),
         }
     }
-}
-
-/// Where the first zero byte of a packed string's body is, and whether
-/// every byte before it is ASCII.
-///
-/// Rows are mostly short strings: a word-at-a-time scan finds the end and
-/// checks for ASCII in one pass, where a byte search and then UTF-8
-/// validation each cost more in setting up than in scanning (together,
-/// over half the decoding of a row). Long strings take the vector search.
-#[inline]
-fn string_end(body: &[u8]) -> Option<(usize, bool)> {
-    let mut high = 0;
-    let mut from = 0;
-    while let Some(chunk) = body.get(from..from + 8) {
-        if from == 64 {
-            let end = from + memchr::memchr(0x00, &body[from..])?;
-            return Some((end, false));
-        }
-        let w = word(chunk);
-        let zeros = zero_bytes(w);
-        if zeros != 0 {
-            let before = zeros.trailing_zeros() / 8;
-            let mask = (1u64 << (before * 8)).wrapping_sub(1);
-            return Some((from + before as usize, (high | w & mask) & HIGHS == 0));
-        }
-        high |= w;
-        from += 8;
-    }
-    let end = from + body[from..].iter().position(|&b| b == 0)?;
-    Some((end, high & HIGHS == 0 && body[from..end].is_ascii()))
-}
-
-/// Text known to be ASCII, as a `str` without validating it again.
-#[allow(unsafe_code)]
-fn ascii_str(bytes: &[u8]) -> &str {
-    debug_assert!(bytes.is_ascii());
-    // SAFETY: the caller checked that every byte is ASCII, and ASCII is
-    // valid UTF-8.
-    unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 
 /// The depth at which the crate unpacks the elements of a tuple that is

@@ -23,9 +23,9 @@ use num_bigint::BigInt;
 pub use thin_vec::ThinVec;
 pub use uuid::Uuid;
 
-pub use super::items::Items;
+use super::items::Items;
 pub use super::keywords::{Agg, ArgKind, MetaKind, OptName, Type};
-pub use super::small_list::{Blank, SmallList};
+use super::small_list::{Blank, SmallList};
 pub use super::span::Span;
 
 /// A whole script: statements and meta statements in order, plus the comments
@@ -33,7 +33,7 @@ pub use super::span::Span;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Script<'a> {
     /// Statements and meta statements in source order.
-    pub items: Items<'a>,
+    pub items: Items<Item<'a>>,
     /// Comments and blank lines; the AST proper ignores them.
     pub trivia: Trivia<'a>,
 }
@@ -42,7 +42,7 @@ pub struct Script<'a> {
 ///
 /// A statement is far larger than a meta statement; boxing it would cost
 /// an allocation per statement, and a script of one statement already
-/// holds its item in a box (see [`Items`]).
+/// holds its item in a box.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item<'a> {
@@ -624,4 +624,13 @@ pub struct Comment<'a> {
     pub own_line: bool,
     /// From `%` to the end of the line.
     pub span: Span,
+}
+
+/// The tree stays covariant in its lifetime: a script of a longer-lived
+/// text passes where a shorter borrow is expected. This does not compile
+/// if a list type of the tree makes it invariant.
+#[cfg(test)]
+#[allow(dead_code)]
+fn covariant<'long: 'short, 'short>(script: Script<'long>) -> Script<'short> {
+    script
 }

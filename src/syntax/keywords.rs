@@ -3,8 +3,13 @@
 
 use std::fmt;
 
+use strum::{EnumString, IntoStaticStr, VariantArray};
+
 /// What a variable may match, or an aggregate it computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// The names are the variants' in lowercase; an aggregate's is its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumString, IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Type {
     /// `any`: every element.
     Any,
@@ -25,13 +30,16 @@ pub enum Type {
     /// `vstamp`: versionstamps.
     Vstamp,
     /// `tuple`, also spelled `tup`.
+    #[strum(to_string = "tuple", serialize = "tup")]
     Tuple,
     /// A pseudo type that folds every matching row into one result.
+    #[strum(disabled)]
     Agg(Agg),
 }
 
 /// Aggregates: pseudo types that combine the rows of a read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "lowercase")]
 pub enum Agg {
     /// `count`: the number of rows.
     Count,
@@ -71,46 +79,14 @@ impl Type {
     /// The canonical name.
     pub fn name(self) -> &'static str {
         match self {
-            Type::Any => "any",
-            Type::Nil => "nil",
-            Type::Bool => "bool",
-            Type::Int => "int",
-            Type::Num => "num",
-            Type::Str => "str",
-            Type::Bytes => "bytes",
-            Type::Uuid => "uuid",
-            Type::Vstamp => "vstamp",
-            Type::Tuple => "tuple",
-            Type::Agg(Agg::Count) => "count",
-            Type::Agg(Agg::Sum) => "sum",
-            Type::Agg(Agg::Min) => "min",
-            Type::Agg(Agg::Max) => "max",
-            Type::Agg(Agg::Avg) => "avg",
-            Type::Agg(Agg::Append) => "append",
+            Type::Agg(agg) => agg.into(),
+            ty => ty.into(),
         }
     }
 
     /// The type a word names, accepting the alias `tup`.
     pub fn from_name(word: &str) -> Option<Type> {
-        Some(match word {
-            "any" => Type::Any,
-            "nil" => Type::Nil,
-            "bool" => Type::Bool,
-            "int" => Type::Int,
-            "num" => Type::Num,
-            "str" => Type::Str,
-            "bytes" => Type::Bytes,
-            "uuid" => Type::Uuid,
-            "vstamp" => Type::Vstamp,
-            "tuple" | "tup" => Type::Tuple,
-            "count" => Type::Agg(Agg::Count),
-            "sum" => Type::Agg(Agg::Sum),
-            "min" => Type::Agg(Agg::Min),
-            "max" => Type::Agg(Agg::Max),
-            "avg" => Type::Agg(Agg::Avg),
-            "append" => Type::Agg(Agg::Append),
-            _ => return None,
-        })
+        word.parse().or_else(|_| word.parse().map(Type::Agg)).ok()
     }
 
     /// Whether this is an aggregate rather than an element type.
@@ -179,7 +155,8 @@ pub enum ArgKind {
 
 /// Option names. Which of them may stand where is for the static checks
 /// to judge; the parser only knows their names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "lowercase")]
 #[allow(missing_docs)]
 pub enum OptName {
     Absent,
@@ -212,102 +189,18 @@ pub enum OptName {
 
 impl OptName {
     /// Every option.
-    pub const ALL: [OptName; 26] = [
-        OptName::Absent,
-        OptName::Exists,
-        OptName::Min,
-        OptName::Max,
-        OptName::Reverse,
-        OptName::Limit,
-        OptName::Mode,
-        OptName::Snapshot,
-        OptName::Strict,
-        OptName::Width,
-        OptName::Bigendian,
-        OptName::Unsigned,
-        OptName::Be,
-        OptName::I8,
-        OptName::I16,
-        OptName::I32,
-        OptName::I64,
-        OptName::U8,
-        OptName::U16,
-        OptName::U32,
-        OptName::U64,
-        OptName::F32,
-        OptName::F64,
-        OptName::F80,
-        OptName::Raw,
-        OptName::Sep,
-    ];
+    pub const ALL: &'static [OptName] = OptName::VARIANTS;
 
     /// The name as written.
     pub fn name(self) -> &'static str {
-        match self {
-            OptName::Absent => "absent",
-            OptName::Exists => "exists",
-            OptName::Min => "min",
-            OptName::Max => "max",
-            OptName::Reverse => "reverse",
-            OptName::Limit => "limit",
-            OptName::Mode => "mode",
-            OptName::Snapshot => "snapshot",
-            OptName::Strict => "strict",
-            OptName::Width => "width",
-            OptName::Bigendian => "bigendian",
-            OptName::Unsigned => "unsigned",
-            OptName::Be => "be",
-            OptName::I8 => "i8",
-            OptName::I16 => "i16",
-            OptName::I32 => "i32",
-            OptName::I64 => "i64",
-            OptName::U8 => "u8",
-            OptName::U16 => "u16",
-            OptName::U32 => "u32",
-            OptName::U64 => "u64",
-            OptName::F32 => "f32",
-            OptName::F64 => "f64",
-            OptName::F80 => "f80",
-            OptName::Raw => "raw",
-            OptName::Sep => "sep",
-        }
+        self.into()
     }
 
-    /// The option a word names.
-    ///
-    /// A match rather than a search of [`OptName::ALL`]: the compiler
-    /// switches on the length first, and the parser asks this of every
-    /// option it reads.
+    /// The option a word names: a match on the word, which the compiler
+    /// switches on by length first; the parser asks this of every option
+    /// it reads.
     pub fn from_name(word: &str) -> Option<OptName> {
-        Some(match word {
-            "absent" => OptName::Absent,
-            "exists" => OptName::Exists,
-            "min" => OptName::Min,
-            "max" => OptName::Max,
-            "reverse" => OptName::Reverse,
-            "limit" => OptName::Limit,
-            "mode" => OptName::Mode,
-            "snapshot" => OptName::Snapshot,
-            "strict" => OptName::Strict,
-            "width" => OptName::Width,
-            "bigendian" => OptName::Bigendian,
-            "unsigned" => OptName::Unsigned,
-            "be" => OptName::Be,
-            "i8" => OptName::I8,
-            "i16" => OptName::I16,
-            "i32" => OptName::I32,
-            "i64" => OptName::I64,
-            "u8" => OptName::U8,
-            "u16" => OptName::U16,
-            "u32" => OptName::U32,
-            "u64" => OptName::U64,
-            "f32" => OptName::F32,
-            "f64" => OptName::F64,
-            "f80" => OptName::F80,
-            "raw" => OptName::Raw,
-            "sep" => OptName::Sep,
-            _ => return None,
-        })
+        word.parse().ok()
     }
 
     /// The argument the option requires.
@@ -386,8 +279,10 @@ impl fmt::Display for OptName {
     }
 }
 
-/// Meta statements: `@` words that shape transactions rather than touch data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Meta statements: `@` words that shape transactions rather than touch
+/// data, named as the variants in lowercase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "lowercase")]
 pub enum MetaKind {
     /// `@commit`: commit the transaction; later statements run in a new one.
     Commit,
@@ -399,20 +294,16 @@ pub enum MetaKind {
 
 impl MetaKind {
     /// Every meta statement.
-    pub const ALL: [MetaKind; 3] = [MetaKind::Commit, MetaKind::Read, MetaKind::Write];
+    pub const ALL: &'static [MetaKind] = MetaKind::VARIANTS;
 
     /// The word after `@`.
     pub fn name(self) -> &'static str {
-        match self {
-            MetaKind::Commit => "commit",
-            MetaKind::Read => "read",
-            MetaKind::Write => "write",
-        }
+        self.into()
     }
 
     /// The meta statement a word names.
     pub fn from_name(word: &str) -> Option<MetaKind> {
-        MetaKind::ALL.into_iter().find(|m| m.name() == word)
+        word.parse().ok()
     }
 
     /// A hint for a word that names no meta statement.
@@ -455,10 +346,10 @@ mod tests {
         for t in Type::ALL {
             assert_eq!(Type::from_name(t.name()), Some(t));
         }
-        for o in OptName::ALL {
+        for &o in OptName::ALL {
             assert_eq!(OptName::from_name(o.name()), Some(o));
         }
-        for m in MetaKind::ALL {
+        for &m in MetaKind::ALL {
             assert_eq!(MetaKind::from_name(m.name()), Some(m));
         }
         assert_eq!(Type::from_name("tup"), Some(Type::Tuple));

@@ -17,8 +17,9 @@ mod lex;
 mod literal;
 mod statement;
 
-use super::ast::{Items, Script, Trivia};
+use super::ast::{Item, Script, Trivia};
 use super::error::ParseError;
+use super::items::Items;
 
 /// How deep tuples may nest. Parsing, checking, printing and dropping an
 /// AST all recurse into nested tuples; the bound keeps that within any
@@ -59,7 +60,7 @@ impl nom::error::ParseError<&str> for Fail {
 ///
 /// The items are gathered in a list of their own, which the item parsers
 /// can borrow beside the parser, and put in the script with the trivia at
-/// the end, a few words (see [`Items`](super::ast::Items)). Each statement
+/// the end, a few words (see [`Items`](super::items::Items)). Each statement
 /// is parsed in place in its item rather than copied there.
 struct Parser<'a> {
     src: &'a str,
@@ -100,7 +101,7 @@ pub(crate) fn parse_partial(src: &str) -> (Script<'_>, Vec<ParseError>) {
 /// the items. Inlined into its two callers, so the script is built where
 /// they return it.
 #[inline(always)]
-fn run(src: &str) -> (Parser<'_>, Items<'_>) {
+fn run(src: &str) -> (Parser<'_>, Items<Item<'_>>) {
     let mut p = Parser {
         src,
         depth: 0,

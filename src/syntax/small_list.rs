@@ -248,14 +248,6 @@ impl<T: Blank, const N: usize> IntoIterator for SmallList<T, N> {
 #[cfg(test)]
 mod tests {
     use super::{Blank, SmallList};
-    use crate::syntax::ast::Script;
-
-    /// The AST stays covariant in its lifetime: a script of a longer-lived
-    /// text passes where a shorter borrow is expected.
-    #[allow(dead_code)]
-    fn covariant<'long: 'short, 'short>(script: Script<'long>) -> Script<'short> {
-        script
-    }
 
     impl Blank for u32 {
         fn blank() -> u32 {

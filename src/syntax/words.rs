@@ -1,8 +1,8 @@
 //! Byte scans eight bytes at a time, with word arithmetic, and how a
 //! control character is written where text is shown.
 //!
-//! Strings and names are short, and most of the text the parser, the
-//! printer and the decoder look at: a byte-at-a-time loop mispredicts its
+//! Strings and names are short, and most of the text the parser and the
+//! printer look at: a byte-at-a-time loop mispredicts its
 //! exit on every one of them, and a vector search costs more to set up than
 //! it saves on a few bytes. These scans branch once per word.
 //!
@@ -15,20 +15,20 @@ use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 /// `0x01` in every byte.
-pub(crate) const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+pub(super) const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
 /// `0x80` in every byte.
-pub(crate) const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+pub(super) const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
 
 /// The high bit of every byte of `w` that is zero. Bytes above the first
 /// zero may be marked wrongly, so only the lowest mark may be used.
 #[inline(always)]
-pub(crate) fn zero_bytes(w: u64) -> u64 {
+pub(super) fn zero_bytes(w: u64) -> u64 {
     w.wrapping_sub(ONES) & !w & HIGHS
 }
 
 /// The little-endian word of eight bytes.
 #[inline(always)]
-pub(crate) fn word(chunk: &[u8]) -> u64 {
+pub(super) fn word(chunk: &[u8]) -> u64 {
     u64::from_le_bytes(chunk.try_into().expect("eight bytes"))
 }
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use fql::syntax::tokens::{Class, tokens};
+use fql::syntax::{Class, highlight};
 use owo_colors::OwoColorize;
 
 /// `src` with ANSI colours by token; the text itself is unchanged, so
@@ -11,7 +11,7 @@ use owo_colors::OwoColorize;
 pub fn paint(src: &str) -> String {
     let mut out = String::with_capacity(src.len() * 2);
     let mut at = 0;
-    for token in tokens(src) {
+    for token in highlight(src) {
         out.push_str(&src[at..token.range.start]);
         let text = &src[token.range.clone()];
         let _ = match token.class {
@@ -25,6 +25,7 @@ pub fn paint(src: &str) -> String {
             Class::Options => write!(out, "{}", text.magenta()),
             Class::Comment => write!(out, "{}", text.bright_black()),
             Class::Meta => write!(out, "{}", text.magenta().bold()),
+            _ => write!(out, "{text}"),
         };
         at = token.range.end;
     }

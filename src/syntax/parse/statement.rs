@@ -6,16 +6,17 @@ use super::{PResult, Parser};
 use std::borrow::Cow;
 
 use crate::syntax::ast::{
-    DirElem, Directory, Elem, ElemKind, Item, Items, Key, KeyValue, Meta, MetaKind, Options, Query,
-    Span, Statement, Tuple, Value,
+    DirElem, Directory, Elem, ElemKind, Item, Key, KeyValue, Meta, MetaKind, Options, Query, Span,
+    Statement, Tuple, Value,
 };
 use crate::syntax::error::ParseError;
 use crate::syntax::names::{is_name_byte, is_name_start};
+use crate::syntax::items::Items;
 
 impl<'a> Parser<'a> {
     /// Every item of the script; errors, comments and blank lines are
     /// collected on the way.
-    pub(super) fn script(&mut self, i: &'a str) -> Items<'a> {
+    pub(super) fn script(&mut self, i: &'a str) -> Items<Item<'a>> {
         let mut i = self.skip_lines(i);
         if i.is_empty() {
             return Items::default();
@@ -67,7 +68,7 @@ impl<'a> Parser<'a> {
     fn item(
         &mut self,
         i: &'a str,
-        items: &mut Items<'a>,
+        items: &mut Items<Item<'a>>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         match peek(i) {
             Some(b'@') => {
@@ -143,7 +144,7 @@ impl<'a> Parser<'a> {
         i: &'a str,
         start: usize,
         options: Options<'a>,
-        items: &mut Items<'a>,
+        items: &mut Items<Item<'a>>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         let item = items.push_with(|| {
             Item::Statement(Statement {

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use fql::kv::{Database, RetryOptions};
 use fql::syntax::ast::{OptName, Type};
-use fql::syntax::tokens::is_open;
+use fql::syntax::is_open;
 use rustyline::completion::{Completer, Pair};
 use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::Hinter;

@@ -1,7 +1,7 @@
 //! Relative paths: after `\cd /app`, `users(42)` means `/app/users(42)`.
 
 use fql::syntax::ast::{DirElem, Query};
-use fql::syntax::tokens::is_open;
+use fql::syntax::is_open;
 
 /// `text` with every statement that does not start with `/` put under
 /// `cwd`. A statement starts at the beginning of a line that is not inside

@@ -4,8 +4,10 @@
 
 use std::ops::Range;
 
-/// What a token is, for colouring.
+/// What a token is, for colouring. More classes may come, as the language
+/// grows: a match on it needs an arm for the others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Class {
     /// `/`, `(`, `)`, `,`, `=`.
     Punct,
@@ -40,8 +42,9 @@ pub struct Token {
 
 const KEYWORDS: [&str; 7] = ["clear", "remove", "nil", "true", "false", "inf", "nan"];
 
-/// The tokens of `src`, in order; whitespace is not a token.
-pub fn tokens(src: &str) -> Vec<Token> {
+/// The tokens of `src`, in order, for colouring it; whitespace is not a
+/// token. Text that does not parse is classed too, as well as it can be.
+pub fn highlight(src: &str) -> Vec<Token> {
     scan(src).0
 }
 
@@ -51,114 +54,115 @@ pub fn is_open(src: &str) -> bool {
     scan(src).1
 }
 
+/// The tokens of `src`, and whether it ends inside something open.
 fn scan(src: &str) -> (Vec<Token>, bool) {
     let b = src.as_bytes();
     let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut open = false;
+    let mut open = Open::default();
     let mut i = 0;
     while i < b.len() {
-        let start = i;
-        let class = match b[i] {
-            c if c.is_ascii_whitespace() => {
-                i += 1;
-                continue;
-            }
-            b'%' => {
-                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
-                Class::Comment
-            }
-            b'"' => {
-                i += 1;
-                let mut closed = false;
-                while i < b.len() {
-                    match b[i] {
-                        b'\\' => i += 2,
-                        b'"' => {
-                            i += 1;
-                            closed = true;
-                            break;
-                        }
-                        _ => i += 1,
-                    }
-                }
-                i = i.min(b.len());
-                open |= !closed;
-                Class::Str
-            }
-            b'<' => {
-                let (end, closed) = matching(b, i, b'<', b'>');
-                i = end;
-                open |= !closed;
-                Class::Hole
-            }
-            b'[' => {
-                let (end, closed) = matching(b, i, b'[', b']');
-                i = end;
-                open |= !closed;
-                Class::Options
-            }
-            b'.' if b[i..].starts_with(b"...") => {
-                i += 3;
-                Class::Hole
-            }
-            b':' => {
-                i += 1 + word_len(&b[i + 1..]);
-                if b.get(i) == Some(&b'!') {
-                    i += 1 + word_len(&b[i + 1..]);
-                }
-                Class::Reference
-            }
-            b'@' => {
-                i += 1 + word_len(&b[i + 1..]);
-                Class::Meta
-            }
-            b'#' => {
-                i += 1;
-                while i < b.len() && (b[i].is_ascii_hexdigit() || b[i] == b':') {
-                    i += 1;
-                }
-                Class::Number
-            }
-            b'(' => {
-                depth += 1;
-                i += 1;
-                Class::Punct
-            }
-            b')' => {
-                depth = depth.saturating_sub(1);
-                i += 1;
-                Class::Punct
-            }
-            b'/' | b',' | b'=' | b'|' | b'!' => {
-                i += 1;
-                Class::Punct
-            }
-            _ => {
-                let n = word_len(&b[i..]).max(1);
-                i += n;
-                // A multi-byte character is one token, not a split one.
-                while !src.is_char_boundary(i) {
-                    i += 1;
-                }
-                let word = &src[start..i];
-                if KEYWORDS.contains(&word) {
-                    Class::Keyword
-                } else if word.starts_with(|c: char| c.is_ascii_digit() || c == '-')
-                    || is_uuid(word)
-                {
-                    Class::Number
-                } else {
-                    Class::Name
-                }
-            }
-        };
+        if b[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let (class, end) = token(src, i, &mut open);
         out.push(Token {
             class,
-            range: start..i,
+            range: i..end,
         });
+        i = end;
     }
-    (out, open || depth > 0)
+    (out, open.unclosed || open.depth > 0)
+}
+
+/// What is open at the end of the text scanned so far.
+#[derive(Default)]
+struct Open {
+    /// How many tuples are open.
+    depth: usize,
+    /// Whether a string, a variable or options did not close.
+    unclosed: bool,
+}
+
+/// The class and the end of the token that starts at `src[i]`, which is
+/// not whitespace.
+fn token(src: &str, i: usize, open: &mut Open) -> (Class, usize) {
+    let b = src.as_bytes();
+    let group = |open: &mut Open, opening, closing, class| {
+        let (end, closed) = matching(b, i, opening, closing);
+        open.unclosed |= !closed;
+        (class, end)
+    };
+    match b[i] {
+        b'%' => (
+            Class::Comment,
+            memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n),
+        ),
+        b'"' => {
+            let (end, closed) = string_end(b, i + 1);
+            open.unclosed |= !closed;
+            (Class::Str, end)
+        }
+        b'<' => group(open, b'<', b'>', Class::Hole),
+        b'[' => group(open, b'[', b']', Class::Options),
+        b'.' if b[i..].starts_with(b"...") => (Class::Hole, i + 3),
+        b':' => {
+            let mut end = i + 1 + word_len(&b[i + 1..]);
+            if b.get(end) == Some(&b'!') {
+                end += 1 + word_len(&b[end + 1..]);
+            }
+            (Class::Reference, end)
+        }
+        b'@' => (Class::Meta, i + 1 + word_len(&b[i + 1..])),
+        b'#' => {
+            let digits = b[i + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_hexdigit() || **c == b':')
+                .count();
+            (Class::Number, i + 1 + digits)
+        }
+        b'(' => {
+            open.depth += 1;
+            (Class::Punct, i + 1)
+        }
+        b')' => {
+            open.depth = open.depth.saturating_sub(1);
+            (Class::Punct, i + 1)
+        }
+        b'/' | b',' | b'=' | b'|' | b'!' => (Class::Punct, i + 1),
+        _ => word(src, i),
+    }
+}
+
+/// The end of a string whose body starts at `b[i]`, and whether it
+/// closes. An escape may hide a quote.
+fn string_end(b: &[u8], mut i: usize) -> (usize, bool) {
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return (i + 1, true),
+            _ => i += 1,
+        }
+    }
+    (b.len(), false)
+}
+
+/// A bare word at `src[start]`: a keyword, a number, a uuid or a name.
+fn word(src: &str, start: usize) -> (Class, usize) {
+    let mut end = start + word_len(&src.as_bytes()[start..]).max(1);
+    // A multi-byte character is one token, not a split one.
+    while !src.is_char_boundary(end) {
+        end += 1;
+    }
+    let word = &src[start..end];
+    let class = if KEYWORDS.contains(&word) {
+        Class::Keyword
+    } else if word.starts_with(|c: char| c.is_ascii_digit() || c == '-') || is_uuid(word) {
+        Class::Number
+    } else {
+        Class::Name
+    };
+    (class, end)
 }
 
 /// The end of the group opened at `b[start]`, nesting included, and
@@ -204,7 +208,7 @@ mod tests {
     use super::*;
 
     fn classes(src: &str) -> Vec<(Class, &str)> {
-        tokens(src)
+        highlight(src)
             .into_iter()
             .map(|t| (t.class, &src[t.range]))
             .collect()
