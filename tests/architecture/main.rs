@@ -36,13 +36,11 @@ fn assert_acyclic(dir: &str, skip: &[&str]) {
 }
 
 #[test]
-#[ignore = "enabled when the cycles are gone"]
 fn the_library_has_no_import_cycle() {
     assert_acyclic("src", &["bin"]);
 }
 
 #[test]
-#[ignore = "enabled when the cycles are gone"]
 fn the_binary_has_no_import_cycle() {
     assert_acyclic("src/bin/fql", &[]);
 }
