@@ -10,7 +10,7 @@
 //! Lists inside statements are [`ThinVec`]s, as in rustc's AST: an empty one
 //! takes one word and no allocation, which keeps nodes small to move. The
 //! two lists nearly every statement has, its directory path and its key
-//! tuple, are [`SmallList`]s instead, whose first few items need no
+//! tuple, are small lists instead, whose first few items need no
 //! allocation; a nested tuple is boxed, which also keeps an element small.
 //!
 //! Names and strings borrow from the source text (`'a`): copying each into
