@@ -10,8 +10,8 @@ use crate::syntax::ast::{
     Statement, Tuple, Value,
 };
 use crate::syntax::error::ParseError;
-use crate::syntax::names::{is_name_byte, is_name_start};
 use crate::syntax::items::Items;
+use crate::syntax::names::{is_name_byte, is_name_start};
 
 impl<'a> Parser<'a> {
     /// Every item of the script; errors, comments and blank lines are
