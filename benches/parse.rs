@@ -6,7 +6,9 @@
 //! target is at least 5 million short queries/s and 100 MB/s on one core.
 //! `lines` parses `parse_lines.fql` one call per line: those lines are the
 //! ones the Go implementation's parser also accepts, so its figure compares
-//! with that parser's on the same input (see RESULTS.md).
+//! with that parser's on the same input (see RESULTS.md). `long_strings`
+//! parses statements with string literals and names of 100 to 10,000
+//! bytes, the case for a vector search in the scans.
 
 use std::hint::black_box;
 
@@ -112,5 +114,33 @@ fn lines(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, parse, lines);
+/// Statements with long string literals and long names, 100 to 10,000
+/// bytes each: the text the string and name scans of `words.rs` and the
+/// lexer spend their time in, where a vector search could win.
+fn long_strings_script() -> String {
+    let mut out = String::new();
+    for (n, len) in [100, 300, 1_000, 3_000, 10_000].into_iter().enumerate() {
+        let text: String = "lorem ipsum dolor sit amet, é "
+            .chars()
+            .cycle()
+            .take(len)
+            .collect();
+        let name: String = "long_name.".chars().cycle().take(len).collect();
+        out.push_str(&format!("/long/{name}(\"{text}\",{n})=\"{text}\"\n"));
+        out.push_str(&format!("/long/\"{text}\"/{name}(\"{text}\\n{text}\")\n"));
+    }
+    out
+}
+
+fn long_strings(c: &mut Criterion) {
+    let script = long_strings_script();
+    let mut group = c.benchmark_group("parse");
+    group.throughput(Throughput::Bytes(script.len() as u64));
+    group.bench_function("long_strings", |b| {
+        b.iter(|| black_box(fql::syntax::parse(black_box(&script)).expect("parses")))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, parse, lines, long_strings);
 criterion_main!(benches);
