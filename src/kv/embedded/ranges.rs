@@ -1,23 +1,27 @@
 //! Sets of key ranges: conflict ranges and cleared ranges.
 
-use std::collections::BTreeMap;
-use std::ops::Bound::{Excluded, Included, Unbounded};
+use std::ops::Range;
 
 use crate::kv::admit::range_size;
+use crate::kv::key_after;
 
 /// A set of half-open key ranges `[begin, end)`, kept merged (no two
-/// overlap or touch) in an ordered map from begin to end, so that adding,
-/// membership and overlap cost a logarithm of the set's size whatever
-/// order ranges come in: a transaction that reads or writes keys out of
-/// order (directory names, random prefixes) stays linear.
+/// overlap or touch) by [`rangemap`], so that adding, membership and
+/// overlap cost a logarithm of the set's size whatever order ranges come
+/// in: a transaction that reads or writes keys out of order (directory
+/// names, random prefixes) stays linear.
 ///
 /// It keeps the size its ranges add to a transaction as conflict ranges
 /// ([`range_size`] of each), so a transaction's read conflict ranges are
 /// counted merged, as FDB's client sends them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RangeSet {
-    ranges: BTreeMap<Vec<u8>, Vec<u8>>,
+    ranges: rangemap::RangeSet<Vec<u8>>,
     size: usize,
+}
+
+fn size_of(r: &Range<Vec<u8>>) -> usize {
+    range_size(r.start.len(), r.end.len())
 }
 
 impl RangeSet {
@@ -35,32 +39,11 @@ impl RangeSet {
         self.size
     }
 
-    /// Adds a range that touches no other, unmerged.
-    fn put(&mut self, begin: Vec<u8>, end: Vec<u8>) {
-        self.size += range_size(begin.len(), end.len());
-        self.ranges.insert(begin, end);
-    }
-
-    /// Takes out the range that begins at `begin`, if any.
-    fn take(&mut self, begin: &[u8]) -> Option<Vec<u8>> {
-        let end = self.ranges.remove(begin)?;
-        self.size -= range_size(begin.len(), end.len());
-        Some(end)
-    }
-
     #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
         self.ranges
             .iter()
-            .map(|(b, e)| (b.as_slice(), e.as_slice()))
-    }
-
-    /// The range that begins at or before `key`, if any.
-    fn at_or_before(&self, key: &[u8]) -> Option<(&[u8], &[u8])> {
-        self.ranges
-            .range::<[u8], _>((Unbounded, Included(key)))
-            .next_back()
-            .map(|(b, e)| (b.as_slice(), e.as_slice()))
+            .map(|r| (r.start.as_slice(), r.end.as_slice()))
     }
 
     /// Adds `[begin, end)`, merging it with the ranges it touches.
@@ -68,42 +51,22 @@ impl RangeSet {
         if begin >= end {
             return;
         }
-        // Keys written in order (a load, a range cleared) land past every
-        // range so far: one look at the last range, and no search for
-        // ranges the new one swallows.
-        if let Some(mut last) = self.ranges.last_entry() {
-            if begin > last.get().as_slice() {
-                self.put(begin.to_vec(), end.to_vec());
-                return;
-            }
-            if begin >= last.key().as_slice() {
-                if end > last.get().as_slice() {
-                    self.size = self.size - last.get().len() + end.len();
-                    *last.get_mut() = end.to_vec();
-                }
-                return;
-            }
-        }
-        // The range reaching `begin` from before it, if any, and every range
-        // that begins inside the new one, merge into it.
-        let mut merged = (begin.to_vec(), end.to_vec());
-        if let Some((b, e)) = self.at_or_before(begin).filter(|(_, e)| *e >= begin) {
-            if e >= end {
-                return;
-            }
-            merged.0 = b.to_vec();
-        }
-        let swallowed: Vec<Vec<u8>> = self
+        // The ranges that merge with it: those it overlaps, one that
+        // begins at its end, and one that ends at its begin, which no
+        // query from `begin` finds before the insert.
+        let probe = begin.to_vec()..key_after(end);
+        let mut merged: usize = self.ranges.overlapping(&probe).map(size_of).sum();
+        let first = self
             .ranges
-            .range::<[u8], _>((Included(merged.0.as_slice()), Included(end)))
-            .map(|(b, _)| b.clone())
-            .collect();
-        for b in &swallowed {
-            if let Some(e) = self.take(b) {
-                merged.1 = merged.1.max(e);
-            }
+            .overlapping(&probe)
+            .next()
+            .map(|r| r.start.clone());
+        self.ranges.insert(begin.to_vec()..end.to_vec());
+        let whole = self.ranges.get(&probe.start).expect("just inserted");
+        if whole.start.as_slice() < begin && first.as_ref() != Some(&whole.start) {
+            merged += range_size(whole.start.len(), begin.len());
         }
-        self.put(merged.0, merged.1);
+        self.size = self.size + size_of(whole) - merged;
     }
 
     /// Takes `[begin, end)` out of the set: ranges inside it go, ranges
@@ -112,46 +75,52 @@ impl RangeSet {
         if begin >= end || self.ranges.is_empty() {
             return;
         }
-        // Ranges are disjoint and sorted, so their ends are too: walking
-        // back from `end`, the overlapping ones are those that end after
-        // `begin`.
-        let hit: Vec<Vec<u8>> = self
-            .ranges
-            .range::<[u8], _>((Unbounded, Excluded(end)))
-            .rev()
-            .take_while(|(_, e)| e.as_slice() > begin)
-            .map(|(b, _)| b.clone())
-            .collect();
-        for b in hit {
-            let e = self.take(&b).expect("listed");
-            if b.as_slice() < begin {
-                self.put(b, begin.to_vec());
-            }
-            if e.as_slice() > end {
-                self.put(end.to_vec(), e);
-            }
+        let cut = begin.to_vec()..end.to_vec();
+        let mut hit = self.ranges.overlapping(&cut);
+        let Some(first) = hit.next() else {
+            return;
+        };
+        let last = hit.next_back().unwrap_or(first);
+        let mut kept = 0;
+        if first.start.as_slice() < begin {
+            kept += range_size(first.start.len(), begin.len());
         }
+        if last.end.as_slice() > end {
+            kept += range_size(end.len(), last.end.len());
+        }
+        let gone: usize = self.ranges.overlapping(&cut).map(size_of).sum();
+        self.ranges.remove(cut);
+        self.size = self.size + kept - gone;
     }
 
     /// The range holding `key`, if any.
     pub fn containing(&self, key: &[u8]) -> Option<(&[u8], &[u8])> {
-        self.at_or_before(key).filter(|(_, e)| key < *e)
+        if self.ranges.is_empty() {
+            return None;
+        }
+        self.ranges
+            .get(&key.to_vec())
+            .map(|r| (r.start.as_slice(), r.end.as_slice()))
     }
 
     /// At most `max` ranges covering every range of the set (see
     /// [`coarsen`]).
     pub fn coarsened(&self, max: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
-        coarsen(self.ranges.iter(), max)
+        let ranges = self.ranges.iter().map(|r| (&r.start, &r.end));
+        coarsen(ranges, self.ranges.len(), max)
     }
 
     /// The range that holds the keys just below `end`: it begins before
     /// `end` and reaches it. What a reverse read skips.
     pub fn reaching(&self, end: &[u8]) -> Option<(&[u8], &[u8])> {
+        if self.ranges.is_empty() || end.is_empty() {
+            return None;
+        }
         self.ranges
-            .range::<[u8], _>((Unbounded, Excluded(end)))
+            .overlapping(Vec::new()..end.to_vec())
             .next_back()
-            .map(|(b, e)| (b.as_slice(), e.as_slice()))
-            .filter(|(_, e)| *e >= end)
+            .filter(|r| r.end.as_slice() >= end)
+            .map(|r| (r.start.as_slice(), r.end.as_slice()))
     }
 
     pub fn contains(&self, key: &[u8]) -> bool {
@@ -160,16 +129,9 @@ impl RangeSet {
 
     /// Whether any range of the set overlaps `[begin, end)`.
     pub fn overlaps(&self, begin: &[u8], end: &[u8]) -> bool {
-        if begin >= end {
-            return false;
-        }
-        if self.at_or_before(begin).is_some_and(|(_, e)| e > begin) {
-            return true;
-        }
-        self.ranges
-            .range::<[u8], _>((Excluded(begin), Unbounded))
-            .next()
-            .is_some_and(|(b, _)| b.as_slice() < end)
+        begin < end
+            && !self.ranges.is_empty()
+            && self.ranges.overlaps(&(begin.to_vec()..end.to_vec()))
     }
 }
 
@@ -219,7 +181,11 @@ impl RangeList {
             });
             self.merged = true;
         }
-        coarsen(self.ranges.iter().map(|(b, e)| (b, e)), max)
+        coarsen(
+            self.ranges.iter().map(|(b, e)| (b, e)),
+            self.ranges.len(),
+            max,
+        )
     }
 }
 
@@ -228,11 +194,12 @@ impl RangeList {
 /// ranges, which can add conflicts but never miss one; it keeps the commit
 /// log small for commits that write many keys.
 fn coarsen<'a>(
-    ranges: impl ExactSizeIterator<Item = (&'a Vec<u8>, &'a Vec<u8>)>,
+    ranges: impl Iterator<Item = (&'a Vec<u8>, &'a Vec<u8>)>,
+    len: usize,
     max: usize,
 ) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let per = ranges.len().div_ceil(max.max(1)).max(1);
-    let mut out = Vec::with_capacity(ranges.len().min(max));
+    let per = len.div_ceil(max.max(1)).max(1);
+    let mut out = Vec::with_capacity(len.min(max));
     let mut group = ranges;
     while let Some((b, e)) = group.next() {
         let mut end = e;
