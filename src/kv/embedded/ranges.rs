@@ -1,9 +1,9 @@
 //! Sets of key ranges: conflict ranges and cleared ranges.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::kv::admit::range_size;
-use crate::kv::key_after;
 
 /// A set of half-open key ranges `[begin, end)`, kept merged (no two
 /// overlap or touch) by [`rangemap`], so that adding, membership and
@@ -16,11 +16,20 @@ use crate::kv::key_after;
 /// counted merged, as FDB's client sends them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RangeSet {
-    ranges: rangemap::RangeSet<Vec<u8>>,
+    /// Keys are shared slices: `rangemap` clones a key for every lookup
+    /// (twice, into a probe range), and a shared slice clones by a count.
+    ranges: rangemap::RangeSet<Key>,
     size: usize,
 }
 
-fn size_of(r: &Range<Vec<u8>>) -> usize {
+type Key = Arc<[u8]>;
+
+/// `key` followed by a zero byte: the first key after it.
+fn key_after(key: &[u8]) -> Key {
+    key.iter().copied().chain([0]).collect()
+}
+
+fn size_of(r: &Range<Key>) -> usize {
     range_size(r.start.len(), r.end.len())
 }
 
@@ -41,9 +50,7 @@ impl RangeSet {
 
     #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
-        self.ranges
-            .iter()
-            .map(|r| (r.start.as_slice(), r.end.as_slice()))
+        self.ranges.iter().map(|r| (&*r.start, &*r.end))
     }
 
     /// Adds `[begin, end)`, merging it with the ranges it touches.
@@ -54,16 +61,16 @@ impl RangeSet {
         // The ranges that merge with it: those it overlaps, one that
         // begins at its end, and one that ends at its begin, which no
         // query from `begin` finds before the insert.
-        let probe = begin.to_vec()..key_after(end);
+        let probe = Key::from(begin)..key_after(end);
         let mut merged: usize = self.ranges.overlapping(&probe).map(size_of).sum();
         let first = self
             .ranges
             .overlapping(&probe)
             .next()
             .map(|r| r.start.clone());
-        self.ranges.insert(begin.to_vec()..end.to_vec());
+        self.ranges.insert(probe.start.clone()..Key::from(end));
         let whole = self.ranges.get(&probe.start).expect("just inserted");
-        if whole.start.as_slice() < begin && first.as_ref() != Some(&whole.start) {
+        if &*whole.start < begin && first.as_ref() != Some(&whole.start) {
             merged += range_size(whole.start.len(), begin.len());
         }
         self.size = self.size + size_of(whole) - merged;
@@ -75,17 +82,17 @@ impl RangeSet {
         if begin >= end || self.ranges.is_empty() {
             return;
         }
-        let cut = begin.to_vec()..end.to_vec();
+        let cut = Key::from(begin)..Key::from(end);
         let mut hit = self.ranges.overlapping(&cut);
         let Some(first) = hit.next() else {
             return;
         };
         let last = hit.next_back().unwrap_or(first);
         let mut kept = 0;
-        if first.start.as_slice() < begin {
+        if &*first.start < begin {
             kept += range_size(first.start.len(), begin.len());
         }
-        if last.end.as_slice() > end {
+        if &*last.end > end {
             kept += range_size(end.len(), last.end.len());
         }
         let gone: usize = self.ranges.overlapping(&cut).map(size_of).sum();
@@ -99,14 +106,14 @@ impl RangeSet {
             return None;
         }
         self.ranges
-            .get(&key.to_vec())
-            .map(|r| (r.start.as_slice(), r.end.as_slice()))
+            .get(&Key::from(key))
+            .map(|r| (&*r.start, &*r.end))
     }
 
     /// At most `max` ranges covering every range of the set (see
     /// [`coarsen`]).
     pub fn coarsened(&self, max: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
-        let ranges = self.ranges.iter().map(|r| (&r.start, &r.end));
+        let ranges = self.ranges.iter().map(|r| (&*r.start, &*r.end));
         coarsen(ranges, self.ranges.len(), max)
     }
 
@@ -117,10 +124,10 @@ impl RangeSet {
             return None;
         }
         self.ranges
-            .overlapping(Vec::new()..end.to_vec())
+            .overlapping(Key::from(&[][..])..Key::from(end))
             .next_back()
-            .filter(|r| r.end.as_slice() >= end)
-            .map(|r| (r.start.as_slice(), r.end.as_slice()))
+            .filter(|r| &*r.end >= end)
+            .map(|r| (&*r.start, &*r.end))
     }
 
     pub fn contains(&self, key: &[u8]) -> bool {
@@ -131,7 +138,7 @@ impl RangeSet {
     pub fn overlaps(&self, begin: &[u8], end: &[u8]) -> bool {
         begin < end
             && !self.ranges.is_empty()
-            && self.ranges.overlaps(&(begin.to_vec()..end.to_vec()))
+            && self.ranges.overlaps(&(Key::from(begin)..Key::from(end)))
     }
 }
 
@@ -182,7 +189,7 @@ impl RangeList {
             self.merged = true;
         }
         coarsen(
-            self.ranges.iter().map(|(b, e)| (b, e)),
+            self.ranges.iter().map(|(b, e)| (&b[..], &e[..])),
             self.ranges.len(),
             max,
         )
@@ -194,7 +201,7 @@ impl RangeList {
 /// ranges, which can add conflicts but never miss one; it keeps the commit
 /// log small for commits that write many keys.
 fn coarsen<'a>(
-    ranges: impl Iterator<Item = (&'a Vec<u8>, &'a Vec<u8>)>,
+    ranges: impl Iterator<Item = (&'a [u8], &'a [u8])>,
     len: usize,
     max: usize,
 ) -> Vec<(Vec<u8>, Vec<u8>)> {
@@ -209,7 +216,7 @@ fn coarsen<'a>(
                 None => break,
             }
         }
-        out.push((b.clone(), end.clone()));
+        out.push((b.to_vec(), end.to_vec()));
     }
     out
 }
