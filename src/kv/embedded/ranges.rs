@@ -1,36 +1,23 @@
 //! Sets of key ranges: conflict ranges and cleared ranges.
 
-use std::ops::Range;
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use crate::kv::admit::range_size;
 
 /// A set of half-open key ranges `[begin, end)`, kept merged (no two
-/// overlap or touch) by [`rangemap`], so that adding, membership and
-/// overlap cost a logarithm of the set's size whatever order ranges come
-/// in: a transaction that reads or writes keys out of order (directory
-/// names, random prefixes) stays linear.
+/// overlap or touch) in an ordered map from begin to end, so that adding,
+/// membership and overlap cost a logarithm of the set's size whatever
+/// order ranges come in: a transaction that reads or writes keys out of
+/// order (directory names, random prefixes) stays linear.
 ///
 /// It keeps the size its ranges add to a transaction as conflict ranges
 /// ([`range_size`] of each), so a transaction's read conflict ranges are
 /// counted merged, as FDB's client sends them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RangeSet {
-    /// Keys are shared slices: `rangemap` clones a key for every lookup
-    /// (twice, into a probe range), and a shared slice clones by a count.
-    ranges: rangemap::RangeSet<Key>,
+    ranges: BTreeMap<Vec<u8>, Vec<u8>>,
     size: usize,
-}
-
-type Key = Arc<[u8]>;
-
-/// `key` followed by a zero byte: the first key after it.
-fn key_after(key: &[u8]) -> Key {
-    key.iter().copied().chain([0]).collect()
-}
-
-fn size_of(r: &Range<Key>) -> usize {
-    range_size(r.start.len(), r.end.len())
 }
 
 impl RangeSet {
@@ -48,9 +35,32 @@ impl RangeSet {
         self.size
     }
 
+    /// Adds a range that touches no other, unmerged.
+    fn put(&mut self, begin: Vec<u8>, end: Vec<u8>) {
+        self.size += range_size(begin.len(), end.len());
+        self.ranges.insert(begin, end);
+    }
+
+    /// Takes out the range that begins at `begin`, if any.
+    fn take(&mut self, begin: &[u8]) -> Option<Vec<u8>> {
+        let end = self.ranges.remove(begin)?;
+        self.size -= range_size(begin.len(), end.len());
+        Some(end)
+    }
+
     #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
-        self.ranges.iter().map(|r| (&*r.start, &*r.end))
+        self.ranges
+            .iter()
+            .map(|(b, e)| (b.as_slice(), e.as_slice()))
+    }
+
+    /// The range that begins at or before `key`, if any.
+    fn at_or_before(&self, key: &[u8]) -> Option<(&[u8], &[u8])> {
+        self.ranges
+            .range::<[u8], _>((Unbounded, Included(key)))
+            .next_back()
+            .map(|(b, e)| (b.as_slice(), e.as_slice()))
     }
 
     /// Adds `[begin, end)`, merging it with the ranges it touches.
@@ -58,22 +68,42 @@ impl RangeSet {
         if begin >= end {
             return;
         }
-        // The ranges that merge with it: those it overlaps, one that
-        // begins at its end, and one that ends at its begin, which no
-        // query from `begin` finds before the insert.
-        let probe = Key::from(begin)..key_after(end);
-        let mut merged: usize = self.ranges.overlapping(&probe).map(size_of).sum();
-        let first = self
-            .ranges
-            .overlapping(&probe)
-            .next()
-            .map(|r| r.start.clone());
-        self.ranges.insert(probe.start.clone()..Key::from(end));
-        let whole = self.ranges.get(&probe.start).expect("just inserted");
-        if &*whole.start < begin && first.as_ref() != Some(&whole.start) {
-            merged += range_size(whole.start.len(), begin.len());
+        // Keys written in order (a load, a range cleared) land past every
+        // range so far: one look at the last range, and no search for
+        // ranges the new one swallows.
+        if let Some(mut last) = self.ranges.last_entry() {
+            if begin > last.get().as_slice() {
+                self.put(begin.to_vec(), end.to_vec());
+                return;
+            }
+            if begin >= last.key().as_slice() {
+                if end > last.get().as_slice() {
+                    self.size = self.size - last.get().len() + end.len();
+                    *last.get_mut() = end.to_vec();
+                }
+                return;
+            }
         }
-        self.size = self.size + size_of(whole) - merged;
+        // The range reaching `begin` from before it, if any, and every range
+        // that begins inside the new one, merge into it.
+        let mut merged = (begin.to_vec(), end.to_vec());
+        if let Some((b, e)) = self.at_or_before(begin).filter(|(_, e)| *e >= begin) {
+            if e >= end {
+                return;
+            }
+            merged.0 = b.to_vec();
+        }
+        let swallowed: Vec<Vec<u8>> = self
+            .ranges
+            .range::<[u8], _>((Included(merged.0.as_slice()), Included(end)))
+            .map(|(b, _)| b.clone())
+            .collect();
+        for b in &swallowed {
+            if let Some(e) = self.take(b) {
+                merged.1 = merged.1.max(e);
+            }
+        }
+        self.put(merged.0, merged.1);
     }
 
     /// Takes `[begin, end)` out of the set: ranges inside it go, ranges
@@ -82,52 +112,46 @@ impl RangeSet {
         if begin >= end || self.ranges.is_empty() {
             return;
         }
-        let cut = Key::from(begin)..Key::from(end);
-        let mut hit = self.ranges.overlapping(&cut);
-        let Some(first) = hit.next() else {
-            return;
-        };
-        let last = hit.next_back().unwrap_or(first);
-        let mut kept = 0;
-        if &*first.start < begin {
-            kept += range_size(first.start.len(), begin.len());
+        // Ranges are disjoint and sorted, so their ends are too: walking
+        // back from `end`, the overlapping ones are those that end after
+        // `begin`.
+        let hit: Vec<Vec<u8>> = self
+            .ranges
+            .range::<[u8], _>((Unbounded, Excluded(end)))
+            .rev()
+            .take_while(|(_, e)| e.as_slice() > begin)
+            .map(|(b, _)| b.clone())
+            .collect();
+        for b in hit {
+            let e = self.take(&b).expect("listed");
+            if b.as_slice() < begin {
+                self.put(b, begin.to_vec());
+            }
+            if e.as_slice() > end {
+                self.put(end.to_vec(), e);
+            }
         }
-        if &*last.end > end {
-            kept += range_size(end.len(), last.end.len());
-        }
-        let gone: usize = self.ranges.overlapping(&cut).map(size_of).sum();
-        self.ranges.remove(cut);
-        self.size = self.size + kept - gone;
     }
 
     /// The range holding `key`, if any.
     pub fn containing(&self, key: &[u8]) -> Option<(&[u8], &[u8])> {
-        if self.ranges.is_empty() {
-            return None;
-        }
-        self.ranges
-            .get(&Key::from(key))
-            .map(|r| (&*r.start, &*r.end))
+        self.at_or_before(key).filter(|(_, e)| key < *e)
     }
 
     /// At most `max` ranges covering every range of the set (see
     /// [`coarsen`]).
     pub fn coarsened(&self, max: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
-        let ranges = self.ranges.iter().map(|r| (&*r.start, &*r.end));
-        coarsen(ranges, self.ranges.len(), max)
+        coarsen(self.ranges.iter(), max)
     }
 
     /// The range that holds the keys just below `end`: it begins before
     /// `end` and reaches it. What a reverse read skips.
     pub fn reaching(&self, end: &[u8]) -> Option<(&[u8], &[u8])> {
-        if self.ranges.is_empty() || end.is_empty() {
-            return None;
-        }
         self.ranges
-            .overlapping(Key::from(&[][..])..Key::from(end))
+            .range::<[u8], _>((Unbounded, Excluded(end)))
             .next_back()
-            .filter(|r| &*r.end >= end)
-            .map(|r| (&*r.start, &*r.end))
+            .map(|(b, e)| (b.as_slice(), e.as_slice()))
+            .filter(|(_, e)| *e >= end)
     }
 
     pub fn contains(&self, key: &[u8]) -> bool {
@@ -136,9 +160,16 @@ impl RangeSet {
 
     /// Whether any range of the set overlaps `[begin, end)`.
     pub fn overlaps(&self, begin: &[u8], end: &[u8]) -> bool {
-        begin < end
-            && !self.ranges.is_empty()
-            && self.ranges.overlaps(&(Key::from(begin)..Key::from(end)))
+        if begin >= end {
+            return false;
+        }
+        if self.at_or_before(begin).is_some_and(|(_, e)| e > begin) {
+            return true;
+        }
+        self.ranges
+            .range::<[u8], _>((Excluded(begin), Unbounded))
+            .next()
+            .is_some_and(|(b, _)| b.as_slice() < end)
     }
 }
 
@@ -188,11 +219,7 @@ impl RangeList {
             });
             self.merged = true;
         }
-        coarsen(
-            self.ranges.iter().map(|(b, e)| (&b[..], &e[..])),
-            self.ranges.len(),
-            max,
-        )
+        coarsen(self.ranges.iter().map(|(b, e)| (b, e)), max)
     }
 }
 
@@ -201,12 +228,11 @@ impl RangeList {
 /// ranges, which can add conflicts but never miss one; it keeps the commit
 /// log small for commits that write many keys.
 fn coarsen<'a>(
-    ranges: impl Iterator<Item = (&'a [u8], &'a [u8])>,
-    len: usize,
+    ranges: impl ExactSizeIterator<Item = (&'a Vec<u8>, &'a Vec<u8>)>,
     max: usize,
 ) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let per = len.div_ceil(max.max(1)).max(1);
-    let mut out = Vec::with_capacity(len.min(max));
+    let per = ranges.len().div_ceil(max.max(1)).max(1);
+    let mut out = Vec::with_capacity(ranges.len().min(max));
     let mut group = ranges;
     while let Some((b, e)) = group.next() {
         let mut end = e;
@@ -216,7 +242,7 @@ fn coarsen<'a>(
                 None => break,
             }
         }
-        out.push((b.to_vec(), end.to_vec()));
+        out.push((b.clone(), end.clone()));
     }
     out
 }
