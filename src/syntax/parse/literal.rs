@@ -524,6 +524,12 @@ impl<'a> Parser<'a> {
             };
             return (rest, ElemKind::Int(int));
         }
+        (rest, self.num(text))
+    }
+
+    /// The num written as `text`, already checked to be a number's
+    /// syntax; one too large or too small for a 64-bit float is reported.
+    fn num(&mut self, text: &'a str) -> ElemKind<'a> {
         let value: f64 = text.parse().expect("checked number syntax");
         let underflow = || {
             let mantissa = text.split('e').next().unwrap_or(text);
@@ -541,7 +547,7 @@ impl<'a> Parser<'a> {
                 help: Some(format!("the number is too {what} for a 64-bit num")),
             });
         }
-        (rest, ElemKind::Num(Num(value)))
+        ElemKind::Num(Num(value))
     }
 
     /// An int of more than 18 digits, `text` as written: refused by its
