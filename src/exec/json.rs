@@ -93,12 +93,7 @@ impl Json<'_> {
         let bytes = self.bytes;
         map.serialize_entry("type", "kv")?;
         map.serialize_entry("path", row.path.names())?;
-        let key: Vec<_> = row
-            .key
-            .iter()
-            .map(|part| PartJson { part, bytes })
-            .collect();
-        map.serialize_entry("key", &key)?;
+        map.serialize_entry("key", &KeyJson(&row.key, bytes))?;
         if row.rest {
             map.serialize_entry("rest", &true)?;
         }
@@ -109,6 +104,17 @@ impl Json<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The elements of a key, written as they are read: no list is built for
+/// each row.
+struct KeyJson<'a>(&'a [Part], Bytes);
+
+impl Serialize for KeyJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let KeyJson(key, bytes) = *self;
+        s.collect_seq(key.iter().map(|part| PartJson { part, bytes }))
     }
 }
 
