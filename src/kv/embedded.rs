@@ -22,7 +22,7 @@ mod tx;
 mod watches;
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -91,12 +91,6 @@ pub enum Access {
     /// fail or miss data. What showed the damage.
     Damaged(String),
 }
-
-/// Neither `XDG_DATA_HOME` nor `HOME` is set to an absolute path, so
-/// there is no default database file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("there is no default database: neither XDG_DATA_HOME nor HOME is set to an absolute path")]
-pub struct NoDefaultPath;
 
 /// An embedded database. Cheap to clone; clones share the store.
 #[derive(Clone)]
@@ -185,25 +179,6 @@ impl Embedded {
     pub fn inject_faults(&self, n: usize, fault: Fault) {
         let mut faults = lock(&self.shared.faults);
         faults.extend(std::iter::repeat_n(fault, n));
-    }
-
-    /// The database file used when none is given: `fql.db` in the user's
-    /// data directory (`$XDG_DATA_HOME/fql`, else `~/.local/share/fql`).
-    ///
-    /// Only absolute paths count, as the XDG Base Directory specification
-    /// says: a relative `XDG_DATA_HOME` is ignored, and with no absolute
-    /// `HOME` either there is no default, rather than a file that would
-    /// depend on the current directory.
-    pub fn default_path() -> std::result::Result<PathBuf, NoDefaultPath> {
-        let absolute = |name| {
-            std::env::var_os(name)
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-        };
-        absolute("XDG_DATA_HOME")
-            .or_else(|| absolute("HOME").map(|home| home.join(".local/share")))
-            .map(|dir| dir.join("fql").join("fql.db"))
-            .ok_or(NoDefaultPath)
     }
 }
 
