@@ -12,7 +12,7 @@ use crate::plan::Step;
 use crate::syntax::ast::*;
 
 use super::dirs::{self, Dirs};
-use super::matching::{Captures, ReadValue, ValueMatch};
+use super::matching::{Captures, ReadValue, ValueMatch, agree, repeats};
 use super::{Batch, DirPath, Error, Found, Output, Reads};
 pub use fill::Filled;
 use scan::scan;
@@ -164,7 +164,14 @@ fn read(
     let mut elems = Vec::new();
     // The key as stored, which is the key as written.
     codec::decode_key_into(prefix, &key, &mut elems);
-    match values.read(&bytes) {
+    // A name twice in the value must take one value twice.
+    let agrees = |value: &ReadValue<'_>| {
+        let mut bound = Vec::new();
+        values.captures(value, &mut bound);
+        agree(&bound)
+    };
+    let repeats = repeats(kv);
+    match values.read(&bytes).filter(|v| !repeats || agrees(v)) {
         Some(value) => {
             let mut captures = Vec::new();
             if step.feeds {
