@@ -83,6 +83,10 @@ fn run_query(
             for path in dirs::matching(tx, dirs.layer, pattern)? {
                 let mut captures = Vec::new();
                 dirs::captures(pattern, &path, &mut captures);
+                // `/<x:str>/<x:str>`: one name, one value.
+                if !agree(&captures) {
+                    continue;
+                }
                 emit(Hit::One {
                     found: Output::Directory(path).into(),
                     captures: &mut captures,
@@ -92,6 +96,11 @@ fn run_query(
         }
         Query::Remove { dir, .. } => {
             for path in dirs::matching(tx, dirs.layer, dir)? {
+                let mut captures = Vec::new();
+                dirs::captures(dir, &path, &mut captures);
+                if !agree(&captures) {
+                    continue;
+                }
                 // A parent removed earlier took its children with it.
                 dirs.remove(tx, &path)?;
             }
