@@ -21,7 +21,7 @@ mod options;
 use crate::syntax::{self, ast::*};
 
 pub use error::{CheckError, Error};
-pub use options::STREAMING_MODES;
+pub use options::{STREAMING_MODES, client_filter};
 
 /// Parses and checks a script, returning every error of both stages in
 /// source order. Statements that parse are checked even when others do not.
@@ -102,6 +102,9 @@ impl Transaction {
 
 fn statement(stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
     options::query_options(&stmt.options, kind, errors);
+    if let Query::KeyValue(kv) = &stmt.query {
+        options::exact_mode(&stmt.options, kv, errors);
+    }
     let (dir, kv) = match &stmt.query {
         Query::Directory(dir) | Query::Remove { dir, .. } => (dir, None),
         Query::KeyValue(kv) => (&kv.key.dir, Some(kv)),

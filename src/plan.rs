@@ -88,6 +88,10 @@ pub struct ReadOptions {
     pub min: Option<usize>,
     /// `[max:N]`: at most this many key-values may match.
     pub max: Option<usize>,
+    /// Whether every key-value a range read reads is a result, nothing
+    /// filtered on the client, so that the limit can go to the database
+    /// with the read: FDB's `exact` mode needs it there.
+    pub read_limit: bool,
 }
 
 /// A read that checks the database instead of printing it: the smallest
@@ -153,6 +157,47 @@ pub enum Error {
         #[label("never true")]
         at: Span,
     },
+    /// A parameter whose value a reference's cast does not allow:
+    /// `-p id=ann` then `/c(:id!int)`.
+    #[error("`:{name}` holds {value}, not `{cast}`")]
+    #[diagnostic(
+        code(fql::cast_failed),
+        help(
+            "a cast requires the bound value to have its type; pass a value of type `{cast}` with `-p {name}=...`"
+        )
+    )]
+    CastFailed {
+        /// The name.
+        name: String,
+        /// What it holds: its type, and the value when short.
+        value: String,
+        /// The type the cast requires.
+        cast: Type,
+        /// The cast.
+        #[label("requires `{cast}`")]
+        at: Span,
+    },
+    /// A reference to a name that only a non-aggregate variable of an
+    /// aggregate read names: `/b(<n:int>,<sum>)` then `/c(:n)`. Such a
+    /// read gives one result for all its rows, so the variable takes no
+    /// single value.
+    #[error("`:{name}` is named in an aggregate read, which binds only its aggregates")]
+    #[diagnostic(
+        code(fql::folded_name),
+        help(
+            "an aggregate read folds all its rows into one result, so `<{name}:...>` there takes no one value; reference the aggregate's own name (`<total:sum>` then `:total`), or bind `{name}` in a read without aggregates"
+        )
+    )]
+    Folded {
+        /// The name.
+        name: String,
+        /// The reference.
+        #[label("not bound")]
+        at: Span,
+        /// The variable in the aggregate read.
+        #[label("named here, in a read that folds its rows")]
+        named: Span,
+    },
 }
 
 impl Error {
@@ -161,8 +206,26 @@ impl Error {
         match self {
             Error::Unbound { at, .. }
             | Error::Unrelated { at, .. }
-            | Error::TypeConflict { at, .. } => *at,
+            | Error::TypeConflict { at, .. }
+            | Error::CastFailed { at, .. }
+            | Error::Folded { at, .. } => *at,
         }
+    }
+}
+
+/// Whether a value has the type a cast names.
+pub fn cast_holds(value: &ElemKind<'_>, ty: Type) -> bool {
+    crate::codec::type_of(value) == Some(ty)
+}
+
+/// A value as an error names it: its text when short, and its type.
+pub fn describe(value: &ElemKind<'_>) -> String {
+    let ty = crate::codec::type_of(value).map_or("?", Type::name);
+    let text = value.to_string();
+    if text.chars().count() <= 40 {
+        format!("`{text}` of type `{ty}`")
+    } else {
+        format!("a `{ty}` value")
     }
 }
 
@@ -196,6 +259,9 @@ pub struct Planner<'p> {
     next: usize,
     /// For each name, the statement that bound it last and its types.
     bound: HashMap<String, (usize, Vec<Type>)>,
+    /// Names that only a non-aggregate variable of an aggregate read
+    /// named, with where: they bind nothing.
+    folded: HashMap<String, Span>,
     /// Each statement that some name is still bound by; one no name
     /// points at any more is dropped.
     live: HashMap<usize, Live>,
@@ -218,6 +284,7 @@ impl<'p> Planner<'p> {
             params,
             next: 0,
             bound: HashMap::new(),
+            folded: HashMap::new(),
             live: HashMap::new(),
             drivers: Statements::default(),
             known: None,
@@ -308,10 +375,15 @@ impl<'p> Planner<'p> {
     fn step<'a>(&mut self, stmt: &'a Statement<'a>, errors: &mut Vec<Error>) -> Step<'a> {
         let id = self.next;
         self.next += 1;
-        let binds = names_bound(&stmt.query);
+        let (binds, folded) = names_bound(&stmt.query);
         let (substituted, refs) = if has_refs(&stmt.query) {
             let mut query = stmt.query.clone();
-            let refs = substitute(&mut query, self.params, &self.bound, errors);
+            let known = Known {
+                params: self.params,
+                bound: &self.bound,
+                folded: &self.folded,
+            };
+            let refs = substitute(&mut query, known, errors);
             (Some(Box::new(query)), refs)
         } else {
             (None, Vec::new())
@@ -329,17 +401,24 @@ impl<'p> Planner<'p> {
             let bound = binds.len();
             self.live.insert(id, Live { names, bound });
             for (name, types) in &binds {
+                self.folded.remove(name);
                 if let Some((old, _)) = self.bound.insert(name.clone(), (id, types.clone())) {
                     self.retire(old);
                 }
             }
         }
+        self.folded.extend(folded);
+        let mut options = read_options(&stmt.options);
+        options.read_limit = match &stmt.query {
+            Query::KeyValue(kv) => crate::check::client_filter(kv).is_none(),
+            _ => false,
+        };
         Step {
             id,
             kind: stmt.kind(),
             written: &stmt.query,
             substituted,
-            options: read_options(&stmt.options),
+            options,
             span: stmt.span,
             binds: binds.into_iter().map(|(n, _)| n).collect(),
             feeds: false,
@@ -470,45 +549,97 @@ fn has_refs(query: &Query<'_>) -> bool {
     found
 }
 
-/// The names a statement's named variables bind, with their types.
-fn names_bound(query: &Query<'_>) -> Vec<(String, Vec<Type>)> {
-    let mut out: Vec<(String, Vec<Type>)> = Vec::new();
-    let mut var = |v: &Variable<'_>| {
-        if let Some(name) = v.name
-            && !out.iter().any(|(n, _)| n == name)
-        {
-            out.push((name.to_string(), v.types.iter().map(|t| t.ty).collect()));
+/// The names a statement's named variables bind, with their types, and
+/// the names it leaves unbound with where they stand. An aggregate read
+/// binds the names of its directory and of its aggregates, each to the
+/// type of its result: its other variables take no one value.
+fn names_bound(query: &Query<'_>) -> (Names, Vec<(String, Span)>) {
+    let folds = aggregates(query);
+    let mut out: Names = Vec::new();
+    let mut folded = Vec::new();
+    let mut var = |v: &Variable<'_>, in_dir: bool| {
+        let Some(name) = v.name else { return };
+        if folds && !in_dir && !v.types.iter().any(|t| t.ty.is_agg()) {
+            folded.push((name.to_string(), v.span));
+        } else if !out.iter().any(|(n, _)| n == name) {
+            let types = v.types.iter().flat_map(|t| result_types(t.ty));
+            out.push((name.to_string(), types.copied().collect()));
         }
     };
     for e in &query.dir().elems {
         if let DirElem::Var(v) = e {
-            var(v);
+            var(v, true);
         }
     }
     for e in query.elems() {
         if matches!(e.kind, ElemKind::Var(_) | ElemKind::Tuple(_)) {
             e.walk(&mut |e| {
                 if let ElemKind::Var(v) = &e.kind {
-                    var(v)
+                    var(v, false)
                 }
             });
         }
     }
-    out
+    folded.retain(|(n, _)| !out.iter().any(|(m, _)| m == n));
+    (out, folded)
+}
+
+/// Names, each with the types of what it binds.
+type Names = Vec<(String, Vec<Type>)>;
+
+/// Whether a query folds its rows: an aggregate in its key or value.
+fn aggregates(query: &Query<'_>) -> bool {
+    let agg =
+        |e: &Elem<'_>| matches!(&e.kind, ElemKind::Var(v) if v.types.iter().any(|t| t.ty.is_agg()));
+    match query {
+        Query::KeyValue(kv) => {
+            kv.key.tuple.elems.iter().any(agg) || matches!(&kv.value, Value::Data(e, _) if agg(e))
+        }
+        _ => false,
+    }
+}
+
+/// The types a variable of type `ty` binds: an aggregate's are those of
+/// its result.
+fn result_types(ty: Type) -> &'static [Type] {
+    match ty {
+        Type::Agg(Agg::Count) => &[Type::Int],
+        Type::Agg(Agg::Sum | Agg::Min | Agg::Max) => &[Type::Int, Type::Num],
+        Type::Agg(Agg::Avg) => &[Type::Num],
+        Type::Agg(Agg::Append) => &[Type::Str, Type::Bytes],
+        Type::Any => &[Type::Any],
+        Type::Nil => &[Type::Nil],
+        Type::Bool => &[Type::Bool],
+        Type::Int => &[Type::Int],
+        Type::Num => &[Type::Num],
+        Type::Str => &[Type::Str],
+        Type::Bytes => &[Type::Bytes],
+        Type::Uuid => &[Type::Uuid],
+        Type::Vstamp => &[Type::Vstamp],
+        Type::Tuple => &[Type::Tuple],
+    }
+}
+
+/// What a reference may name: parameters, names earlier statements bind,
+/// and names an aggregate read left unbound.
+#[derive(Clone, Copy)]
+struct Known<'k> {
+    params: &'k HashMap<String, Elem<'static>>,
+    bound: &'k HashMap<String, (usize, Vec<Type>)>,
+    folded: &'k HashMap<String, Span>,
 }
 
 /// Replaces references by parameters; returns the references left for
 /// names that earlier statements bind, which are filled row by row.
 fn substitute<'a>(
     query: &mut Query<'a>,
-    params: &HashMap<String, Elem<'static>>,
-    bound: &HashMap<String, (usize, Vec<Type>)>,
+    known: Known<'_>,
     errors: &mut Vec<Error>,
 ) -> Vec<(String, Span)> {
     let mut joins = Vec::new();
     let mut resolve = |r: &Reference<'_>| -> Option<ElemKind<'a>> {
         let name = r.name.name;
-        if let Some((_, types)) = bound.get(name) {
+        if let Some((_, types)) = known.bound.get(name) {
             if let Some(cast) = &r.cast
                 && !types.is_empty()
                 && !types.iter().any(|t| *t == cast.ty || *t == Type::Any)
@@ -524,13 +655,30 @@ fn substitute<'a>(
             joins.push((name.to_string(), r.span));
             return None;
         }
-        if let Some(p) = params.get(name) {
+        if let Some(p) = known.params.get(name) {
+            if let Some(cast) = &r.cast
+                && !cast_holds(&p.kind, cast.ty)
+            {
+                errors.push(Error::CastFailed {
+                    name: name.into(),
+                    value: describe(&p.kind),
+                    cast: cast.ty,
+                    at: cast.span,
+                });
+            }
             return Some(p.kind.clone());
         }
-        errors.push(Error::Unbound {
-            name: name.into(),
-            at: r.span,
-        });
+        match known.folded.get(name) {
+            Some(named) => errors.push(Error::Folded {
+                name: name.into(),
+                at: r.span,
+                named: *named,
+            }),
+            None => errors.push(Error::Unbound {
+                name: name.into(),
+                at: r.span,
+            }),
+        }
         None
     };
     replace_refs(query, &mut resolve);
@@ -717,5 +865,80 @@ mod tests {
         let found: Vec<usize> = (0..1100).filter(|&id| set.contains(id)).collect();
         assert_eq!(found, [0, 63, 64, 1000]);
         assert!(!Statements::default().contains(5));
+    }
+
+    /// The errors of planning `text` with `params`, by code.
+    fn codes(text: &str, params: &HashMap<String, Elem<'static>>) -> Vec<String> {
+        let script = crate::check::load(text).unwrap();
+        match plan(&script, params) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors
+                .iter()
+                .map(|e| miette::Diagnostic::code(e).unwrap().to_string())
+                .collect(),
+        }
+    }
+
+    /// A named aggregate binds its result, of the result's types; the
+    /// other named variables of an aggregate read bind nothing, and a
+    /// reference to one says why.
+    #[test]
+    fn aggregates_bind_their_results_and_nothing_else() {
+        let none = HashMap::new();
+        assert_eq!(codes("/a(<n:sum>)\n/b(:n!num)=1", &none), [] as [&str; 0]);
+        assert_eq!(codes("/a(<n:count>)\n/b(:n!int)=1", &none), [] as [&str; 0]);
+        assert_eq!(
+            codes("/a(<n:count>)\n/b(:n!str)=1", &none),
+            ["fql::type_conflict"]
+        );
+        assert_eq!(
+            codes("/a()=<s:append>\n/b(:s!bytes)=1", &none),
+            [] as [&str; 0]
+        );
+        assert_eq!(
+            codes("/a(<k:int>,<sum>)\n/b(:k)=1", &none),
+            ["fql::folded_name"]
+        );
+        // Bound again by a read that does not fold, it is bound.
+        assert_eq!(
+            codes("/a(<k:int>,<sum>)\n/c(<k:int>)\n/b(:k)=1", &none),
+            [] as [&str; 0]
+        );
+        let script = crate::check::load("/<d:str>/a(<k:int>)=<n:max>\n/b(:d,:n)=1").unwrap();
+        let planned = plan(&script, &none).unwrap();
+        assert_eq!(planned.steps[0].binds, ["d", "n"]);
+        assert!(planned.steps[0].feeds);
+    }
+
+    /// A parameter must have the type of the casts of its references.
+    #[test]
+    fn parameters_meet_their_casts() {
+        let params = [("p".to_string(), parse_param("ann"))].into();
+        assert_eq!(codes("/a(:p!str)=1", &params), [] as [&str; 0]);
+        assert_eq!(codes("/a(:p!int)=1", &params), ["fql::cast_failed"]);
+        let script = crate::check::load("/a(:p!int)=1").unwrap();
+        let errors = plan(&script, &params).unwrap_err();
+        assert_eq!(
+            errors[0].to_string(),
+            "`:p` holds `\"ann\"` of type `str`, not `int`"
+        );
+    }
+
+    /// The limit goes to the range read only when every key-value read
+    /// is a result.
+    #[test]
+    fn the_limit_goes_to_the_read_when_nothing_is_filtered() {
+        let none = HashMap::new();
+        let read_limit = |text: &str| {
+            let script = crate::check::load(text).unwrap();
+            plan(&script, &none).unwrap().steps[0].options.read_limit
+        };
+        assert!(read_limit("[limit:2] /a(...)"));
+        assert!(read_limit("[limit:2] /<>/a(1,\"x\",...)=<>"));
+        assert!(read_limit("[limit:2] /a(1,...)=<any>"));
+        assert!(!read_limit("[limit:2] /a(<int>,...)"));
+        assert!(!read_limit("[limit:2] /a(1,...)=<int>"));
+        assert!(!read_limit("[limit:2] /a(1,...)=2"));
+        assert!(!read_limit("/a(1)=<sum>"));
     }
 }

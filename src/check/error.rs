@@ -102,6 +102,42 @@ pub enum CheckError {
         at: Span,
     },
 
+    /// FDB's `exact` streaming mode on a read with no limit:
+    /// `[mode:exact] /a(...)`. The mode reads exactly the limit in one
+    /// batch, and the database refuses it without one.
+    #[error("`mode:exact` needs a `limit`")]
+    #[diagnostic(
+        code(fql::exact_without_limit),
+        help(
+            "exact mode asks the database for exactly `limit` key-values in one batch, and FoundationDB refuses it without a limit; add one (`[mode:exact,limit:100]`), or use another mode such as `want_all` to read everything"
+        )
+    )]
+    ExactWithoutLimit {
+        /// The option.
+        #[label("exact mode without a limit")]
+        at: Span,
+    },
+
+    /// FDB's `exact` streaming mode on a read that skips some key-values
+    /// it reads: `[mode:exact,limit:5] /a(<int>)`. The limit counts
+    /// matches, which the database cannot count, so it cannot be handed
+    /// to the read.
+    #[error("`mode:exact` needs a read that keeps every key-value it reads")]
+    #[diagnostic(
+        code(fql::exact_filtered),
+        help(
+            "the limit counts the key-values that match, but the database cannot tell which match: only a key of constants ending in `...`, with `<>` or no value (`/a(1,...)`), keeps them all; read this one with another mode"
+        )
+    )]
+    ExactFiltered {
+        /// The option.
+        #[label("exact mode")]
+        at: Span,
+        /// What filters.
+        #[label("filtered on the client")]
+        filter: Span,
+    },
+
     /// `@read` or `@write` after a statement of the same transaction:
     /// `/a(1)` then `@read`.
     #[error("`{meta}` must open a transaction")]

@@ -127,6 +127,58 @@ fn argument(opt: &Opt, errors: &mut Vec<CheckError>) {
     errors.push(OptionError::argument(opt, &expected).into());
 }
 
+/// `mode:exact` only where the limit can go to the range read: FDB's
+/// exact mode reads the limit in one batch, and needs one.
+pub(super) fn exact_mode(opts: &Options, kv: &KeyValue, errors: &mut Vec<CheckError>) {
+    let exact = opts.items.iter().find(|o| {
+        o.name == OptName::Mode
+            && matches!(
+                &o.arg,
+                Some(OptArg {
+                    kind: OptArgKind::Name("exact"),
+                    ..
+                })
+            )
+    });
+    let Some(exact) = exact else { return };
+    if !opts.items.iter().any(|o| o.name == OptName::Limit) {
+        errors.push(CheckError::ExactWithoutLimit { at: exact.span });
+    } else if let Some(filter) = client_filter(kv) {
+        errors.push(CheckError::ExactFiltered {
+            at: exact.span,
+            filter,
+        });
+    }
+}
+
+/// What of a read's pattern the client filters the key-values of its
+/// range by, if anything: the first hole of the key (the range is of the
+/// constants before it), the end of a key without `...` (keys under it
+/// that are longer are skipped), or a value that not every value matches.
+/// `None` when every key-value of the range is a result, so that a limit
+/// can go to the database with the read.
+pub fn client_filter(kv: &KeyValue) -> Option<Span> {
+    let tuple = &kv.key.tuple;
+    if let Some(hole) = tuple.elems.iter().find(|e| e.has_holes()) {
+        return Some(hole.span);
+    }
+    if tuple.rest.is_none() {
+        return Some(tuple.span);
+    }
+    let untyped = |v: &Variable| {
+        v.types
+            .iter()
+            .all(|t| t.ty == Type::Any && t.options.is_empty())
+    };
+    match &kv.value {
+        Value::Omitted | Value::Clear(_) => None,
+        Value::Data(e, _) => match &e.kind {
+            ElemKind::Var(v) if untyped(v) => None,
+            _ => Some(e.span),
+        },
+    }
+}
+
 /// The options after a value, and a literal value's fit to them: the codec
 /// encodes the literal as a run would.
 pub(super) fn value_options(elem: &Elem, opts: &Options, errors: &mut Vec<CheckError>) {

@@ -5,6 +5,13 @@
 //! num otherwise; `avg` always gives a num; `append` gives a str when
 //! every input is a str and bytes otherwise, with its `sep` between the
 //! pieces. Ints are added exactly, whatever their size.
+//!
+//! `min` and `max` order values as FDB's tuple layer orders nums: a
+//! negative NaN below `-inf`, `-0.0` below `0.0`, a positive NaN above
+//! `inf` (the order of their encoded bytes, which is IEEE 754's total
+//! order); an int counts as the num nearest it, and two ints compare
+//! exactly. That order is total, so the result does not depend on the order
+//! the rows are read in: a reversed read gives the same answer.
 
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
@@ -71,8 +78,12 @@ impl Fold {
                 let better = match &self.best {
                     None => true,
                     Some(best) => {
-                        let (a, b) = (number(value), number(best));
-                        if self.agg == Agg::Min { a < b } else { a > b }
+                        let order = compare(value, best);
+                        if self.agg == Agg::Min {
+                            order.is_lt()
+                        } else {
+                            order.is_gt()
+                        }
                     }
                 };
                 if better {
@@ -135,6 +146,18 @@ fn to_f64(n: &BigInt) -> f64 {
     n.to_f64().unwrap_or(f64::NAN)
 }
 
+/// The order of `min` and `max`: by [`number`] in IEEE 754's total order
+/// (FDB's tuple order of nums), then, for two ints that are the same num,
+/// exactly. Two values equal in it give the same result, as the result is
+/// a num unless every input is an int.
+fn compare(a: &ElemKind<'_>, b: &ElemKind<'_>) -> std::cmp::Ordering {
+    let by_num = number(a).total_cmp(&number(b));
+    match (a, b) {
+        (ElemKind::Int(x), ElemKind::Int(y)) => by_num.then_with(|| x.to_big().cmp(&y.to_big())),
+        _ => by_num,
+    }
+}
+
 /// An int or num as an f64, for comparing.
 fn number(e: &ElemKind<'_>) -> f64 {
     match e {
@@ -146,6 +169,8 @@ fn number(e: &ElemKind<'_>) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn fold(agg: Agg, values: &[ElemKind<'static>]) -> Option<ElemKind<'static>> {
@@ -204,5 +229,85 @@ mod tests {
             fold(Agg::Append, &mixed),
             Some(ElemKind::Bytes(vec![b'a', 0xff]))
         );
+    }
+
+    /// A num of any bit pattern: every NaN of either sign, both zeros,
+    /// both infinities, subnormals.
+    fn any_num() -> impl Strategy<Value = ElemKind<'static>> {
+        prop_oneof![
+            any::<u64>().prop_map(|bits| num(f64::from_bits(bits))),
+            prop::sample::select(vec![
+                f64::NAN,
+                -f64::NAN,
+                f64::from_bits(0x7ff0_0000_0000_0001),
+                f64::from_bits(0xfff0_0000_0000_0001),
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                0.0,
+                -0.0,
+                1.0,
+                9007199254740992.0,
+            ])
+            .prop_map(num),
+        ]
+    }
+
+    fn any_int() -> impl Strategy<Value = ElemKind<'static>> {
+        prop_oneof![
+            (-3i64..3).prop_map(int),
+            any::<i64>().prop_map(int),
+            // Ints one apart that are the same num.
+            (0i64..3).prop_map(|n| int((1 << 53) + n)),
+            any::<i64>().prop_map(|n| ElemKind::Int(Int::from_big(BigInt::from(n) << 1100))),
+        ]
+    }
+
+    proptest! {
+        /// `min` and `max` give the same result, bit for bit, whatever
+        /// the order of the rows: read forward, reversed or shuffled.
+        #[test]
+        fn min_and_max_do_not_depend_on_the_order_of_rows(
+            (values, shuffled) in prop::collection::vec(
+                prop_oneof![any_num(), any_int()], 1..16
+            ).prop_flat_map(|v| (Just(v.clone()), Just(v).prop_shuffle()))
+        ) {
+            let reversed: Vec<_> = values.iter().rev().cloned().collect();
+            for agg in [Agg::Min, Agg::Max] {
+                let forward = fold(agg, &values);
+                prop_assert_eq!(&forward, &fold(agg, &reversed), "{:?}", agg);
+                prop_assert_eq!(&forward, &fold(agg, &shuffled), "{:?}", agg);
+            }
+        }
+    }
+
+    /// The order is the tuple layer's: a negative NaN is below `-inf`, a
+    /// positive one above `inf`, `-0.0` below `0.0`; ints compare exactly.
+    #[test]
+    fn min_and_max_follow_the_tuple_order_of_nums() {
+        let neg_nan = -f64::NAN;
+        let values = [
+            num(1.0),
+            num(f64::NAN),
+            num(neg_nan),
+            num(f64::NEG_INFINITY),
+        ];
+        let bits = |e: Option<ElemKind<'static>>| match e {
+            Some(ElemKind::Num(Num(x))) => x.to_bits(),
+            other => panic!("not a num: {other:?}"),
+        };
+        assert_eq!(bits(fold(Agg::Min, &values)), neg_nan.to_bits());
+        assert_eq!(bits(fold(Agg::Max, &values)), f64::NAN.to_bits());
+        let finite = [
+            num(f64::NEG_INFINITY),
+            num(-0.0),
+            num(0.0),
+            num(f64::INFINITY),
+        ];
+        assert_eq!(bits(fold(Agg::Min, &finite[1..3])), (-0.0f64).to_bits());
+        assert_eq!(bits(fold(Agg::Max, &finite[1..3])), 0.0f64.to_bits());
+        assert_eq!(fold(Agg::Min, &finite), Some(num(f64::NEG_INFINITY)));
+        let close = [int((1 << 53) + 1), int(1 << 53), int((1 << 53) + 2)];
+        assert_eq!(fold(Agg::Max, &close), Some(int((1 << 53) + 2)));
+        assert_eq!(fold(Agg::Min, &close), Some(int(1 << 53)));
     }
 }

@@ -75,6 +75,28 @@ pub enum Error {
         at: Span,
     },
 
+    /// A reference's cast did not hold for the value a row bound:
+    /// `/a(<id:int|str>)` then `/b(:id!int)` meets `/a("x")`. The script
+    /// stops there, as a failed assertion does.
+    #[error("`:{name}` holds {value}, not `{cast}`")]
+    #[diagnostic(
+        code(fql::cast_failed),
+        help(
+            "a cast requires the bound value to have its type; narrow the variable that binds `{name}` to `{cast}` to skip the rows of other types"
+        )
+    )]
+    CastFailed {
+        /// The name.
+        name: String,
+        /// What it holds: its type, and the value when short.
+        value: String,
+        /// The type the cast requires.
+        cast: crate::syntax::ast::Type,
+        /// The cast.
+        #[label("requires `{cast}`")]
+        at: Span,
+    },
+
     /// Keys were asked of a partition, which holds only directories:
     /// `/p(1)=2` where `/p` was created as a partition.
     #[error("directory {path} is a partition: it holds directories, not keys")]

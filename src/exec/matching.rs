@@ -18,6 +18,12 @@ pub struct HoleInfo<'a> {
 }
 
 impl<'a> HoleInfo<'a> {
+    /// The hole's aggregate, with its name, if it is one.
+    fn aggregate(&self) -> Option<AggHole<'a>> {
+        let (agg, options) = self.agg.clone()?;
+        Some((agg, options, self.name))
+    }
+
     fn new(v: &Variable<'a>) -> HoleInfo<'a> {
         HoleInfo {
             name: v.name,
@@ -46,6 +52,49 @@ pub struct TupleMatch<'a> {
 
 /// The names a row binds, and their values.
 pub type Captures = Vec<(String, ElemKind<'static>)>;
+
+/// An aggregate: its kind, its options and its name, if it has one.
+pub type AggHole<'a> = (Agg, Options<'a>, Option<&'a str>);
+
+/// Whether a name is bound in two places of a key-value pattern: its
+/// directory, key and value (`/p(<x:int>,<x:int>)`).
+pub fn repeats<'a>(kv: &KeyValue<'a>) -> bool {
+    let mut names: Vec<&'a str> = Vec::new();
+    let mut twice = false;
+    let mut note = |v: &Variable<'a>| {
+        if let Some(name) = v.name {
+            twice |= names.contains(&name);
+            names.push(name);
+        }
+    };
+    for e in &kv.key.dir.elems {
+        if let DirElem::Var(v) = e {
+            note(v);
+        }
+    }
+    let value = match &kv.value {
+        Value::Data(e, _) => Some(e),
+        _ => None,
+    };
+    for e in kv.key.tuple.elems.iter().chain(value) {
+        e.walk(&mut |e| {
+            if let ElemKind::Var(v) = &e.kind {
+                note(v)
+            }
+        });
+    }
+    twice
+}
+
+/// Whether every name a row binds more than once took the same value
+/// each time: the same element, as the tuple layer would encode it.
+pub fn agree(bound: &Captures) -> bool {
+    bound.iter().enumerate().all(|(n, (name, value))| {
+        bound[..n]
+            .iter()
+            .all(|(other, earlier)| other != name || earlier == value)
+    })
+}
 
 impl<'a> TupleMatch<'a> {
     pub fn new(t: &Tuple<'a>) -> TupleMatch<'a> {
@@ -109,17 +158,12 @@ impl<'a> TupleMatch<'a> {
     }
 
     /// The aggregates among the top-level elements, by position.
-    pub fn aggregates(&self) -> Vec<(usize, Agg, Options<'a>)> {
+    pub fn aggregates(&self) -> Vec<(usize, AggHole<'a>)> {
         self.elems
             .iter()
             .enumerate()
             .filter_map(|(n, m)| match m {
-                ElemMatch::Hole(
-                    _,
-                    HoleInfo {
-                        agg: Some((a, o)), ..
-                    },
-                ) => Some((n, *a, o.clone())),
+                ElemMatch::Hole(_, hole) => Some((n, hole.aggregate()?)),
                 _ => None,
             })
             .collect()
@@ -295,9 +339,9 @@ impl<'a> ValueMatch<'a> {
     }
 
     /// The value's aggregate, if it is one.
-    pub fn aggregate(&self) -> Option<(Agg, Options<'a>)> {
+    pub fn aggregate(&self) -> Option<AggHole<'a>> {
         match self {
-            ValueMatch::Decode(_, _, HoleInfo { agg, .. }) => agg.clone(),
+            ValueMatch::Decode(_, _, hole) => hole.aggregate(),
             _ => None,
         }
     }

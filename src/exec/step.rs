@@ -12,7 +12,7 @@ use crate::plan::Step;
 use crate::syntax::ast::*;
 
 use super::dirs::{self, Dirs};
-use super::matching::{Captures, ReadValue, ValueMatch};
+use super::matching::{Captures, ReadValue, ValueMatch, agree, repeats};
 use super::{Batch, DirPath, Error, Found, Output, Reads};
 pub use fill::Filled;
 use scan::scan;
@@ -83,6 +83,10 @@ fn run_query(
             for path in dirs::matching(tx, dirs.layer, pattern)? {
                 let mut captures = Vec::new();
                 dirs::captures(pattern, &path, &mut captures);
+                // `/<x:str>/<x:str>`: one name, one value.
+                if !agree(&captures) {
+                    continue;
+                }
                 emit(Hit::One {
                     found: Output::Directory(path).into(),
                     captures: &mut captures,
@@ -92,6 +96,11 @@ fn run_query(
         }
         Query::Remove { dir, .. } => {
             for path in dirs::matching(tx, dirs.layer, dir)? {
+                let mut captures = Vec::new();
+                dirs::captures(dir, &path, &mut captures);
+                if !agree(&captures) {
+                    continue;
+                }
                 // A parent removed earlier took its children with it.
                 dirs.remove(tx, &path)?;
             }
@@ -164,7 +173,14 @@ fn read(
     let mut elems = Vec::new();
     // The key as stored, which is the key as written.
     codec::decode_key_into(prefix, &key, &mut elems);
-    match values.read(&bytes) {
+    // A name twice in the value must take one value twice.
+    let agrees = |value: &ReadValue<'_>| {
+        let mut bound = Vec::new();
+        values.captures(value, &mut bound);
+        agree(&bound)
+    };
+    let repeats = repeats(kv);
+    match values.read(&bytes).filter(|v| !repeats || agrees(v)) {
         Some(value) => {
             let mut captures = Vec::new();
             if step.feeds {

@@ -136,8 +136,11 @@ fn options(o: &ReadOptions) -> Vec<String> {
     if o.reverse {
         out.push("reverse".into());
     }
-    if let Some(n) = o.limit {
-        out.push(format!("limit {n}"));
+    match o.limit {
+        // Nothing is filtered: the database stops the read at the limit.
+        Some(n) if o.read_limit => out.push(format!("limit {n} (of the range read)")),
+        Some(n) => out.push(format!("limit {n}")),
+        None => {}
     }
     if o.strict {
         out.push("strict".into());

@@ -325,3 +325,31 @@ fn reading_where_a_vstamped_key_lands_fails_and_writes_nothing() {
         "{read}"
     );
 }
+
+/// `mode:exact` reads the limit in one batch where every key-value read is
+/// a result; elsewhere it is refused before anything runs, with status 3,
+/// at the option and at what filters on the client.
+#[test]
+fn exact_mode_reads_its_limit_or_is_refused_before_running() {
+    let (_dir, db) = on_db();
+    db().args(["-w", "-q", "/p(1)=1\n/p(2)=2\n/p(3)=3"])
+        .assert()
+        .success();
+    let out = stdout(db().args(["-q", "[mode:exact,limit:2] /p(...)"]));
+    assert_eq!(out, "/p(1)=1\n/p(2)=2\n");
+    let no_limit = stderr(
+        db().args(["--color", "never", "-q", "[mode:exact] /p(...)"]),
+        3,
+    );
+    insta::assert_snapshot!("exact_without_limit", no_limit);
+    let filtered = stderr(
+        db().args([
+            "--color",
+            "never",
+            "-q",
+            "[mode:exact,limit:2] /p(<int>)=<int>",
+        ]),
+        3,
+    );
+    insta::assert_snapshot!("exact_filtered", filtered);
+}

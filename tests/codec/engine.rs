@@ -187,3 +187,46 @@ proptest! {
         }
     }
 }
+
+/// A num of one of the kinds whose order `min` and `max` must settle:
+/// NaN, both infinities, both zeros, and ordinary values; or an int.
+fn ordered() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec!["nan", "inf", "-inf", "0.0", "-0.0", "1.5", "-2.5e300"])
+            .prop_map(str::to_string),
+        any::<f64>().prop_map(|x| {
+            Elem {
+                kind: ElemKind::Num(Num(x)),
+                span: Span::default(),
+            }
+            .to_string()
+        }),
+        (-5i64..5).prop_map(|n| n.to_string()),
+        // Ints that are the same num once converted.
+        (0i64..3).prop_map(|n| ((1i64 << 53) + n).to_string()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// `min` and `max` over any values give the same result read forward
+    /// and reversed, in the key and in the value.
+    #[test]
+    fn min_and_max_read_forward_and_reversed_agree(values in vec(ordered(), 1..10)) {
+        let engine = Engine::new(Arc::new(Embedded::memory()));
+        let mut script = String::new();
+        for (n, value) in values.iter().enumerate() {
+            script.push_str(&format!("/agg({n})={value}\n/keys({value},{n})=nil\n"));
+        }
+        prop_assert!(run(&engine, &script).is_empty());
+        for agg in ["min", "max"] {
+            for read in [format!("/agg(<>)=<{agg}>"), format!("/keys(<{agg}>,<>)")] {
+                let forward = run_text(&engine, &read);
+                let reversed = run_text(&engine, &format!("[reverse] {read}"));
+                prop_assert_eq!(forward.len(), 1, "{}", read);
+                prop_assert_eq!(forward, reversed, "{}", read);
+            }
+        }
+    }
+}

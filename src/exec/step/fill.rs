@@ -8,7 +8,8 @@
 
 use crate::codec;
 use crate::directory::push_value;
-use crate::syntax::ast::{DirElem, DirElems, Elem, ElemKind, Query};
+use crate::plan::cast_holds;
+use crate::syntax::ast::{Cast, DirElem, DirElems, Elem, ElemKind, Query, Reference};
 
 use super::super::Error;
 use super::super::bindings::RowSet;
@@ -24,6 +25,9 @@ pub struct Filled<'q, 'a> {
     /// Where the value of each reference in the directory path is in a
     /// row, in path order; `None` when the path has none.
     dir: Option<Vec<Option<usize>>>,
+    /// The casts of the references filled, with where their values are in
+    /// a row: each must hold for every row.
+    casts: Vec<(usize, &'q Reference<'a>)>,
     /// The buffer each row is decoded into, kept from row to row, empty
     /// between them: its elements borrow the row.
     values: Vec<Elem<'static>>,
@@ -34,15 +38,22 @@ impl<'q, 'a> Filled<'q, 'a> {
     /// rows do not hold stays as it is, and fails as a hole would.
     pub fn new(template: &'q Query<'a>, driver: &RowSet) -> Filled<'q, 'a> {
         let mut slots = Vec::new();
+        let mut casts = Vec::new();
         for (n, e) in template.elems().enumerate() {
-            find(e, &mut vec![n], driver, &mut slots);
+            find(e, &mut vec![n], driver, &mut slots, &mut casts);
         }
         let refs: Vec<Option<usize>> = template
             .dir()
             .elems
             .iter()
             .filter_map(|e| match e {
-                DirElem::Ref(r) => Some(driver.position(r.name.name)),
+                DirElem::Ref(r) => {
+                    let at = driver.position(r.name.name);
+                    if let (Some(at), Some(_)) = (at, &r.cast) {
+                        casts.push((at, r));
+                    }
+                    Some(at)
+                }
                 _ => None,
             })
             .collect();
@@ -51,6 +62,7 @@ impl<'q, 'a> Filled<'q, 'a> {
             query: template.clone(),
             slots,
             dir: (!refs.is_empty()).then_some(refs),
+            casts,
             values: Vec::new(),
         }
     }
@@ -59,14 +71,30 @@ impl<'q, 'a> Filled<'q, 'a> {
     pub fn fill(&mut self, row: &[u8]) -> Result<&Query<'a>, Error> {
         let mut values = recycle(std::mem::take(&mut self.values));
         let decoded = codec::decode_key_into(&[], row, &mut values);
-        let filled = decoded.then(|| self.fill_from(&values));
+        let filled = decoded.then(|| {
+            self.check_casts(&values)?;
+            self.fill_from(&values);
+            Ok(())
+        });
         self.values = recycle(values);
         match filled {
-            Some(()) => Ok(&self.query),
+            Some(Ok(())) => Ok(&self.query),
+            Some(Err(e)) => Err(e),
             None => Err(Error::Spill {
                 reason: "a row read back does not decode".into(),
             }),
         }
+    }
+
+    /// Whether each cast holds for the value the row gives its reference:
+    /// a cast is checked before the script runs against the types the
+    /// variable allows, and here against the value it took.
+    fn check_casts(&self, values: &[Elem<'_>]) -> Result<(), Error> {
+        for (at, r) in &self.casts {
+            let Some(cast) = &r.cast else { continue };
+            cast_failed(r.name.name, &values[*at].kind, cast).map_or(Ok(()), Err)?;
+        }
+        Ok(())
     }
 
     /// Writes the values of a row, decoded, into the query.
@@ -101,18 +129,38 @@ fn recycle<'x>(mut v: Vec<Elem<'_>>) -> Vec<Elem<'x>> {
     v.into_iter().map(|_| unreachable!("empty")).collect()
 }
 
-/// Notes where the references in `e` are, `path` leading to it.
-fn find(e: &Elem<'_>, path: &mut Vec<usize>, driver: &RowSet, out: &mut Vec<(Vec<usize>, usize)>) {
+/// The error of a cast that does not hold for `value`, if it does not.
+fn cast_failed(name: &str, value: &ElemKind<'_>, cast: &Cast) -> Option<Error> {
+    (!cast_holds(value, cast.ty)).then(|| Error::CastFailed {
+        name: name.to_string(),
+        value: crate::plan::describe(value),
+        cast: cast.ty,
+        at: cast.span,
+    })
+}
+
+/// Notes where the references in `e` are, `path` leading to it, and
+/// those with a cast.
+fn find<'q, 'a>(
+    e: &'q Elem<'a>,
+    path: &mut Vec<usize>,
+    driver: &RowSet,
+    out: &mut Vec<(Vec<usize>, usize)>,
+    casts: &mut Vec<(usize, &'q Reference<'a>)>,
+) {
     match &e.kind {
         ElemKind::Ref(r) => {
             if let Some(at) = driver.position(r.name.name) {
                 out.push((path.clone(), at));
+                if r.cast.is_some() {
+                    casts.push((at, r));
+                }
             }
         }
         ElemKind::Tuple(t) => {
             for (n, inner) in t.elems.iter().enumerate() {
                 path.push(n);
-                find(inner, path, driver, out);
+                find(inner, path, driver, out, casts);
                 path.pop();
             }
         }

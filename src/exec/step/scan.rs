@@ -11,7 +11,7 @@ use crate::syntax::ast::*;
 
 use crate::exec::aggregate::Fold;
 use crate::exec::dirs::{self, Dirs};
-use crate::exec::matching::{Captures, ReadValue, TupleMatch, ValueMatch};
+use crate::exec::matching::{AggHole, Captures, ReadValue, TupleMatch, ValueMatch, agree, repeats};
 use crate::exec::{Batch, DirPath, Error, Found, Output, Part, Row};
 
 use super::{Emit, Hit, mismatch};
@@ -54,8 +54,8 @@ struct Scan<'q, 'a> {
     step: &'q Step<'a>,
     keys: TupleMatch<'a>,
     values: ValueMatch<'a>,
-    key_aggs: Vec<(usize, Agg, Options<'a>)>,
-    value_agg: Option<(Agg, Options<'a>)>,
+    key_aggs: Vec<(usize, AggHole<'a>)>,
+    value_agg: Option<AggHole<'a>>,
     /// How many elements of the key come before its first hole: the
     /// range read is of the keys under them.
     fixed: usize,
@@ -67,6 +67,9 @@ struct Scan<'q, 'a> {
     /// For rows printed as they are read, when their key and value are
     /// scalars: the value's filter, for the way that needs no decoding.
     fast: Option<ElementFilter>,
+    /// Whether a name is bound in two places, which must then hold the
+    /// same value for a row to match.
+    repeats: bool,
 }
 
 /// A directory a scan reads: its path and its key prefix.
@@ -92,7 +95,8 @@ impl<'q, 'a> Scan<'q, 'a> {
         let folding = !key_aggs.is_empty() || value_agg.is_some();
         let whole_range =
             clearing && fixed == tuple.elems.len() && matches!(kv.value, Value::Clear(_));
-        let fast = (!clearing && !folding && !step.feeds)
+        let repeats = repeats(kv);
+        let fast = (!clearing && !folding && !step.feeds && !repeats)
             .then(|| values.scalar_filter())
             .flatten();
         Ok(Scan {
@@ -107,6 +111,7 @@ impl<'q, 'a> Scan<'q, 'a> {
             folding,
             whole_range,
             fast,
+            repeats,
         })
     }
 
@@ -124,6 +129,11 @@ impl<'q, 'a> Scan<'q, 'a> {
         let start = codec::encode_key(dir.prefix, &self.kv.key.tuple.elems[..self.fixed])?.bytes;
         let mut range = RangeOption::prefix(&start).mode(opts.mode);
         range.reverse = opts.reverse;
+        // Every key-value read is a result: the database can count them,
+        // and reads no more than the limit (`exact` mode needs it to).
+        if opts.read_limit {
+            range.limit = *left;
+        }
         if self.whole_range {
             tx.clear_range(&range.begin, &range.end)?;
             return Ok(());
@@ -155,7 +165,7 @@ impl<'q, 'a> Scan<'q, 'a> {
         }
         let folds = rows.folds;
         if self.folding
-            && let Some(output) = folds.finish(&shared, self.kv)
+            && let Some(output) = folds.finish(&shared, self.kv, &mut dir_captures)
         {
             emit(Hit::One {
                 found: output.into(),
@@ -242,7 +252,9 @@ impl Rows<'_, '_, '_> {
             if *self.left == Some(0) {
                 break;
             }
-            let Some(read) = scan.matched(prefix, stored, &mut elems, &mut pending) else {
+            let read = scan.matched(prefix, stored, &mut elems, &mut pending);
+            let read = read.filter(|read| !scan.repeats || self.agrees(&elems, read));
+            let Some(read) = read else {
                 if scan.step.options.strict {
                     pending.flush(self.shared, emit)?;
                     let (key, value) = (&stored.key, &stored.value);
@@ -267,6 +279,20 @@ impl Rows<'_, '_, '_> {
             Some(0) => ControlFlow::Break(()),
             _ => ControlFlow::Continue(()),
         })
+    }
+
+    /// Whether the places a name is bound in hold the same value in a
+    /// row, as a pattern that names one thing twice means.
+    fn agrees(&mut self, elems: &[Elem<'_>], read: &Read<'_>) -> bool {
+        let Read::Decoded(value) = read else {
+            return true;
+        };
+        let bound = &mut self.captures;
+        bound.clear();
+        bound.extend_from_slice(self.dir_captures);
+        self.scan.keys.captures(elems, bound);
+        self.scan.values.captures(value, bound);
+        agree(bound)
     }
 
     /// A decoded row that matches: cleared, folded, or handed on with
@@ -383,31 +409,32 @@ fn scalar_row<'b>(
 
 /// The aggregates of one directory's rows, and the value they share.
 struct Folds {
-    keys: Vec<(usize, Fold)>,
-    value: Option<Fold>,
+    keys: Vec<(usize, Fold, Option<String>)>,
+    value: Option<(Fold, Option<String>)>,
     /// The value every row had so far: `None` before the first row,
     /// `Some(None)` once two differed.
     common: Option<Option<(Part, Option<Arc<str>>)>>,
 }
 
 impl Folds {
-    fn new(keys: &[(usize, Agg, Options<'_>)], value: Option<&(Agg, Options<'_>)>) -> Folds {
+    fn new(keys: &[(usize, AggHole<'_>)], value: Option<&AggHole<'_>>) -> Folds {
+        let name = |n: Option<&str>| n.map(str::to_string);
         Folds {
             keys: keys
                 .iter()
-                .map(|(n, agg, opts)| (*n, Fold::new(*agg, opts)))
+                .map(|(n, (agg, opts, named))| (*n, Fold::new(*agg, opts), name(*named)))
                 .collect(),
-            value: value.map(|(agg, opts)| Fold::new(*agg, opts)),
+            value: value.map(|(agg, opts, named)| (Fold::new(*agg, opts), name(*named))),
             common: None,
         }
     }
 
     fn push(&mut self, elems: &[Elem<'_>], value: &ReadValue<'_>) {
-        for (n, fold) in &mut self.keys {
+        for (n, fold, _) in &mut self.keys {
             fold.push(&elems[*n].kind);
         }
         match &mut self.value {
-            Some(fold) => {
+            Some((fold, _)) => {
                 if let ReadValue::Data(v, _) = value {
                     fold.push(v);
                 }
@@ -424,8 +451,20 @@ impl Folds {
 
     /// The query's key with each aggregate replaced by its result, `...`
     /// and the other holes kept; the value is the value's aggregate, or
-    /// the value every row shared, or the query's value as written.
-    fn finish(self, path: &Arc<DirPath>, kv: &KeyValue<'_>) -> Option<Output> {
+    /// the value every row shared, or the query's value as written. Each
+    /// named aggregate's result goes onto `captures`, for the statements
+    /// that reference it.
+    fn finish(
+        self,
+        path: &Arc<DirPath>,
+        kv: &KeyValue<'_>,
+        captures: &mut Captures,
+    ) -> Option<Output> {
+        let mut bind = |name: Option<String>, result: &ElemKind<'static>| {
+            if let Some(name) = name {
+                captures.push((name, result.clone()));
+            }
+        };
         let mut key: Vec<Part> = kv
             .key
             .tuple
@@ -433,11 +472,17 @@ impl Folds {
             .iter()
             .map(|e| Part::Written(e.to_string().into()))
             .collect();
-        for (n, fold) in self.keys {
-            key[n] = Part::Data(fold.finish()?);
+        for (n, fold, name) in self.keys {
+            let result = fold.finish()?;
+            bind(name, &result);
+            key[n] = Part::Data(result);
         }
         let value = match (self.value, self.common) {
-            (Some(fold), _) => Some((Part::Data(fold.finish()?), None)),
+            (Some((fold, name)), _) => {
+                let result = fold.finish()?;
+                bind(name, &result);
+                Some((Part::Data(result), None))
+            }
             (None, Some(Some(common))) => Some(common),
             (None, _) => match &kv.value {
                 Value::Data(e, o) => Some((Part::Written(format!("{e}{o}").into()), None)),
