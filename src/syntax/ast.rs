@@ -257,12 +257,36 @@ pub enum Value<'a> {
 /// A directory path: `/` elements, optionally ending in `/...`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Directory<'a> {
-    /// The elements before any `...`; empty only in `/...`.
+    /// The elements before any `...`; empty only in `/...`, or in a
+    /// relative path that names its root alone (`.`, `..`).
     pub elems: DirElems<'a>,
     /// The span of a trailing `...` (this directory and every descendant).
     pub rest: Option<Span>,
-    /// From the first `/` to the end of the path.
+    /// `./` or `../` before the elements: the path starts at the script's
+    /// root, or above it, rather than at the top of the directory layer.
+    /// The planner resolves it; `None` is an absolute path.
+    pub relative: Option<Relative>,
+    /// From the first `/`, `.` or `..` to the end of the path.
     pub span: Span,
+}
+
+/// The head of a relative path: `.` (the root itself) or one `..` per
+/// level above it (`../..`). Kept apart from the elements so that the
+/// path prints as written and a name can never be `..`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Relative {
+    /// How many levels above the root: 0 for `.`, 2 for `../..`.
+    pub up: u32,
+    /// `.` or the `..`s and the `/`s between them.
+    pub span: Span,
+}
+
+impl Relative {
+    /// The `n`th `..` (from 0), to point at the one that climbs too far.
+    pub fn step(&self, n: u32) -> Span {
+        let start = self.span.start + 3 * n;
+        Span::new(start as usize, start as usize + 2)
+    }
 }
 
 /// The elements of a directory path: most paths have one or two.
