@@ -255,7 +255,7 @@ pub enum Value<'a> {
 }
 
 /// A directory path: `/` elements, optionally ending in `/...`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Directory<'a> {
     /// The elements before any `...`; empty only in `/...`, or in a
     /// relative path that names its root alone (`.`, `..`).
@@ -268,6 +268,19 @@ pub struct Directory<'a> {
     pub relative: Option<Relative>,
     /// From the first `/`, `.` or `..` to the end of the path.
     pub span: Span,
+}
+
+/// Shows `relative` only for a relative path: the dump of an absolute
+/// one, the common case, reads as it did before relative paths were.
+impl std::fmt::Debug for Directory<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Directory");
+        d.field("elems", &self.elems).field("rest", &self.rest);
+        if let Some(relative) = &self.relative {
+            d.field("relative", relative);
+        }
+        d.field("span", &self.span).finish()
+    }
 }
 
 /// The head of a relative path: `.` (the root itself) or one `..` per

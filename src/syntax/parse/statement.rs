@@ -370,8 +370,16 @@ impl<'a> Parser<'a> {
         i: &'a str,
         out: &mut Directory<'a>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
-        if peek(i) != Some(b'.') || i.starts_with("...") {
+        if peek(i) != Some(b'.') {
             return Ok(i);
+        }
+        if i.starts_with("...") {
+            let help = "`...` stands last in a path: `/...` is every directory, `./...` the root and every directory under it";
+            return Err(failure(self.expected(
+                i,
+                "`/`, `./` or `../`",
+                Some(help.into()),
+            )));
         }
         let start = self.pos(i);
         let (mut rest, mut up) = match i.strip_prefix("..") {
