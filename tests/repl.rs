@@ -347,6 +347,11 @@ fn history_keeps_reads_but_not_writes_unless_asked() {
         p.exp_string("fql> ").unwrap();
         p.send_line("/h(1)=\"one\"").unwrap();
         p.exp_string("fql> ").unwrap();
+        // Relative writes are writes too, with `./` or without.
+        p.send_line("./h(2)=\"two\"").unwrap();
+        p.exp_string("fql> ").unwrap();
+        p.send_line("h(3)=\"three\"").unwrap();
+        p.exp_string("fql> ").unwrap();
         p.send_line("/h(<int>)=<str>").unwrap();
         p.exp_string("/h(1)=\"one\"").unwrap();
         p.exp_string("fql> ").unwrap();
@@ -356,6 +361,7 @@ fn history_keeps_reads_but_not_writes_unless_asked() {
     let kept = run(&[]);
     assert!(kept.contains("/h(<int>)=<str>"), "{kept}");
     assert!(!kept.contains("/h(1)=\"one\""), "{kept}");
+    assert!(!kept.contains("two") && !kept.contains("three"), "{kept}");
     let kept = run(&["--history-writes"]);
     assert!(kept.contains("/h(1)=\"one\""), "{kept}");
 }

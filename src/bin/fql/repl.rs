@@ -186,7 +186,8 @@ impl Repl {
         if let Some(command) = line.strip_prefix('\\') {
             return !command.starts_with("writemode on");
         }
-        match fql::syntax::parse(line) {
+        // Read as it runs: `users(1)=2` is the write `./users(1)=2`.
+        match fql::syntax::parse(&path::resolve(line)) {
             Ok(script) => !script.items.iter().any(|item| match item {
                 fql::syntax::ast::Item::Statement(s) => s.kind().writes(),
                 fql::syntax::ast::Item::Meta(_) => false,
