@@ -108,6 +108,39 @@ pub enum Guard {
 #[derive(Clone, Debug, PartialEq, thiserror::Error, miette::Diagnostic)]
 #[non_exhaustive]
 pub enum Error {
+    /// A relative path with more `..` than its root has directories
+    /// above it. Never clamped at `/`: a script meant for a deeper root
+    /// would otherwise touch other data.
+    #[error("the path climbs above `/`: its root `{root}` is {depth} deep")]
+    #[diagnostic(
+        code(fql::above_root),
+        help(
+            "`./` and `../` start at the root (`--root DIR`, or `\\cd` in the shell); use fewer `..`, a deeper root, or an absolute path"
+        )
+    )]
+    AboveRoot {
+        /// The root, as FQL writes it.
+        root: String,
+        /// How many directories deep it is.
+        depth: usize,
+        /// The first `..` with nowhere to go.
+        #[label("nothing is above `/`")]
+        at: Span,
+    },
+    /// A relative path that comes to `/` itself where a directory is
+    /// needed: `.` or `..(1)=2` with the root at `/`.
+    #[error("the path names `/`, the top of the directory layer, which is not a directory")]
+    #[diagnostic(
+        code(fql::top_path),
+        help(
+            "name a directory under it, as in `./users`; `./<>` lists the directories at the top; or give a deeper root with `--root DIR`"
+        )
+    )]
+    TopPath {
+        /// The path.
+        #[label("this is `/`")]
+        at: Span,
+    },
     /// A reference to a name that nothing binds and no parameter supplies.
     #[error("`:{name}` is not bound")]
     #[diagnostic(
@@ -156,50 +189,16 @@ pub enum Error {
         #[label("never true")]
         at: Span,
     },
-    /// A relative path with more `..` than its root has directories
-    /// above it. Never clamped at `/`: a script meant for a deeper root
-    /// would otherwise touch other data.
-    #[error("the path climbs above `/`: its root `{root}` is {depth} deep")]
-    #[diagnostic(
-        code(fql::above_root),
-        help(
-            "`./` and `../` start at the root (`--root DIR`, or `\\cd` in the shell); use fewer `..`, a deeper root, or an absolute path"
-        )
-    )]
-    AboveRoot {
-        /// The root, as FQL writes it.
-        root: String,
-        /// How many directories deep it is.
-        depth: usize,
-        /// The first `..` with nowhere to go.
-        #[label("nothing is above `/`")]
-        at: Span,
-    },
-    /// A relative path that comes to `/` itself where a directory is
-    /// needed: `.` or `..(1)=2` with the root at `/`.
-    #[error("the path names `/`, the top of the directory layer, which is not a directory")]
-    #[diagnostic(
-        code(fql::top_path),
-        help(
-            "name a directory under it, as in `./users`; `./<>` lists the directories at the top; or give a deeper root with `--root DIR`"
-        )
-    )]
-    TopPath {
-        /// The path.
-        #[label("this is `/`")]
-        at: Span,
-    },
 }
 
 impl Error {
     /// Where the error points.
     pub fn span(&self) -> Span {
         match self {
+            Error::AboveRoot { at, .. } | Error::TopPath { at } => *at,
             Error::Unbound { at, .. }
             | Error::Unrelated { at, .. }
-            | Error::TypeConflict { at, .. }
-            | Error::AboveRoot { at, .. }
-            | Error::TopPath { at } => *at,
+            | Error::TypeConflict { at, .. } => *at,
         }
     }
 }
@@ -366,20 +365,14 @@ impl<'p> Planner<'p> {
         let id = self.next;
         self.next += 1;
         let binds = names_bound(&stmt.query);
-        let refs_in = has_refs(&stmt.query);
-        let (substituted, refs) = if refs_in || stmt.query.dir().relative.is_some() {
+        let (substituted, refs) = if has_refs(&stmt.query) {
             let mut query = stmt.query.clone();
-            if let Err(e) = self.root.resolve(query.dir_mut()) {
-                errors.push(e);
-            }
-            let refs = match refs_in {
-                true => substitute(&mut query, self.params, &self.bound, errors),
-                false => Vec::new(),
-            };
+            let refs = substitute(&mut query, self.params, &self.bound, errors);
             (Some(Box::new(query)), refs)
         } else {
             (None, Vec::new())
         };
+        let substituted = self.resolved(&stmt.query, substituted, errors);
         let driver = driver(&refs, &self.bound, &self.live, errors);
         if let Some(d) = driver {
             self.drivers.insert(d);
@@ -409,6 +402,24 @@ impl<'p> Planner<'p> {
             feeds: false,
             driver,
         }
+    }
+
+    /// `query`, or its copy `substituted`, with a relative path put
+    /// under the root; a query with an absolute path is not copied.
+    fn resolved<'a>(
+        &self,
+        query: &Query<'a>,
+        substituted: Option<Box<Query<'a>>>,
+        errors: &mut Vec<Error>,
+    ) -> Option<Box<Query<'a>>> {
+        if query.dir().relative.is_none() {
+            return substituted;
+        }
+        let mut query = substituted.unwrap_or_else(|| Box::new(query.clone()));
+        if let Err(e) = self.root.resolve(query.dir_mut()) {
+            errors.push(e);
+        }
+        Some(query)
     }
 
     /// Notes that a name statement `id` bound is bound again by a later
