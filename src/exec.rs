@@ -160,6 +160,9 @@ pub struct Engine {
     layer: DirectoryLayer,
     split_reads: bool,
     retry: RetryOptions,
+    /// Where the relative paths of the texts [`Engine::run_text`] plans
+    /// start.
+    root: crate::plan::Root,
 }
 
 impl Engine {
@@ -170,7 +173,17 @@ impl Engine {
             layer: DirectoryLayer::new(),
             split_reads: false,
             retry: RetryOptions::default(),
+            root: crate::plan::Root::default(),
         }
+    }
+
+    /// Puts the relative paths (`./users`) of the scripts given as text
+    /// under `root` rather than `/`, so one script can run against
+    /// separate data (a test's own directory, a tenant's). A [`Plan`]
+    /// made elsewhere was resolved by its planner.
+    pub fn root(mut self, root: crate::plan::Root) -> Engine {
+        self.root = root;
+        self
     }
 
     /// The database the engine runs on.

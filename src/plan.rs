@@ -10,6 +10,9 @@
 //! query touches before running it.
 
 mod explain;
+mod root;
+
+pub use root::{Root, RootError};
 
 use std::collections::HashMap;
 
@@ -109,6 +112,39 @@ pub enum Guard {
 #[derive(Clone, Debug, PartialEq, thiserror::Error, miette::Diagnostic)]
 #[non_exhaustive]
 pub enum Error {
+    /// A relative path with more `..` than its root has directories
+    /// above it. Never clamped at `/`: a script meant for a deeper root
+    /// would otherwise touch other data.
+    #[error("the path climbs above `/`: its root `{root}` is {depth} deep")]
+    #[diagnostic(
+        code(fql::above_root),
+        help(
+            "`./` and `../` start at the root (`--root DIR`, or `\\cd` in the shell); use fewer `..`, a deeper root, or an absolute path"
+        )
+    )]
+    AboveRoot {
+        /// The root, as FQL writes it.
+        root: String,
+        /// How many directories deep it is.
+        depth: usize,
+        /// The first `..` with nowhere to go.
+        #[label("nothing is above `/`")]
+        at: Span,
+    },
+    /// A relative path that comes to `/` itself where a directory is
+    /// needed: `.` or `..(1)=2` with the root at `/`.
+    #[error("the path names `/`, the top of the directory layer, which is not a directory")]
+    #[diagnostic(
+        code(fql::top_path),
+        help(
+            "name a directory under it, as in `./users`; `./<>` lists the directories at the top; or give a deeper root with `--root DIR`"
+        )
+    )]
+    TopPath {
+        /// The path.
+        #[label("this is `/`")]
+        at: Span,
+    },
     /// A reference to a name that nothing binds and no parameter supplies.
     #[error("`:{name}` is not bound")]
     #[diagnostic(
@@ -204,6 +240,7 @@ impl Error {
     /// Where the error points.
     pub fn span(&self) -> Span {
         match self {
+            Error::AboveRoot { at, .. } | Error::TopPath { at } => *at,
             Error::Unbound { at, .. }
             | Error::Unrelated { at, .. }
             | Error::TypeConflict { at, .. }
@@ -238,6 +275,16 @@ pub fn plan<'a>(
     params: &HashMap<String, Elem<'static>>,
 ) -> Result<Plan<'a>, Vec<Error>> {
     Planner::new(params).plan(script)
+}
+
+/// [`plan`], with the script's relative paths (`./users`) under `root`
+/// rather than under `/`.
+pub fn plan_in<'a>(
+    script: &'a Script<'a>,
+    params: &HashMap<String, Elem<'static>>,
+    root: &Root,
+) -> Result<Plan<'a>, Vec<Error>> {
+    Planner::new(params).with_root(root.clone()).plan(script)
 }
 
 /// Plans a script piece by piece, each piece whole transactions of it (the
@@ -275,6 +322,8 @@ pub struct Planner<'p> {
     /// how many have ended so far, to count transactions as [`Plan`] does.
     last_end: Option<usize>,
     ended: usize,
+    /// Where relative paths start.
+    root: Root,
 }
 
 impl<'p> Planner<'p> {
@@ -291,7 +340,14 @@ impl<'p> Planner<'p> {
             retired: Vec::new(),
             last_end: None,
             ended: 0,
+            root: Root::default(),
         }
+    }
+
+    /// Puts relative paths under `root` instead of `/`.
+    pub fn with_root(mut self, root: Root) -> Planner<'p> {
+        self.root = root;
+        self
     }
 
     /// Marks the statements that feed later ones as a first pass over the
@@ -388,6 +444,7 @@ impl<'p> Planner<'p> {
         } else {
             (None, Vec::new())
         };
+        let substituted = self.resolved(&stmt.query, substituted, errors);
         let driver = driver(&refs, &self.bound, &self.live, errors);
         if let Some(d) = driver {
             self.drivers.insert(d);
@@ -424,6 +481,24 @@ impl<'p> Planner<'p> {
             feeds: false,
             driver,
         }
+    }
+
+    /// `query`, or its copy `substituted`, with a relative path put
+    /// under the root; a query with an absolute path is not copied.
+    fn resolved<'a>(
+        &self,
+        query: &Query<'a>,
+        substituted: Option<Box<Query<'a>>>,
+        errors: &mut Vec<Error>,
+    ) -> Option<Box<Query<'a>>> {
+        if query.dir().relative.is_none() {
+            return substituted;
+        }
+        let mut query = substituted.unwrap_or_else(|| Box::new(query.clone()));
+        if let Err(e) = self.root.resolve(query.dir_mut()) {
+            errors.push(e);
+        }
+        Some(query)
     }
 
     /// Notes that a name statement `id` bound is bound again by a later
@@ -853,6 +928,67 @@ mod tests {
             [0, 1]
         );
         assert_eq!(retired("/a(<x:int>)\n/b(<x:int>)\n/c(<x:int>)"), [0, 1]);
+    }
+
+    /// Relative paths are planned under the root, absolute ones as
+    /// written; the query printed (what `explain` and messages show) is
+    /// the resolved one.
+    #[test]
+    fn relative_paths_resolve_under_the_root() {
+        let params = [("t".to_string(), parse_param("\"x\""))].into();
+        let text = "./a(1)=2\n../b/<n:str>(<>)\n.(3)\n/abs(4)\n../:t/...\n./...";
+        let script = crate::check::load(text).unwrap();
+        let root = Root::new(vec!["app".into(), "tests".into()]);
+        let queries: Vec<String> = plan_in(&script, &params, &root)
+            .unwrap()
+            .steps
+            .iter()
+            .map(|s| s.query().to_string())
+            .collect();
+        assert_eq!(
+            queries,
+            [
+                "/app/tests/a(1)=2",
+                "/app/b/<n:str>(<>)",
+                "/app/tests(3)",
+                "/abs(4)",
+                "/app/x/...",
+                "/app/tests/...",
+            ]
+        );
+        // With no root given, the root is `/`.
+        let script = crate::check::load("./a(1)\n./...").unwrap();
+        let plan = plan(&script, &params).unwrap();
+        assert_eq!(plan.steps[0].query().to_string(), "/a(1)");
+        assert_eq!(plan.steps[1].query().to_string(), "/...");
+    }
+
+    /// Climbing above `/` is an error at the `..` that does it, never
+    /// clamped; a path that comes to `/` itself names no directory.
+    #[test]
+    fn relative_paths_never_leave_the_directory_layer() {
+        let params = HashMap::new();
+        let errors = |text: &str, root: &[&str]| -> Vec<(String, std::ops::Range<usize>)> {
+            let script = crate::check::load(text).unwrap();
+            let root = Root::new(root.iter().map(|n| n.to_string()).collect());
+            let errors = plan_in(&script, &params, &root).unwrap_err();
+            errors
+                .iter()
+                .map(|e| {
+                    let code = miette::Diagnostic::code(e).unwrap().to_string();
+                    (code, e.span().range())
+                })
+                .collect()
+        };
+        let above = "fql::above_root".to_string();
+        assert_eq!(
+            errors("../../../x(1)", &["a", "b"]),
+            [(above.clone(), 6..8)]
+        );
+        assert_eq!(errors("../x", &[]), [(above, 0..2)]);
+        let top = "fql::top_path".to_string();
+        assert_eq!(errors(".(1)=2", &[]), [(top.clone(), 0..1)]);
+        assert_eq!(errors("../..", &["a", "b"]), [(top, 0..5)]);
     }
 
     /// The set of statements that feed: one bit each.

@@ -8,14 +8,7 @@ use rexpect::session::{PtySession, spawn_command};
 /// A shell on the database file `db`, without colour or history, waiting
 /// at its first prompt.
 fn shell(db: &std::path::Path, extra: &[&str]) -> PtySession {
-    let mut cmd = Command::new(cargo_bin("fql"));
-    cmd.arg("--db")
-        .arg(db)
-        .args(["--color", "never", "--no-history"])
-        .args(extra)
-        .env("TERM", "xterm")
-        .env_remove("NO_COLOR");
-    let mut p = spawn_command(cmd, Some(20_000)).expect("the shell starts");
+    let mut p = spawn_at(db, extra);
     p.exp_string("fql> ").expect("a prompt");
     p
 }
@@ -142,6 +135,55 @@ fn writes_need_writemode_and_relative_paths_follow_cd() {
     p.exp_string("fql /app> ").unwrap();
     assert!(!query(&db, "/app/users(<int>)=<str>").contains("bob"));
     quit(p);
+}
+
+/// The shell starts at `--root`, and `\cd` moves that root by the same
+/// rule: `./` and `..` from it, `..` above `/` refused, `\cd` alone back.
+#[test]
+fn cd_moves_the_root_that_relative_paths_start_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/app/users(1)=\"ann\"");
+    query(&db, "/other(2)=\"bob\"");
+    let mut p = spawn_at(&db, &["--root", "/app"]);
+    p.exp_string("fql /app> ").expect("the prompt shows --root");
+    p.send_line("./users(<int>)=<str>").unwrap();
+    p.exp_string("/app/users(1)=\"ann\"").unwrap();
+    p.exp_string("fql /app> ").unwrap();
+    p.send_line("\\explain ../other(<int>)").unwrap();
+    p.exp_string("range read: /other(<int>)").unwrap();
+    p.exp_string("fql /app> ").unwrap();
+    p.send_line("\\cd ./users").unwrap();
+    p.exp_string("fql /app/users> ").unwrap();
+    p.send_line("\\cd ../..").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\cd ..").unwrap();
+    p.exp_string("fql::above_root")
+        .expect("never a silent stay at `/`");
+    p.exp_string("fql> ").unwrap();
+    p.send_line("..(1)").unwrap();
+    p.exp_string("fql::above_root").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\cd").unwrap();
+    p.exp_string("fql /app> ").expect("back to --root");
+    p.send_line("\\cd <>").unwrap();
+    p.exp_string("fql::bad_root").unwrap();
+    p.exp_string("fql /app> ").unwrap();
+    p.send_line("\\pwd").unwrap();
+    p.exp_string("/app\r\n").unwrap();
+    quit(p);
+}
+
+/// A shell on `db` with `extra` arguments, not yet at a prompt.
+fn spawn_at(db: &std::path::Path, extra: &[&str]) -> PtySession {
+    let mut cmd = Command::new(cargo_bin("fql"));
+    cmd.arg("--db")
+        .arg(db)
+        .args(["--color", "never", "--no-history"])
+        .args(extra)
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR");
+    spawn_command(cmd, Some(20_000)).expect("the shell starts")
 }
 
 /// A shell on a pseudo-terminal that the test reads only when it asks:
@@ -305,6 +347,11 @@ fn history_keeps_reads_but_not_writes_unless_asked() {
         p.exp_string("fql> ").unwrap();
         p.send_line("/h(1)=\"one\"").unwrap();
         p.exp_string("fql> ").unwrap();
+        // Relative writes are writes too, with `./` or without.
+        p.send_line("./h(2)=\"two\"").unwrap();
+        p.exp_string("fql> ").unwrap();
+        p.send_line("h(3)=\"three\"").unwrap();
+        p.exp_string("fql> ").unwrap();
         p.send_line("/h(<int>)=<str>").unwrap();
         p.exp_string("/h(1)=\"one\"").unwrap();
         p.exp_string("fql> ").unwrap();
@@ -314,6 +361,7 @@ fn history_keeps_reads_but_not_writes_unless_asked() {
     let kept = run(&[]);
     assert!(kept.contains("/h(<int>)=<str>"), "{kept}");
     assert!(!kept.contains("/h(1)=\"one\""), "{kept}");
+    assert!(!kept.contains("two") && !kept.contains("three"), "{kept}");
     let kept = run(&["--history-writes"]);
     assert!(kept.contains("/h(1)=\"one\""), "{kept}");
 }

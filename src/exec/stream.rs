@@ -142,7 +142,7 @@ impl Engine {
         sink: &mut dyn Sink,
     ) -> Result<(), QueryError> {
         let script = crate::check::load(script).map_err(QueryError::Invalid)?;
-        let plan = crate::plan::plan(&script, params).map_err(QueryError::Plan)?;
+        let plan = crate::plan::plan_in(&script, params, &self.root).map_err(QueryError::Plan)?;
         self.run(&plan, sink)?;
         Ok(())
     }

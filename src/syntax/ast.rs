@@ -255,14 +255,51 @@ pub enum Value<'a> {
 }
 
 /// A directory path: `/` elements, optionally ending in `/...`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Directory<'a> {
-    /// The elements before any `...`; empty only in `/...`.
+    /// The elements before any `...`; empty only in `/...`, or in a
+    /// relative path that names its root alone (`.`, `..`).
     pub elems: DirElems<'a>,
     /// The span of a trailing `...` (this directory and every descendant).
     pub rest: Option<Span>,
-    /// From the first `/` to the end of the path.
+    /// `./` or `../` before the elements: the path starts at the script's
+    /// root, or above it, rather than at the top of the directory layer.
+    /// The planner resolves it; `None` is an absolute path.
+    pub relative: Option<Relative>,
+    /// From the first `/`, `.` or `..` to the end of the path.
     pub span: Span,
+}
+
+/// Shows `relative` only for a relative path: the dump of an absolute
+/// one, the common case, reads as it did before relative paths were.
+impl std::fmt::Debug for Directory<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Directory");
+        d.field("elems", &self.elems).field("rest", &self.rest);
+        if let Some(relative) = &self.relative {
+            d.field("relative", relative);
+        }
+        d.field("span", &self.span).finish()
+    }
+}
+
+/// The head of a relative path: `.` (the root itself) or one `..` per
+/// level above it (`../..`). Kept apart from the elements so that the
+/// path prints as written and a name can never be `..`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Relative {
+    /// How many levels above the root: 0 for `.`, 2 for `../..`.
+    pub up: u32,
+    /// `.` or the `..`s and the `/`s between them.
+    pub span: Span,
+}
+
+impl Relative {
+    /// The `n`th `..` (from 0), to point at the one that climbs too far.
+    pub fn step(&self, n: u32) -> Span {
+        let start = self.span.start + 3 * n;
+        Span::new(start as usize, start as usize + 2)
+    }
 }
 
 /// The elements of a directory path: most paths have one or two.

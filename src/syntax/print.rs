@@ -83,6 +83,16 @@ impl Display for Value<'_> {
 
 impl Display for Directory<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.relative.map(|r| r.up) {
+            None => {}
+            Some(0) => f.write_char('.')?,
+            Some(up) => {
+                f.write_str("..")?;
+                for _ in 1..up {
+                    f.write_str("/..")?;
+                }
+            }
+        }
         for elem in &self.elems {
             f.write_char('/')?;
             elem.fmt(f)?;

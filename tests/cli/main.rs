@@ -14,6 +14,7 @@ mod output;
 mod queries;
 use crate::support::reach;
 mod retry;
+mod roots;
 mod schema;
 mod scripts;
 mod store;

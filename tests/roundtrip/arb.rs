@@ -261,11 +261,17 @@ pub fn dir_elem() -> impl Strategy<Value = DirElem<'static>> {
     ]
 }
 
-/// A path; with no elements it is `/...`, the one path without any.
+/// A path; with no elements an absolute one is `/...`, the one absolute
+/// path without any. Now and then relative: `.` or `..`s before it.
 pub fn directory() -> impl Strategy<Value = Directory<'static>> {
-    (vec(dir_elem(), 0..4), any::<bool>()).prop_map(|(elems, rest)| Directory {
-        rest: (rest || elems.is_empty()).then(span),
+    let relative = prop_oneof![
+        3 => Just(None),
+        1 => (0..4u32).prop_map(|up| Some(Relative { up, span: span() })),
+    ];
+    (vec(dir_elem(), 0..4), any::<bool>(), relative).prop_map(|(elems, rest, relative)| Directory {
+        rest: (rest || (elems.is_empty() && relative.is_none())).then(span),
         elems: elems.into(),
+        relative,
         span: span(),
     })
 }

@@ -135,6 +135,12 @@ pub struct ExecArgs {
     /// Bytes in full (`0x...`, valid input) or as their length only.
     #[arg(long, value_enum, value_name = "HOW", help_heading = "Output")]
     pub bytes: Option<BytesShown>,
+
+    /// The directory that relative paths (`./users`, `../other`) start
+    /// from, such as `/app/tests`; without it they start at `/`. Absolute
+    /// paths are not changed. In the shell, `\cd` moves it.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<String>,
 }
 
 impl ExecArgs {
@@ -148,6 +154,7 @@ impl ExecArgs {
         self.split_reads |= other.split_reads;
         self.format = other.format.or(self.format);
         self.bytes = other.bytes.or(self.bytes);
+        self.root = other.root.or(self.root);
         self
     }
 }
@@ -316,6 +323,10 @@ pub struct ExplainArgs {
     /// A parameter for the script's references, as for `fql run`.
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
+
+    /// The directory relative paths start from, as for `fql run`.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<String>,
 }
 
 /// `--on-error`.

@@ -109,8 +109,8 @@ pub fn directory(arg: &str) -> Result<Vec<String>, Exit> {
         eprintln!("fql: a directory is an absolute path such as /locks/nightly, not `{arg}`");
         return Err(Exit::Usage);
     }
-    match crate::repl::path::directory(arg, &[]) {
-        Ok(path) if !path.is_empty() => Ok(path),
+    match crate::repl::path::directory(arg, &fql::plan::Root::default()) {
+        Ok(path) if !path.names().is_empty() => Ok(path.names().to_vec()),
         Ok(_) => {
             eprintln!("fql: the directory cannot be the root");
             Err(Exit::Usage)

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use fql::kv::Transaction;
+use fql::plan::Root;
 use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{Config, Editor};
@@ -26,8 +27,9 @@ type Cwd = Arc<Mutex<Vec<String>>>;
 /// The shell's state between lines.
 pub struct Repl {
     session: Session,
-    /// The directory relative paths resolve against (`\cd`).
-    cwd: Vec<String>,
+    /// The root the shell started at (`--root`), where `\cd` alone
+    /// goes back to; the current one is in the session's settings.
+    home: Root,
     /// The transaction `\begin` opened.
     tx: Option<Box<dyn Transaction>>,
     history_writes: bool,
@@ -64,16 +66,18 @@ pub fn run(
             " Writes are off: \\writemode on allows them."
         }
     );
+    let home = session.settings.root.clone();
     let mut repl = Repl {
         session,
-        cwd: Vec::new(),
+        home,
         tx: None,
         history_writes: repl_args.history_writes,
         quit: false,
         ended: None,
     };
     while !repl.quit {
-        *cwd.lock().unwrap_or_else(|e| e.into_inner()) = repl.cwd.clone();
+        *cwd.lock().unwrap_or_else(|e| e.into_inner()) =
+            repl.session.settings.root.names().to_vec();
         match editor.readline(&repl.prompt()) {
             Ok(line) => {
                 if line.trim().is_empty() {
@@ -161,10 +165,11 @@ fn save_history(editor: &mut Editor<FqlHelper, FileHistory>, path: &Path) {
 
 impl Repl {
     fn prompt(&self) -> String {
-        let cwd = if self.cwd.is_empty() {
+        let root = &self.session.settings.root;
+        let cwd = if root.names().is_empty() {
             String::new()
         } else {
-            format!(" {}", fql::directory::show(&self.cwd))
+            format!(" {root}")
         };
         let tx = if self.tx.is_some() { "*" } else { "" };
         format!("fql{cwd}{tx}> ")
@@ -181,7 +186,8 @@ impl Repl {
         if let Some(command) = line.strip_prefix('\\') {
             return !command.starts_with("writemode on");
         }
-        match fql::syntax::parse(line) {
+        // Read as it runs: `users(1)=2` is the write `./users(1)=2`.
+        match fql::syntax::parse(&path::resolve(line)) {
             Ok(script) => !script.items.iter().any(|item| match item {
                 fql::syntax::ast::Item::Statement(s) => s.kind().writes(),
                 fql::syntax::ast::Item::Meta(_) => false,
@@ -212,7 +218,7 @@ impl Repl {
             self.meta(command);
             return;
         }
-        let text = path::resolve(line, &self.cwd);
+        let text = path::resolve(line);
         self.query(&text);
     }
 

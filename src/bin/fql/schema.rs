@@ -26,7 +26,10 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
     let (name, src) = schema_source(&args.schema)?;
     let sources = Sources::single(name, src.clone());
     // Report schema errors with their spans before touching the database.
-    crate::session::with_plan(&sources, &params, color, |_| Ok(()))?;
+    // A schema's relative paths start at `/`, as the library's
+    // validation reads them.
+    let root = fql::plan::Root::default();
+    crate::session::with_plan(&sources, &params, &root, color, |_| Ok(()))?;
     let opened = crate::store::open(store)?;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
     let activity = Arc::new(Activity::default());

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use fql::exec::Engine;
 use fql::kv::{Activity, Database, Observed, Transaction};
-use fql::plan::{Plan, Planner};
+use fql::plan::{Plan, Planner, Root};
 use fql::syntax::ast::Elem;
 use fql::syntax::{Diagnostics, Report, Sources};
 
@@ -42,6 +42,8 @@ pub struct Settings {
     pub color_out: bool,
     /// How to allow writes, for the refusal's message.
     pub write_hint: &'static str,
+    /// Where relative paths start: `--root`, then the shell's `\cd`.
+    pub root: Root,
 }
 
 impl Settings {
@@ -56,8 +58,25 @@ impl Settings {
             color: color.enabled_for_stderr(),
             color_out: color.enabled_for_stdout(),
             write_hint: "pass -w/--write to allow writes",
+            root: root(args.root.as_deref(), color.enabled_for_stderr())?,
         })
     }
+}
+
+/// `--root DIR`, read as `\cd DIR` from `/` reads it; `/` without one.
+/// A bad one is reported against its text and is a usage error.
+pub fn root(text: Option<&str>, color: bool) -> Result<Root, Exit> {
+    let Some(text) = text else {
+        return Ok(Root::default());
+    };
+    Root::default().change(text).map_err(|e| {
+        let sources = Sources::single("--root", text.to_string());
+        eprint!(
+            "{}",
+            fql::syntax::render(&e, &sources, color, output::width())
+        );
+        Exit::Usage
+    })
 }
 
 /// `-p name=value` pairs; each value is FQL data, else a string.
@@ -132,7 +151,8 @@ impl Session {
     /// transaction in the retry loop.
     pub fn run(&self, script: &Script, tx: Option<&mut dyn Transaction>) -> Result<(), Failure> {
         self.activity.restart();
-        let checked = check(script, &self.settings.params, self.settings.color)?;
+        let settings = &self.settings;
+        let checked = check(script, &settings.params, &settings.root, settings.color)?;
         self.run_checked(script, &checked, tx)
     }
 
@@ -174,7 +194,9 @@ impl Session {
     /// run only if it is the one checked, planned as it comes with what
     /// the check found of the whole.
     fn run_pieces(&self, script: &Script, checked: &Checked, run: &mut Run<'_, '_>) {
-        let mut planner = Planner::new(&self.settings.params).with_feeders(checked.feeders.clone());
+        let mut planner = Planner::new(&self.settings.params)
+            .with_root(self.settings.root.clone())
+            .with_feeders(checked.feeders.clone());
         // How many pieces were read, and the input and line after the last.
         let mut read = 0;
         let mut end = (script.name(), 1);
@@ -249,6 +271,7 @@ fn changed(name: &str, line: usize) -> Exit {
 pub fn with_plan<T>(
     sources: &Sources,
     params: &HashMap<String, Elem<'static>>,
+    root: &Root,
     color: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
 ) -> Result<T, Exit> {
@@ -257,7 +280,7 @@ pub fn with_plan<T>(
         eprint!("{}", diagnostics.render(color, output::width()));
         Exit::Invalid
     })?;
-    let plan = fql::plan::plan(&script, params).map_err(|errors| {
+    let plan = fql::plan::plan_in(&script, params, root).map_err(|errors| {
         let mut report = Report::default();
         let shown = report.add(&errors, sources, color, output::width());
         eprint!("{shown}{}", report.more());

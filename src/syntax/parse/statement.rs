@@ -6,8 +6,8 @@ use super::{PResult, Parser};
 use std::borrow::Cow;
 
 use crate::syntax::ast::{
-    DirElem, Directory, Elem, ElemKind, Item, Key, KeyValue, Meta, MetaKind, Options, Query, Span,
-    Statement, Tuple, Value,
+    DirElem, Directory, Elem, ElemKind, Item, Key, KeyValue, Meta, MetaKind, Options, Query,
+    Relative, Span, Statement, Tuple, Value,
 };
 use crate::syntax::error::ParseError;
 use crate::syntax::items::Items;
@@ -77,7 +77,7 @@ impl<'a> Parser<'a> {
                 items.push(Item::Meta(meta));
                 Ok(rest)
             }
-            Some(b'/') => {
+            Some(b'/' | b'.') => {
                 let rest = self.statement(i, self.pos(i), Options::default(), items)?;
                 let (rest, ()) = self.end_of_line(rest, "the end of the statement")?;
                 Ok(rest)
@@ -92,7 +92,7 @@ impl<'a> Parser<'a> {
                 if let Some(next) = line_break(j) {
                     j = hspace(next);
                 }
-                if peek(j) != Some(b'/') {
+                if !matches!(peek(j), Some(b'/' | b'.')) {
                     return Err(failure(ParseError::DanglingOptions { at: opts.span }));
                 }
                 let rest = self.statement(j, start, opts, items)?;
@@ -294,7 +294,7 @@ impl<'a> Parser<'a> {
         out: &mut Directory<'a>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         let start = self.pos(i);
-        let mut i = i;
+        let mut i = self.relative(i, out)?;
         // Every element goes through the one push below: with a push in each
         // branch, the vector's push was left out of line, a call per element.
         while let Some(at) = i.strip_prefix('/') {
@@ -318,6 +318,7 @@ impl<'a> Parser<'a> {
                     let (after, r) = self.reference(at)?;
                     (after, DirElem::Ref(Box::new(r)))
                 }
+                Some(b'.') if dot_name(at) => return Err(failure(self.dot_in_path(at))),
                 Some(b'.') if at.starts_with("...") => {
                     let span = self.span_of(&at[..3]);
                     let after = &at[3..];
@@ -362,6 +363,65 @@ impl<'a> Parser<'a> {
         Ok(i)
     }
 
+    /// The head of a relative path, `.` or `..` repeated (`../..`), into
+    /// `out`; the text after it. An absolute path has none.
+    fn relative(
+        &mut self,
+        i: &'a str,
+        out: &mut Directory<'a>,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
+        if peek(i) != Some(b'.') {
+            return Ok(i);
+        }
+        if i.starts_with("...") {
+            let help = "`...` stands last in a path: `/...` is every directory, `./...` the root and every directory under it";
+            return Err(failure(self.expected(
+                i,
+                "`/`, `./` or `../`",
+                Some(help.into()),
+            )));
+        }
+        let start = self.pos(i);
+        let (mut rest, mut up) = match i.strip_prefix("..") {
+            Some(after) if !after.starts_with('.') => (after, 1),
+            _ if !dot_name(i) => return Err(failure(self.dot_in_path(i))),
+            _ => (&i[1..], 0),
+        };
+        while up > 0 && rest.starts_with("/..") && dot_name(&rest[1..]) {
+            rest = &rest[3..];
+            up += 1;
+        }
+        if !matches!(
+            peek(rest),
+            None | Some(b'/' | b'(' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'%')
+        ) {
+            return Err(failure(self.dot_in_path(i)));
+        }
+        out.relative = Some(Relative {
+            up,
+            span: self.span_from(start, rest),
+        });
+        Ok(rest)
+    }
+
+    /// The error for `.` or `..` where a directory name should be (`/a/./b`),
+    /// or a `.` that starts neither.
+    fn dot_in_path(&self, at: &str) -> ParseError {
+        let text = dir_junk(at);
+        let help = if dot_name(at) {
+            format!(
+                "`.` and `..` may only begin a path, as in `./b` or `../b`; a directory named `{text}` is written as a string: /\"{text}\""
+            )
+        } else {
+            "a relative path begins with `./` or `../`, as in `./users(1)`; a bare directory name starts with a letter or `_`".to_string()
+        };
+        ParseError::InvalidName {
+            text: excerpt(text),
+            at: self.span_of(text),
+            help: Some(help),
+        }
+    }
+
     /// The error for a directory name that must be quoted.
     fn invalid_dir_name(&self, text: &str) -> ParseError {
         let quoted = crate::syntax::print::quote(&excerpt(text));
@@ -387,6 +447,17 @@ fn replace_empty_key_value<'a>(at: &mut Query<'a>, query: Query<'a>) {
             && kv.value == Value::Omitted)
     );
     std::mem::forget(old);
+}
+
+/// Whether the text at `i` is `.` or `..` as a whole directory element.
+fn dot_name(i: &str) -> bool {
+    let len = if i.starts_with("..") { 2 } else { 1 };
+    i.starts_with('.')
+        && !i[len..].starts_with('.')
+        && matches!(
+            peek(&i[len..]),
+            None | Some(b'/' | b'(' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'%')
+        )
 }
 
 /// The run of text at `i` that was meant as one directory element: up to

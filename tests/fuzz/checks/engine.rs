@@ -48,6 +48,13 @@ const DIRS: &[&str] = &[
     "/<d:str>",
     "/:d",
     "/<>",
+    "./a",
+    "./<d:str>/b",
+    "../a",
+    "../../b",
+    ".",
+    "..",
+    "./...",
 ];
 const DATA: &[&str] = &[
     "0",
@@ -188,7 +195,9 @@ fn tuple(c: &mut Choices) -> String {
 /// Runs the script `input` builds on a fresh in-memory store.
 pub fn check(input: &[u8]) {
     let script = script(input);
-    let engine = Engine::new(Arc::new(Embedded::memory()));
+    // Two levels deep, so that `../a` resolves and `../../..` does not.
+    let root = fql::plan::Root::new(vec!["r".into(), "s".into()]);
+    let engine = Engine::new(Arc::new(Embedded::memory())).root(root);
     let params = HashMap::from([("n".to_string(), int(7)), ("d".to_string(), int(1))]);
     let outcome = engine.run_text(&script, &params, &mut |row: Output| {
         assert!(!row.to_string().is_empty(), "{script}");

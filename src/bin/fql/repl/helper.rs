@@ -168,7 +168,10 @@ impl FqlHelper {
         let parent = if parent.is_empty() && typed.starts_with('/') {
             Some(Vec::new())
         } else {
-            super::path::directory(parent, cwd).ok()
+            let root = fql::plan::Root::new(cwd.to_vec());
+            super::path::directory(parent, &root)
+                .ok()
+                .map(|r| r.names().to_vec())
         };
         let Some(parent) = parent else {
             return (before.len(), Vec::new());

@@ -1,7 +1,8 @@
 //! The shell's own commands, `\name [argument]`.
 
-use fql::directory::{DirectoryLayer, show};
+use fql::directory::DirectoryLayer;
 use fql::kv::DatabaseExt;
+use fql::plan::Root;
 use fql::syntax::Sources;
 
 use super::Repl;
@@ -28,9 +29,9 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "cd",
-        "[PATH]  make PATH the directory relative queries start from",
+        "[PATH]  make PATH the root relative queries start from (alone: back to --root)",
     ),
-    ("pwd", "print the current directory"),
+    ("pwd", "print the current root"),
     (
         "timing",
         "[on|off]  print each query's time and result count",
@@ -54,7 +55,8 @@ pub const TOPICS: &[(&str, &str)] = &[
          \x20 /app/users(42,<str>)=<>      read every key that matches\n\
          \x20 /app/users(42,...)=clear     clear a range\n\
          \x20 /app/users                   list a directory; /app/users=remove removes it\n\
-         Relative queries (`users(1)`) start from the directory \\cd chose.\n\
+         Relative queries (`./users(1)`, `../x(1)`, or just `users(1)`) start\n\
+         \x20 from the root \\cd chose (--root at first).\n\
          Enter continues a line while a tuple, variable or string is open.\n\
          See docs/language.md for the whole language.",
     ),
@@ -86,34 +88,34 @@ impl Repl {
             "q" | "quit" | "exit" => self.quit = true,
             "begin" | "commit" | "rollback" => self.transaction(name),
             "writemode" | "timing" | "format" | "bytes" => self.setting(name, arg),
-            "pwd" => self.print(&format!("{}\n", show(&self.cwd))),
-            "cd" => match path::directory(arg, &self.cwd) {
-                Err(e) => eprintln!("fql: {e}"),
-                Ok(dir) => match self.exists(&dir) {
-                    Ok(true) => self.cwd = dir,
-                    Ok(false) => eprintln!("fql: there is no directory {}", show(&dir)),
-                    Err(e) => eprintln!("fql: {e}"),
-                },
-            },
-            "ls" => match path::directory(arg, &self.cwd) {
-                Err(e) => eprintln!("fql: {e}"),
-                Ok(dir) => {
-                    let text = if dir.is_empty() {
-                        "/<>".to_string()
-                    } else {
-                        format!("{}/<>", show(&dir))
+            "pwd" => self.print(&format!("{}\n", self.session.settings.root)),
+            "cd" if arg.is_empty() => self.session.settings.root = self.home.clone(),
+            "cd" => {
+                if let Some(dir) = self.directory(name, arg) {
+                    match self.exists(dir.names()) {
+                        Ok(true) => self.session.settings.root = dir,
+                        Ok(false) => eprintln!("fql: there is no directory {dir}"),
+                        Err(e) => eprintln!("fql: {e}"),
+                    }
+                }
+            }
+            "ls" => {
+                if let Some(dir) = self.directory(name, arg) {
+                    let text = match dir.names() {
+                        [] => "/<>".to_string(),
+                        _ => format!("{dir}/<>"),
                     };
                     self.query(&text);
                 }
-            },
+            }
             "explain" => {
-                let text = path::resolve(arg, &self.cwd);
+                let text = path::resolve(arg);
                 let sources = Sources::single("<input>", text);
                 let settings = &self.session.settings;
-                let plan =
-                    crate::session::with_plan(&sources, &settings.params, settings.color, |p| {
-                        Ok(p.to_string())
-                    });
+                let (params, root) = (&settings.params, &settings.root);
+                let plan = crate::session::with_plan(&sources, params, root, settings.color, |p| {
+                    Ok(p.to_string())
+                });
                 if let Ok(plan) = plan {
                     self.print(&plan);
                 }
@@ -224,6 +226,25 @@ impl Repl {
                 s.keys, s.directories, s.violations
             ),
             Err(e) => eprintln!("fql: {e}"),
+        }
+    }
+
+    /// The directory `\cd` or `\ls` names from the current root, or
+    /// `None` after showing why there is none.
+    fn directory(&self, command: &str, arg: &str) -> Option<Root> {
+        let text = path::spelled(arg);
+        let settings = &self.session.settings;
+        match settings.root.change(&text) {
+            Ok(dir) => Some(dir),
+            Err(e) => {
+                let sources = Sources::single(format!("\\{command}"), text.into_owned());
+                let width = crate::output::width();
+                eprint!(
+                    "{}",
+                    fql::syntax::render(&e, &sources, settings.color, width)
+                );
+                None
+            }
         }
     }
 

@@ -1,12 +1,18 @@
-//! Relative paths: after `\cd /app`, `users(42)` means `/app/users(42)`.
+//! Relative paths in the shell. The library resolves them: `./users(42)`
+//! starts at the shell's root, which `--root` sets and `\cd` moves. The
+//! shell adds one shorthand, a statement without its `./` (`users(42)`),
+//! and `\cd users` for `\cd ./users`, as a file system shell reads them.
 
-use fql::syntax::ast::{DirElem, Query};
+use std::borrow::Cow;
+
+use fql::plan::{Root, RootError};
 use fql::syntax::is_open;
 
-/// `text` with every statement that does not start with `/` put under
-/// `cwd`. A statement starts at the beginning of a line that is not inside
-/// an open tuple or string, after any options.
-pub fn resolve(text: &str, cwd: &[String]) -> String {
+/// `text` with `./` put before every statement that starts with a name
+/// (`.` before one that starts with a tuple), so the planner puts it
+/// under the root. A statement starts at the beginning of a line that is
+/// not inside an open tuple or string, after any options.
+pub fn resolve(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for line in text.split_inclusive('\n') {
         if is_open(&out) {
@@ -17,23 +23,13 @@ pub fn resolve(text: &str, cwd: &[String]) -> String {
         let at = line.len() - body.len();
         out.push_str(&line[..at]);
         match body.chars().next() {
-            None | Some('/' | '%' | '@' | '\\' | '\n' | '\r') => {}
-            Some('(') => out.push_str(&absolute(cwd)),
-            Some(_) => {
-                out.push_str(&absolute(cwd));
-                if !cwd.is_empty() {
-                    out.push('/');
-                }
-            }
+            None | Some('/' | '.' | '%' | '@' | '\\' | '\n' | '\r') => {}
+            Some('(') => out.push('.'),
+            Some(_) => out.push_str("./"),
         }
         out.push_str(body);
     }
     out
-}
-
-/// `cwd` as FQL: `/` for the root.
-fn absolute(cwd: &[String]) -> String {
-    fql::directory::show(cwd)
 }
 
 /// The line after leading blanks and a `[...]` options group.
@@ -47,85 +43,53 @@ fn skip_options(line: &str) -> &str {
     rest
 }
 
-/// The directory `arg` names, from `cwd`: absolute (`/a/b`), relative
-/// (`b/c`), with `..` for a parent; names are FQL directory elements, so a
-/// name that is not bare is quoted (`"my dir"`).
-pub fn directory(arg: &str, cwd: &[String]) -> Result<Vec<String>, String> {
+/// A `\cd` or `\ls` argument as a path: `./` before one that starts
+/// with a name, so `\cd users` is `\cd ./users`.
+pub fn spelled(arg: &str) -> Cow<'_, str> {
+    match arg.chars().next() {
+        None | Some('/' | '.') => Cow::Borrowed(arg),
+        Some(_) => Cow::Owned(format!("./{arg}")),
+    }
+}
+
+/// The directory `arg` names from `root`, by the rule `--root` follows;
+/// `root` itself for no argument.
+pub fn directory(arg: &str, root: &Root) -> Result<Root, RootError> {
     let arg = arg.trim();
-    let mut path: Vec<String> = if arg.starts_with('/') {
-        Vec::new()
-    } else {
-        cwd.to_vec()
-    };
-    let mut fql = String::new();
-    for part in arg.split('/').filter(|p| !p.is_empty()) {
-        match part {
-            "." => {}
-            ".." => {
-                if !fql.is_empty() {
-                    // `..` after names given here: drop the last of them.
-                    let cut = fql.rfind('/').unwrap_or(0);
-                    fql.truncate(cut);
-                } else {
-                    path.pop();
-                }
-            }
-            name => {
-                fql.push('/');
-                fql.push_str(name);
-            }
-        }
+    if arg.is_empty() {
+        return Ok(root.clone());
     }
-    if fql.is_empty() {
-        return Ok(path);
-    }
-    let script =
-        fql::syntax::parse(&fql).map_err(|_| format!("`{arg}` is not a directory path"))?;
-    let Some(fql::syntax::ast::Item::Statement(statement)) = script.items.first() else {
-        return Err(format!("`{arg}` is not a directory path"));
-    };
-    let Query::Directory(dir) = &statement.query else {
-        return Err(format!("`{arg}` is not a directory path"));
-    };
-    if dir.rest.is_some() {
-        return Err(format!("`{arg}` must name one directory, without `...`"));
-    }
-    for elem in &dir.elems {
-        match elem {
-            DirElem::Name { name, .. } => path.push(name.to_string()),
-            _ => return Err(format!("`{arg}` must name one directory, without holes")),
-        }
-    }
-    Ok(path)
+    root.change(&spelled(arg))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn app() -> Vec<String> {
-        vec!["app".into()]
+    fn app() -> Root {
+        Root::new(vec!["app".into()])
     }
 
     #[test]
-    fn relative_statements_go_under_the_directory() {
-        assert_eq!(resolve("users(42)", &app()), "/app/users(42)");
-        assert_eq!(resolve("(1)=2", &app()), "/app(1)=2");
-        assert_eq!(resolve("[limit:2] users", &app()), "[limit:2] /app/users");
-        assert_eq!(resolve("/abs(1)", &app()), "/abs(1)");
-        assert_eq!(
-            resolve("users(1,\n2)\nx", &app()),
-            "/app/users(1,\n2)\n/app/x"
-        );
-        assert_eq!(resolve("users", &[]), "/users");
+    fn statements_without_a_path_head_get_one() {
+        assert_eq!(resolve("users(42)"), "./users(42)");
+        assert_eq!(resolve("(1)=2"), ".(1)=2");
+        assert_eq!(resolve("[limit:2] users"), "[limit:2] ./users");
+        assert_eq!(resolve("/abs(1)"), "/abs(1)");
+        assert_eq!(resolve("../x(1)"), "../x(1)");
+        assert_eq!(resolve("users(1,\n2)\nx"), "./users(1,\n2)\n./x");
     }
 
     #[test]
     fn directory_arguments() {
-        assert_eq!(directory("users", &app()).unwrap(), ["app", "users"]);
-        assert_eq!(directory("/x/y", &app()).unwrap(), ["x", "y"]);
-        assert_eq!(directory("..", &app()).unwrap(), Vec::<String>::new());
-        assert_eq!(directory("\"my dir\"", &[]).unwrap(), ["my dir"]);
-        assert!(directory("<>", &[]).is_err());
+        let names = |arg: &str| directory(arg, &app()).map(|r| r.names().to_vec());
+        assert_eq!(names("users").unwrap(), ["app", "users"]);
+        assert_eq!(names("./users").unwrap(), ["app", "users"]);
+        assert_eq!(names("/x/y").unwrap(), ["x", "y"]);
+        assert_eq!(names("..").unwrap(), Vec::<String>::new());
+        assert_eq!(names("").unwrap(), ["app"]);
+        assert_eq!(names("\"my dir\"").unwrap(), ["app", "my dir"]);
+        assert!(names("<>").is_err());
+        assert!(names("../..").is_err(), "never clamped at `/`");
     }
 }

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use fql::plan::{Plan, Planner, Statements};
+use fql::plan::{Plan, Planner, Root, Statements};
 use fql::syntax::ast::{Elem, Item, Script as Parsed};
 use fql::syntax::{Report, Sources};
 
@@ -54,10 +54,11 @@ pub fn first_write(sources: &Sources, plan: &Plan<'_>) -> Option<WriteAt> {
 pub fn check(
     script: &Script,
     params: &HashMap<String, Elem<'static>>,
+    root: &Root,
     color: bool,
 ) -> Result<Checked, Exit> {
     let width = output::width();
-    let mut planner = Planner::new(params);
+    let mut planner = Planner::new(params).with_root(root.clone());
     let mut invalid = Report::default();
     // Planning errors are shown only if nothing is invalid: held until
     // the end, the first few rendered.
