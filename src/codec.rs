@@ -26,6 +26,7 @@
 
 mod element;
 mod error;
+mod extended;
 mod fixed;
 mod key;
 pub mod options;

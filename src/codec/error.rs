@@ -38,20 +38,6 @@ pub enum Error {
         help: String,
     },
 
-    /// An 80-bit num: `1.5[f80]` or `1.5[width:80]`.
-    #[error("80-bit nums are not supported")]
-    #[diagnostic(
-        code(fql::unsupported_width),
-        help(
-            "nums are IEEE 754 binary64 in fql, and are stored in 32 or 64 bits: use `f64` or `f32`"
-        )
-    )]
-    UnsupportedWidth {
-        /// The option.
-        #[label("80 bits")]
-        at: Span,
-    },
-
     /// An encoding option on an element that is tuple-encoded:
     /// `/a(<int[i64]>)`.
     #[error("encoding options do not apply inside a tuple")]

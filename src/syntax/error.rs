@@ -254,7 +254,7 @@ pub enum ParseError {
         at: Span,
     },
 
-    /// A number FQL does not read: `1.`, `.5`, `1E5`, `-nan`, `1e999`.
+    /// A number FQL does not read: `1.`, `.5`, `1E5`, `-infinity`, `1e999`.
     #[error("invalid number `{text}`")]
     #[diagnostic(code(fql::invalid_number))]
     InvalidNumber {

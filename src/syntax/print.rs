@@ -6,7 +6,8 @@
 //! - a directory element is bare when it is a valid name, else quoted;
 //! - tuple elements are joined by `,` with no spaces;
 //! - ints in base 10; nums as the shortest text that reads back as the same
-//!   f64, always with a `.` or an exponent, and `inf`, `-inf`, `nan`;
+//!   f64, always with a `.` or an exponent, and `inf`, `-inf`, `nan`,
+//!   `-nan` (a NaN by its sign alone);
 //! - strings escape `"`, `\` and the line feed (`\n`), and every other
 //!   control character as the `\xNN` escapes of its UTF-8 bytes, so that
 //!   no control character ever reaches a terminal;
@@ -186,7 +187,8 @@ fn write_int(w: &mut impl Write, n: &Int) -> fmt::Result {
 
 fn write_num(w: &mut impl Write, x: f64) -> fmt::Result {
     if x.is_nan() {
-        w.write_str("nan")
+        // Only the sign of a NaN is printed: its payload has no literal.
+        w.write_str(if x.is_sign_negative() { "-nan" } else { "nan" })
     } else if x.is_infinite() {
         w.write_str(if x > 0.0 { "inf" } else { "-inf" })
     } else {
@@ -369,6 +371,8 @@ mod tests {
         assert_eq!(num(f64::INFINITY), "inf");
         assert_eq!(num(f64::NEG_INFINITY), "-inf");
         assert_eq!(num(f64::NAN), "nan");
+        assert_eq!(num(-f64::NAN), "-nan");
+        assert_eq!(num(f64::from_bits(0xfff0_0000_0000_0001)), "-nan");
         assert_eq!(num(f64::MAX), "1.7976931348623157e308");
         assert_eq!(num(5e-324), "5e-324");
     }

@@ -65,7 +65,7 @@ def as_json(value):
         return value
     if isinstance(value, float):
         if math.isnan(value):
-            return {"num": "nan"}
+            return {"num": "-nan" if math.copysign(1.0, value) < 0 else "nan"}
         if math.isinf(value):
             return {"num": "inf" if value > 0 else "-inf"}
         return value

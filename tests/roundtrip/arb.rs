@@ -113,6 +113,7 @@ pub fn num() -> impl Strategy<Value = Num> {
         f64::INFINITY,
         f64::NEG_INFINITY,
         f64::NAN,
+        -f64::NAN,
     ];
     prop_oneof![
         2 => any::<f64>(),
@@ -120,7 +121,7 @@ pub fn num() -> impl Strategy<Value = Num> {
         1 => (-1000i32..1000, 1u32..1000).prop_map(|(a, b)| f64::from(a) / f64::from(b)),
         2 => select(special),
     ]
-    .prop_map(|x| Num(if x.is_nan() { f64::NAN } else { x }))
+    .prop_map(|x| Num(if x.is_nan() { f64::NAN.copysign(x) } else { x }))
 }
 
 /// Byte strings, some longer than the printer's 64-byte chunks.

@@ -458,17 +458,19 @@ impl<'a> Parser<'a> {
         (rest, ElemKind::Vstamp(Vstamp { tx, user }))
     }
 
-    /// An int or a num: `-12`, `3.5`, `-2e10`, `1.5e-3`, `-inf`.
+    /// An int or a num: `-12`, `3.5`, `-2e10`, `1.5e-3`, `-inf`, `-nan`.
     pub(super) fn number(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let neg = peek(i) == Some(b'-');
         let unsigned = &i[usize::from(neg)..];
         if peek(unsigned).is_some_and(|b| b.is_ascii_alphabetic()) {
             let (rest, w) = word(unsigned);
-            if w == "inf" && neg {
-                return (rest, ElemKind::Num(Num(f64::NEG_INFINITY)));
+            match (w, neg) {
+                ("inf", true) => return (rest, ElemKind::Num(Num(f64::NEG_INFINITY))),
+                // The tuple layer keeps a NaN's sign: a negative one
+                // sorts before `-inf`.
+                ("nan", true) => return (rest, ElemKind::Num(Num(-f64::NAN))),
+                _ => return self.bad_number(i, None),
             }
-            let help = (w == "nan").then(|| "NaN has no sign; write `nan`".to_string());
-            return self.bad_number(i, help);
         }
         // Accumulate the digits as they are scanned: most ints fit an i64
         // and need no second pass. Up to 18 digits cannot overflow, so the
