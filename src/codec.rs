@@ -38,8 +38,7 @@ use crate::kv::MutationType;
 use crate::syntax::ast::{Elem, Options};
 
 pub use element::{
-    from_element, from_elements, into_owned, single_vstamp, to_element, to_elements, to_owned,
-    type_of,
+    from_element, from_elements, into_owned, single_vstamp, to_owned, type_of, user_types_last,
 };
 pub use error::{Error, OptionError};
 pub use key::{ElementFilter, compare, decode_key, decode_key_into, encode_key};

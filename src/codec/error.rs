@@ -71,6 +71,24 @@ pub enum Error {
         first: Span,
     },
 
+    /// A user type (`user(0x40,...)`) that is not the last element of a
+    /// key or a tuple value, or that stands inside a nested tuple: its
+    /// bytes run to the end of the tuple, so it could not be read back.
+    #[error("{}", if *nested { "a user type inside a nested tuple" } else { "a user type before the end of the tuple" })]
+    #[diagnostic(
+        code(fql::user_type_not_last),
+        help(
+            "the tuple layer does not say how long a user type is, so its bytes run to the end of the key or value: write it last, and not in a nested tuple"
+        )
+    )]
+    UserTypeNotLast {
+        /// Whether it stands inside a nested tuple.
+        nested: bool,
+        /// The user type.
+        #[label("its bytes would run to the end")]
+        at: Span,
+    },
+
     /// A hole where data must stand: the executor asked for `<int>` or a
     /// reference that was never bound to be encoded.
     #[error("`{hole}` is not data and cannot be encoded")]

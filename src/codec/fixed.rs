@@ -129,6 +129,7 @@ pub(super) fn encode_raw(kind: &ElemKind) -> Option<(Vec<u8>, bool)> {
             bytes.extend_from_slice(&user.to_be_bytes());
             (bytes, tx.is_none())
         }
+        ElemKind::Vstamp80(tx) => (tx.to_vec(), false),
         _ => return None,
     })
 }
@@ -148,6 +149,7 @@ pub(super) fn decode_raw(bytes: &[u8], ty: Type) -> Option<ElemKind<'static>> {
                 user: u16::from_be_bytes(user),
             }))
         }
+        Type::Vstamp80 => Some(ElemKind::Vstamp80(bytes.try_into().ok()?)),
         _ => None,
     }
 }

@@ -129,7 +129,7 @@ impl Subject {
         match ty {
             Type::Int => Target::Int,
             Type::Num => Target::Num,
-            Type::Str | Type::Uuid | Type::Vstamp => Target::Raw,
+            Type::Str | Type::Uuid | Type::Vstamp | Type::Vstamp80 => Target::Raw,
             Type::Agg(Agg::Append) if matches!(self, Subject::Type(_)) => Target::Append,
             _ => Target::None,
         }

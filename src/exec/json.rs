@@ -157,6 +157,9 @@ impl Serialize for Elem<'_> {
             },
             ElemKind::Uuid(u) => tagged(s, "uuid", &u.hyphenated().to_string()),
             ElemKind::Vstamp(v) => tagged(s, "vstamp", &v.to_string()),
+            ElemKind::Vstamp80(_) => tagged(s, "vstamp", &data.to_string()),
+            ElemKind::F32(_) => tagged(s, "f32", &data.to_string()),
+            ElemKind::User(_) => tagged(s, "user", &data.to_string()),
             ElemKind::Tuple(t) => {
                 let mut seq = s.serialize_seq(Some(t.elems.len()))?;
                 for e in &t.elems {

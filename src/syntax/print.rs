@@ -158,7 +158,34 @@ pub fn write_elem(w: &mut impl Write, kind: &ElemKind<'_>) -> fmt::Result {
         ElemKind::Tuple(t) => write_tuple(w, t),
         ElemKind::Var(v) => write!(w, "{v}"),
         ElemKind::Ref(r) => write!(w, "{r}"),
+        ElemKind::F32(x) => write_f32(w, x.0),
+        ElemKind::Vstamp80(tx) => {
+            w.write_char('#')?;
+            write_hex(w, tx)
+        }
+        ElemKind::User(u) => {
+            w.write_str("user(0x")?;
+            write_hex(w, &[u.code])?;
+            w.write_char(',')?;
+            write_bytes(w, &u.data)?;
+            w.write_char(')')
+        }
     }
+}
+
+/// `f32(` the shortest text that reads back as the same binary32 `)`,
+/// with the special values as a num writes them.
+fn write_f32(w: &mut impl Write, x: f32) -> fmt::Result {
+    w.write_str("f32(")?;
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    if x.is_nan() {
+        write!(w, "{sign}nan")?;
+    } else if x.is_infinite() {
+        write!(w, "{sign}inf")?;
+    } else {
+        w.write_str(ryu::Buffer::new().format_finite(x))?;
+    }
+    w.write_char(')')
 }
 
 fn write_tuple(w: &mut impl Write, t: &Tuple<'_>) -> fmt::Result {

@@ -29,8 +29,8 @@ fn untyped_reads_unwrap_one_element() {
     // Not a tuple: the raw bytes.
     assert_eq!(decode_untyped(&hex("ff")), kind("0xff"));
     assert_eq!(decode_untyped(b"abc"), kind("0x616263"));
-    // A stored 32-bit float reads as a num.
-    assert_eq!(decode_untyped(&hex("20 bfc00000")), ElemKind::Num(Num(1.5)));
+    // A stored 32-bit float reads as itself, not widened to a num.
+    assert_eq!(decode_untyped(&hex("20 bfc00000")), kind("f32(1.5)"));
     // What each empty writes reads back as nil.
     for empty in ["nil", "0x", "()"] {
         assert_eq!(decode_untyped(&encode(empty).bytes), ElemKind::Nil);

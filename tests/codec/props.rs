@@ -204,8 +204,8 @@ fn order_is_by_bytes_not_by_the_crates_element_order() {
         rest: None,
         span: Span::default(),
     })))];
-    let a = codec::to_element(&nil[0]).unwrap();
-    let b = codec::to_element(&nested[0]).unwrap();
+    let a = foundationdb_tuple::Element::Nil;
+    let b = foundationdb_tuple::Element::Tuple(vec![foundationdb_tuple::Element::Nil]);
     assert_eq!(a.cmp(&b), Ordering::Equal);
     assert_eq!(codec::compare(&nil, &nested).unwrap(), Ordering::Less);
 }
