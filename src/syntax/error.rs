@@ -243,7 +243,7 @@ pub enum ParseError {
     #[diagnostic(
         code(fql::invalid_vstamp),
         help(
-            "a vstamp is `#`, 20 hex digits (the transaction version), `:` and 4 hex digits (the user version); `#:0000` leaves the transaction version to the database"
+            "a vstamp is `#`, 20 hex digits (the transaction version), `:` and 4 hex digits (the user version); `#:0000` leaves the transaction version to the database; `#` and 20 hex digits alone is an 80-bit stamp"
         )
     )]
     InvalidVstamp {

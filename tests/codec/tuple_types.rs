@@ -114,6 +114,7 @@ fn user_types_run_to_the_end_of_the_tuple() {
         assert_eq!(text, format!("(1,\"x\",user(0x{code:02x},0x00aa00ff))"));
     }
     assert_eq!(round_trip(&hex("40")), "(user(0x40,0x))");
+    assert_eq!(key_bytes("(1,user(0x40,0xaabb))"), hex("15 01 40 aabb"));
     // Inside a nested tuple its end is unknown: the key is no tuple.
     assert_eq!(decode_key(&[], &hex("05 40 aa 00")), None);
     // A value: the whole value, or the last of a tuple value.

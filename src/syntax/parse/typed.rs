@@ -75,7 +75,8 @@ impl<'a> Parser<'a> {
             None => (after_code, ""),
         };
         let closed = after_code.starts_with(',') && after.starts_with(')');
-        let rest = if closed { &after[1..] } else { after };
+        // A malformed one still ends at its `)`, if one follows at once.
+        let rest = after.strip_prefix(')').unwrap_or(after);
         let at = self.span_from(start, rest);
         let found = match (closed, user_code(code), hex_bytes(data)) {
             (false, ..) => Err("expected `user(0x40,0x...)`".to_string()),
