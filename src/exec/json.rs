@@ -293,7 +293,7 @@ mod tests {
         );
         assert_eq!(
             shown(ElemKind::Vstamp80([0xab; 10])),
-            r#"{"vstamp":"#abababababababababab"}"#
+            r##"{"vstamp":"#abababababababababab"}"##
         );
         let user = crate::syntax::ast::UserType {
             code: 0x4f,
