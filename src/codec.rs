@@ -30,6 +30,7 @@ mod extended;
 mod fixed;
 mod key;
 pub mod options;
+mod part;
 mod tuple;
 mod unpack;
 mod value;

@@ -11,60 +11,17 @@
 //!   not as a num, so that written back it keeps its type code and its
 //!   key bytes.
 //! - The crate lacks the 80-bit versionstamp (`0x32`) and the user types
-//!   (`0x40` to `0x4f`); a [`Part`] packs them beside the crate's elements.
+//!   (`0x40` to `0x4f`); `part` packs them beside the crate's elements.
 
 use std::borrow::Cow;
 
-use foundationdb_tuple::{Bytes, Element, Versionstamp};
+use foundationdb_tuple::{Element, Versionstamp};
 
 use crate::syntax::ast::{Elem, ElemKind, F32, Int, Num, Span, Tuple, Type, Vstamp};
-use crate::syntax::{IntTooLarge, MAX_INT_BYTES};
 
 use super::Error;
-use super::tuple::Part;
 
-/// What a data element packs as, borrowing its text and bytes. Holes
-/// have no encoding and are refused.
-pub(super) fn to_part<'e>(elem: &'e Elem<'_>) -> Result<Part<'e>, Error> {
-    let element = match &elem.kind {
-        ElemKind::Nil => Element::Nil,
-        ElemKind::Bool(b) => Element::Bool(*b),
-        ElemKind::Int(Int::Small(n)) => Element::Int(*n),
-        ElemKind::Int(Int::Big(n)) => match i64::try_from(&**n) {
-            Ok(small) => Element::Int(small),
-            Err(_) if n.bits() > 8 * MAX_INT_BYTES => {
-                return Err(IntTooLarge {
-                    digits: n.magnitude().to_string().len(),
-                    at: elem.span,
-                }
-                .into());
-            }
-            Err(_) => Element::BigInt((**n).clone()),
-        },
-        ElemKind::Num(Num(x)) => Element::Double(*x),
-        ElemKind::F32(F32(x)) => Element::Float(*x),
-        ElemKind::Str(s) => Element::String(Cow::Borrowed(s)),
-        ElemKind::Bytes(b) => Element::Bytes(Bytes::from(b.as_slice())),
-        ElemKind::Uuid(u) => Element::Uuid(*u),
-        ElemKind::Vstamp(v) => Element::Versionstamp(versionstamp(*v)),
-        ElemKind::Vstamp80(tx) => return Ok(Part::Vstamp80(*tx)),
-        ElemKind::User(u) => return Ok(Part::User(u.code, &u.data)),
-        ElemKind::Tuple(t) => return Ok(Part::Tuple(to_parts(t)?)),
-        ElemKind::Var(v) => return Err(not_data(v.to_string(), elem.span)),
-        ElemKind::Ref(r) => return Err(not_data(r.to_string(), elem.span)),
-    };
-    Ok(Part::Element(element))
-}
-
-/// The parts of a tuple; a trailing `...` is a hole.
-fn to_parts<'e>(t: &'e Tuple<'_>) -> Result<Vec<Part<'e>>, Error> {
-    if let Some(rest) = t.rest {
-        return Err(not_data("...".into(), rest));
-    }
-    t.elems.iter().map(to_part).collect()
-}
-
-fn not_data(hole: String, at: Span) -> Error {
+pub(super) fn not_data(hole: String, at: Span) -> Error {
     Error::NotData { hole, at }
 }
 

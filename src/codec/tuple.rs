@@ -3,51 +3,13 @@
 //! than trusted to its panicking helpers, and sizes are bounded before
 //! anything is written.
 
-use std::io;
-
-use foundationdb_tuple::{Element, TupleDepth, TuplePack, Versionstamp, VersionstampOffset};
+use foundationdb_tuple::{Element, TuplePack, Versionstamp, VersionstampOffset};
 
 use crate::syntax::ast::{Elem, ElemKind, Int, Span, Vstamp};
 
-use super::element::{incomplete_vstamps, size_bound, to_part, user_types_last};
+use super::element::{incomplete_vstamps, size_bound, user_types_last};
+use super::part::{Part, to_part};
 use super::{Encoded, Error, Op};
-
-/// One element to pack: the crate's, or one of the tuple layer's types
-/// the crate lacks, which are packed here beside it. Nested tuples are
-/// packed by the crate's own list packing, so a nested part gets the
-/// crate's nesting (`05`, `00 ff` for nil, `00`) and its stamp offsets.
-#[derive(Clone, Debug)]
-pub(super) enum Part<'e> {
-    /// An element the crate packs.
-    Element(Element<'e>),
-    /// An 80-bit versionstamp: `32` and its ten bytes.
-    Vstamp80([u8; 10]),
-    /// A user type: its code, then its bytes as they are.
-    User(u8, &'e [u8]),
-    /// A nested tuple.
-    Tuple(Vec<Part<'e>>),
-}
-
-impl TuplePack for Part<'_> {
-    fn pack<W: io::Write>(&self, w: &mut W, depth: TupleDepth) -> io::Result<VersionstampOffset> {
-        match self {
-            Part::Element(e) => e.pack(w, depth),
-            Part::Vstamp80(tx) => {
-                w.write_all(&[0x32])?;
-                w.write_all(tx)?;
-                Ok(VersionstampOffset::None { size: 11 })
-            }
-            Part::User(code, data) => {
-                w.write_all(&[*code])?;
-                w.write_all(data)?;
-                let size = u32::try_from(1 + data.len())
-                    .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-                Ok(VersionstampOffset::None { size })
-            }
-            Part::Tuple(items) => items.pack(w, depth),
-        }
-    }
-}
 
 /// The most bytes a key or value may be packed into: above anything one
 /// FoundationDB transaction can hold (10 MB), so no write that could
