@@ -133,4 +133,5 @@ fn statement(stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
         options::value_options(elem, opts, errors);
     }
     elements::vstamps(kv, kind, errors);
+    elements::user_types(kv, errors);
 }

@@ -26,9 +26,11 @@
 
 mod element;
 mod error;
+mod extended;
 mod fixed;
 mod key;
 pub mod options;
+mod part;
 mod tuple;
 mod unpack;
 mod value;
@@ -37,8 +39,7 @@ use crate::kv::MutationType;
 use crate::syntax::ast::{Elem, Options};
 
 pub use element::{
-    from_element, from_elements, into_owned, single_vstamp, to_element, to_elements, to_owned,
-    type_of,
+    from_element, from_elements, into_owned, single_vstamp, to_owned, type_of, user_types_last,
 };
 pub use error::{Error, OptionError};
 pub use key::{ElementFilter, compare, decode_key, decode_key_into, encode_key};

@@ -96,6 +96,20 @@ pub(super) fn codec_errors(found: Vec<codec::Error>, errors: &mut Vec<CheckError
     errors.extend(found.into_iter().map(CheckError::from));
 }
 
+/// User types: last in a key's tuple or in a tuple value, never inside a
+/// nested tuple, where their bytes could not be told from what follows.
+pub(super) fn user_types(kv: &KeyValue, errors: &mut Vec<CheckError>) {
+    if let Err(e) = codec::user_types_last(&kv.key.tuple.elems) {
+        errors.push(e.into());
+    }
+    if let Value::Data(elem, _) = &kv.value
+        && let ElemKind::Tuple(t) = &elem.kind
+        && let Err(e) = codec::user_types_last(&t.elems)
+    {
+        errors.push(e.into());
+    }
+}
+
 /// Incomplete versionstamps: only in writes, and one per write.
 pub(super) fn vstamps(kv: &KeyValue, kind: Kind, errors: &mut Vec<CheckError>) {
     let value = match &kv.value {

@@ -7,58 +7,21 @@
 //! - An int that fits an `i64` always becomes `Element::Int`, a larger one
 //!   `Element::BigInt`, so every integer has one encoding (and decoded
 //!   integers come back in [`Int`]'s normal form).
-//! - A stored 32-bit float (type code `0x20`) reads as a `num`, widened
-//!   exactly to 64 bits. fql writes nums only as 64-bit doubles (`0x21`), so
-//!   writing such a value back changes its type code and its key bytes;
-//!   there is no 32-bit num in the language to preserve it.
+//! - A stored 32-bit float (type code `0x20`) reads as an `f32` element,
+//!   not as a num, so that written back it keeps its type code and its
+//!   key bytes.
+//! - The crate lacks the 80-bit versionstamp (`0x32`) and the user types
+//!   (`0x40` to `0x4f`); `part` packs them beside the crate's elements.
 
 use std::borrow::Cow;
 
-use foundationdb_tuple::{Bytes, Element, Versionstamp};
+use foundationdb_tuple::{Element, Versionstamp};
 
-use crate::syntax::ast::{Elem, ElemKind, Int, Num, Span, Tuple, Type, Vstamp};
-use crate::syntax::{IntTooLarge, MAX_INT_BYTES};
+use crate::syntax::ast::{Elem, ElemKind, F32, Int, Num, Span, Tuple, Type, Vstamp};
 
 use super::Error;
 
-/// The tuple-layer element for a data element, borrowing its text and
-/// bytes. Holes have no encoding and are refused.
-pub fn to_element<'e>(elem: &'e Elem<'_>) -> Result<Element<'e>, Error> {
-    Ok(match &elem.kind {
-        ElemKind::Nil => Element::Nil,
-        ElemKind::Bool(b) => Element::Bool(*b),
-        ElemKind::Int(Int::Small(n)) => Element::Int(*n),
-        ElemKind::Int(Int::Big(n)) => match i64::try_from(&**n) {
-            Ok(small) => Element::Int(small),
-            Err(_) if n.bits() > 8 * MAX_INT_BYTES => {
-                return Err(IntTooLarge {
-                    digits: n.magnitude().to_string().len(),
-                    at: elem.span,
-                }
-                .into());
-            }
-            Err(_) => Element::BigInt((**n).clone()),
-        },
-        ElemKind::Num(Num(x)) => Element::Double(*x),
-        ElemKind::Str(s) => Element::String(Cow::Borrowed(s)),
-        ElemKind::Bytes(b) => Element::Bytes(Bytes::from(b.as_slice())),
-        ElemKind::Uuid(u) => Element::Uuid(*u),
-        ElemKind::Vstamp(v) => Element::Versionstamp(versionstamp(*v)),
-        ElemKind::Tuple(t) => Element::Tuple(to_elements(t)?),
-        ElemKind::Var(v) => return Err(not_data(v.to_string(), elem.span)),
-        ElemKind::Ref(r) => return Err(not_data(r.to_string(), elem.span)),
-    })
-}
-
-/// The elements of a tuple; a trailing `...` is a hole.
-pub fn to_elements<'e>(t: &'e Tuple<'_>) -> Result<Vec<Element<'e>>, Error> {
-    if let Some(rest) = t.rest {
-        return Err(not_data("...".into(), rest));
-    }
-    t.elems.iter().map(to_element).collect()
-}
-
-fn not_data(hole: String, at: Span) -> Error {
+pub(super) fn not_data(hole: String, at: Span) -> Error {
     Error::NotData { hole, at }
 }
 
@@ -85,7 +48,7 @@ pub fn from_element(e: Element<'_>) -> ElemKind<'_> {
         Element::Bool(b) => ElemKind::Bool(b),
         Element::Int(n) => ElemKind::Int(Int::Small(n)),
         Element::BigInt(n) => ElemKind::Int(Int::from_big(n)),
-        Element::Float(x) => ElemKind::Num(Num(f64::from(x))),
+        Element::Float(x) => ElemKind::F32(F32(x)),
         Element::Double(x) => ElemKind::Num(Num(x)),
         Element::String(s) => ElemKind::Str(s),
         Element::Bytes(b) => ElemKind::Bytes(b.into_owned()),
@@ -135,6 +98,9 @@ pub fn into_owned(kind: ElemKind<'_>) -> ElemKind<'static> {
         ElemKind::Bytes(b) => ElemKind::Bytes(b),
         ElemKind::Uuid(u) => ElemKind::Uuid(u),
         ElemKind::Vstamp(v) => ElemKind::Vstamp(v),
+        ElemKind::F32(x) => ElemKind::F32(x),
+        ElemKind::Vstamp80(tx) => ElemKind::Vstamp80(tx),
+        ElemKind::User(u) => ElemKind::User(u),
         ElemKind::Tuple(t) => ElemKind::Tuple(Box::new(Tuple {
             elems: t
                 .elems
@@ -169,8 +135,39 @@ pub fn type_of(kind: &ElemKind) -> Option<Type> {
         ElemKind::Uuid(_) => Type::Uuid,
         ElemKind::Vstamp(_) => Type::Vstamp,
         ElemKind::Tuple(_) => Type::Tuple,
+        ElemKind::F32(_) => Type::F32,
+        ElemKind::Vstamp80(_) => Type::Vstamp80,
+        ElemKind::User(_) => Type::User,
         ElemKind::Var(_) | ElemKind::Ref(_) => return None,
     })
+}
+
+/// Refuses a user type anywhere but last among the elements of a packed
+/// tuple (a key's, or a tuple value's): its bytes run to the end of the
+/// tuple, so nothing after it could be read back, and inside a nested
+/// tuple they would run past the nested tuple's end.
+pub fn user_types_last(elems: &[Elem]) -> Result<(), Error> {
+    let last = elems.len().saturating_sub(1);
+    for (n, e) in elems.iter().enumerate() {
+        let mut nested = None;
+        if let ElemKind::Tuple(t) = &e.kind {
+            for inner in &t.elems {
+                inner.walk(&mut |x| {
+                    if matches!(x.kind, ElemKind::User(_)) && nested.is_none() {
+                        nested = Some(x.span);
+                    }
+                });
+            }
+        }
+        let at = match &e.kind {
+            ElemKind::User(_) if n != last => Some((e.span, false)),
+            _ => nested.map(|at| (at, true)),
+        };
+        if let Some((at, nested)) = at {
+            return Err(Error::UserTypeNotLast { nested, at });
+        }
+    }
+    Ok(())
 }
 
 /// The incomplete vstamps among `elems` and everything nested in them, in
@@ -212,6 +209,7 @@ pub(super) fn size_bound(kind: &ElemKind) -> u64 {
     match kind {
         ElemKind::Str(s) => 2 + 2 * s.len() as u64,
         ElemKind::Bytes(b) => 2 + 2 * b.len() as u64,
+        ElemKind::User(u) => 1 + u.data.len() as u64,
         ElemKind::Int(Int::Big(n)) => 2 + n.bits().div_ceil(8),
         ElemKind::Tuple(t) => t
             .elems

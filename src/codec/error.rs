@@ -38,20 +38,6 @@ pub enum Error {
         help: String,
     },
 
-    /// An 80-bit num: `1.5[f80]` or `1.5[width:80]`.
-    #[error("80-bit nums are not supported")]
-    #[diagnostic(
-        code(fql::unsupported_width),
-        help(
-            "nums are IEEE 754 binary64 in fql, and are stored in 32 or 64 bits: use `f64` or `f32`"
-        )
-    )]
-    UnsupportedWidth {
-        /// The option.
-        #[label("80 bits")]
-        at: Span,
-    },
-
     /// An encoding option on an element that is tuple-encoded:
     /// `/a(<int[i64]>)`.
     #[error("encoding options do not apply inside a tuple")]
@@ -83,6 +69,24 @@ pub enum Error {
         /// The first one.
         #[label("first one here")]
         first: Span,
+    },
+
+    /// A user type (`user(0x40,...)`) that is not the last element of a
+    /// key or a tuple value, or that stands inside a nested tuple: its
+    /// bytes run to the end of the tuple, so it could not be read back.
+    #[error("{}", if *nested { "a user type inside a nested tuple" } else { "a user type before the end of the tuple" })]
+    #[diagnostic(
+        code(fql::user_type_not_last),
+        help(
+            "the tuple layer does not say how long a user type is, so its bytes run to the end of the key or value: write it last, and not in a nested tuple"
+        )
+    )]
+    UserTypeNotLast {
+        /// Whether it stands inside a nested tuple.
+        nested: bool,
+        /// The user type.
+        #[label("its bytes would run to the end")]
+        at: Span,
     },
 
     /// A hole where data must stand: the executor asked for `<int>` or a

@@ -74,7 +74,10 @@ pub(super) fn decode_int(bytes: &[u8], layout: IntLayout) -> Option<Int> {
 /// The bytes of a num at a fixed width. Rounding to 32 bits is what a
 /// 32-bit float is for; overflowing to infinity is not, and is an error.
 pub(super) fn encode_num(x: f64, layout: NumLayout, at: Span) -> Result<Vec<u8>, Error> {
-    let mut bytes = if layout.width == NumWidth::F32 {
+    let mut bytes = if layout.width == NumWidth::F80 {
+        // Exact: the extended format holds every binary64.
+        super::extended::from_f64(x).to_vec()
+    } else if layout.width == NumWidth::F32 {
         let narrow = x as f32;
         if x.is_finite() && narrow.is_infinite() {
             return Err(Error::OutOfRange {
@@ -94,7 +97,9 @@ pub(super) fn encode_num(x: f64, layout: NumLayout, at: Span) -> Result<Vec<u8>,
     Ok(bytes)
 }
 
-/// The num stored at a fixed width, if `bytes` has exactly that width.
+/// The num stored at a fixed width, if `bytes` has exactly that width; an
+/// 80-bit one rounded to the nearest binary64, and `None` for an 80-bit
+/// encoding that is no number (see [`super::extended`]).
 pub(super) fn decode_num(bytes: &[u8], layout: NumLayout) -> Option<f64> {
     let mut buf = bytes.to_vec();
     if layout.big_endian {
@@ -105,6 +110,7 @@ pub(super) fn decode_num(bytes: &[u8], layout: NumLayout) -> Option<f64> {
         (NumWidth::F64, &[a, b, c, d, e, f, g, h]) => {
             Some(f64::from_le_bytes([a, b, c, d, e, f, g, h]))
         }
+        (NumWidth::F80, bytes) => super::extended::to_f64(bytes.try_into().ok()?),
         _ => None,
     }
 }
@@ -123,6 +129,7 @@ pub(super) fn encode_raw(kind: &ElemKind) -> Option<(Vec<u8>, bool)> {
             bytes.extend_from_slice(&user.to_be_bytes());
             (bytes, tx.is_none())
         }
+        ElemKind::Vstamp80(tx) => (tx.to_vec(), false),
         _ => return None,
     })
 }
@@ -142,6 +149,7 @@ pub(super) fn decode_raw(bytes: &[u8], ty: Type) -> Option<ElemKind<'static>> {
                 user: u16::from_be_bytes(user),
             }))
         }
+        Type::Vstamp80 => Some(ElemKind::Vstamp80(bytes.try_into().ok()?)),
         _ => None,
     }
 }

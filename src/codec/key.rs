@@ -78,7 +78,7 @@ pub struct ElementFilter {
 }
 
 /// Every type of data, in the order of [`ElementFilter`]'s bits.
-const DATA_TYPES: [Type; 9] = [
+const DATA_TYPES: [Type; 12] = [
     Type::Nil,
     Type::Bool,
     Type::Int,
@@ -88,6 +88,9 @@ const DATA_TYPES: [Type; 9] = [
     Type::Uuid,
     Type::Vstamp,
     Type::Tuple,
+    Type::F32,
+    Type::Vstamp80,
+    Type::User,
 ];
 
 /// The bits of the types a [`Scalar`] may have.
@@ -131,10 +134,10 @@ impl ElementFilter {
                 || types.iter().any(|&ty| match ty {
                     Type::Any | Type::Agg(Agg::Count) => true,
                     Type::Agg(Agg::Sum | Agg::Min | Agg::Max | Agg::Avg) => {
-                        matches!(found, Type::Int | Type::Num)
+                        Type::Int.includes(found) || Type::Num.includes(found)
                     }
                     Type::Agg(Agg::Append) => matches!(found, Type::Str | Type::Bytes),
-                    ty => ty == found,
+                    ty => ty.includes(found),
                 })
         };
         let accepted = DATA_TYPES
@@ -157,6 +160,9 @@ impl ElementFilter {
             ElemKind::Uuid(_) => 6,
             ElemKind::Vstamp(_) => 7,
             ElemKind::Tuple(_) => 8,
+            ElemKind::F32(_) => 9,
+            ElemKind::Vstamp80(_) => 10,
+            ElemKind::User(_) => 11,
             ElemKind::Var(_) | ElemKind::Ref(_) => return false,
         };
         self.accepted & (1 << bit) != 0

@@ -80,13 +80,16 @@ impl IntWidth {
     }
 }
 
-/// The widths a num may be stored in: IEEE 754 binary32 and binary64.
+/// The widths a num may be stored in: IEEE 754 binary32 and binary64, and
+/// the x87 80-bit extended format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NumWidth {
     /// `f32`
     F32,
     /// `f64`
     F64,
+    /// `f80`: written exactly, read rounded to the nearest binary64.
+    F80,
 }
 
 /// What an option list is attached to; it decides which options may stand
@@ -126,7 +129,7 @@ impl Subject {
         match ty {
             Type::Int => Target::Int,
             Type::Num => Target::Num,
-            Type::Str | Type::Uuid | Type::Vstamp => Target::Raw,
+            Type::Str | Type::Uuid | Type::Vstamp | Type::Vstamp80 => Target::Raw,
             Type::Agg(Agg::Append) if matches!(self, Subject::Type(_)) => Target::Append,
             _ => Target::None,
         }
@@ -188,10 +191,10 @@ impl Found<'_> {
         let big_endian = self.big_endian.is_some();
         match self.width {
             Some((bits, opt)) if target == Target::Num || opt.name.is_num_alias() => {
-                let width = if bits == 32 {
-                    NumWidth::F32
-                } else {
-                    NumWidth::F64
+                let width = match bits {
+                    32 => NumWidth::F32,
+                    80 => NumWidth::F80,
+                    _ => NumWidth::F64,
                 };
                 Encoding::Num(NumLayout { width, big_endian })
             }
@@ -249,7 +252,7 @@ fn scan<'a>(
             errors.push(error);
             continue;
         }
-        let width = match width(opt, target, num_ok) {
+        let width = match width(opt, target) {
             Ok(width) => width,
             Err(error) => {
                 errors.push(error);
@@ -266,19 +269,12 @@ fn scan<'a>(
 }
 
 /// The width in bits an option gives, if any: `i64`, `f32`,
-/// `width:16`; an error for one fql cannot store or a bad `width`.
-fn width(opt: &Opt, target: Target, num_ok: bool) -> Result<Option<u32>, Error> {
+/// `width:16`; an error for a bad `width`.
+fn width(opt: &Opt, target: Target) -> Result<Option<u32>, Error> {
     let OptName::Width = opt.name else {
-        return match opt.name {
-            OptName::F80 => Err(Error::UnsupportedWidth { at: opt.span }),
-            _ => Ok(opt.name.alias_width()),
-        };
+        return Ok(opt.name.alias_width());
     };
     match &opt.arg {
-        Some(OptArg {
-            kind: OptArgKind::Int(Int::Small(w)),
-            ..
-        }) if *w == 80 && num_ok => Err(Error::UnsupportedWidth { at: opt.span }),
         Some(OptArg {
             kind: OptArgKind::Int(Int::Small(w)),
             ..
@@ -286,8 +282,8 @@ fn width(opt: &Opt, target: Target, num_ok: bool) -> Result<Option<u32>, Error> 
         _ => {
             let expected = match target {
                 Target::Int => "takes 8, 16, 32 or 64 for an int",
-                Target::Num => "takes 32 or 64 for a num",
-                _ => "takes 8, 16, 32, 64 (int) or 32, 64 (num)",
+                Target::Num => "takes 32, 64 or 80 for a num",
+                _ => "takes 8, 16, 32, 64 (int) or 32, 64, 80 (num)",
             };
             Err(OptionError::argument(opt, expected).into())
         }
@@ -359,8 +355,8 @@ impl<'a> Found<'a> {
             errors.push(OptionError::conflict(w, raw).into());
         }
         // A reference's options must fit one type: `[f32,unsigned]` fits none.
-        if let (Target::Any, Some((_, w)), Some(u)) = (target, self.width, self.unsigned)
-            && w.name.is_num_alias()
+        if let (Target::Any, Some((bits, w)), Some(u)) = (target, self.width, self.unsigned)
+            && (w.name.is_num_alias() || bits == 80)
         {
             errors.push(OptionError::conflict(u, w).into());
         }
@@ -375,9 +371,9 @@ fn placement(opt: &Opt, target: Target, int_ok: bool, num_ok: bool, place: &str)
     let help = |text: &str| Some(text.to_string());
     let error = |help: Option<String>| Some(misplaced(opt, place, help));
     match opt.name {
-        _ if is_int_alias && !int_ok => {
-            error((target == Target::Num).then(|| "num widths are `f32` and `f64`".to_string()))
-        }
+        _ if is_int_alias && !int_ok => error(
+            (target == Target::Num).then(|| "num widths are `f32`, `f64` and `f80`".to_string()),
+        ),
         _ if is_num_alias && !num_ok => error(
             (target == Target::Int)
                 .then(|| "int widths are `i8` ... `i64` and `u8` ... `u64`".to_string()),
@@ -405,7 +401,7 @@ fn placement(opt: &Opt, target: Target, int_ok: bool, num_ok: bool, place: &str)
 fn valid_width(w: i64, target: Target) -> bool {
     match target {
         Target::Int => matches!(w, 8 | 16 | 32 | 64),
-        Target::Num => matches!(w, 32 | 64),
-        _ => matches!(w, 8 | 16 | 32 | 64),
+        Target::Num => matches!(w, 32 | 64 | 80),
+        _ => matches!(w, 8 | 16 | 32 | 64 | 80),
     }
 }

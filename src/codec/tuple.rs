@@ -7,7 +7,8 @@ use foundationdb_tuple::{Element, TuplePack, Versionstamp, VersionstampOffset};
 
 use crate::syntax::ast::{Elem, ElemKind, Int, Span, Vstamp};
 
-use super::element::{incomplete_vstamps, size_bound, to_element};
+use super::element::{incomplete_vstamps, size_bound, user_types_last};
+use super::part::{Part, to_part};
 use super::{Encoded, Error, Op};
 
 /// The most bytes a key or value may be packed into: above anything one
@@ -52,6 +53,7 @@ pub(super) fn pack(prefix: &[u8], elems: &[Elem], at: Span) -> Result<Packed, Er
     if pack_plain_into(&mut bytes, prefix, elems) {
         return Ok(Packed { bytes, stamp: None });
     }
+    user_types_last(elems)?;
     let stamps = incomplete_vstamps(elems);
     if let [first, second, ..] = stamps[..] {
         return Err(Error::TooManyVstamps { at: second, first });
@@ -64,7 +66,7 @@ pub(super) fn pack(prefix: &[u8], elems: &[Elem], at: Span) -> Result<Packed, Er
     }
     let mut tuple = Vec::with_capacity(elems.len());
     for e in elems {
-        tuple.push(to_element(e)?);
+        tuple.push(to_part(e)?);
     }
     // `size` bounds the packed length, so packing never reallocates.
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
@@ -150,7 +152,7 @@ fn pack_plain(out: &mut Vec<u8>, kind: &ElemKind) {
 /// by packing again with that stamp's placeholder changed: stamps are
 /// written unescaped and the length does not change, so the first byte that
 /// differs is where the stamp begins.
-fn locate_stamp(elems: &[Elem], tuple: &[Element<'_>], packed: &[u8]) -> u32 {
+fn locate_stamp(elems: &[Elem], tuple: &[Part<'_>], packed: &[u8]) -> u32 {
     let mut marked = tuple.to_vec();
     for (e, t) in elems.iter().zip(marked.iter_mut()) {
         mark(e, t);
@@ -167,12 +169,14 @@ fn locate_stamp(elems: &[Elem], tuple: &[Element<'_>], packed: &[u8]) -> u32 {
 }
 
 /// Replaces the placeholder of the incomplete stamps in `elem` by zeros.
-fn mark(elem: &Elem, t: &mut Element<'_>) {
+fn mark(elem: &Elem, t: &mut Part<'_>) {
     match (&elem.kind, t) {
         (ElemKind::Vstamp(Vstamp { tx: None, user }), t) => {
-            *t = Element::Versionstamp(Versionstamp::complete([0; 10], *user));
+            *t = Part::Element(Element::Versionstamp(Versionstamp::complete(
+                [0; 10], *user,
+            )));
         }
-        (ElemKind::Tuple(inner), Element::Tuple(items)) => {
+        (ElemKind::Tuple(inner), Part::Tuple(items)) => {
             for (e, t) in inner.elems.iter().zip(items.iter_mut()) {
                 mark(e, t);
             }
@@ -183,7 +187,6 @@ fn mark(elem: &Elem, t: &mut Element<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use foundationdb_tuple::Element;
     use proptest::prelude::*;
 
     use super::*;
@@ -194,7 +197,7 @@ mod tests {
             span: Span::default(),
         }];
         let ours = pack(b"p", &elems, Span::default()).unwrap();
-        let theirs: Vec<Element> = vec![to_element(&elems[0]).unwrap()];
+        let theirs: Vec<Part> = vec![to_part(&elems[0]).unwrap()];
         let mut expected = b"p".to_vec();
         theirs.pack_root(&mut expected).unwrap();
         assert_eq!(ours.bytes, expected, "{:?}", elems[0].kind);

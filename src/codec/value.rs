@@ -176,10 +176,12 @@ impl ValueDecoder {
             && !matches!(ty, Type::Any | Type::Bytes | Type::Tuple | Type::Agg(_))
         {
             let elem = decode_untyped(bytes);
-            return (type_of(&elem) == Some(ty)).then_some(Decoded {
-                elem,
-                alternative: Some(0),
-            });
+            return type_of(&elem)
+                .is_some_and(|t| ty.includes(t))
+                .then_some(Decoded {
+                    elem,
+                    alternative: Some(0),
+                });
         }
         // Decoded at most once, by the first type that needs it.
         let mut untyped: Option<ElemKind<'b>> = None;
@@ -221,7 +223,7 @@ enum Typed<'b> {
 
 /// A tuple-encoded value read as `ty`, given its untyped reading.
 fn decode_typed<'b>(bytes: &'b [u8], ty: Type, untyped: &ElemKind<'_>) -> Option<Typed<'b>> {
-    let is = |t: Type| type_of(untyped) == Some(t);
+    let is = |t: Type| type_of(untyped).is_some_and(|found| t.includes(found));
     match ty {
         Type::Any | Type::Agg(Agg::Count) => Some(Typed::AsRead),
         // Bytes are written raw, so they are read raw: whatever is stored.

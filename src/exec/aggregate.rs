@@ -60,6 +60,10 @@ impl Fold {
     /// Adds one row's element; the read's filter has already checked that
     /// its type suits the aggregate.
     pub fn push(&mut self, value: &ElemKind<'_>) {
+        // A 32-bit float folds as the num it widens to, exactly.
+        if let ElemKind::F32(x) = value {
+            return self.push(&ElemKind::Num(Num(f64::from(x.0))));
+        }
         self.rows += 1;
         match self.agg {
             Agg::Count => {}

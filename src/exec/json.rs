@@ -157,6 +157,9 @@ impl Serialize for Elem<'_> {
             },
             ElemKind::Uuid(u) => tagged(s, "uuid", &u.hyphenated().to_string()),
             ElemKind::Vstamp(v) => tagged(s, "vstamp", &v.to_string()),
+            ElemKind::Vstamp80(_) => tagged(s, "vstamp", &data.to_string()),
+            ElemKind::F32(_) => tagged(s, "f32", &data.to_string()),
+            ElemKind::User(_) => tagged(s, "user", &data.to_string()),
             ElemKind::Tuple(t) => {
                 let mut seq = s.serialize_seq(Some(t.elems.len()))?;
                 for e in &t.elems {
@@ -277,5 +280,29 @@ mod tests {
         ] {
             assert_eq!(int(n), n);
         }
+    }
+
+    /// The tuple layer's less common types are tagged with their FQL text,
+    /// so that none reads as a plain num or vstamp; a NaN keeps its sign.
+    #[test]
+    fn rare_tuple_types_are_tagged() {
+        let shown = |kind: ElemKind| to_string(&Elem(&kind, Bytes::Hex));
+        assert_eq!(
+            shown(ElemKind::F32(crate::syntax::ast::F32(1.5))),
+            r#"{"f32":"f32(1.5)"}"#
+        );
+        assert_eq!(
+            shown(ElemKind::Vstamp80([0xab; 10])),
+            r##"{"vstamp":"#abababababababababab"}"##
+        );
+        let user = crate::syntax::ast::UserType {
+            code: 0x4f,
+            data: vec![0, 0xff],
+        };
+        assert_eq!(
+            shown(ElemKind::User(Box::new(user))),
+            r#"{"user":"user(0x4f,0x00ff)"}"#
+        );
+        assert_eq!(shown(ElemKind::Num(Num(-f64::NAN))), r#"{"num":"-nan"}"#);
     }
 }

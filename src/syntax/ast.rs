@@ -379,6 +379,46 @@ pub enum ElemKind<'a> {
     Var(Variable<'a>),
     /// `:name` or `:name!type`.
     Ref(Box<Reference<'a>>),
+    /// `f32(1.5)`: a 32-bit float, the tuple layer's type `0x20`, which
+    /// other bindings write and which must read back as itself.
+    F32(F32),
+    /// `#0102030405060708090a`: the tuple layer's 80-bit versionstamp
+    /// (type `0x32`), a transaction version with no user version.
+    Vstamp80([u8; 10]),
+    /// `user(0x40,0xaabb)`: one of the tuple layer's user types
+    /// (`0x40` to `0x4f`), opaque bytes to the end of the tuple. Boxed:
+    /// rare, and inline its bytes would widen every element.
+    User(Box<UserType>),
+}
+
+/// A 32-bit float, compared by bit pattern as [`Num`] is.
+#[derive(Clone, Copy, Debug)]
+pub struct F32(pub f32);
+
+impl PartialEq for F32 {
+    fn eq(&self, other: &F32) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for F32 {}
+
+/// An element of a user type: its type code and the bytes after it.
+///
+/// The tuple layer leaves a user type's length to its user, so its bytes
+/// run to the end of the packed tuple: it can only be the last element of
+/// a key or a value, never inside a nested tuple.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct UserType {
+    /// The type code, `0x40` to `0x4f`.
+    pub code: u8,
+    /// The bytes after the code.
+    pub data: Vec<u8>,
+}
+
+impl UserType {
+    /// The type codes the tuple layer leaves to its users.
+    pub const CODES: std::ops::RangeInclusive<u8> = 0x40..=0x4f;
 }
 
 /// A hole that matches one element, optionally binding it to a name.
@@ -570,6 +610,8 @@ impl Blank for Elem<'_> {
                 | ElemKind::Str(Cow::Borrowed(_))
                 | ElemKind::Uuid(_)
                 | ElemKind::Vstamp(_)
+                | ElemKind::F32(_)
+                | ElemKind::Vstamp80(_)
         )
     }
 }

@@ -243,7 +243,7 @@ pub enum ParseError {
     #[diagnostic(
         code(fql::invalid_vstamp),
         help(
-            "a vstamp is `#`, 20 hex digits (the transaction version), `:` and 4 hex digits (the user version); `#:0000` leaves the transaction version to the database"
+            "a vstamp is `#`, 20 hex digits (the transaction version), `:` and 4 hex digits (the user version); `#:0000` leaves the transaction version to the database; `#` and 20 hex digits alone is an 80-bit stamp"
         )
     )]
     InvalidVstamp {
@@ -254,7 +254,39 @@ pub enum ParseError {
         at: Span,
     },
 
-    /// A number FQL does not read: `1.`, `.5`, `1E5`, `-nan`, `1e999`.
+    /// A malformed 32-bit float: `f32(1e39)`, `f32(1)`.
+    #[error("invalid f32")]
+    #[diagnostic(
+        code(fql::invalid_f32),
+        help(
+            "a 32-bit float is `f32(` and a num `)`, as in `f32(1.5)` or `f32(-inf)`, within binary32's range"
+        )
+    )]
+    InvalidF32 {
+        /// What is wrong.
+        reason: String,
+        /// Where.
+        #[label("{reason}")]
+        at: Span,
+    },
+
+    /// A malformed user type: `user(0x50,0x00)`, `user(0x40)`.
+    #[error("invalid user type")]
+    #[diagnostic(
+        code(fql::invalid_user_type),
+        help(
+            "a user type is `user(` its type code, 0x40 to 0x4f, `,` and its bytes `)`, as in `user(0x40,0xaabb)`"
+        )
+    )]
+    InvalidUserType {
+        /// What is wrong.
+        reason: String,
+        /// Where.
+        #[label("{reason}")]
+        at: Span,
+    },
+
+    /// A number FQL does not read: `1.`, `.5`, `1E5`, `-infinity`, `1e999`.
     #[error("invalid number `{text}`")]
     #[diagnostic(code(fql::invalid_number))]
     InvalidNumber {

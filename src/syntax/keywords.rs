@@ -32,6 +32,14 @@ pub enum Type {
     /// `tuple`, also spelled `tup`.
     #[strum(to_string = "tuple", serialize = "tup")]
     Tuple,
+    /// `f32`: the tuple layer's 32-bit floats, `f32(1.5)`; `num` matches
+    /// them too.
+    F32,
+    /// `vstamp80`: the tuple layer's 80-bit versionstamps; `vstamp`
+    /// matches them too.
+    Vstamp80,
+    /// `user`: elements of the tuple layer's user types `0x40` to `0x4f`.
+    User,
     /// A pseudo type that folds every matching row into one result.
     #[strum(disabled)]
     Agg(Agg),
@@ -57,7 +65,7 @@ pub enum Agg {
 
 impl Type {
     /// Every type, in the order the docs list them.
-    pub const ALL: [Type; 16] = [
+    pub const ALL: [Type; 19] = [
         Type::Any,
         Type::Nil,
         Type::Bool,
@@ -68,6 +76,9 @@ impl Type {
         Type::Uuid,
         Type::Vstamp,
         Type::Tuple,
+        Type::F32,
+        Type::Vstamp80,
+        Type::User,
         Type::Agg(Agg::Count),
         Type::Agg(Agg::Sum),
         Type::Agg(Agg::Min),
@@ -87,6 +98,21 @@ impl Type {
     /// The type a word names, accepting the alias `tup`.
     pub fn from_name(word: &str) -> Option<Type> {
         word.parse().or_else(|_| word.parse().map(Type::Agg)).ok()
+    }
+
+    /// Whether an element of type `found` (an element type, never `any`
+    /// or an aggregate) is of this type: each type holds its own
+    /// elements, `any` every element, `num` the 32-bit floats too and
+    /// `vstamp` the 80-bit stamps too. Aggregates hold none here; what
+    /// they fold is for their callers to say.
+    pub fn includes(self, found: Type) -> bool {
+        match self {
+            Type::Any => true,
+            Type::Num => matches!(found, Type::Num | Type::F32),
+            Type::Vstamp => matches!(found, Type::Vstamp | Type::Vstamp80),
+            Type::Agg(_) => false,
+            ty => ty == found,
+        }
     }
 
     /// Whether this is an aggregate rather than an element type.

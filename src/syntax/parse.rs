@@ -16,6 +16,7 @@ mod element;
 mod lex;
 mod literal;
 mod statement;
+mod typed;
 
 use super::ast::{Item, Script, Trivia};
 use super::error::ParseError;

@@ -6,7 +6,8 @@
 //! - a directory element is bare when it is a valid name, else quoted;
 //! - tuple elements are joined by `,` with no spaces;
 //! - ints in base 10; nums as the shortest text that reads back as the same
-//!   f64, always with a `.` or an exponent, and `inf`, `-inf`, `nan`;
+//!   f64, always with a `.` or an exponent, and `inf`, `-inf`, `nan`,
+//!   `-nan` (a NaN by its sign alone);
 //! - strings escape `"`, `\` and the line feed (`\n`), and every other
 //!   control character as the `\xNN` escapes of its UTF-8 bytes, so that
 //!   no control character ever reaches a terminal;
@@ -167,7 +168,34 @@ pub fn write_elem(w: &mut impl Write, kind: &ElemKind<'_>) -> fmt::Result {
         ElemKind::Tuple(t) => write_tuple(w, t),
         ElemKind::Var(v) => write!(w, "{v}"),
         ElemKind::Ref(r) => write!(w, "{r}"),
+        ElemKind::F32(x) => write_f32(w, x.0),
+        ElemKind::Vstamp80(tx) => {
+            w.write_char('#')?;
+            write_hex(w, tx)
+        }
+        ElemKind::User(u) => {
+            w.write_str("user(0x")?;
+            write_hex(w, &[u.code])?;
+            w.write_char(',')?;
+            write_bytes(w, &u.data)?;
+            w.write_char(')')
+        }
     }
+}
+
+/// `f32(` the shortest text that reads back as the same binary32 `)`,
+/// with the special values as a num writes them.
+fn write_f32(w: &mut impl Write, x: f32) -> fmt::Result {
+    w.write_str("f32(")?;
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    if x.is_nan() {
+        write!(w, "{sign}nan")?;
+    } else if x.is_infinite() {
+        write!(w, "{sign}inf")?;
+    } else {
+        w.write_str(ryu::Buffer::new().format_finite(x))?;
+    }
+    w.write_char(')')
 }
 
 fn write_tuple(w: &mut impl Write, t: &Tuple<'_>) -> fmt::Result {
@@ -196,7 +224,8 @@ fn write_int(w: &mut impl Write, n: &Int) -> fmt::Result {
 
 fn write_num(w: &mut impl Write, x: f64) -> fmt::Result {
     if x.is_nan() {
-        w.write_str("nan")
+        // Only the sign of a NaN is printed: its payload has no literal.
+        w.write_str(if x.is_sign_negative() { "-nan" } else { "nan" })
     } else if x.is_infinite() {
         w.write_str(if x > 0.0 { "inf" } else { "-inf" })
     } else {
@@ -379,6 +408,8 @@ mod tests {
         assert_eq!(num(f64::INFINITY), "inf");
         assert_eq!(num(f64::NEG_INFINITY), "-inf");
         assert_eq!(num(f64::NAN), "nan");
+        assert_eq!(num(-f64::NAN), "-nan");
+        assert_eq!(num(f64::from_bits(0xfff0_0000_0000_0001)), "-nan");
         assert_eq!(num(f64::MAX), "1.7976931348623157e308");
         assert_eq!(num(5e-324), "5e-324");
     }

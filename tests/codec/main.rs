@@ -1,6 +1,6 @@
 //! The codec: exact bytes of keys and values (`vectors`), reading values
-//! back (`decode`), and round trips and key order over generated data
-//! (`props`).
+//! back (`decode`), the tuple layer's less common types (`tuple_types`),
+//! and round trips and key order over generated data (`props`).
 //!
 //! Elements come from parsing FQL, so each case reads as the statement a
 //! user would write.
@@ -9,6 +9,7 @@ mod decode;
 mod engine;
 mod props;
 mod store;
+mod tuple_types;
 mod vectors;
 
 use fql::codec::Error;

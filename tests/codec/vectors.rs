@@ -31,6 +31,7 @@ fn scalars_pack_as_one_element_tuples() {
         ("1.5", "21bff8000000000000"),
         ("-0.0", "217fffffffffffffff"),
         ("nan", "21fff8000000000000"),
+        ("-nan", "210007ffffffffffff"),
         ("\"x\"", "027800"),
         ("\"a\\nb\"", "02610a6200"),
         (
@@ -242,6 +243,17 @@ fn fixed_width_nums() {
         ("1.5[width:64,bigendian]", "3ff8000000000000"),
         ("-inf[f32,be]", "ff800000"),
         ("3.4028234663852886e38[f32,be]", "7f7fffff"),
+        // x87 extended, as a C `long double` holds it on x86-64.
+        ("1.5[f80]", "00000000000000c0ff3f"),
+        ("-1.5[f80]", "00000000000000c0ffbf"),
+        ("1.5[f80,be]", "3fffc000000000000000"),
+        ("1.5[width:80]", "00000000000000c0ff3f"),
+        ("0.1[f80]", "00d0ccccccccccccfb3f"),
+        ("-0.0[f80]", "00000000000000000080"),
+        ("inf[f80]", "0000000000000080ff7f"),
+        ("5e-324[f80]", "0000000000000080cd3b"),
+        ("-2.9999999999999908e-310[f80]", "000004ca4a89e6dcfabb"),
+        ("1.7976931348623157e308[f80]", "00f8fffffffffffffe43"),
     ] {
         assert_eq!(encode(src).bytes, hex(bytes), "{src}");
     }
@@ -354,11 +366,8 @@ fn options_that_cannot_encode_are_errors() {
     ] {
         assert!(matches!(encode_err(src), Error::Option(_)), "{src}");
     }
-    for src in ["1.5[f80]", "1.5[width:80]"] {
-        assert!(
-            matches!(encode_err(src), Error::UnsupportedWidth { .. }),
-            "{src}"
-        );
+    for src in ["7[f80]", "7[width:80]", "1.5[f80,unsigned]"] {
+        assert!(matches!(encode_err(src), Error::Option(_)), "{src}");
     }
 }
 

@@ -36,6 +36,7 @@ fn load() -> Grammar {
     let src = std::fs::read_to_string(&path).expect("grammar/fql.ebnf is readable");
     let mut grammar = Grammar::read(&src).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     grammar.check("decimal", decimal_in_range);
+    grammar.check("f32", f32_in_range);
     grammar.check("int", int_fits);
     grammar.check("string", string_is_utf8);
     grammar.check("tuple", tuple_not_too_deep);
@@ -117,6 +118,20 @@ fn tuple_not_too_deep(text: &str) -> bool {
 fn decimal_in_range(text: &str) -> bool {
     let value: f64 = text.parse().expect("a decimal in Rust's float syntax");
     let mantissa = text.split('e').next().unwrap_or(text);
+    let underflow = value == 0.0 && mantissa.bytes().any(|b| matches!(b, b'1'..=b'9'));
+    value.is_finite() && !underflow
+}
+
+/// The limit on 32-bit floats that the grammar states in a comment: as
+/// for a `decimal`, but in binary32's range.
+fn f32_in_range(text: &str) -> bool {
+    let num = &text["f32(".len()..text.len() - 1];
+    let unsigned = num.trim_start_matches('-');
+    if matches!(unsigned, "inf" | "nan") {
+        return true;
+    }
+    let value: f32 = unsigned.parse().expect("a decimal in Rust's float syntax");
+    let mantissa = unsigned.split('e').next().unwrap_or(unsigned);
     let underflow = value == 0.0 && mantissa.bytes().any(|b| matches!(b, b'1'..=b'9'));
     value.is_finite() && !underflow
 }

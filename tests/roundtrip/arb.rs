@@ -1,7 +1,7 @@
 //! Strategies for syntax trees that the parser can produce.
 //!
 //! A tree the parser could never return (a named variable without a type, a
-//! negative NaN, a small int stored as big) would fail the round trip for a
+//! NaN with a payload, a small int stored as big) would fail the round trip for a
 //! reason that is no bug, so each strategy stays inside what parsing yields.
 //! Spans are left at their default: spans compare equal whatever they hold.
 
@@ -113,6 +113,7 @@ pub fn num() -> impl Strategy<Value = Num> {
         f64::INFINITY,
         f64::NEG_INFINITY,
         f64::NAN,
+        -f64::NAN,
     ];
     prop_oneof![
         2 => any::<f64>(),
@@ -120,7 +121,7 @@ pub fn num() -> impl Strategy<Value = Num> {
         1 => (-1000i32..1000, 1u32..1000).prop_map(|(a, b)| f64::from(a) / f64::from(b)),
         2 => select(special),
     ]
-    .prop_map(|x| Num(if x.is_nan() { f64::NAN } else { x }))
+    .prop_map(|x| Num(if x.is_nan() { f64::NAN.copysign(x) } else { x }))
 }
 
 /// Byte strings, some longer than the printer's 64-byte chunks.
@@ -129,6 +130,15 @@ fn bytes() -> impl Strategy<Value = Vec<u8>> {
         4 => vec(any::<u8>(), 0..8),
         1 => vec(any::<u8>(), 60..200),
     ]
+}
+
+/// 32-bit floats of every class, a NaN as the one `nan` or `-nan` reads.
+fn f32_elem() -> impl Strategy<Value = ElemKind<'static>> {
+    prop_oneof![
+        2 => any::<u32>().prop_map(f32::from_bits),
+        1 => select(vec![0.0, -0.0, 1.5, 0.1, f32::MAX, f32::from_bits(1), f32::INFINITY, f32::NEG_INFINITY]),
+    ]
+    .prop_map(|x| ElemKind::F32(F32(if x.is_nan() { f32::NAN.copysign(x) } else { x })))
 }
 
 fn uuid() -> impl Strategy<Value = Uuid> {
@@ -223,6 +233,10 @@ fn leaf() -> impl Strategy<Value = Elem<'static>> {
         bytes().prop_map(ElemKind::Bytes),
         uuid().prop_map(ElemKind::Uuid),
         vstamp().prop_map(ElemKind::Vstamp),
+        f32_elem(),
+        any::<[u8; 10]>().prop_map(ElemKind::Vstamp80),
+        (0x40u8..=0x4f, bytes())
+            .prop_map(|(code, data)| ElemKind::User(Box::new(UserType { code, data }))),
         variable().prop_map(ElemKind::Var),
         reference().prop_map(|r| ElemKind::Ref(Box::new(r))),
     ]

@@ -325,7 +325,8 @@ impl<'a> Parser<'a> {
     }
 
     /// An element that starts with a letter: `nil`, `true`, `false`, `inf`,
-    /// `nan`, or a uuid such as `ca03676e-...`. Anything else backtracks.
+    /// `nan`, `f32(...)`, `user(...)`, or a uuid such as `ca03676e-...`.
+    /// Anything else backtracks.
     pub(super) fn word(&mut self, i: &'a str) -> Option<(&'a str, ElemKind<'a>)> {
         // A uuid's run of name bytes includes its `-`s, so it is none of
         // the words.
@@ -336,6 +337,8 @@ impl<'a> Parser<'a> {
             "false" => ElemKind::Bool(false),
             "inf" => ElemKind::Num(Num(f64::INFINITY)),
             "nan" => ElemKind::Num(Num(f64::NAN)),
+            "f32" if rest.starts_with('(') => return Some(self.f32_literal(i)),
+            "user" if rest.starts_with('(') => return Some(self.user_literal(i)),
             _ if looks_like_uuid(i) => return Some(self.uuid(i)),
             _ => return None,
         };
@@ -415,11 +418,16 @@ impl<'a> Parser<'a> {
     }
 
     /// `#` 20 hex digits `:` 4 hex digits, or the incomplete `#:` 4 hex
-    /// digits.
+    /// digits; `#` and 20 hex digits alone is an 80-bit stamp.
     pub(super) fn vstamp(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let (rest, text) = take_bytes(&i[1..], |b| b.is_ascii_alphanumeric() || b == b':');
         if let Some(stamp) = canonical_vstamp(text.as_bytes()) {
             return (rest, ElemKind::Vstamp(stamp));
+        }
+        // No `:`: the tuple layer's 80-bit stamp, a transaction version
+        // alone.
+        if let Ok(tx) = const_hex::decode_to_array(text) {
+            return (rest, ElemKind::Vstamp80(tx));
         }
         let span = self.span_from(self.pos(i), rest);
         let placeholder = (rest, ElemKind::Vstamp(Vstamp { tx: None, user: 0 }));
@@ -432,7 +440,10 @@ impl<'a> Parser<'a> {
             return placeholder;
         }
         let reason = match text.split_once(':') {
-            None => Some("missing `:` and the user version".to_string()),
+            None => Some(format!(
+                "{} hex digits and no `:`; an 80-bit stamp has 20",
+                text.len()
+            )),
             Some((_, user)) if user.contains(':') => Some("more than one `:`".to_string()),
             Some((tx, _)) if !tx.is_empty() && tx.len() != 20 => Some(format!(
                 "the transaction version has {} hex digits, not 20",
@@ -458,17 +469,19 @@ impl<'a> Parser<'a> {
         (rest, ElemKind::Vstamp(Vstamp { tx, user }))
     }
 
-    /// An int or a num: `-12`, `3.5`, `-2e10`, `1.5e-3`, `-inf`.
+    /// An int or a num: `-12`, `3.5`, `-2e10`, `1.5e-3`, `-inf`, `-nan`.
     pub(super) fn number(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         let neg = peek(i) == Some(b'-');
         let unsigned = &i[usize::from(neg)..];
         if peek(unsigned).is_some_and(|b| b.is_ascii_alphabetic()) {
             let (rest, w) = word(unsigned);
-            if w == "inf" && neg {
-                return (rest, ElemKind::Num(Num(f64::NEG_INFINITY)));
+            match (w, neg) {
+                ("inf", true) => return (rest, ElemKind::Num(Num(f64::NEG_INFINITY))),
+                // The tuple layer keeps a NaN's sign: a negative one
+                // sorts before `-inf`.
+                ("nan", true) => return (rest, ElemKind::Num(Num(-f64::NAN))),
+                _ => return self.bad_number(i, None),
             }
-            let help = (w == "nan").then(|| "NaN has no sign; write `nan`".to_string());
-            return self.bad_number(i, help);
         }
         // Accumulate the digits as they are scanned: most ints fit an i64
         // and need no second pass. Up to 18 digits cannot overflow, so the

@@ -7,7 +7,7 @@
 use foundationdb_tuple::{Element, unpack};
 use fql::codec::{self, decode_key, decode_tuple, decode_untyped, from_element};
 use fql::syntax::MAX_DEPTH;
-use fql::syntax::ast::{Elem, ElemKind};
+use fql::syntax::ast::{Elem, ElemKind, UserType};
 
 /// Nesting beyond which the crate is not asked: it unpacks nested tuples
 /// by recursion, with no bound, and fql refuses them anyway.
@@ -32,6 +32,18 @@ pub fn check(bytes: &[u8]) {
     }
     let theirs = unpack::<Vec<Element>>(bytes).ok();
     if ours.is_none() && theirs.as_ref().is_some_and(|t| depth(t) > MAX_DEPTH) {
+        return;
+    }
+    // The crate lacks the 80-bit stamps and the user types, which fql
+    // reads: only that what it read writes back.
+    if theirs.is_none()
+        && bytes
+            .iter()
+            .any(|&b| b == 0x32 || UserType::CODES.contains(&b))
+    {
+        if let Some(elems) = ours {
+            writes_back(&elems);
+        }
         return;
     }
     let expected: Option<Vec<ElemKind>> = theirs

@@ -69,7 +69,12 @@ const DATA: &[&str] = &[
     "-0.0",
     "1e308",
     "nan",
+    "-nan",
     "inf",
+    "f32(1.5)",
+    "f32(-nan)",
+    "#0102030405060708090a",
+    "user(0x40,0xaa00)",
     "\"\"",
     "\"x\"",
     "\"a\\\"b\\\\\"",
@@ -96,6 +101,9 @@ const HOLES: &[&str] = &[
     "<tuple>",
     "<uuid>",
     "<vstamp>",
+    "<f32>",
+    "<vstamp80>",
+    "<user>",
     "<bool|nil>",
 ];
 /// References: to parameters (`:n`, `:d`) or to names an earlier
@@ -113,9 +121,11 @@ const VALUES: &[&str] = &[
     "5[i16]",
     "-1[i64,be]",
     "1.5[f32]",
+    "1.5[f80,be]",
     "\"s\"[raw]",
     "<int[u8]>",
     "<num[f32,be]>",
+    "<num[f80]>",
     "(1,<int>,...)",
 ];
 const OPTIONS: &[&str] = &[
