@@ -252,7 +252,7 @@ impl Error {
 
 /// Whether a value has the type a cast names.
 pub fn cast_holds(value: &ElemKind<'_>, ty: Type) -> bool {
-    crate::codec::type_of(value) == Some(ty)
+    crate::codec::type_of(value).is_some_and(|found| ty.includes(found))
 }
 
 /// A value as an error names it: its text when short, and its type.
@@ -692,6 +692,9 @@ fn result_types(ty: Type) -> &'static [Type] {
         Type::Uuid => &[Type::Uuid],
         Type::Vstamp => &[Type::Vstamp],
         Type::Tuple => &[Type::Tuple],
+        Type::F32 => &[Type::F32],
+        Type::Vstamp80 => &[Type::Vstamp80],
+        Type::User => &[Type::User],
     }
 }
 
@@ -717,7 +720,7 @@ fn substitute<'a>(
         if let Some((_, types)) = known.bound.get(name) {
             if let Some(cast) = &r.cast
                 && !types.is_empty()
-                && !types.iter().any(|t| *t == cast.ty || *t == Type::Any)
+                && !types.iter().any(|t| cast.ty.includes(*t) || t.includes(cast.ty))
             {
                 let bound = types.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>();
                 errors.push(Error::TypeConflict {
