@@ -55,7 +55,7 @@ fn supported(kind: Kind) -> &'static [OptName] {
         ],
         Kind::List => &[OptName::Absent, OptName::Exists],
         Kind::Clear | Kind::ClearRange => &[OptName::Strict],
-        Kind::Remove | Kind::Set => &[],
+        Kind::Remove | Kind::Set | Kind::Mutate => &[],
     }
 }
 
