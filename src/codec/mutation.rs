@@ -125,7 +125,7 @@ fn judge(
         (Reads::LittleEndian | Reads::Bits, Type::Int, Encoding::Tuple) => Err((
             "a tuple-encoded int".into(),
             format!(
-                "the tuple layer's bytes are no fixed-width int: give the int a width, as in `{}`",
+                "`{op}` works on fixed-width ints, and the tuple layer packs ints otherwise: give the int a width, as in `{}`",
                 op.example()
             ),
         )),

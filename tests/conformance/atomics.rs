@@ -191,6 +191,14 @@ pub fn counters_are_kept_with_add(db: &Backend) {
         db,
         "/c(\"peak\")=max(17[u64])\n@commit\n/c(\"peak\")=max(9[u64])",
     );
+    // Once for each key a read finds: the read binds it, the operation
+    // references it.
+    run(db, "/pages(\"a\")=nil\n/pages(\"b\")=nil");
+    run(db, "/pages(<p:str>)\n/views(:p)=add(1[i64])\n/views(\"a\")=add(1[i64])");
+    assert_eq!(
+        run(db, "/views(<str>)=<int[i64]>"),
+        ["/views(\"a\")=2[i64]", "/views(\"b\")=1[i64]"]
+    );
     let got = run(
         db,
         "/c(\"hits\")=<int[i64]>\n/c(\"small\")=<int[u8]>\n/c(\"peak\")=<int[u64]>",
