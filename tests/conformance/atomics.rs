@@ -194,7 +194,10 @@ pub fn counters_are_kept_with_add(db: &Backend) {
     // Once for each key a read finds: the read binds it, the operation
     // references it.
     run(db, "/pages(\"a\")=nil\n/pages(\"b\")=nil");
-    run(db, "/pages(<p:str>)\n/views(:p)=add(1[i64])\n/views(\"a\")=add(1[i64])");
+    run(
+        db,
+        "/pages(<p:str>)\n/views(:p)=add(1[i64])\n/views(\"a\")=add(1[i64])",
+    );
     assert_eq!(
         run(db, "/views(<str>)=<int[i64]>"),
         ["/views(\"a\")=2[i64]", "/views(\"b\")=1[i64]"]
