@@ -16,6 +16,7 @@
 
 mod elements;
 mod error;
+mod mutation;
 mod options;
 
 use crate::syntax::{self, ast::*};
@@ -120,6 +121,7 @@ fn statement(stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
     let agg_place = match kind {
         Kind::Read | Kind::ReadRange => None,
         Kind::Set => Some("in a write"),
+        Kind::Mutate => Some("in a mutation"),
         Kind::Clear | Kind::ClearRange => Some("in a clear"),
         Kind::List => Some("in a directory listing"),
         Kind::Remove => Some("in a directory removal"),
@@ -131,6 +133,10 @@ fn statement(stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
     if let Value::Data(elem, opts) = &kv.value {
         elements::element(elem, agg_place, false, errors);
         options::value_options(elem, opts, errors);
+    }
+    if let Value::Mutate(m) = &kv.value {
+        elements::element(&m.operand, agg_place, false, errors);
+        mutation::mutation(kv, m, errors);
     }
     elements::vstamps(kv, kind, errors);
     elements::user_types(kv, errors);

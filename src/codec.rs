@@ -29,6 +29,7 @@ mod error;
 mod extended;
 mod fixed;
 mod key;
+mod mutation;
 pub mod options;
 mod part;
 mod tuple;
@@ -43,6 +44,7 @@ pub use element::{
 };
 pub use error::{Error, OptionError};
 pub use key::{ElementFilter, compare, decode_key, decode_key_into, encode_key};
+pub use mutation::{encode_operand, mutation_type};
 pub use options::{Encoding, IntLayout, IntWidth, NumLayout, NumWidth, Subject};
 pub use unpack::Scalar;
 pub use value::{Decoded, ValueDecoder, decode_tuple, decode_untyped, encode_value};

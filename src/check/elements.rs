@@ -114,6 +114,7 @@ pub(super) fn user_types(kv: &KeyValue, errors: &mut Vec<CheckError>) {
 pub(super) fn vstamps(kv: &KeyValue, kind: Kind, errors: &mut Vec<CheckError>) {
     let value = match &kv.value {
         Value::Data(e, _) => Some(e),
+        Value::Mutate(m) => Some(&m.operand),
         _ => None,
     };
     let elems = kv.key.tuple.elems.iter().chain(value);
@@ -132,7 +133,11 @@ pub(super) fn vstamps(kv: &KeyValue, kind: Kind, errors: &mut Vec<CheckError>) {
         });
     }
     for at in found {
-        let kind = if kind.writes() { "clear" } else { "read" };
+        let kind = match kind {
+            Kind::Mutate => "mutation",
+            k if k.writes() => "clear",
+            _ => "read",
+        };
         errors.push(CheckError::VstampNotWritten { at, kind });
     }
 }

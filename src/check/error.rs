@@ -70,8 +70,23 @@ pub enum CheckError {
         /// The stamp.
         #[label("incomplete vstamp in a {kind}")]
         at: Span,
-        /// "read" or "clear".
+        /// "read", "clear" or "mutation".
         kind: &'static str,
+    },
+
+    /// A hole in an atomic operation, which changes one key without
+    /// reading it: `/a(<int>)=add(1[i64])`.
+    #[error("an atomic operation cannot hold a hole")]
+    #[diagnostic(
+        code(fql::mutation_holes),
+        help(
+            "an atomic operation changes one key and reads nothing: write its key and operand in full; to change the keys a read finds, bind them and reference them, as in `/a(<k:int>)` then `/b(:k)=add(1[i64])`"
+        )
+    )]
+    MutationHoles {
+        /// The first hole.
+        #[label("a hole")]
+        at: Span,
     },
 
     /// A directory variable with a type other than `str` or `any`: `/<int>/a`.

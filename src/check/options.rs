@@ -55,7 +55,7 @@ fn supported(kind: Kind) -> &'static [OptName] {
         ],
         Kind::List => &[OptName::Absent, OptName::Exists],
         Kind::Clear | Kind::ClearRange => &[OptName::Strict],
-        Kind::Remove | Kind::Set => &[],
+        Kind::Remove | Kind::Set | Kind::Mutate => &[],
     }
 }
 
@@ -172,6 +172,8 @@ pub fn client_filter(kv: &KeyValue) -> Option<Span> {
     };
     match &kv.value {
         Value::Omitted | Value::Clear(_) => None,
+        // Not a read: nothing comes back to filter, but nothing to limit.
+        Value::Mutate(m) => Some(m.span),
         Value::Data(e, _) => match &e.kind {
             ElemKind::Var(v) if untyped(v) => None,
             _ => Some(e.span),

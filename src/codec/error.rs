@@ -10,7 +10,7 @@ use miette::Diagnostic;
 use thiserror::Error;
 
 use crate::syntax::IntTooLarge;
-use crate::syntax::ast::{Opt, OptName, Span};
+use crate::syntax::ast::{AtomicOp, Opt, OptName, Span};
 
 /// A value or key that cannot be encoded as written.
 #[derive(Clone, Debug, PartialEq, Error, Diagnostic)]
@@ -87,6 +87,23 @@ pub enum Error {
         /// The user type.
         #[label("its bytes would run to the end")]
         at: Span,
+    },
+
+    /// An operand that an atomic operation cannot use as FoundationDB
+    /// reads it: `add(1)`, whose tuple encoding is no little-endian int.
+    #[error("`{op}` cannot take {found}")]
+    #[diagnostic(code(fql::bad_operand))]
+    BadOperand {
+        /// The operation.
+        op: AtomicOp,
+        /// What the operand is, such as "a tuple-encoded int".
+        found: String,
+        /// The operand, or the reference that supplied it.
+        #[label("not an operand of `{op}`")]
+        at: Span,
+        /// What the operation takes.
+        #[help]
+        help: String,
     },
 
     /// A hole where data must stand: the executor asked for `<int>` or a

@@ -284,7 +284,8 @@ impl<'a> ValueMatch<'a> {
                     ValueMatch::Equals(bytes, format!("{k}{opts}").into())
                 }
             },
-            Value::Omitted | Value::Clear(_) => {
+            // A mutation reads nothing: never asked.
+            Value::Omitted | Value::Clear(_) | Value::Mutate(_) => {
                 ValueMatch::Decode(ValueDecoder::untyped(), Vec::new(), HoleInfo::default())
             }
         })

@@ -108,6 +108,7 @@ fn run_query(
         }
         Query::KeyValue(kv) => match step.kind {
             Kind::Set => set(tx, dirs, write, kv, step.span),
+            Kind::Mutate => mutate(tx, dirs, kv, step.span),
             Kind::Clear => clear(tx, dirs, kv, step.span),
             // An aggregate folds even the one key of a single read.
             Kind::Read if !has_aggregate(kv) => read(tx, dirs, kv, step, snapshot, emit),
@@ -132,6 +133,30 @@ fn set(
         Some(m) => tx.atomic_op(&write.key, &write.value, m)?,
         None => tx.set(&write.key, &write.value)?,
     }
+    Ok(())
+}
+
+/// An atomic operation: FDB's mutation on one key, which reads nothing, so
+/// the transaction takes no read conflict on the key. Like a write, it
+/// creates its directory; `compare_and_clear` only ever clears, so it
+/// creates none and does nothing where the directory is missing.
+fn mutate(
+    tx: &mut dyn Transaction,
+    dirs: &mut Dirs<'_>,
+    kv: &KeyValue<'_>,
+    at: Span,
+) -> Result<(), Error> {
+    let Value::Mutate(m) = &kv.value else {
+        unreachable!("a mutation has an operation")
+    };
+    let param = codec::encode_operand(m.op, &m.operand, &m.options)?;
+    let create = m.op != AtomicOp::CompareAndClear;
+    let Some(prefix) = dirs.prefix_of(tx, &kv.key.dir, at, create)? else {
+        return Ok(());
+    };
+    let key = codec::encode_key(prefix, &kv.key.tuple.elems)?;
+    debug_assert_eq!(key.op, Op::Set);
+    tx.atomic_op(&key.bytes, &param, codec::mutation_type(m.op))?;
     Ok(())
 }
 

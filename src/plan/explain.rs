@@ -31,7 +31,14 @@ impl Display for Step<'_> {
             Query::Directory(d) | Query::Remove { dir: d, .. } => (d, None),
             Query::KeyValue(kv) => (&kv.key.dir, Some(kv)),
         };
-        writeln!(f, "    directories: {}", directories(dir, self.kind))?;
+        let creates = match (self.kind, self.query()) {
+            (Kind::Set, _) => true,
+            (Kind::Mutate, Query::KeyValue(kv)) => {
+                !matches!(&kv.value, Value::Mutate(m) if m.op == AtomicOp::CompareAndClear)
+            }
+            _ => false,
+        };
+        writeln!(f, "    directories: {}", directories(dir, creates))?;
         if let Some(kv) = kv {
             let (constant, filtered) = key_prefix(&kv.key.tuple);
             let prefix = Tuple {
@@ -40,7 +47,9 @@ impl Display for Step<'_> {
                 span: Span::default(),
             };
             match self.kind {
-                Kind::Set | Kind::Clear | Kind::Read => writeln!(f, "    key: {}", kv.key.tuple)?,
+                Kind::Set | Kind::Mutate | Kind::Clear | Kind::Read => {
+                    writeln!(f, "    key: {}", kv.key.tuple)?
+                }
                 _ if prefix.elems.is_empty() => {
                     writeln!(f, "    keys: every key of each directory")?
                 }
@@ -59,6 +68,13 @@ impl Display for Step<'_> {
                     )?
                 }
                 _ => {}
+            }
+            if let Value::Mutate(m) = &kv.value {
+                writeln!(
+                    f,
+                    "    mutation: {} at commit, reading nothing (no read conflict)",
+                    m.op
+                )?;
             }
             if self.kind == Kind::ClearRange {
                 let how = if filtered {
@@ -82,6 +98,7 @@ fn describe(kind: Kind) -> &'static str {
         Kind::List => "list directories",
         Kind::Remove => "remove directories",
         Kind::Set => "set",
+        Kind::Mutate => "atomic operation",
         Kind::Clear => "clear one key",
         Kind::ClearRange => "clear matching keys",
         Kind::Read => "read one key",
@@ -89,13 +106,9 @@ fn describe(kind: Kind) -> &'static str {
     }
 }
 
-fn directories(dir: &Directory<'_>, kind: Kind) -> String {
+fn directories(dir: &Directory<'_>, creates: bool) -> String {
     if !dir.has_holes() {
-        let note = if kind == Kind::Set {
-            " (created if missing)"
-        } else {
-            ""
-        };
+        let note = if creates { " (created if missing)" } else { "" };
         return format!("{dir}{note}");
     }
     format!("every directory matching {dir}, in ascending path order")

@@ -71,7 +71,8 @@ impl<'a> Pattern<'a> {
         max: Option<usize>,
     ) -> Result<Pattern<'a>, codec::Error> {
         let value = match &kv.value {
-            Value::Omitted | Value::Clear(_) => ValueCheck::Any,
+            // A schema holds reads only: a mutation is refused before.
+            Value::Omitted | Value::Clear(_) | Value::Mutate(_) => ValueCheck::Any,
             Value::Data(e, opts) => match &e.kind {
                 ElemKind::Var(v) if v.types.is_empty() => ValueCheck::Any,
                 ElemKind::Var(v) => {

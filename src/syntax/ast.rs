@@ -24,7 +24,7 @@ pub use thin_vec::ThinVec;
 pub use uuid::Uuid;
 
 use super::items::Items;
-pub use super::keywords::{Agg, ArgKind, MetaKind, OptName, Type};
+pub use super::keywords::{Agg, ArgKind, AtomicOp, MetaKind, OptName, Type};
 use super::small_list::{Blank, SmallList};
 pub use super::span::Span;
 
@@ -131,6 +131,9 @@ pub enum Kind {
     Remove,
     /// `/a(1)=2`: no holes; writes one key-value.
     Set,
+    /// `/a(1)=add(1[i64])`: an atomic operation on one key, which reads
+    /// nothing.
+    Mutate,
     /// `/a(1)=clear`: clears one key.
     Clear,
     /// `/a(<>)=clear`: clears every matching key.
@@ -148,6 +151,7 @@ impl Kind {
             Kind::List => "directory listing",
             Kind::Remove => "directory removal",
             Kind::Set => "write",
+            Kind::Mutate => "mutation",
             Kind::Clear | Kind::ClearRange => "clear",
             Kind::Read | Kind::ReadRange => "read",
         }
@@ -157,7 +161,7 @@ impl Kind {
     pub fn writes(self) -> bool {
         matches!(
             self,
-            Kind::Remove | Kind::Set | Kind::Clear | Kind::ClearRange
+            Kind::Remove | Kind::Set | Kind::Mutate | Kind::Clear | Kind::ClearRange
         )
     }
 }
@@ -179,12 +183,13 @@ impl<'a> Query<'a> {
         }
     }
 
-    /// The elements of the key tuple, then the value when it is data;
-    /// none for a directory query.
+    /// The elements of the key tuple, then the value when it is data (or
+    /// the operand of an atomic operation); none for a directory query.
     pub fn elems_mut(&mut self) -> impl Iterator<Item = &mut Elem<'a>> {
         let (key, value) = match self {
             Query::KeyValue(kv) => match &mut kv.value {
                 Value::Data(e, _) => (kv.key.tuple.elems.iter_mut(), Some(e)),
+                Value::Mutate(m) => (kv.key.tuple.elems.iter_mut(), Some(&mut m.operand)),
                 _ => (kv.key.tuple.elems.iter_mut(), None),
             },
             _ => ([].iter_mut(), None),
@@ -197,6 +202,7 @@ impl<'a> Query<'a> {
         let (key, value) = match self {
             Query::KeyValue(kv) => match &kv.value {
                 Value::Data(e, _) => (kv.key.tuple.elems.iter(), Some(e)),
+                Value::Mutate(m) => (kv.key.tuple.elems.iter(), Some(&m.operand)),
                 _ => (kv.key.tuple.elems.iter(), None),
             },
             _ => ([].iter(), None),
@@ -205,7 +211,8 @@ impl<'a> Query<'a> {
     }
 
     /// Classifies the statement by where its holes are. References are not
-    /// holes: each stands for one value.
+    /// holes: each stands for one value. An atomic operation is a mutation
+    /// whatever its key holds; the checks refuse one with holes.
     pub fn kind(&self) -> Kind {
         match self {
             Query::Directory(_) => Kind::List,
@@ -213,6 +220,7 @@ impl<'a> Query<'a> {
             Query::KeyValue(kv) => {
                 let key_holes = kv.key.dir.has_holes() || kv.key.tuple.has_holes();
                 match &kv.value {
+                    Value::Mutate(_) => Kind::Mutate,
                     Value::Clear(_) if key_holes => Kind::ClearRange,
                     Value::Clear(_) => Kind::Clear,
                     _ if key_holes => Kind::ReadRange,
@@ -252,6 +260,25 @@ pub enum Value<'a> {
     /// `=` and an element, with the element options that follow it
     /// (`=37534[i64,be]`).
     Data(Elem<'a>, Options<'a>),
+    /// `=add(1[i64])`: an atomic operation and its operand. Boxed: rare,
+    /// and inline it would make every value larger.
+    Mutate(Box<Mutation<'a>>),
+}
+
+/// An atomic operation on the value of one key: FDB's mutations, which
+/// change a value without reading it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mutation<'a> {
+    /// Which one.
+    pub op: AtomicOp,
+    /// The operation's name.
+    pub op_span: Span,
+    /// What it takes: a data element, encoded as a value is.
+    pub operand: Elem<'a>,
+    /// The operand's encoding options (`[i64]` in `add(1[i64])`).
+    pub options: Options<'a>,
+    /// From the name through the `)`.
+    pub span: Span,
 }
 
 /// A directory path: `/` elements, optionally ending in `/...`.

@@ -111,6 +111,11 @@ impl Fmt<'_> {
                         self.elem(elem, 0);
                         write!(self.out, "{opts}").expect("writing to a String");
                     }
+                    Value::Mutate(m) => {
+                        write!(self.out, "={}(", m.op).expect("writing to a String");
+                        self.elem(&m.operand, 0);
+                        write!(self.out, "{})", m.options).expect("writing to a String");
+                    }
                     other => write!(self.out, "{other}").expect("writing to a String"),
                 }
             }

@@ -13,7 +13,8 @@ pub enum Class {
     Punct,
     /// A directory name or another bare word.
     Name,
-    /// `clear`, `remove`, `nil`, `true`, `false`, `inf`, `nan`.
+    /// `clear`, `remove`, `nil`, `true`, `false`, `inf`, `nan`, and an
+    /// atomic operation's name before its `(`.
     Keyword,
     /// A string, closed or not.
     Str,
@@ -155,7 +156,9 @@ fn word(src: &str, start: usize) -> (Class, usize) {
         end += 1;
     }
     let word = &src[start..end];
-    let class = if KEYWORDS.contains(&word) {
+    let operation = src.as_bytes().get(end) == Some(&b'(')
+        && super::keywords::AtomicOp::from_name(word).is_some();
+    let class = if KEYWORDS.contains(&word) || operation {
         Class::Keyword
     } else if word.starts_with(|c: char| c.is_ascii_digit() || c == '-') || is_uuid(word) {
         Class::Number
@@ -241,6 +244,30 @@ mod tests {
                 (Comment, "% c"),
             ]
         );
+    }
+
+    /// An atomic operation's name is a keyword before its `(`, and a
+    /// name anywhere else.
+    #[test]
+    fn classes_atomic_operations() {
+        use Class::*;
+        assert_eq!(
+            classes("/n(add)=add(1[i64])"),
+            [
+                (Punct, "/"),
+                (Name, "n"),
+                (Punct, "("),
+                (Name, "add"),
+                (Punct, ")"),
+                (Punct, "="),
+                (Keyword, "add"),
+                (Punct, "("),
+                (Number, "1"),
+                (Options, "[i64]"),
+                (Punct, ")"),
+            ]
+        );
+        assert!(is_open("/n(1)=add(1"));
     }
 
     #[test]

@@ -305,6 +305,87 @@ impl fmt::Display for OptName {
     }
 }
 
+/// FoundationDB's atomic operations, as a value writes them:
+/// `/hits("home")=add(1[i64])`. The names are FDB's own, in snake case, so
+/// that its documentation reads straight across.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "snake_case")]
+pub enum AtomicOp {
+    /// `add`: little-endian integer addition, wrapping at the operand's width.
+    Add,
+    /// `bit_and`: bitwise and.
+    BitAnd,
+    /// `bit_or`: bitwise or.
+    BitOr,
+    /// `bit_xor`: bitwise xor.
+    BitXor,
+    /// `min`: the smaller, as little-endian unsigned ints.
+    Min,
+    /// `max`: the larger, as little-endian unsigned ints.
+    Max,
+    /// `byte_min`: the smaller, bytes compared from the first.
+    ByteMin,
+    /// `byte_max`: the larger, bytes compared from the first.
+    ByteMax,
+    /// `append_if_fits`: the operand appended, unless the value would
+    /// pass the size limit.
+    AppendIfFits,
+    /// `compare_and_clear`: clears the key if its value is the operand.
+    CompareAndClear,
+}
+
+impl AtomicOp {
+    /// Every atomic operation, in the order the docs list them.
+    pub const ALL: &'static [AtomicOp] = AtomicOp::VARIANTS;
+
+    /// The name as written.
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    /// The operation a word names.
+    pub fn from_name(word: &str) -> Option<AtomicOp> {
+        word.parse().ok()
+    }
+
+    /// A typical use, for help lines.
+    pub fn example(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "add(1[i64])",
+            AtomicOp::BitAnd => "bit_and(0x0f)",
+            AtomicOp::BitOr => "bit_or(0x80)",
+            AtomicOp::BitXor => "bit_xor(255[u8])",
+            AtomicOp::Min => "min(10[u64])",
+            AtomicOp::Max => "max(10[u64])",
+            AtomicOp::ByteMin => "byte_min(\"abc\")",
+            AtomicOp::ByteMax => "byte_max(\"abc\")",
+            AtomicOp::AppendIfFits => "append_if_fits(\"x\")",
+            AtomicOp::CompareAndClear => "compare_and_clear(\"done\")",
+        }
+    }
+
+    /// A hint for a word before `(` that names no operation.
+    pub fn suggest(word: &str) -> Option<String> {
+        let known = match word {
+            "incr" | "increment" | "inc" | "sum" => Some("add"),
+            "and" => Some("bit_and"),
+            "or" => Some("bit_or"),
+            "xor" => Some("bit_xor"),
+            "append" => Some("append_if_fits"),
+            "cas" | "compare_and_swap" => Some("compare_and_clear"),
+            _ => None,
+        };
+        let name = known.or_else(|| nearest(word, AtomicOp::ALL.iter().map(|o| o.name())))?;
+        Some(format!("did you mean `{name}`?"))
+    }
+}
+
+impl fmt::Display for AtomicOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Meta statements: `@` words that shape transactions rather than touch
 /// data, named as the variants in lowercase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumString, IntoStaticStr, VariantArray)]
@@ -378,6 +459,10 @@ mod tests {
         for &m in MetaKind::ALL {
             assert_eq!(MetaKind::from_name(m.name()), Some(m));
         }
+        for &a in AtomicOp::ALL {
+            assert_eq!(AtomicOp::from_name(a.name()), Some(a));
+        }
+        assert_eq!(AtomicOp::AppendIfFits.name(), "append_if_fits");
         assert_eq!(Type::from_name("tup"), Some(Type::Tuple));
     }
 

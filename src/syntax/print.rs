@@ -78,7 +78,14 @@ impl Display for Value<'_> {
             Value::Omitted => Ok(()),
             Value::Clear(_) => f.write_str("=clear"),
             Value::Data(elem, opts) => write!(f, "={elem}{opts}"),
+            Value::Mutate(m) => write!(f, "={m}"),
         }
+    }
+}
+
+impl Display for Mutation<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({}{})", self.op, self.operand, self.options)
     }
 }
 

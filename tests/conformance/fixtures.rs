@@ -17,15 +17,24 @@ use crate::backend::{Backend, Kind};
 
 const MARK: &str = "% expect:";
 
-/// Every fixture, by name.
+/// Every fixture, by name; and the scripts of `examples/` that end with
+/// their expected output, named `examples::NAME`, so that an example
+/// shows what it really prints.
 pub fn all() -> Vec<(String, PathBuf)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let mut out: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/fixtures")
-        .map(|e| e.expect("an entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "fql"))
-        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
-        .collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scripts = |dir: &str| {
+        std::fs::read_dir(root.join(dir))
+            .expect("a directory of scripts")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "fql"))
+            .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
+    };
+    let mut out: Vec<_> = scripts("tests/fixtures").collect();
+    out.extend(
+        scripts("examples")
+            .filter(|(_, p)| std::fs::read_to_string(p).is_ok_and(|t| t.contains(MARK)))
+            .map(|(name, p)| (format!("examples::{name}"), p)),
+    );
     out.sort();
     out
 }

@@ -10,6 +10,7 @@
 //! `#[test]` so that the cluster's network can start once, before the
 //! cases, and stop once, after them.
 
+mod atomics;
 mod backend;
 mod directory;
 mod fixtures;
@@ -42,6 +43,11 @@ const CASES: &[Case] = cases![
     kv::clears_and_range_clears,
     kv::reads_see_own_writes,
     kv::atomic_operations,
+    atomics::every_operation_as_fdb_defines_it,
+    atomics::append_if_fits_stops_at_the_value_limit,
+    atomics::counters_are_kept_with_add,
+    atomics::atomic_operations_take_no_read_conflict,
+    atomics::concurrent_adds_lose_no_update,
     kv::later_writes_of_a_key_win_at_commit,
     kv::versionstamps_are_shared_within_a_commit_and_increase,
     kv::versionstamped_value_is_unreadable_before_commit,

@@ -303,6 +303,14 @@ pub fn value() -> impl Strategy<Value = Value<'static>> {
             };
             Value::Data(elem, opts)
         }),
+        1 => (select(AtomicOp::ALL.to_vec()), elem(), options()).prop_map(|(op, elem, options)| {
+            // An operand is data: the parser refuses a variable there.
+            let operand = match elem.kind {
+                ElemKind::Var(_) => Elem { kind: ElemKind::Nil, span: span() },
+                _ => elem,
+            };
+            Value::Mutate(Box::new(Mutation { op, op_span: span(), operand, options, span: span() }))
+        }),
     ]
 }
 

@@ -154,6 +154,12 @@ impl Spans<'_> {
                         self.elem(elem);
                         self.options(opts);
                     }
+                    Value::Mutate(m) => {
+                        self.expect(m.span, m);
+                        self.expect(m.op_span, m.op);
+                        self.elem(&m.operand);
+                        self.options(&m.options);
+                    }
                 }
             }
         }

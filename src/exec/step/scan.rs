@@ -486,7 +486,7 @@ impl Folds {
             (None, Some(Some(common))) => Some(common),
             (None, _) => match &kv.value {
                 Value::Data(e, o) => Some((Part::Written(format!("{e}{o}").into()), None)),
-                Value::Omitted | Value::Clear(_) => None,
+                Value::Omitted | Value::Clear(_) | Value::Mutate(_) => None,
             },
         };
         Some(Output::KeyValue(Row {

@@ -6,8 +6,8 @@ use super::{PResult, Parser};
 use std::borrow::Cow;
 
 use crate::syntax::ast::{
-    DirElem, Directory, Elem, ElemKind, Item, Key, KeyValue, Meta, MetaKind, Options, Query,
-    Relative, Span, Statement, Tuple, Value,
+    AtomicOp, DirElem, Directory, Elem, ElemKind, Item, Key, KeyValue, Meta, MetaKind, Mutation,
+    Options, Query, Relative, Span, Statement, Tuple, Value,
 };
 use crate::syntax::error::ParseError;
 use crate::syntax::items::Items;
@@ -212,8 +212,8 @@ impl<'a> Parser<'a> {
         Ok(i)
     }
 
-    /// What follows `=` after a key: `clear`, or an element and its
-    /// options, written into `out`.
+    /// What follows `=` after a key: `clear`, an atomic operation, or an
+    /// element and its options, written into `out`.
     ///
     /// The element is parsed straight into the statement's value: returned
     /// instead, it was moved through three frames on its way there.
@@ -238,6 +238,17 @@ impl<'a> Parser<'a> {
                     }
                     _ => {}
                 }
+            }
+        }
+        // A word right before `(` is an atomic operation: no value is a
+        // word followed by a tuple.
+        if peek(i).is_some_and(|b| b.is_ascii_alphabetic()) {
+            let (after, w) = word(i);
+            if peek(after) == Some(b'(') {
+                let mutation = self.mutation(i, w, &after[1..])?;
+                let rest = &i[mutation.span.len()..];
+                *out = Value::Mutate(Box::new(mutation));
+                return Ok(rest);
             }
         }
         if i.starts_with("...") {
@@ -273,6 +284,79 @@ impl<'a> Parser<'a> {
         }
         *options = opts;
         Ok(i)
+    }
+
+    /// An atomic operation: its name `w`, which starts `i`, then `(`, an
+    /// operand and its options, and `)`; `inner` is the text after `(`.
+    fn mutation(
+        &mut self,
+        i: &'a str,
+        w: &'a str,
+        inner: &'a str,
+    ) -> Result<Mutation<'a>, nom::Err<super::Fail>> {
+        let start = self.pos(i);
+        let op_span = self.span_of(w);
+        let Some(op) = AtomicOp::from_name(w) else {
+            let names: Vec<&str> = AtomicOp::ALL.iter().map(|o| o.name()).collect();
+            let known = format!("the atomic operations are {}", names.join(", "));
+            let help = match AtomicOp::suggest(w) {
+                Some(hint) => format!("{hint} ({known})"),
+                None => known,
+            };
+            return Err(failure(ParseError::Expected {
+                expected: "a value, `clear` or an atomic operation".into(),
+                found: format!("`{}(`", excerpt(w)),
+                at: op_span,
+                help: Some(help),
+            }));
+        };
+        let example = op.example();
+        let mut operand = None;
+        let rest = match self.element_into(inner, &mut operand) {
+            Ok(rest) => rest,
+            Err(nom::Err::Error(_)) => {
+                let help = match peek(inner) {
+                    Some(b' ' | b'\t') => {
+                        format!("no spaces inside `{op}(...)`: write `{example}`")
+                    }
+                    _ => format!("`{op}` takes one value, as in `{example}`"),
+                };
+                return Err(failure(self.expected(inner, "an operand", Some(help))));
+            }
+            Err(e) => return Err(e),
+        };
+        let operand: Elem<'a> = operand.expect("an element was parsed");
+        if let ElemKind::Var(_) = operand.kind {
+            return Err(failure(ParseError::Expected {
+                expected: "data".into(),
+                found: "a variable".into(),
+                at: operand.span,
+                help: Some(format!(
+                    "an atomic operation writes without reading, so its operand is data, as in `{example}`"
+                )),
+            }));
+        }
+        let (rest, options) = if peek(rest) == Some(b'[') {
+            self.options(rest)?
+        } else {
+            (rest, Options::default())
+        };
+        let Some(after) = rest.strip_prefix(')') else {
+            let help = match peek(rest) {
+                Some(b',') => format!(
+                    "`{op}` takes one operand; a tuple stands in parentheses of its own, as in `{op}((1,2))`"
+                ),
+                _ => format!("close the operation, as in `{example}`"),
+            };
+            return Err(failure(self.expected(rest, "`)`", Some(help))));
+        };
+        Ok(Mutation {
+            op,
+            op_span,
+            operand,
+            options,
+            span: self.span_from(start, after),
+        })
     }
 
     /// The fix for `<int>[i64]`: `<int[i64]>`.

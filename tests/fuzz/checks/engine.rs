@@ -4,8 +4,9 @@
 //!
 //! The input picks each part of each statement from pieces of valid FQL
 //! (directories, elements of every type, holes, references, options,
-//! aggregates, `@commit`), so most scripts parse and many run, and a few
-//! bytes of the input are pasted raw to reach the errors between.
+//! aggregates, atomic operations, `@commit`), so most scripts parse and
+//! many run, and a few bytes of the input are pasted raw to reach the
+//! errors between.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -128,6 +129,29 @@ const VALUES: &[&str] = &[
     "<num[f80]>",
     "(1,<int>,...)",
 ];
+/// Atomic operations: operands each takes, operands it refuses (a
+/// tuple-encoded int, a negative `min`), and operands a reference
+/// supplies, judged only when the statement runs.
+const MUTATIONS: &[&str] = &[
+    "add(1[i64])",
+    "add(-1[i8])",
+    "add(:n[i64])",
+    "add(1)",
+    "bit_and(0x0f)",
+    "bit_or(:d[u8])",
+    "bit_xor(255[u8,be])",
+    "min(-1[i64])",
+    "min(7[u32])",
+    "max(0x0100)",
+    "byte_min(\"x\")",
+    "byte_max((1,\"x\"))",
+    "byte_max(1[u64])",
+    "append_if_fits(0x01)",
+    "append_if_fits(\"x\"[raw])",
+    "compare_and_clear(1)",
+    "compare_and_clear(:id)",
+    "compare_and_clear(#:0001)",
+];
 const OPTIONS: &[&str] = &[
     "[strict] ",
     "[reverse] ",
@@ -174,10 +198,11 @@ fn line(c: &mut Choices) -> String {
             let opts = if k < 9 { c.pick(OPTIONS) } else { "" };
             let dir = c.pick(DIRS);
             let tuple = tuple(c);
-            let value = match c.below(4) {
+            let value = match c.below(5) {
                 0 => String::new(),
                 1 => format!("={}", c.pick(DATA)),
                 2 => format!("={}", c.pick(HOLES)),
+                3 => format!("={}", c.pick(MUTATIONS)),
                 _ => format!("={}", c.pick(VALUES)),
             };
             format!("{opts}{dir}{tuple}{value}")

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use fql::kv::{Database, RetryOptions};
-use fql::syntax::ast::{OptName, Type};
+use fql::syntax::ast::{AtomicOp, OptName, Type};
 use fql::syntax::is_open;
 use rustyline::completion::{Completer, Pair};
 use rustyline::highlight::{CmdKind, Highlighter};
@@ -142,8 +142,9 @@ impl FqlHelper {
             return (word_start, matching(word, names));
         }
         if opener == Some('=') {
-            let words = ["clear", "remove", "nil", "true", "false"];
-            return (word_start, matching(word, words.iter().copied()));
+            let words = ["clear", "remove", "nil", "true", "false"].into_iter();
+            let operations = AtomicOp::ALL.iter().map(|o| o.name());
+            return (word_start, matching(word, words.chain(operations)));
         }
         // A directory path: the statement's start up to here has no tuple
         // or value yet.
