@@ -240,11 +240,12 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        // A word right before `(` is an atomic operation: no value is a
-        // word followed by a tuple.
+        // A word right before `(` is an atomic operation, unless it is one
+        // of the typed literals (`f32(1.5)`, `user(0x40,0xaa)`): no other
+        // value is a word followed by a tuple.
         if peek(i).is_some_and(|b| b.is_ascii_alphabetic()) {
             let (after, w) = word(i);
-            if peek(after) == Some(b'(') {
+            if peek(after) == Some(b'(') && !super::typed::TYPED_LITERALS.contains(&w) {
                 let mutation = self.mutation(i, w, &after[1..])?;
                 let rest = &i[mutation.span.len()..];
                 *out = Value::Mutate(Box::new(mutation));

@@ -10,6 +10,10 @@ use crate::syntax::ast::{ElemKind, F32, UserType};
 use crate::syntax::error::ParseError;
 use crate::syntax::names::is_name_byte;
 
+/// The words that open a typed literal when `(` follows them; a value
+/// that is any other word and `(` is an atomic operation.
+pub(super) const TYPED_LITERALS: [&str; 2] = ["f32", "user"];
+
 /// Whether `text` is a num as FQL writes one, other than the special
 /// values: digits, then a fraction and/or an exponent, lowercase `e`, no
 /// `+`. The sign is taken off already.
