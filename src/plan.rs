@@ -720,7 +720,9 @@ fn substitute<'a>(
         if let Some((_, types)) = known.bound.get(name) {
             if let Some(cast) = &r.cast
                 && !types.is_empty()
-                && !types.iter().any(|t| cast.ty.includes(*t) || t.includes(cast.ty))
+                && !types
+                    .iter()
+                    .any(|t| cast.ty.includes(*t) || t.includes(cast.ty))
             {
                 let bound = types.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>();
                 errors.push(Error::TypeConflict {
