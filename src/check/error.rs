@@ -74,6 +74,22 @@ pub enum CheckError {
         kind: &'static str,
     },
 
+    /// Raw keys in the system keyspace without `[system]`: `0xff02...`.
+    #[error("{keys} in the system keyspace")]
+    #[diagnostic(
+        code(fql::system_keys),
+        help(
+            "FoundationDB keeps its own keys from 0xff on; to read or write them, put `[system]` before the statement, as in `[system] 0xff02...`"
+        )
+    )]
+    SystemKeys {
+        /// "the key is" or "the range reaches".
+        keys: &'static str,
+        /// The raw key.
+        #[label("at or after 0xff")]
+        at: Span,
+    },
+
     /// A directory variable with a type other than `str` or `any`: `/<int>/a`.
     #[error("directory elements are strings")]
     #[diagnostic(

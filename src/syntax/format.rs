@@ -97,6 +97,7 @@ impl Fmt<'_> {
             let query_start = match &s.query {
                 Query::Directory(d) | Query::Remove { dir: d, .. } => d.span.start,
                 Query::KeyValue(kv) => kv.key.dir.span.start,
+                Query::Raw(raw) => raw.key.span.start,
             };
             self.inline_comments(query_start);
             self.out.push('\n');
@@ -106,6 +107,17 @@ impl Fmt<'_> {
                 write!(self.out, "{}", kv.key.dir).expect("writing to a String");
                 self.tuple(&kv.key.tuple, 0);
                 match &kv.value {
+                    Value::Data(elem, opts) => {
+                        self.out.push('=');
+                        self.elem(elem, 0);
+                        write!(self.out, "{opts}").expect("writing to a String");
+                    }
+                    other => write!(self.out, "{other}").expect("writing to a String"),
+                }
+            }
+            Query::Raw(raw) if self.has_comments(s.span) => {
+                write!(self.out, "{}", raw.key).expect("writing to a String");
+                match &raw.value {
                     Value::Data(elem, opts) => {
                         self.out.push('=');
                         self.elem(elem, 0);

@@ -168,6 +168,8 @@ pub enum OptName {
     Mode,
     Snapshot,
     Strict,
+    System,
+    Prefix,
     Width,
     Bigendian,
     Unsigned,
@@ -227,6 +229,8 @@ impl OptName {
                 | OptName::Mode
                 | OptName::Snapshot
                 | OptName::Strict
+                | OptName::System
+                | OptName::Prefix
         )
     }
 

@@ -39,8 +39,8 @@ impl<'q, 'a> Filled<'q, 'a> {
         }
         let refs: Vec<Option<usize>> = template
             .dir()
-            .elems
-            .iter()
+            .into_iter()
+            .flat_map(|d| &d.elems)
             .filter_map(|e| match e {
                 DirElem::Ref(r) => Some(driver.position(r.name.name)),
                 _ => None,
@@ -78,7 +78,11 @@ impl<'q, 'a> Filled<'q, 'a> {
         if let Some(refs) = &self.dir {
             let mut elems = DirElems::new();
             let mut refs = refs.iter();
-            for e in &self.template.dir().elems {
+            let template = self
+                .template
+                .dir()
+                .expect("a query with directory references");
+            for e in &template.elems {
                 let at = match e {
                     DirElem::Ref(_) => refs.next().copied().flatten(),
                     _ => None,
@@ -88,7 +92,9 @@ impl<'q, 'a> Filled<'q, 'a> {
                     _ => elems.push(e.clone()),
                 }
             }
-            self.query.dir_mut().elems = elems;
+            if let Some(dir) = self.query.dir_mut() {
+                dir.elems = elems;
+            }
         }
     }
 }
