@@ -171,6 +171,12 @@ impl Backend {
         self.db.clone()
     }
 
+    /// Whether the database is a directory's keys seen as a keyspace of
+    /// their own, as a tenant would be: it has no system keys.
+    pub fn is_scoped(&self) -> bool {
+        self.scope.is_some()
+    }
+
     /// Another handle on the same data, as a second client would have.
     pub fn reopen(&self) -> Arc<dyn Database> {
         (self.reopen)()
