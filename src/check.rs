@@ -144,10 +144,10 @@ fn statement(stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
 fn system_keys(key: &RawKeyKind, kind: Kind) -> Option<&'static str> {
     let special = |k: &[u8]| k.starts_with(b"\xff\xff") && !kind.writes();
     match key {
-        RawKeyKind::Key(k) if k.first() == Some(&0xff) && !special(k) => Some("the key is"),
-        RawKeyKind::Prefix(p) if p.first() == Some(&0xff) && !special(p) => Some("the range is"),
+        RawKeyKind::Key(k) if k.first() == Some(&0xff) && !special(k) => Some("the key is in"),
+        RawKeyKind::Prefix(p) if p.first() == Some(&0xff) && !special(p) => Some("the range is in"),
         RawKeyKind::Range(begin, end) if &end[..] > b"\xff" && !special(begin) => {
-            Some("the range reaches")
+            Some("the range reaches into")
         }
         _ => None,
     }

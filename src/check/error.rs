@@ -75,7 +75,7 @@ pub enum CheckError {
     },
 
     /// Raw keys in the system keyspace without `[system]`: `0xff02...`.
-    #[error("{keys} in the system keyspace")]
+    #[error("{keys} the system keyspace")]
     #[diagnostic(
         code(fql::system_keys),
         help(
@@ -83,7 +83,7 @@ pub enum CheckError {
         )
     )]
     SystemKeys {
-        /// "the key is" or "the range reaches".
+        /// "the key is in", "the range is in" or "the range reaches into".
         keys: &'static str,
         /// The raw key.
         #[label("at or after 0xff")]

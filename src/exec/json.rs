@@ -96,11 +96,13 @@ impl Serialize for Json<'_> {
 }
 
 impl Json<'_> {
-    /// A raw row: its key as bytes, shown as every other bytes value.
+    /// A raw row: its key as bytes, always in full, since it is all that
+    /// names the key; its value as any other.
     fn raw<M: SerializeMap>(&self, map: &mut M, row: &RawRow) -> Result<(), M::Error> {
         let bytes = self.bytes;
         map.serialize_entry("type", "raw")?;
-        map.serialize_entry("key", &Elem(&ElemKind::Bytes(row.key.clone()), bytes))?;
+        let key = ElemKind::Bytes(row.key.clone());
+        map.serialize_entry("key", &Elem(&key, Bytes::Hex))?;
         let (part, options) = &row.value;
         map.serialize_entry("value", &PartJson { part, bytes })?;
         if let Some(options) = options {

@@ -43,6 +43,15 @@ fn raw_keys_are_written_read_and_cleared_as_bytes() {
         stdout(db().args(["-q", "[reverse,limit:2] 0x..."])),
         "0x02=nil\n0x01ff=0x00ff\n"
     );
+    // Bytes shown as their length shorten the value, never the key.
+    assert_eq!(
+        stdout(db().args(["--bytes", "len", "-q", "0x01ff"])),
+        "0x01ff=<2 bytes>\n"
+    );
+    assert_eq!(
+        stdout(db().args(["--format", "jsonl", "--bytes", "len", "-q", "0x01ff"])),
+        "{\"type\":\"raw\",\"key\":{\"bytes\":\"01ff\"},\"value\":{\"bytes_len\":2}}\n"
+    );
     db().args(["-w", "-q", "0x01...=clear", "-q", "0x02=clear"])
         .assert()
         .success();
@@ -93,7 +102,10 @@ fn the_embedded_store_answers_status_json_and_fails_other_special_keys() {
     let err = stderr(db().args(["-q", "0xffff2f776f726b6572"]), 4);
     assert!(err.contains("special_keys_no_module_found (2113)"), "{err}");
     let err = stderr(db().args(["-q", "0xffff..."]), 4);
-    assert!(err.contains("special_keys_cross_module_read (2112)"), "{err}");
+    assert!(
+        err.contains("special_keys_cross_module_read (2112)"),
+        "{err}"
+    );
 }
 
 /// The prefix `[prefix]` prints for the directory, as bytes.
@@ -130,14 +142,24 @@ fn keys_under_a_directory_that_are_not_tuples_print_raw() {
     // A strict read fails on it, naming its bytes.
     let (out, err) = outputs(db().args(["-q", "[strict] /app/users(<>)"]), 4);
     assert_eq!(out, "/app/users(1)=\"ann\"\n");
-    assert!(err.contains(&format!("the key {prefix}ff01 (not a tuple)")), "{err}");
+    assert!(
+        err.contains(&format!("the key {prefix}ff01 (not a tuple)")),
+        "{err}"
+    );
 }
 
 #[test]
 fn raw_statements_format_and_explain() {
-    let out = stdout(fql_db().arg("fmt").write_stdin("[ system ]\n0xFF02...=<>\n0x0A..0x0B\n"));
+    let out = stdout(
+        fql_db()
+            .arg("fmt")
+            .write_stdin("[ system ]\n0xFF02...=<>\n0x0A..0x0B\n"),
+    );
     assert_eq!(out, "[system]\n0xff02...=<>\n0x0a..0x0b\n");
     let plan = stdout(fql_db().arg("explain").write_stdin("0x01...=<int>\n"));
-    assert!(plan.contains("keys: from 0x01 up to 0x02, left out (raw)"), "{plan}");
+    assert!(
+        plan.contains("keys: from 0x01 up to 0x02, left out (raw)"),
+        "{plan}"
+    );
     assert!(plan.contains("client filter: value <int>"), "{plan}");
 }

@@ -1087,7 +1087,11 @@ pub fn system_keys_need_their_options(db: &Backend) {
     let mut tx = db.create_trx().unwrap();
     tx.set_option(TransactionOption::ReadSystemKeys).unwrap();
     assert_eq!(tx.get(SYSTEM_KEY, false), Ok(None));
-    assert_eq!(tx.set(SYSTEM_KEY, b"v"), outside(), "reading is not writing");
+    assert_eq!(
+        tx.set(SYSTEM_KEY, b"v"),
+        outside(),
+        "reading is not writing"
+    );
     let mut tx = db.create_trx().unwrap();
     tx.set_option(TransactionOption::AccessSystemKeys).unwrap();
     assert_eq!(tx.set(b"\xff\xff/fql", b"v"), outside(), "a special key");
@@ -1099,7 +1103,10 @@ pub fn system_keys_need_their_options(db: &Backend) {
     let read = db.run(|tx, _| {
         tx.set_option(TransactionOption::ReadSystemKeys)?;
         let whole = RangeOption::new(SYSTEM_KEY, kv::key_after(SYSTEM_KEY));
-        Ok::<_, Error>((tx.get(SYSTEM_KEY, false)?, kv::collect_range(tx, &whole, false)?))
+        Ok::<_, Error>((
+            tx.get(SYSTEM_KEY, false)?,
+            kv::collect_range(tx, &whole, false)?,
+        ))
     });
     let (value, rows) = read.unwrap();
     assert_eq!(value.as_deref(), Some(&b"v"[..]));

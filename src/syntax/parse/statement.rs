@@ -231,6 +231,14 @@ impl<'a> Parser<'a> {
         items: &mut Items<Item<'a>>,
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         let (i, key) = self.raw_key(i)?;
+        if peek(i) == Some(b'(') {
+            let help = "a raw key is its bytes alone; to name a tuple key, start with its directory, as in `/dir(1)`";
+            return Err(failure(self.expected(
+                i,
+                "`=` or the end of the statement",
+                Some(help.into()),
+            )));
+        }
         let mut value = Value::Omitted;
         let i = match i.strip_prefix('=') {
             Some(v) => self.value(v, &mut value)?,
