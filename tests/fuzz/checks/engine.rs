@@ -121,9 +121,10 @@ const OPTIONS: &[&str] = &[
     "[min:1] ",
     "[reverse,limit:1] ",
 ];
-/// Keys as bytes: the keys of `/a` (whose prefix, the first directory
-/// created, is `0x1501`) and keys beside them, the empty prefix, and the
-/// system and special keys, with and without `[system]`.
+/// Keys as bytes: among the directories' keys (their prefixes are small
+/// ints, `0x15` and a byte), beside them, the empty prefix, and the
+/// system and special keys, with and without `[system]`; and a listing
+/// with its prefixes.
 const RAW_KEYS: &[&str] = &[
     "0x1501",
     "0x150115",

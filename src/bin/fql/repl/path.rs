@@ -18,6 +18,8 @@ pub fn resolve(text: &str, cwd: &[String]) -> String {
         out.push_str(&line[..at]);
         match body.chars().next() {
             None | Some('/' | '%' | '@' | '\\' | '\n' | '\r') => {}
+            // A raw key names no directory: no bare name starts with a digit.
+            Some('0') if body.starts_with("0x") => {}
             Some('(') => out.push_str(&absolute(cwd)),
             Some(_) => {
                 out.push_str(&absolute(cwd));
@@ -118,6 +120,7 @@ mod tests {
             "/app/users(1,\n2)\n/app/x"
         );
         assert_eq!(resolve("users", &[]), "/users");
+        assert_eq!(resolve("[system] 0xff02...", &app()), "[system] 0xff02...");
     }
 
     #[test]
