@@ -84,9 +84,10 @@ fn run_query(
             for path in dirs::matching(tx, dirs.layer, pattern)? {
                 let mut captures = Vec::new();
                 dirs::captures(pattern, &path, &mut captures);
-                let found = match step.options.prefix {
-                    true => listed_with_prefix(tx, dirs, path, step.span)?,
-                    false => Output::Directory(path),
+                let found = if step.options.prefix {
+                    listed_with_prefix(tx, dirs, path, step.span)?
+                } else {
+                    Output::Directory(path)
                 };
                 emit(Hit::One {
                     found: found.into(),
