@@ -102,13 +102,18 @@ impl Transaction {
 }
 
 fn statement(stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
-    options::query_options(&stmt.options, kind, errors);
+    let raw = matches!(stmt.query, Query::Raw(_));
+    options::query_options(&stmt.options, kind, raw, errors);
     if let Query::KeyValue(kv) = &stmt.query {
         options::exact_mode(&stmt.options, kv, errors);
     }
     let (dir, kv) = match &stmt.query {
         Query::Directory(dir) | Query::Remove { dir, .. } => (dir, None),
         Query::KeyValue(kv) => (&kv.key.dir, Some(kv)),
+        Query::Raw(raw) => {
+            let system = stmt.options.items.iter().any(|o| o.name == OptName::System);
+            return raw_statement(raw, kind, system, errors);
+        }
     };
     for elem in &dir.elems {
         if let DirElem::Var(var) = elem {
@@ -138,6 +143,46 @@ fn statement(stmt: &Statement, kind: Kind, errors: &mut Vec<CheckError>) {
         elements::element(&m.operand, agg_place, false, errors);
         mutation::mutation(kv, m, errors);
     }
-    elements::vstamps(kv, kind, errors);
+    elements::vstamps(&kv.key.tuple.elems, &kv.value, kind, errors);
     elements::user_types(kv, errors);
+}
+
+/// Whether raw keys reach into the system keyspace, from `0xff` up to
+/// the special keys at `0xffff`, which FDB opens only to a transaction
+/// that asks: how a message says so. The special keys themselves are
+/// read without asking.
+fn system_keys(key: &RawKeyKind, kind: Kind) -> Option<&'static str> {
+    let special = |k: &[u8]| k.starts_with(b"\xff\xff") && !kind.writes();
+    match key {
+        RawKeyKind::Key(k) if k.first() == Some(&0xff) && !special(k) => Some("the key is in"),
+        RawKeyKind::Prefix(p) if p.first() == Some(&0xff) && !special(p) => Some("the range is in"),
+        RawKeyKind::Range(begin, end) if &end[..] > b"\xff" && !special(begin) => {
+            Some("the range reaches into")
+        }
+        _ => None,
+    }
+}
+
+/// A statement on raw keys: its value as a tuple key's would be, but no
+/// aggregate, since its rows have no tuple to fold by.
+fn raw_statement(raw: &RawKeyValue, kind: Kind, system: bool, errors: &mut Vec<CheckError>) {
+    if !system && let Some(keys) = system_keys(&raw.key.kind, kind) {
+        errors.push(CheckError::SystemKeys {
+            keys,
+            at: raw.key.span,
+        });
+    }
+    if let Value::Data(elem, opts) = &raw.value {
+        let place = match kind {
+            Kind::Set => "in a write",
+            _ => "in a read of raw keys",
+        };
+        elements::element(elem, Some(place), false, errors);
+        options::value_options(elem, opts, errors);
+    }
+    if let Value::Mutate(m) = &raw.value {
+        elements::element(&m.operand, Some("in a mutation"), false, errors);
+        mutation::raw_mutation(raw, m, errors);
+    }
+    elements::vstamps(&[], &raw.value, kind, errors);
 }

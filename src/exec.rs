@@ -54,7 +54,7 @@ pub use bindings::Bindings;
 use bindings::Fed;
 pub use error::Error;
 pub use found::{Batch, Each, Found, Sink};
-pub use output::{DirPath, Output, Part, Row};
+pub use output::{DirPath, Output, Part, RawRow, Row};
 use step::Hit;
 pub use stream::{QueryError, Results};
 

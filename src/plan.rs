@@ -95,6 +95,12 @@ pub struct ReadOptions {
     /// filtered on the client, so that the limit can go to the database
     /// with the read: FDB's `exact` mode needs it there.
     pub read_limit: bool,
+    /// `[system]`: raw keys may lie in the system keyspace, from `0xff`
+    /// on, as FDB's `read_system_keys` and `access_system_keys` allow.
+    pub system: bool,
+    /// `[prefix]`: a directory listing shows each directory's key prefix,
+    /// as the raw range that holds its keys.
+    pub prefix: bool,
 }
 
 /// A read that checks the database instead of printing it: the smallest
@@ -491,11 +497,13 @@ impl<'p> Planner<'p> {
         substituted: Option<Box<Query<'a>>>,
         errors: &mut Vec<Error>,
     ) -> Option<Box<Query<'a>>> {
-        if query.dir().relative.is_none() {
+        if query.dir().is_none_or(|d| d.relative.is_none()) {
             return substituted;
         }
         let mut query = substituted.unwrap_or_else(|| Box::new(query.clone()));
-        if let Err(e) = self.root.resolve(query.dir_mut()) {
+        if let Some(dir) = query.dir_mut()
+            && let Err(e) = self.root.resolve(dir)
+        {
             errors.push(e);
         }
         Some(query)
@@ -579,6 +587,8 @@ fn read_options(opts: &Options<'_>) -> ReadOptions {
             (OptName::Reverse, _) => out.reverse = true,
             (OptName::Strict, _) => out.strict = true,
             (OptName::Snapshot, _) => out.snapshot = true,
+            (OptName::System, _) => out.system = true,
+            (OptName::Prefix, _) => out.prefix = true,
             (OptName::Absent, _) => out.guard = Some(Guard::Absent),
             (OptName::Exists, _) => out.guard = Some(Guard::Exists),
             (OptName::Min, Some(OptArgKind::Int(Int::Small(n)))) => {
@@ -611,9 +621,7 @@ fn read_options(opts: &Options<'_>) -> ReadOptions {
 fn has_refs(query: &Query<'_>) -> bool {
     let mut found = query
         .dir()
-        .elems
-        .iter()
-        .any(|e| matches!(e, DirElem::Ref(_)));
+        .is_some_and(|d| d.elems.iter().any(|e| matches!(e, DirElem::Ref(_))));
     // Only a reference or a tuple holds a reference: the others need no
     // walk, and a script of a million writes is planned at once.
     for e in query.elems() {
@@ -641,7 +649,7 @@ fn names_bound(query: &Query<'_>) -> (Names, Vec<(String, Span)>) {
             out.push((name.to_string(), types.copied().collect()));
         }
     };
-    for e in &query.dir().elems {
+    for e in query.dir().into_iter().flat_map(|d| &d.elems) {
         if let DirElem::Var(v) = e {
             var(v, true);
         }
@@ -770,8 +778,9 @@ fn replace_refs<'a>(
     query: &mut Query<'a>,
     resolve: &mut impl FnMut(&Reference<'_>) -> Option<ElemKind<'a>>,
 ) {
-    let dir = query.dir_mut();
-    if dir.elems.iter().any(|e| matches!(e, DirElem::Ref(_))) {
+    if let Some(dir) = query.dir_mut()
+        && dir.elems.iter().any(|e| matches!(e, DirElem::Ref(_)))
+    {
         let mut elems = DirElems::new();
         for e in std::mem::take(&mut dir.elems) {
             let DirElem::Ref(r) = e else {
@@ -806,6 +815,23 @@ fn substitute_elem<'a>(
             }
         }
         _ => {}
+    }
+}
+
+/// The keys a raw key stands for, as a range: `[begin, end)`. A prefix
+/// ends at the first key after every key that starts with it; a prefix
+/// of `0xff` bytes only has none, and its range ends where the next
+/// keyspace starts, one `0xff` further: `0xff...` is the system keyspace,
+/// up to the special keys at `0xffff`, and `0x...` every key below the
+/// system's.
+pub fn raw_bounds(key: &RawKeyKind) -> (Vec<u8>, Vec<u8>) {
+    match key {
+        RawKeyKind::Key(k) => (k.clone(), crate::kv::key_after(k)),
+        RawKeyKind::Prefix(p) if !p.is_empty() && p.iter().all(|&b| b == 0xff) => {
+            (p.clone(), [&p[..], &[0xff]].concat())
+        }
+        RawKeyKind::Prefix(p) => (p.clone(), crate::kv::strinc(p)),
+        RawKeyKind::Range(begin, end) => (begin.clone(), end.clone()),
     }
 }
 

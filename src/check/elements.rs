@@ -111,13 +111,13 @@ pub(super) fn user_types(kv: &KeyValue, errors: &mut Vec<CheckError>) {
 }
 
 /// Incomplete versionstamps: only in writes, and one per write.
-pub(super) fn vstamps(kv: &KeyValue, kind: Kind, errors: &mut Vec<CheckError>) {
-    let value = match &kv.value {
+pub(super) fn vstamps(key: &[Elem], value: &Value, kind: Kind, errors: &mut Vec<CheckError>) {
+    let value = match value {
         Value::Data(e, _) => Some(e),
         Value::Mutate(m) => Some(&m.operand),
         _ => None,
     };
-    let elems = kv.key.tuple.elems.iter().chain(value);
+    let elems = key.iter().chain(value);
     if kind == Kind::Set {
         if let Err(e) = codec::single_vstamp(elems) {
             errors.push(e.into());

@@ -84,8 +84,26 @@ pub enum CheckError {
         )
     )]
     MutationHoles {
+        /// "a hole", or "a range of raw keys" for `0x15...`.
+        what: &'static str,
         /// The first hole.
-        #[label("a hole")]
+        #[label("{what}")]
+        at: Span,
+    },
+
+    /// Raw keys in the system keyspace without `[system]`: `0xff02...`.
+    #[error("{keys} the system keyspace")]
+    #[diagnostic(
+        code(fql::system_keys),
+        help(
+            "FoundationDB keeps its own keys from 0xff on; to read or write them, put `[system]` before the statement, as in `[system] 0xff02...`"
+        )
+    )]
+    SystemKeys {
+        /// "the key is in", "the range is in" or "the range reaches into".
+        keys: &'static str,
+        /// The raw key.
+        #[label("at or after 0xff")]
         at: Span,
     },
 

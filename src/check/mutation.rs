@@ -12,8 +12,30 @@ use super::elements::codec_errors;
 /// operand one the operation takes.
 pub(super) fn mutation(kv: &KeyValue, m: &Mutation, errors: &mut Vec<CheckError>) {
     if let Some(at) = first_hole(kv, m) {
-        errors.push(CheckError::MutationHoles { at });
+        let what = "a hole";
+        errors.push(CheckError::MutationHoles { what, at });
     }
+    operand(m, errors);
+}
+
+/// A raw key whose value is the atomic operation `m`: one key, not a
+/// prefix or a range, and an operand the operation takes.
+pub(super) fn raw_mutation(raw: &RawKeyValue, m: &Mutation, errors: &mut Vec<CheckError>) {
+    let hole = match raw.key.kind {
+        RawKeyKind::Key(_) => hole_in_operand(m).map(|at| ("a hole", at)),
+        RawKeyKind::Prefix(_) | RawKeyKind::Range(..) => {
+            Some(("a range of raw keys", raw.key.span))
+        }
+    };
+    if let Some((what, at)) = hole {
+        errors.push(CheckError::MutationHoles { what, at });
+    }
+    operand(m, errors);
+}
+
+/// The operand's options valid, and a literal operand one the operation
+/// takes.
+fn operand(m: &Mutation, errors: &mut Vec<CheckError>) {
     let subject = match &m.operand.kind {
         ElemKind::Ref(_) => Subject::Reference,
         kind => match codec::type_of(kind) {
@@ -44,10 +66,14 @@ fn first_hole(kv: &KeyValue, m: &Mutation) -> Option<Span> {
     in_dir
         .or(dir.rest)
         .or_else(|| hole_in_tuple(&kv.key.tuple))
-        .or_else(|| match &m.operand.kind {
-            ElemKind::Tuple(t) => hole_in_tuple(t),
-            _ => None,
-        })
+        .or_else(|| hole_in_operand(m))
+}
+
+fn hole_in_operand(m: &Mutation) -> Option<Span> {
+    match &m.operand.kind {
+        ElemKind::Tuple(t) => hole_in_tuple(t),
+        _ => None,
+    }
 }
 
 fn hole_in_tuple(t: &Tuple) -> Option<Span> {

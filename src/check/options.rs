@@ -14,7 +14,7 @@ pub const STREAMING_MODES: [&str; 7] = [
 
 /// Query options: the ones a statement of this kind supports, each once,
 /// with the right argument.
-pub(super) fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckError>) {
+pub(super) fn query_options(opts: &Options, kind: Kind, raw: bool, errors: &mut Vec<CheckError>) {
     let supported = supported(kind);
     for (n, opt) in opts.items.iter().enumerate() {
         let guard = |o: OptName| matches!(o, OptName::Absent | OptName::Exists);
@@ -23,11 +23,20 @@ pub(super) fn query_options(opts: &Options, kind: Kind, errors: &mut Vec<CheckEr
             .find(|e| e.name == opt.name || guard(e.name) && guard(opt.name))
         {
             errors.push(OptionError::conflict(opt, earlier).into());
-        } else if !supported.contains(&opt.name) {
+        } else if !takes(supported, raw, opt.name) {
             errors.push(misplaced(opt, kind).into());
         } else {
             argument(opt, errors);
         }
+    }
+}
+
+/// Whether a statement takes an option: one its kind supports, or, on
+/// raw keys, `system`, which they alone take.
+fn takes(supported: &[OptName], raw: bool, name: OptName) -> bool {
+    match name {
+        OptName::System => raw,
+        _ => supported.contains(&name),
     }
 }
 
@@ -53,7 +62,7 @@ fn supported(kind: Kind) -> &'static [OptName] {
             OptName::Snapshot,
             OptName::Strict,
         ],
-        Kind::List => &[OptName::Absent, OptName::Exists],
+        Kind::List => &[OptName::Absent, OptName::Exists, OptName::Prefix],
         Kind::Clear | Kind::ClearRange => &[OptName::Strict],
         Kind::Remove | Kind::Set | Kind::Mutate => &[],
     }
@@ -66,6 +75,8 @@ fn misplaced(opt: &Opt, kind: Kind) -> OptionError {
     let (place, help) = if opt.name.is_query() {
         let kinds = match opt.name {
             OptName::Strict => "reads and clears",
+            OptName::System => "raw keys, as in `[system] 0xff...`",
+            OptName::Prefix => "directory listings, as in `[prefix] /app/<>`",
             OptName::Snapshot => "reads",
             OptName::Absent | OptName::Exists => "reads and directory listings",
             OptName::Min | OptName::Max => "reads",

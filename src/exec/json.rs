@@ -39,7 +39,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::ser::Formatter;
 use serde_json::value::RawValue;
 
-use super::{Output, Part, Row};
+use super::{Output, Part, RawRow, Row};
 use crate::syntax::ast::{ElemKind, Int, Num};
 
 /// How bytes show in JSON.
@@ -81,14 +81,36 @@ impl Serialize for Json<'_> {
                 map.serialize_entry("type", "dir")?;
                 map.serialize_entry("path", path)?;
             }
+            Output::DirPrefix { path, prefix } => {
+                map.serialize_entry("type", "dir")?;
+                map.serialize_entry("path", path)?;
+                let prefix = ElemKind::Bytes(prefix.clone());
+                map.serialize_entry("prefix", &Elem(&prefix, self.bytes))?;
+            }
             Output::NewSnapshot => map.serialize_entry("type", "new_snapshot")?,
             Output::KeyValue(row) => self.row(&mut map, row)?,
+            Output::Raw(row) => self.raw(&mut map, row)?,
         }
         map.end()
     }
 }
 
 impl Json<'_> {
+    /// A raw row: its key as bytes, always in full, since it is all that
+    /// names the key; its value as any other.
+    fn raw<M: SerializeMap>(&self, map: &mut M, row: &RawRow) -> Result<(), M::Error> {
+        let bytes = self.bytes;
+        map.serialize_entry("type", "raw")?;
+        let key = ElemKind::Bytes(row.key.clone());
+        map.serialize_entry("key", &Elem(&key, Bytes::Hex))?;
+        let (part, options) = &row.value;
+        map.serialize_entry("value", &PartJson { part, bytes })?;
+        if let Some(options) = options {
+            map.serialize_entry("options", &**options)?;
+        }
+        Ok(())
+    }
+
     fn row<M: SerializeMap>(&self, map: &mut M, row: &Row) -> Result<(), M::Error> {
         let bytes = self.bytes;
         map.serialize_entry("type", "kv")?;

@@ -130,18 +130,22 @@ impl<'a> TupleMatch<'a> {
         out: &mut Vec<Scalar<'b>>,
     ) -> Option<bool> {
         let mut patterns = self.elems.iter();
+        let mut matched = true;
+        // A key that fails to match is still read to its end: only then
+        // is it known to be a tuple, and a key that is not one is shown
+        // rather than passed over.
         while !bytes.is_empty() {
             let (s, rest) = Scalar::read(bytes)?;
             match patterns.next() {
-                Some(m) if !m.matches_scalar(s) => return Some(false),
+                Some(m) if !m.matches_scalar(s) => matched = false,
                 // Past the patterns, only `...` takes more elements.
-                None if !self.rest => return Some(false),
+                None if !self.rest => matched = false,
                 _ => {}
             }
             out.push(s);
             bytes = rest;
         }
-        Some(patterns.next().is_none())
+        Some(matched && patterns.next().is_none())
     }
 
     /// The values of the named holes in a matching tuple.

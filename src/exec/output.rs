@@ -12,15 +12,28 @@ use std::sync::Arc;
 use crate::codec::Scalar;
 use crate::directory::show;
 use crate::syntax::ast::{Elem, ElemKind, Int};
-use crate::syntax::{write_elem, write_str};
+use crate::syntax::{write_bytes, write_elem, write_str};
 
 /// One result.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Output {
     /// A directory, by its path.
     Directory(Vec<String>),
+    /// A directory and the prefix of its keys, as `[prefix]` lists it.
+    /// The keys of a partition have no prefix of their own: a partition
+    /// is listed as a [`Output::Directory`].
+    DirPrefix {
+        /// The names from the root.
+        path: Vec<String>,
+        /// The bytes every key of the directory starts with.
+        prefix: Vec<u8>,
+    },
     /// A key-value, in the form that writes it back.
     KeyValue(Row),
+    /// A key-value by the key's bytes: one a raw key read, or one under a
+    /// directory whose key is not a tuple, which no tuple pattern can
+    /// name and which is shown rather than passed over.
+    Raw(RawRow),
     /// A long read went on in a new transaction: the results after this
     /// are not from the same snapshot as those before it.
     NewSnapshot,
@@ -65,6 +78,35 @@ pub struct Row {
     /// The value and the options it is printed with; `None` for a value
     /// the query left out and no row supplied.
     pub value: Option<(Part, Option<Arc<str>>)>,
+}
+
+/// A key-value found by its key's bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawRow {
+    /// The whole key.
+    pub key: Vec<u8>,
+    /// The value and the options it is printed with.
+    pub value: (Part, Option<Arc<str>>),
+}
+
+impl RawRow {
+    /// `0x15ff=value`: the raw statement that writes it back.
+    fn print(&self, w: &mut impl fmt::Write) -> fmt::Result {
+        write_bytes(w, &self.key)?;
+        w.write_char('=')?;
+        let (value, options) = &self.value;
+        value.put(w)?;
+        match options {
+            Some(o) => w.write_str(o),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Display for RawRow {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.print(f)
+    }
 }
 
 /// An element of a result.
@@ -194,7 +236,16 @@ impl Output {
     pub(super) fn print(&self, w: &mut impl fmt::Write) -> fmt::Result {
         match self {
             Output::Directory(path) => w.write_str(&show(path)),
+            // The directory, and in a comment the raw range of its keys,
+            // so that either reads back.
+            Output::DirPrefix { path, prefix } => {
+                w.write_str(&show(path))?;
+                w.write_str(" % ")?;
+                write_bytes(w, prefix)?;
+                w.write_str("...")
+            }
             Output::KeyValue(row) => row.print(w),
+            Output::Raw(row) => row.print(w),
             Output::NewSnapshot => w.write_str(NEW_SNAPSHOT),
         }
     }

@@ -1,6 +1,7 @@
 //! Running one statement inside a transaction.
 
 mod fill;
+mod raw;
 mod scan;
 
 use std::sync::Arc;
@@ -87,8 +88,13 @@ fn run_query(
                 if !agree(&captures) {
                     continue;
                 }
+                let found = if step.options.prefix {
+                    listed_with_prefix(tx, dirs, path, step.span)?
+                } else {
+                    Output::Directory(path)
+                };
                 emit(Hit::One {
-                    found: Output::Directory(path).into(),
+                    found: found.into(),
                     captures: &mut captures,
                 })?;
             }
@@ -114,6 +120,25 @@ fn run_query(
             Kind::Read if !has_aggregate(kv) => read(tx, dirs, kv, step, snapshot, emit),
             _ => scan(tx, dirs, kv, step, split, snapshot, emit),
         },
+        Query::Raw(raw) => raw::run(tx, step, raw, (split, snapshot), emit),
+    }
+}
+
+/// A directory as `[prefix]` lists it: with the prefix of its keys, or
+/// alone for a partition, whose keys have none of their own.
+fn listed_with_prefix(
+    tx: &mut dyn Transaction,
+    dirs: &mut Dirs<'_>,
+    path: Vec<String>,
+    at: Span,
+) -> Result<Output, Error> {
+    match dirs.prefix(tx, &path, at, false) {
+        Ok(Some(prefix)) => {
+            let prefix = prefix.to_vec();
+            Ok(Output::DirPrefix { path, prefix })
+        }
+        Ok(None) | Err(Error::Partition { .. }) => Ok(Output::Directory(path)),
+        Err(e) => Err(e),
     }
 }
 

@@ -49,6 +49,73 @@ pub fn check_key(key: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// How far past the user keyspace a transaction may reach: FDB's
+/// `read_system_keys` and `access_system_keys` options open the system
+/// keys, from `0xff` up to the special keys at `0xffff`, to reads and to
+/// reads and writes. The special keys are no store's: they are answered
+/// apart, whatever the option.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SystemKeys {
+    /// Neither option: keys end at `0xff`.
+    #[default]
+    Closed,
+    /// `read_system_keys`.
+    Read,
+    /// `access_system_keys`.
+    Access,
+}
+
+/// Where the special keys begin.
+pub const SPECIAL_KEYS: &[u8] = b"\xff\xff";
+
+impl SystemKeys {
+    /// The end of the keys a read may name.
+    pub fn read_end(self) -> &'static [u8] {
+        match self {
+            SystemKeys::Closed => b"\xff",
+            SystemKeys::Read | SystemKeys::Access => SPECIAL_KEYS,
+        }
+    }
+
+    /// The end of the keys a write may name.
+    pub fn write_end(self) -> &'static [u8] {
+        match self {
+            SystemKeys::Access => SPECIAL_KEYS,
+            SystemKeys::Closed | SystemKeys::Read => b"\xff",
+        }
+    }
+
+    /// A key to write: before [`SystemKeys::write_end`].
+    pub fn check_write(self, key: &[u8]) -> Result<()> {
+        match self {
+            SystemKeys::Access if key < SPECIAL_KEYS => Ok(()),
+            _ => check_key(key),
+        }
+    }
+
+    /// A range to clear: ordered, and ending at [`SystemKeys::write_end`]
+    /// at the latest.
+    pub fn check_clear(self, begin: &[u8], end: &[u8]) -> Result<()> {
+        if begin > end {
+            return Err(Error::InvertedRange);
+        }
+        let limit = self.write_end();
+        if begin > limit || end > limit {
+            return Err(Error::KeyOutsideLegalRange);
+        }
+        Ok(())
+    }
+
+    /// A range to read: ending at [`SystemKeys::read_end`] at the latest.
+    pub fn check_read(self, begin: &[u8], end: &[u8]) -> Result<()> {
+        let limit = self.read_end();
+        if begin > limit || end > limit {
+            return Err(Error::KeyOutsideLegalRange);
+        }
+        Ok(())
+    }
+}
+
 /// A range to clear or to add as a conflict range must be ordered
 /// (`inverted_range`) and end at `0xff` at the latest
 /// (`key_outside_legal_range`).

@@ -177,6 +177,16 @@ const KNOWN: &[(i32, &str, &str)] = &[
     (2102, "key_too_large", "a key exceeds the size limit"),
     (2103, "value_too_large", "a value exceeds the size limit"),
     (
+        2112,
+        "special_keys_cross_module_read",
+        "the special-key read crosses the bounds of its module",
+    ),
+    (
+        2113,
+        "special_keys_no_module_found",
+        "no module of the special keys answers this key",
+    ),
+    (
         2210,
         "exact_mode_without_limits",
         "the exact streaming mode needs a limit",

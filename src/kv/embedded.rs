@@ -16,6 +16,7 @@ mod idempotency;
 mod memory;
 mod ranges;
 mod read;
+mod special;
 mod sqlite;
 mod store;
 mod tx;

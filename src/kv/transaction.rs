@@ -264,6 +264,12 @@ pub enum TransactionOption {
     /// (FDB's `idempotency_id`). Cleared when the transaction is reset or
     /// retried. A backend that records no ids ignores it.
     IdempotencyId(IdempotencyId),
+    /// Reads may name the system keys, from `0xff` up to `0xffff`
+    /// (FDB's `read_system_keys`).
+    ReadSystemKeys,
+    /// Reads and writes may name the system keys (FDB's
+    /// `access_system_keys`).
+    AccessSystemKeys,
 }
 
 /// FDB's size limits, which the embedded backend enforces by default so

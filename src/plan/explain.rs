@@ -30,6 +30,10 @@ impl Display for Step<'_> {
         let (dir, kv) = match self.query() {
             Query::Directory(d) | Query::Remove { dir: d, .. } => (d, None),
             Query::KeyValue(kv) => (&kv.key.dir, Some(kv)),
+            Query::Raw(raw) => {
+                raw_keys(f, raw, self.kind)?;
+                return write_options(f, &self.options);
+            }
         };
         let creates = match (self.kind, self.query()) {
             (Kind::Set, _) => true,
@@ -85,12 +89,47 @@ impl Display for Step<'_> {
                 writeln!(f, "    clears: {how}")?;
             }
         }
-        let opts = options(&self.options);
-        if !opts.is_empty() {
-            writeln!(f, "    options: {}", opts.join(", "))?;
-        }
-        Ok(())
+        write_options(f, &self.options)
     }
+}
+
+fn write_options(f: &mut Formatter<'_>, o: &ReadOptions) -> fmt::Result {
+    let opts = options(o);
+    if !opts.is_empty() {
+        writeln!(f, "    options: {}", opts.join(", "))?;
+    }
+    Ok(())
+}
+
+/// The keys a statement on raw keys touches, as bytes, and its value
+/// filter.
+fn raw_keys(f: &mut Formatter<'_>, raw: &RawKeyValue<'_>, kind: Kind) -> fmt::Result {
+    match &raw.key.kind {
+        RawKeyKind::Key(_) => writeln!(f, "    key: {} (raw)", raw.key)?,
+        RawKeyKind::Prefix(_) | RawKeyKind::Range(..) => {
+            let (begin, end) = super::raw_bounds(&raw.key.kind);
+            let mut text = String::new();
+            crate::syntax::write_bytes(&mut text, &begin)?;
+            text.push_str(" up to ");
+            crate::syntax::write_bytes(&mut text, &end)?;
+            writeln!(f, "    keys: from {text}, left out (raw)")?
+        }
+    }
+    if let Value::Data(e, _) = &raw.value
+        && kind != Kind::Set
+        && !is_any(e)
+    {
+        let value = raw.value.to_string();
+        writeln!(
+            f,
+            "    client filter: value {}",
+            value.trim_start_matches('=')
+        )?;
+    }
+    if kind == Kind::ClearRange {
+        writeln!(f, "    clears: one range clear")?;
+    }
+    Ok(())
 }
 
 fn describe(kind: Kind) -> &'static str {
@@ -160,6 +199,12 @@ fn options(o: &ReadOptions) -> Vec<String> {
     }
     if o.snapshot {
         out.push("snapshot".into());
+    }
+    if o.system {
+        out.push("system keys".into());
+    }
+    if o.prefix {
+        out.push("with key prefixes".into());
     }
     if o.mode != Default::default() {
         out.push(format!("mode {:?}", o.mode));

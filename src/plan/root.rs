@@ -101,8 +101,9 @@ impl Root {
                 });
             }
             other => {
-                let dir = other.dir().span;
-                let at = Span::new(dir.end as usize, statement.span.end as usize);
+                // A raw key has no directory: all of it is too much.
+                let from = other.dir().map_or(statement.span.start, |d| d.span.end);
+                let at = Span::new(from as usize, statement.span.end as usize);
                 return Err(RootError::NotOneDirectory { at });
             }
         };

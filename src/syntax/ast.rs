@@ -120,6 +120,49 @@ pub enum Query<'a> {
     },
     /// `/a/b(1,2)`, `/a/b(1,2)=value` or `/a/b(1,2)=clear`.
     KeyValue(KeyValue<'a>),
+    /// `0x15ff=value`, `0x15...` or `0x15..0x16`: keys given as their
+    /// bytes, for what lies outside the directory and tuple layers.
+    Raw(RawKeyValue<'a>),
+}
+
+/// A key, or a range of keys, given as bytes, and what to do with the
+/// values there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawKeyValue<'a> {
+    /// The key or the range.
+    pub key: RawKey,
+    /// Right of the `=`, as for a tuple key.
+    pub value: Value<'a>,
+}
+
+/// Keys as bytes: one key, every key under a prefix, or the keys from a
+/// first to an end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawKey {
+    /// Which keys.
+    pub kind: RawKeyKind,
+    /// From the first `0x` to the end of the key or range.
+    pub span: Span,
+}
+
+/// The shapes of a raw key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RawKeyKind {
+    /// `0x15ff`: this key.
+    Key(Vec<u8>),
+    /// `0x15ff...`: every key that starts with these bytes, this one
+    /// included.
+    Prefix(Vec<u8>),
+    /// `0x15..0x16`: every key from the first, included, to the second,
+    /// left out.
+    Range(Vec<u8>, Vec<u8>),
+}
+
+impl RawKeyKind {
+    /// Whether it stands for more than one key.
+    pub fn is_range(&self) -> bool {
+        !matches!(self, RawKeyKind::Key(_))
+    }
 }
 
 /// What a statement does, as far as its shape tells.
@@ -167,19 +210,22 @@ impl Kind {
 }
 
 impl<'a> Query<'a> {
-    /// The directory, or directory pattern, the query names.
-    pub fn dir(&self) -> &Directory<'a> {
+    /// The directory, or directory pattern, the query names; none for
+    /// raw keys.
+    pub fn dir(&self) -> Option<&Directory<'a>> {
         match self {
-            Query::Directory(d) | Query::Remove { dir: d, .. } => d,
-            Query::KeyValue(kv) => &kv.key.dir,
+            Query::Directory(d) | Query::Remove { dir: d, .. } => Some(d),
+            Query::KeyValue(kv) => Some(&kv.key.dir),
+            Query::Raw(_) => None,
         }
     }
 
     /// [`Query::dir`], to change it.
-    pub fn dir_mut(&mut self) -> &mut Directory<'a> {
+    pub fn dir_mut(&mut self) -> Option<&mut Directory<'a>> {
         match self {
-            Query::Directory(d) | Query::Remove { dir: d, .. } => d,
-            Query::KeyValue(kv) => &mut kv.key.dir,
+            Query::Directory(d) | Query::Remove { dir: d, .. } => Some(d),
+            Query::KeyValue(kv) => Some(&mut kv.key.dir),
+            Query::Raw(_) => None,
         }
     }
 
@@ -187,11 +233,8 @@ impl<'a> Query<'a> {
     /// the operand of an atomic operation); none for a directory query.
     pub fn elems_mut(&mut self) -> impl Iterator<Item = &mut Elem<'a>> {
         let (key, value) = match self {
-            Query::KeyValue(kv) => match &mut kv.value {
-                Value::Data(e, _) => (kv.key.tuple.elems.iter_mut(), Some(e)),
-                Value::Mutate(m) => (kv.key.tuple.elems.iter_mut(), Some(&mut m.operand)),
-                _ => (kv.key.tuple.elems.iter_mut(), None),
-            },
+            Query::KeyValue(kv) => (kv.key.tuple.elems.iter_mut(), kv.value.elem_mut()),
+            Query::Raw(raw) => ([].iter_mut(), raw.value.elem_mut()),
             _ => ([].iter_mut(), None),
         };
         key.chain(value)
@@ -200,11 +243,8 @@ impl<'a> Query<'a> {
     /// [`Query::elems_mut`], to read them.
     pub fn elems(&self) -> impl Iterator<Item = &Elem<'a>> {
         let (key, value) = match self {
-            Query::KeyValue(kv) => match &kv.value {
-                Value::Data(e, _) => (kv.key.tuple.elems.iter(), Some(e)),
-                Value::Mutate(m) => (kv.key.tuple.elems.iter(), Some(&m.operand)),
-                _ => (kv.key.tuple.elems.iter(), None),
-            },
+            Query::KeyValue(kv) => (kv.key.tuple.elems.iter(), kv.value.elem()),
+            Query::Raw(raw) => ([].iter(), raw.value.elem()),
             _ => ([].iter(), None),
         };
         key.chain(value)
@@ -219,15 +259,24 @@ impl<'a> Query<'a> {
             Query::Remove { .. } => Kind::Remove,
             Query::KeyValue(kv) => {
                 let key_holes = kv.key.dir.has_holes() || kv.key.tuple.has_holes();
-                match &kv.value {
-                    Value::Mutate(_) => Kind::Mutate,
-                    Value::Clear(_) if key_holes => Kind::ClearRange,
-                    Value::Clear(_) => Kind::Clear,
-                    _ if key_holes => Kind::ReadRange,
-                    Value::Data(elem, _) if !elem.has_holes() => Kind::Set,
-                    _ => Kind::Read,
-                }
+                Kind::of_key_value(key_holes, &kv.value)
             }
+            Query::Raw(raw) => Kind::of_key_value(raw.key.kind.is_range(), &raw.value),
+        }
+    }
+}
+
+impl Kind {
+    /// The kind of a key-value, tuple or raw, by whether its key stands
+    /// for many keys and by its value.
+    fn of_key_value(key_holes: bool, value: &Value<'_>) -> Kind {
+        match value {
+            Value::Mutate(_) => Kind::Mutate,
+            Value::Clear(_) if key_holes => Kind::ClearRange,
+            Value::Clear(_) => Kind::Clear,
+            _ if key_holes => Kind::ReadRange,
+            Value::Data(elem, _) if !elem.has_holes() => Kind::Set,
+            _ => Kind::Read,
         }
     }
 }
@@ -263,6 +312,27 @@ pub enum Value<'a> {
     /// `=add(1[i64])`: an atomic operation and its operand. Boxed: rare,
     /// and inline it would make every value larger.
     Mutate(Box<Mutation<'a>>),
+}
+
+impl<'a> Value<'a> {
+    /// The element the value holds: the data, or an atomic operation's
+    /// operand.
+    pub fn elem(&self) -> Option<&Elem<'a>> {
+        match self {
+            Value::Data(e, _) => Some(e),
+            Value::Mutate(m) => Some(&m.operand),
+            Value::Omitted | Value::Clear(_) => None,
+        }
+    }
+
+    /// [`Value::elem`], to change it.
+    pub fn elem_mut(&mut self) -> Option<&mut Elem<'a>> {
+        match self {
+            Value::Data(e, _) => Some(e),
+            Value::Mutate(m) => Some(&mut m.operand),
+            Value::Omitted | Value::Clear(_) => None,
+        }
+    }
 }
 
 /// An atomic operation on the value of one key: FDB's mutations, which

@@ -97,6 +97,7 @@ impl Fmt<'_> {
             let query_start = match &s.query {
                 Query::Directory(d) | Query::Remove { dir: d, .. } => d.span.start,
                 Query::KeyValue(kv) => kv.key.dir.span.start,
+                Query::Raw(raw) => raw.key.span.start,
             };
             self.inline_comments(query_start);
             self.out.push('\n');
@@ -115,6 +116,17 @@ impl Fmt<'_> {
                         write!(self.out, "={}(", m.op).expect("writing to a String");
                         self.elem(&m.operand, 0);
                         write!(self.out, "{})", m.options).expect("writing to a String");
+                    }
+                    other => write!(self.out, "{other}").expect("writing to a String"),
+                }
+            }
+            Query::Raw(raw) if self.has_comments(s.span) => {
+                write!(self.out, "{}", raw.key).expect("writing to a String");
+                match &raw.value {
+                    Value::Data(elem, opts) => {
+                        self.out.push('=');
+                        self.elem(elem, 0);
+                        write!(self.out, "{opts}").expect("writing to a String");
                     }
                     other => write!(self.out, "{other}").expect("writing to a String"),
                 }

@@ -107,6 +107,8 @@ fn token(src: &str, i: usize, open: &mut Open) -> (Class, usize) {
         b'<' => group(open, b'<', b'>', Class::Hole),
         b'[' => group(open, b'[', b']', Class::Options),
         b'.' if b[i..].starts_with(b"...") => (Class::Hole, i + 3),
+        // The `..` between the two keys of a raw range.
+        b'.' if b[i..].starts_with(b"..0x") => (Class::Punct, i + 2),
         b':' => {
             let mut end = i + 1 + word_len(&b[i + 1..]);
             if b.get(end) == Some(&b'!') {
@@ -197,8 +199,12 @@ fn matching(b: &[u8], start: usize, opening: u8, closing: u8) -> (usize, bool) {
 
 /// The length of the word at the start of `b`: names, numbers, uuids.
 fn word_len(b: &[u8]) -> usize {
+    // Bytes end at the `...` or `..` of a raw key.
+    let dots = !b.starts_with(b"0x");
     b.iter()
-        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'+'))
+        .take_while(|&&c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'+') || c == b'.' && dots
+        })
         .count()
 }
 
@@ -281,5 +287,24 @@ mod tests {
             assert!(!is_open(closed), "{closed}");
         }
         assert!(is_open("é("));
+    }
+
+    #[test]
+    fn raw_keys_split_at_their_dots() {
+        use Class::*;
+        assert_eq!(
+            classes("[system] 0xff02...=<>"),
+            [
+                (Options, "[system]"),
+                (Number, "0xff02"),
+                (Hole, "..."),
+                (Punct, "="),
+                (Hole, "<>"),
+            ]
+        );
+        assert_eq!(
+            classes("0x01..0x02"),
+            [(Number, "0x01"), (Punct, ".."), (Number, "0x02")]
+        );
     }
 }

@@ -194,6 +194,8 @@ pub enum OptName {
     Mode,
     Snapshot,
     Strict,
+    System,
+    Prefix,
     Width,
     Bigendian,
     Unsigned,
@@ -253,6 +255,8 @@ impl OptName {
                 | OptName::Mode
                 | OptName::Snapshot
                 | OptName::Strict
+                | OptName::System
+                | OptName::Prefix
         )
     }
 

@@ -55,6 +55,31 @@ impl Display for Query<'_> {
             Query::Directory(dir) => dir.fmt(f),
             Query::Remove { dir, .. } => write!(f, "{dir}=remove"),
             Query::KeyValue(kv) => kv.fmt(f),
+            Query::Raw(raw) => write!(f, "{}{}", raw.key, raw.value),
+        }
+    }
+}
+
+impl Display for RawKey {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
+/// `0x15ff`, `0x15ff...` or `0x15..0x16`.
+impl Display for RawKeyKind {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            RawKeyKind::Key(key) => write_bytes(f, key),
+            RawKeyKind::Prefix(prefix) => {
+                write_bytes(f, prefix)?;
+                f.write_str("...")
+            }
+            RawKeyKind::Range(begin, end) => {
+                write_bytes(f, begin)?;
+                f.write_str("..")?;
+                write_bytes(f, end)
+            }
         }
     }
 }

@@ -13,6 +13,7 @@ mod mutex;
 use crate::support::mutex_show;
 mod output;
 mod queries;
+mod raw;
 use crate::support::reach;
 mod retry;
 mod roots;

@@ -171,6 +171,21 @@ impl Backend {
         self.db.clone()
     }
 
+    /// Whether the database is a directory's keys seen as a keyspace of
+    /// their own, as a tenant would be: it has no system keys.
+    pub fn is_scoped(&self) -> bool {
+        self.scope.is_some()
+    }
+
+    /// Whether the database is a cluster's whole keyspace. The suite runs
+    /// that backend on fql's own libfdb_c, which keeps rules of its own
+    /// for the keys from `0xff` on: its system keyspace reads as empty and
+    /// refuses writes, and it answers two special keys itself and no
+    /// other (fdb-c/src/transaction/reads.rs).
+    pub fn is_whole_cluster(&self) -> bool {
+        self._whole.is_some()
+    }
+
     /// Another handle on the same data, as a second client would have.
     pub fn reopen(&self) -> Arc<dyn Database> {
         (self.reopen)()

@@ -1057,3 +1057,101 @@ pub fn clears_of_keys_too_long_to_store_do_not_fail(db: &Backend) {
     let left = read_all(db, RangeOption::new(&b""[..], &b"\xff"[..]));
     assert_eq!(keys(&left), vec![b"d".to_vec()]);
 }
+
+/// What a key outside the legal range gets.
+fn outside<T>() -> R<T> {
+    Err(Error::KeyOutsideLegalRange)
+}
+
+/// A key of the system keyspace that no part of FDB uses.
+const SYSTEM_KEY: &[u8] = b"\xff\x02/fql-conformance/key";
+
+/// The system keys, from `0xff` to the special keys at `0xffff`: closed
+/// to a transaction without `read_system_keys` or `access_system_keys`,
+/// readable with either, writable with the second only. A view of a
+/// directory's keys, as a tenant, has none: it refuses them whatever the
+/// options. A whole cluster's keyspace is read through fql's libfdb_c,
+/// whose rules for these keys are its own (see
+/// [`Backend::is_whole_cluster`]): only the refusals are checked there.
+pub fn system_keys_need_their_options(db: &Backend) {
+    let mut tx = db.create_trx().unwrap();
+    assert_eq!(tx.get(SYSTEM_KEY, false), outside());
+    assert_eq!(tx.set(SYSTEM_KEY, b"v"), outside());
+    let system = RangeOption::new(&b"\xff"[..], &b"\xff\xff"[..]);
+    assert_eq!(tx.get_range(&system, 1, false).map(|r| r.kvs), outside());
+    if db.is_scoped() {
+        let mut tx = db.create_trx().unwrap();
+        tx.set_option(TransactionOption::AccessSystemKeys).unwrap();
+        assert_eq!(tx.set(SYSTEM_KEY, b"v"), outside());
+        assert_eq!(tx.get(SYSTEM_KEY, false), outside());
+        return;
+    }
+    if db.is_whole_cluster() {
+        return;
+    }
+    let mut tx = db.create_trx().unwrap();
+    tx.set_option(TransactionOption::ReadSystemKeys).unwrap();
+    assert_eq!(tx.get(SYSTEM_KEY, false), Ok(None));
+    assert_eq!(
+        tx.set(SYSTEM_KEY, b"v"),
+        outside(),
+        "reading is not writing"
+    );
+    let mut tx = db.create_trx().unwrap();
+    tx.set_option(TransactionOption::AccessSystemKeys).unwrap();
+    assert_eq!(tx.set(b"\xff\xff/fql", b"v"), outside(), "a special key");
+    db.run(|tx, _| {
+        tx.set_option(TransactionOption::AccessSystemKeys)?;
+        tx.set(SYSTEM_KEY, b"v")
+    })
+    .unwrap();
+    let read = db.run(|tx, _| {
+        tx.set_option(TransactionOption::ReadSystemKeys)?;
+        let whole = RangeOption::new(SYSTEM_KEY, kv::key_after(SYSTEM_KEY));
+        Ok::<_, Error>((
+            tx.get(SYSTEM_KEY, false)?,
+            kv::collect_range(tx, &whole, false)?,
+        ))
+    });
+    let (value, rows) = read.unwrap();
+    assert_eq!(value.as_deref(), Some(&b"v"[..]));
+    assert_eq!(keys(&rows), vec![SYSTEM_KEY.to_vec()]);
+    db.run(|tx, _| {
+        tx.set_option(TransactionOption::AccessSystemKeys)?;
+        tx.clear(SYSTEM_KEY)
+    })
+    .unwrap();
+    let gone = db.run(|tx, _| {
+        tx.set_option(TransactionOption::ReadSystemKeys)?;
+        tx.get(SYSTEM_KEY, false)
+    });
+    assert_eq!(gone, Ok(None));
+}
+
+/// The special keys need no option to read. `\xff\xff/status/json` holds
+/// a JSON document with the client's view; a key no module of the client
+/// answers fails with `special_keys_no_module_found`, and a range that
+/// reaches from one module into another with
+/// `special_keys_cross_module_read`. Not on a whole cluster's keyspace,
+/// read through fql's libfdb_c (see [`Backend::is_whole_cluster`]).
+pub fn special_keys_answer_status_json_and_fail_the_rest(db: &Backend) {
+    if db.is_scoped() {
+        let mut tx = db.create_trx().unwrap();
+        let refused = tx.get(b"\xff\xff/status/json", false);
+        assert_eq!(refused, Err(Error::KeyOutsideLegalRange));
+        return;
+    }
+    if db.is_whole_cluster() {
+        return;
+    }
+    let mut tx = db.create_trx().unwrap();
+    let status = tx.get(b"\xff\xff/status/json", false).unwrap();
+    let status: serde_json::Value = serde_json::from_slice(&status.unwrap()).unwrap();
+    assert!(status["client"]["database_status"]["available"].is_boolean());
+    assert!(status["cluster"].is_object());
+    let code = |r: R<Option<Vec<u8>>>| r.unwrap_err().code();
+    assert_eq!(code(tx.get(b"\xff\xff/no_such_module", false)), 2113);
+    let across = RangeOption::new(&b"\xff\xff/status/"[..], &b"\xff\xff/status0"[..]);
+    let across = tx.get_range(&across, 1, false).map(|_| None);
+    assert_eq!(code(across), 2112);
+}

@@ -67,6 +67,8 @@ const CASES: &[Case] = cases![
     kv::retry_loop_stops_on_caller_errors,
     kv::retry_limit_and_timeout,
     kv::past_its_timeout_a_transaction_reads_and_commits_nothing,
+    kv::system_keys_need_their_options,
+    kv::special_keys_answer_status_json_and_fail_the_rest,
     directory::golden::standard_layout_byte_for_byte,
     directory::golden::partition_layout_byte_for_byte,
     directory::golden::reads_write_nothing_and_the_first_write_adds_the_version,

@@ -324,7 +324,19 @@ pub fn query() -> impl Strategy<Value = Query<'static>> {
                 value,
             })
         }),
+        1 => (raw_key(), value()).prop_map(|(key, value)| Query::Raw(RawKeyValue { key, value })),
     ]
+}
+
+/// Keys as bytes: one key, a prefix (the empty one included) or a range.
+pub fn raw_key() -> impl Strategy<Value = RawKey> {
+    let bytes = || vec(any::<u8>(), 0..6);
+    prop_oneof![
+        bytes().prop_map(RawKeyKind::Key),
+        bytes().prop_map(RawKeyKind::Prefix),
+        (bytes(), bytes()).prop_map(|(b, e)| RawKeyKind::Range(b, e)),
+    ]
+    .prop_map(|kind| RawKey { kind, span: span() })
 }
 
 pub fn statement() -> impl Strategy<Value = Statement<'static>> {

@@ -147,20 +147,28 @@ impl Spans<'_> {
             Query::KeyValue(kv) => {
                 self.directory(&kv.key.dir);
                 self.tuple(&kv.key.tuple);
-                match &kv.value {
-                    Value::Omitted => {}
-                    Value::Clear(span) => self.expect(*span, "clear"),
-                    Value::Data(elem, opts) => {
-                        self.elem(elem);
-                        self.options(opts);
-                    }
-                    Value::Mutate(m) => {
-                        self.expect(m.span, m);
-                        self.expect(m.op_span, m.op);
-                        self.elem(&m.operand);
-                        self.options(&m.options);
-                    }
-                }
+                self.value(&kv.value);
+            }
+            Query::Raw(raw) => {
+                self.expect(raw.key.span, &raw.key);
+                self.value(&raw.value);
+            }
+        }
+    }
+
+    fn value(&mut self, value: &Value) {
+        match value {
+            Value::Omitted => {}
+            Value::Clear(span) => self.expect(*span, "clear"),
+            Value::Data(elem, opts) => {
+                self.elem(elem);
+                self.options(opts);
+            }
+            Value::Mutate(m) => {
+                self.expect(m.span, m);
+                self.expect(m.op_span, m.op);
+                self.elem(&m.operand);
+                self.options(&m.options);
             }
         }
     }

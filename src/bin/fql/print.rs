@@ -6,7 +6,7 @@
 
 use std::io::{self, Write};
 
-use fql::exec::{Found, Output, Part, Row, json};
+use fql::exec::{Found, Output, Part, RawRow, Row, json};
 use fql::syntax::ast::ElemKind;
 
 use crate::args::{BytesShown, Format};
@@ -88,6 +88,7 @@ impl<W: Write> Printer<W> {
             Format::Text if self.color => {
                 let text = match (self.bytes, output) {
                     (BytesShown::Len, Output::KeyValue(row)) => short_row(row).to_string(),
+                    (BytesShown::Len, Output::Raw(row)) => short_raw(row).to_string(),
                     _ => output.to_string(),
                 };
                 writeln!(self.out, "{}", crate::paint::paint(&text))
@@ -97,6 +98,7 @@ impl<W: Write> Printer<W> {
                     (BytesShown::Len, Output::KeyValue(row)) => {
                         write!(self.out, "{}", short_row(row))?
                     }
+                    (BytesShown::Len, Output::Raw(row)) => write!(self.out, "{}", short_raw(row))?,
                     _ => write!(self.out, "{output}")?,
                 }
                 self.out.write_all(b"\n")
@@ -148,6 +150,20 @@ fn short_row(row: &Row) -> Row {
             short_text(&mut text, data);
             *part = Part::Written(text.into());
         }
+    }
+    short
+}
+
+/// A raw row with the bytes of its value shown as their length; its key,
+/// all that names it, stays in full.
+fn short_raw(row: &RawRow) -> RawRow {
+    let mut short = row.clone();
+    if let Part::Data(data) = &short.value.0
+        && contains_bytes(data)
+    {
+        let mut text = String::new();
+        short_text(&mut text, data);
+        short.value.0 = Part::Written(text.into());
     }
     short
 }

@@ -44,8 +44,8 @@ impl<'q, 'a> Filled<'q, 'a> {
         }
         let refs: Vec<Option<usize>> = template
             .dir()
-            .elems
-            .iter()
+            .into_iter()
+            .flat_map(|d| &d.elems)
             .filter_map(|e| match e {
                 DirElem::Ref(r) => {
                     let at = driver.position(r.name.name);
@@ -106,7 +106,11 @@ impl<'q, 'a> Filled<'q, 'a> {
         if let Some(refs) = &self.dir {
             let mut elems = DirElems::new();
             let mut refs = refs.iter();
-            for e in &self.template.dir().elems {
+            let template = self
+                .template
+                .dir()
+                .expect("a query with directory references");
+            for e in &template.elems {
                 let at = match e {
                     DirElem::Ref(_) => refs.next().copied().flatten(),
                     _ => None,
@@ -116,7 +120,9 @@ impl<'q, 'a> Filled<'q, 'a> {
                     _ => elems.push(e.clone()),
                 }
             }
-            self.query.dir_mut().elems = elems;
+            if let Some(dir) = self.query.dir_mut() {
+                dir.elems = elems;
+            }
         }
     }
 }

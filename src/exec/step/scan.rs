@@ -14,6 +14,7 @@ use crate::exec::dirs::{self, Dirs};
 use crate::exec::matching::{AggHole, Captures, ReadValue, TupleMatch, ValueMatch, agree, repeats};
 use crate::exec::{Batch, DirPath, Error, Found, Output, Part, Row};
 
+use super::raw::raw_row;
 use super::{Emit, Hit, mismatch};
 
 /// Range reads and clears over patterns: every directory that matches,
@@ -175,6 +176,20 @@ impl<'q, 'a> Scan<'q, 'a> {
         Ok(())
     }
 
+    /// A row whose key is not a tuple under the directory's prefix. A
+    /// read shows it, by its bytes, when its value matches: passed over,
+    /// it would vanish from every read. Where it cannot be shown it is
+    /// passed over: a strict read fails on it, a clear of matching keys
+    /// cannot tell that it matches, an aggregate has no elements of it to
+    /// fold, and a read that feeds later statements no values to bind.
+    fn undecodable<'r>(&'r self, value: &'r [u8]) -> Option<Read<'r>> {
+        let shown = !self.clearing && !self.folding && !self.step.feeds;
+        if !shown || self.step.options.strict {
+            return None;
+        }
+        self.values.read(value).map(Read::Raw)
+    }
+
     /// How a stored row matches, if it does: as scalars read straight
     /// onto `pending`, or decoded into `elems` with its value.
     #[inline]
@@ -198,9 +213,11 @@ impl<'q, 'a> Scan<'q, 'a> {
             // Only the general decoding can tell.
             None => {
                 elems.clear();
-                let key_ok =
-                    codec::decode_key_into(prefix, &stored.key, elems) && self.keys.matches(elems);
-                key_ok
+                if !codec::decode_key_into(prefix, &stored.key, elems) {
+                    return self.undecodable(&stored.value);
+                }
+                self.keys
+                    .matches(elems)
                     .then(|| self.values.read(&stored.value).map(Read::Decoded))
                     .flatten()
             }
@@ -272,6 +289,13 @@ impl Rows<'_, '_, '_> {
                     let tx = tx.as_deref_mut();
                     self.decoded(&stored.key, &elems, &value, tx, &mut pending, emit)?
                 }
+                Read::Raw(value) => {
+                    pending.flush(self.shared, emit)?;
+                    emit(Hit::One {
+                        found: Output::Raw(raw_row(&stored.key, &value)).into(),
+                        captures: &mut Vec::new(),
+                    })?
+                }
             }
         }
         pending.flush(self.shared, emit)?;
@@ -333,6 +357,9 @@ enum Read<'r> {
     Scalars,
     /// Its key decoded, and its value.
     Decoded(ReadValue<'r>),
+    /// Its key is no tuple, so no pattern can match it or rule it out:
+    /// it is shown as its bytes, with its value.
+    Raw(ReadValue<'r>),
 }
 
 /// Rows of scalars read from one batch and not yet handed on: a few

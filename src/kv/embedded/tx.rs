@@ -13,7 +13,7 @@ use super::read::read_batch;
 use super::store::Snapshot;
 use super::watches::Watched;
 use crate::kv::admit::{
-    Tally, Write, check_key, check_range, check_read_range, clears_a_storable_key, stamp_offset,
+    SPECIAL_KEYS, SystemKeys, Tally, Write, check_key, clears_a_storable_key, stamp_offset,
     storable_bounds,
 };
 use crate::kv::retry::Backoff;
@@ -49,6 +49,9 @@ pub(crate) struct EmbeddedTx {
     retry_limit: Option<i64>,
     retries: i64,
     backoff: Backoff,
+    /// How far into the system keys reads and writes may reach; kept
+    /// through retries, as FDB keeps options.
+    system: SystemKeys,
 }
 
 impl EmbeddedTx {
@@ -72,6 +75,7 @@ impl EmbeddedTx {
             retry_limit: None,
             retries: 0,
             backoff: Backoff::default(),
+            system: SystemKeys::Closed,
         }
     }
 
@@ -248,7 +252,11 @@ impl Transaction for EmbeddedTx {
     }
 
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
-        check_key(key)?;
+        if key >= SPECIAL_KEYS {
+            let version = self.snap()?.version();
+            return super::special::get(key, version);
+        }
+        self.system.check_read(key, key)?;
         self.usable()?;
         if self.buffer.unreadable().contains(key) {
             return Err(Error::AccessedUnreadable);
@@ -286,7 +294,16 @@ impl Transaction for EmbeddedTx {
             (mode, Some(limit)) => limit.min(mode.batch_rows(iteration)),
             (mode, None) => mode.batch_rows(iteration),
         };
-        check_read_range(&range.begin, &range.end)?;
+        if range.begin.as_slice() >= SPECIAL_KEYS {
+            let version = self.snap()?.version();
+            let mut kvs = super::special::get_range(range, version)?;
+            if range.reverse {
+                kvs.reverse();
+            }
+            kvs.truncate(want);
+            return Ok(RangeResult { kvs, more: false });
+        }
+        self.system.check_read(&range.begin, &range.end)?;
         self.usable()?;
         // As FDB's client, a read of nothing (a range that begins at or
         // past its end, a limit of 0) returns at once: no read version, no
@@ -329,7 +346,10 @@ impl Transaction for EmbeddedTx {
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
-        let admitted = check_key(key).and_then(|()| self.admit(Write::set(key, value, conflict)));
+        let admitted = self
+            .system
+            .check_write(key)
+            .and_then(|()| self.admit(Write::set(key, value, conflict)));
         self.doom_on_error(admitted)?;
         if conflict {
             self.writes.push(key, &key_after(key));
@@ -341,10 +361,11 @@ impl Transaction for EmbeddedTx {
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
-        if check_key(key).is_ok() && !clears_a_storable_key(key, self.shared.limits.key) {
+        let legal = self.system.check_write(key);
+        if legal.is_ok() && !clears_a_storable_key(key, self.shared.limits.key) {
             return Ok(());
         }
-        let admitted = check_key(key).and_then(|()| self.admit(Write::clear(key, conflict)));
+        let admitted = legal.and_then(|()| self.admit(Write::clear(key, conflict)));
         self.doom_on_error(admitted)?;
         if conflict {
             self.writes.push(key, &key_after(key));
@@ -356,11 +377,13 @@ impl Transaction for EmbeddedTx {
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
-        let (begin, end) = match check_range(begin, end) {
+        let system = self.system;
+        let (begin, end) = match system.check_clear(begin, end) {
             Ok(()) => storable_bounds(begin, end, self.shared.limits.key),
             Err(_) => (begin, end),
         };
-        let admitted = check_range(begin, end)
+        let admitted = system
+            .check_clear(begin, end)
             .and_then(|()| self.admit(Write::clear_range(begin, end, conflict)));
         self.doom_on_error(admitted)?;
         if begin < end {
@@ -401,7 +424,7 @@ impl Transaction for EmbeddedTx {
         ty: ConflictRangeType,
     ) -> Result<()> {
         self.usable()?;
-        check_range(begin, end)?;
+        self.system.check_clear(begin, end)?;
         match ty {
             ConflictRangeType::Read => self.reads.insert(begin, end),
             ConflictRangeType::Write => {
@@ -419,6 +442,8 @@ impl Transaction for EmbeddedTx {
             TransactionOption::Timeout(ms) => self.timeout = Some(Duration::from_millis(ms)),
             TransactionOption::RetryLimit(n) => self.retry_limit = (n >= 0).then_some(n),
             TransactionOption::IdempotencyId(id) => self.idempotency_id = Some(id),
+            TransactionOption::ReadSystemKeys => self.system = self.system.max(SystemKeys::Read),
+            TransactionOption::AccessSystemKeys => self.system = SystemKeys::Access,
         }
         Ok(())
     }
@@ -493,6 +518,7 @@ impl Transaction for EmbeddedTx {
         self.retry_limit = None;
         self.retries = 0;
         self.backoff = Backoff::default();
+        self.system = SystemKeys::Closed;
     }
 }
 

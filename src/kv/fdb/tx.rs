@@ -16,7 +16,7 @@ use futures_executor::block_on;
 
 use super::error::{from_fdb, to_fdb};
 use crate::kv::admit::{
-    Tally, Write, check_key, check_range, clears_a_storable_key, key_range_size, range_size,
+    SystemKeys, Tally, Write, check_key, clears_a_storable_key, key_range_size, range_size,
     storable_bounds,
 };
 use crate::kv::{
@@ -46,6 +46,9 @@ pub(super) struct FdbTx {
     /// below what FDB counts) only sizes the message of its error.
     reads: usize,
     no_conflict_next: bool,
+    /// The system keys the options opened, for the checks made before
+    /// a write reaches the client.
+    system: SystemKeys,
     wrote: bool,
 }
 
@@ -59,6 +62,7 @@ impl FdbTx {
             tally: Tally::default(),
             reads: 0,
             no_conflict_next: false,
+            system: SystemKeys::Closed,
             wrote: false,
         })
     }
@@ -206,27 +210,34 @@ impl Transaction for FdbTx {
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
-        let write = check_key(key).map(|()| Write::set(key, value, conflict));
+        let write = self
+            .system
+            .check_write(key)
+            .map(|()| Write::set(key, value, conflict));
         self.write(write, |tx| tx.set(key, value))
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
-        if check_key(key).is_ok() && !clears_a_storable_key(key, self.limits.key) {
+        let legal = self.system.check_write(key);
+        if legal.is_ok() && !clears_a_storable_key(key, self.limits.key) {
             // FDB drops it too; the size check below would refuse it.
             return Ok(());
         }
-        let write = check_key(key).map(|()| Write::clear(key, conflict));
+        let write = legal.map(|()| Write::clear(key, conflict));
         self.write(write, |tx| tx.clear(key))
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
-        let (begin, end) = match check_range(begin, end) {
+        let system = self.system;
+        let (begin, end) = match system.check_clear(begin, end) {
             Ok(()) => storable_bounds(begin, end, self.limits.key),
             Err(_) => (begin, end),
         };
-        let write = check_range(begin, end).map(|()| Write::clear_range(begin, end, conflict));
+        let write = system
+            .check_clear(begin, end)
+            .map(|()| Write::clear_range(begin, end, conflict));
         self.write(write, |tx| {
             if begin < end {
                 tx.clear_range(begin, end)
@@ -246,7 +257,7 @@ impl Transaction for FdbTx {
         end: &[u8],
         ty: ConflictRangeType,
     ) -> Result<()> {
-        check_range(begin, end)?;
+        self.system.check_clear(begin, end)?;
         let fdb_ty = match ty {
             ConflictRangeType::Read => options::ConflictRangeType::Read,
             ConflictRangeType::Write => options::ConflictRangeType::Write,
@@ -280,6 +291,14 @@ impl Transaction for FdbTx {
             // not ready for general use": fql records none on a cluster,
             // and `commit_status` answers unknown.
             TransactionOption::IdempotencyId(_) => return Ok(()),
+            TransactionOption::ReadSystemKeys => {
+                self.system = self.system.max(SystemKeys::Read);
+                FdbOption::ReadSystemKeys
+            }
+            TransactionOption::AccessSystemKeys => {
+                self.system = SystemKeys::Access;
+                FdbOption::AccessSystemKeys
+            }
         };
         self.tx()?.set_option(option).map_err(from_fdb)
     }
@@ -350,6 +369,7 @@ impl Transaction for FdbTx {
 
     fn reset(&mut self) {
         self.forget_writes();
+        self.system = SystemKeys::Closed;
         self.state = match std::mem::replace(&mut self.state, State::Lost) {
             State::Open(mut tx) => {
                 tx.reset();

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use crate::syntax::ast::{
     AtomicOp, DirElem, Directory, Elem, ElemKind, Item, Key, KeyValue, Meta, MetaKind, Mutation,
-    Options, Query, Relative, Span, Statement, Tuple, Value,
+    Options, Query, RawKey, RawKeyKind, RawKeyValue, Relative, Span, Statement, Tuple, Value,
 };
 use crate::syntax::error::ParseError;
 use crate::syntax::items::Items;
@@ -82,6 +82,11 @@ impl<'a> Parser<'a> {
                 let (rest, ()) = self.end_of_line(rest, "the end of the statement")?;
                 Ok(rest)
             }
+            Some(b'0') if i.starts_with("0x") => {
+                let rest = self.raw_statement(i, self.pos(i), Options::default(), items)?;
+                let (rest, ()) = self.end_of_line(rest, "the end of the statement")?;
+                Ok(rest)
+            }
             Some(b'[') => {
                 let start = self.pos(i);
                 let (after, opts) = self.options(i)?;
@@ -92,10 +97,13 @@ impl<'a> Parser<'a> {
                 if let Some(next) = line_break(j) {
                     j = hspace(next);
                 }
-                if !matches!(peek(j), Some(b'/' | b'.')) {
-                    return Err(failure(ParseError::DanglingOptions { at: opts.span }));
-                }
-                let rest = self.statement(j, start, opts, items)?;
+                let rest = match peek(j) {
+                    Some(b'/' | b'.') => self.statement(j, start, opts, items)?,
+                    Some(b'0') if j.starts_with("0x") => {
+                        self.raw_statement(j, start, opts, items)?
+                    }
+                    _ => return Err(failure(ParseError::DanglingOptions { at: opts.span })),
+                };
                 let (rest, ()) = self.end_of_line(rest, "the end of the statement")?;
                 Ok(rest)
             }
@@ -210,6 +218,66 @@ impl<'a> Parser<'a> {
         };
         out.span = self.span_from(start, i);
         Ok(i)
+    }
+
+    /// A statement on raw keys: `0x15ff`, `0x15ff...` or `0x15..0x16`,
+    /// then optionally `=` and a value, pushed onto `items`. `start` is
+    /// where its options began, if it has any.
+    fn raw_statement(
+        &mut self,
+        i: &'a str,
+        start: usize,
+        options: Options<'a>,
+        items: &mut Items<Item<'a>>,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
+        let (i, key) = self.raw_key(i)?;
+        if peek(i) == Some(b'(') {
+            let help = "a raw key is its bytes alone; to name a tuple key, start with its directory, as in `/dir(1)`";
+            return Err(failure(self.expected(
+                i,
+                "`=` or the end of the statement",
+                Some(help.into()),
+            )));
+        }
+        let mut value = Value::Omitted;
+        let i = match i.strip_prefix('=') {
+            Some(v) => self.value(v, &mut value)?,
+            None => i,
+        };
+        items.push(Item::Statement(Statement {
+            options,
+            query: Query::Raw(RawKeyValue { key, value }),
+            span: self.span_from(start, i),
+        }));
+        Ok(i)
+    }
+
+    /// `0x15ff`, `0x15ff...` or `0x15..0x16`.
+    fn raw_key(&mut self, i: &'a str) -> PResult<'a, RawKey> {
+        let start = self.pos(i);
+        let (rest, first) = self.raw_bytes(i);
+        let (rest, kind) = if let Some(after) = rest.strip_prefix("...") {
+            (after, RawKeyKind::Prefix(first))
+        } else if let Some(after) = rest.strip_prefix("..") {
+            if !after.starts_with("0x") {
+                let help = "a range of raw keys is written `0x15..0x16`: its first key, `..`, and the key it ends before";
+                return fail(self.expected(after, "bytes such as `0x16`", Some(help.into())));
+            }
+            let (after, end) = self.raw_bytes(after);
+            (after, RawKeyKind::Range(first, end))
+        } else {
+            (rest, RawKeyKind::Key(first))
+        };
+        let span = self.span_from(start, rest);
+        Ok((rest, RawKey { kind, span }))
+    }
+
+    /// A bytes literal, which `i` starts with.
+    fn raw_bytes(&mut self, i: &'a str) -> (&'a str, Vec<u8>) {
+        match self.numeric(i) {
+            (rest, ElemKind::Bytes(bytes)) => (rest, bytes),
+            (rest, _) => (rest, Vec::new()),
+        }
     }
 
     /// What follows `=` after a key: `clear`, an atomic operation, or an

@@ -4,9 +4,9 @@
 //!
 //! The input picks each part of each statement from pieces of valid FQL
 //! (directories, elements of every type, holes, references, options,
-//! aggregates, atomic operations, `@commit`), so most scripts parse and
-//! many run, and a few bytes of the input are pasted raw to reach the
-//! errors between.
+//! aggregates, atomic operations, raw keys, `@commit`), so most scripts
+//! parse and many run, and a few bytes of the input are pasted raw to
+//! reach the errors between.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -162,6 +162,27 @@ const OPTIONS: &[&str] = &[
     "[min:1] ",
     "[reverse,limit:1] ",
 ];
+/// Keys as bytes: among the directories' keys (their prefixes are small
+/// ints, `0x15` and a byte), beside them, the empty prefix, and the
+/// system and special keys, with and without `[system]`; and a listing
+/// with its prefixes.
+const RAW_KEYS: &[&str] = &[
+    "0x1501",
+    "0x150115",
+    "0x1501ff",
+    "0x1501...",
+    "0x15...",
+    "0x...",
+    "0x01..0x16",
+    "0x16..0x15",
+    "0xff02",
+    "0xff...",
+    "[system] 0xff02",
+    "[system] 0xff...",
+    "0xffff2f7374617475732f6a736f6e",
+    "0xffff...",
+    "[prefix] /...",
+];
 const META: &[&str] = &[
     "@commit",
     "/a=remove",
@@ -186,6 +207,16 @@ pub fn script(input: &[u8]) -> String {
 fn line(c: &mut Choices) -> String {
     match c.below(40) {
         0..4 => c.pick(META).to_string(),
+        5..8 => {
+            let key = c.pick(RAW_KEYS);
+            let value = match c.below(4) {
+                0 => String::new(),
+                1 => format!("={}", c.pick(DATA)),
+                2 => format!("={}", c.pick(HOLES)),
+                _ => format!("={}", c.pick(VALUES)),
+            };
+            format!("{key}{value}")
+        }
         4 => {
             // Raw input, as long as it is text: the errors between pieces.
             let n = c.below(8);

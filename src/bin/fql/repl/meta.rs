@@ -69,7 +69,9 @@ pub const TOPICS: &[(&str, &str)] = &[
     (
         "options",
         "Query options stand before a query: [reverse,limit:10,snapshot,strict,mode:want_all].\n\
-         Value options follow a value or a type: 7[i64,be], <int[i64]>, \"x\"[raw].",
+         Value options follow a value or a type: 7[i64,be], <int[i64]>, \"x\"[raw].\n\
+         [system] before a raw key (0xff02...) opens the system keys; [prefix] /app/<>\n\
+         lists directories with the raw range of their keys.",
     ),
 ];
 

@@ -24,6 +24,8 @@ pub fn resolve(text: &str) -> String {
         out.push_str(&line[..at]);
         match body.chars().next() {
             None | Some('/' | '.' | '%' | '@' | '\\' | '\n' | '\r') => {}
+            // A raw key names no directory: no bare name starts with a digit.
+            Some('0') if body.starts_with("0x") => {}
             Some('(') => out.push('.'),
             Some(_) => out.push_str("./"),
         }
@@ -78,6 +80,7 @@ mod tests {
         assert_eq!(resolve("/abs(1)"), "/abs(1)");
         assert_eq!(resolve("../x(1)"), "../x(1)");
         assert_eq!(resolve("users(1,\n2)\nx"), "./users(1,\n2)\n./x");
+        assert_eq!(resolve("[system] 0xff02..."), "[system] 0xff02...");
     }
 
     #[test]
