@@ -140,6 +140,13 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `n` and the noun that counts it, singular for one: "1 hex digit",
+/// "3 hex digits". Every count in a message goes through it, so that
+/// none reads "1 hex digits".
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::{control_len, first_escape, hex_escapes, printable, stops_scan};

@@ -1,7 +1,7 @@
 //! Elements and what they are built from: tuples, variables, references and
 //! option lists.
 
-use super::lex::{backtrack, excerpt, fail, hspace, peek, starts_statement, word};
+use super::lex::{backtrack, excerpt, fail, hspace, junk, peek, starts_statement, word};
 use super::literal::{plain_string, small_int};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
@@ -180,12 +180,16 @@ impl<'a> Parser<'a> {
                         Err(e) => Err(e),
                     };
                 }
+                Some(b'.') if i.starts_with("..") && !i[2..].starts_with(|c: char| c.is_ascii_digit()) => {
+                    let help = "the rest of a tuple is three dots: write `...`";
+                    return fail(self.expected(i, "an element or `)`", Some(help.into())));
+                }
                 _ => {}
             }
             i = match self.element_into(i, elems) {
                 Ok(after) => after,
                 Err(nom::Err::Error(_)) => {
-                    return fail(self.expected(i, "an element or `)`", None));
+                    return fail(self.expected_element(i, "an element or `)`", None));
                 }
                 Err(e) => return Err(e),
             };
@@ -214,6 +218,10 @@ impl<'a> Parser<'a> {
         let mut types = ThinVec::new();
         if peek(i) != Some(b'>') {
             let (after, first) = word(i);
+            if !first.is_empty() && after != hspace(after) && hspace(after).starts_with(':') {
+                let help = self.var_spaces(open, after);
+                return fail(self.expected(after, "`:`", help));
+            }
             if peek(after) == Some(b':') {
                 let (after_name, text) = match self.name(i, "names") {
                     Ok(ok) => ok,
@@ -223,7 +231,7 @@ impl<'a> Parser<'a> {
                 i = &after_name[1..];
                 if !peek(i).is_some_and(is_name_start) {
                     if peek(i) != Some(b'>') {
-                        return fail(self.expected(i, "a type", None));
+                        return fail(self.expected(i, "a type", self.var_spaces(open, i)));
                     }
                     self.report(ParseError::UntypedName {
                         name: excerpt(text),
@@ -232,10 +240,16 @@ impl<'a> Parser<'a> {
                     });
                 }
             } else if first.is_empty() {
-                return fail(self.expected(i, "a type or `>`", None));
+                return fail(self.expected(i, "a type or `>`", self.var_spaces(open, i)));
             }
             while peek(i) != Some(b'>') {
-                let (after, spec) = self.type_spec(i, var_name.is_none() && types.is_empty())?;
+                let role = match var_name {
+                    _ if !types.is_empty() => TypeRole::Later,
+                    None => TypeRole::MayBeName,
+                    Some(name) if Type::from_name(name).is_some() => TypeRole::AfterTypeName(name),
+                    Some(_) => TypeRole::Later,
+                };
+                let (after, spec) = self.type_spec(i, open, role)?;
                 if let Some(spec) = spec {
                     // Most variables have one type: allocate for just that,
                     // without going through the vector's growth path.
@@ -252,7 +266,7 @@ impl<'a> Parser<'a> {
                     Some(b'|') => i = &i[1..],
                     Some(b'>') => {}
                     None | Some(b'\n' | b'\r') => return fail(self.unclosed(open, '<', '>', i)),
-                    _ => return fail(self.expected(i, "`|` or `>`", None)),
+                    _ => return fail(self.expected(i, "`|` or `>`", self.var_spaces(open, i))),
                 }
             }
         }
@@ -268,23 +282,39 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// A type name and its options. Unknown names are reported and dropped.
-    fn type_spec(&mut self, i: &'a str, may_be_name: bool) -> PResult<'a, Option<TypeSpec<'a>>> {
+    /// A type name and its options, in the variable that opens at `open`.
+    /// Unknown names are reported and dropped.
+    fn type_spec(
+        &mut self,
+        i: &'a str,
+        open: usize,
+        role: TypeRole,
+    ) -> PResult<'a, Option<TypeSpec<'a>>> {
         let start = self.pos(i);
         let (after, text) = word(i);
         if text.is_empty() {
-            return fail(self.expected(i, "a type", None));
+            return fail(self.expected(i, "a type", self.var_spaces(open, i)));
         }
         let ty = Type::from_name(text);
         if ty.is_none() {
-            let help = Type::suggest(text).or_else(|| {
-                (may_be_name && is_name(text)).then(|| {
-                    format!(
+            let help = match role {
+                // `<int:x>`: the name and the type the wrong way round.
+                TypeRole::AfterTypeName(ty) if is_name(text) => {
+                    let tail = after.find(['>', '\n']).map_or("", |n| &after[..n]);
+                    Some(format!(
+                        "a variable's name comes before its types: write `<{}:{ty}{}>`",
+                        excerpt(text),
+                        excerpt(tail)
+                    ))
+                }
+                TypeRole::MayBeName if Type::suggest(text).is_none() && is_name(text) => {
+                    Some(format!(
                         "to name a variable, give it a type: `<{}:any>`",
                         excerpt(text)
-                    )
-                })
-            });
+                    ))
+                }
+                _ => Type::suggest(text),
+            };
             self.report(ParseError::UnknownType {
                 name: excerpt(text),
                 at: self.span_of(text),
@@ -379,6 +409,12 @@ impl<'a> Parser<'a> {
                         let (rest, s) = self.string(at)?;
                         (rest, OptArgKind::Str(s))
                     }
+                    Some(b'0') if at.starts_with("0x") => {
+                        return fail(self.bytes_argument(text, at));
+                    }
+                    Some(b'-' | b'0'..=b'9') if long_int(at) => {
+                        return fail(self.long_argument(at));
+                    }
                     Some(b'-' | b'0'..=b'9') => match self.int(at) {
                         Some((rest, n)) => (rest, OptArgKind::Int(n)),
                         None => return fail(self.expected(at, "a name, int or string", None)),
@@ -396,6 +432,107 @@ impl<'a> Parser<'a> {
         };
         let span = self.span_from(start, after);
         Ok((after, name.map(|name| Opt { name, arg, span })))
+    }
+}
+
+/// Whether the int at `i` has more digits than an int can have: as an
+/// element it would be refused as too large to store, which says nothing
+/// to an option's argument.
+fn long_int(i: &str) -> bool {
+    let unsigned = i.strip_prefix('-').unwrap_or(i);
+    let digits = unsigned.trim_start_matches('0');
+    digits.bytes().take_while(u8::is_ascii_digit).count() > super::literal::MAX_INT_DIGITS
+}
+
+impl Parser<'_> {
+    /// The error for bytes as the argument of the option `name`: bytes
+    /// that are UTF-8 text are offered as a string.
+    fn bytes_argument(&self, name: &str, at: &str) -> ParseError {
+        let text = junk(at);
+        let digits = &text[2..];
+        let decoded = (digits.len() % 2 == 0 && digits.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| {
+                (0..digits.len())
+                    .step_by(2)
+                    .map(|n| u8::from_str_radix(&digits[n..n + 2], 16).expect("hex digits"))
+                    .collect::<Vec<u8>>()
+            })
+            .and_then(|b| String::from_utf8(b).ok());
+        let help = match decoded {
+            Some(s) => format!(
+                "an option's argument cannot be bytes; write them as a string: `{}:{}`",
+                excerpt(name),
+                excerpt(&crate::syntax::quote(&s))
+            ),
+            None => "an option's argument cannot be bytes, and these are not UTF-8 text for a string"
+                .to_string(),
+        };
+        ParseError::Expected {
+            expected: "a name, int or string".into(),
+            found: format!("the bytes `{}`", excerpt(text)),
+            at: self.span_of(text),
+            help: Some(help),
+        }
+    }
+
+    /// The error for an int argument of hundreds of digits.
+    fn long_argument(&self, at: &str) -> ParseError {
+        let text = junk(at);
+        let digits = text.trim_start_matches('-').len();
+        ParseError::InvalidNumber {
+            text: excerpt(text),
+            at: self.span_of(text),
+            help: Some(format!(
+                "an option's int is at most {} (2^63 - 1); this one has {digits} digits",
+                i64::MAX
+            )),
+        }
+    }
+}
+
+/// Where a type stands in a variable, for the help when it names no type.
+#[derive(Clone, Copy)]
+enum TypeRole<'a> {
+    /// First, with no name before it: `<x>` may be a name without a type.
+    MayBeName,
+    /// First, after a name that is a type: `<int:x>` is likely `<x:int>`.
+    AfterTypeName(&'a str),
+    /// Anywhere else.
+    Later,
+}
+
+impl Parser<'_> {
+    /// The help for a space inside the variable that opens at `open`, when
+    /// `i` is at one: the variable without its spaces, if it closes on its
+    /// line. Spaces stay inside options, which allow them.
+    fn var_spaces(&self, open: usize, i: &str) -> Option<String> {
+        if !matches!(peek(i), Some(b' ' | b'\t')) {
+            return None;
+        }
+        let mut fixed = String::new();
+        let (mut depth, mut quoted, mut escaped) = (0u32, false, false);
+        for c in self.src[open..].chars() {
+            match c {
+                '\n' | '\r' => return None,
+                _ if quoted => {
+                    quoted = !(c == '"' && !escaped);
+                    escaped = c == '\\' && !escaped;
+                }
+                '"' => quoted = true,
+                '[' => depth += 1,
+                ']' => depth = depth.saturating_sub(1),
+                ' ' | '\t' if depth == 0 => continue,
+                _ => {}
+            }
+            fixed.push(c);
+            if c == '>' && depth == 0 && !quoted {
+                return Some(format!(
+                    "a variable holds no spaces outside its options: write `{}`",
+                    excerpt(&fixed)
+                ));
+            }
+        }
+        None
     }
 }
 

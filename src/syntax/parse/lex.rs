@@ -223,6 +223,9 @@ pub(super) fn recover(i: &str) -> &str {
     &i[i.len()..]
 }
 
+/// The help for a control character in a comment.
+const COMMENT_CONTROL: &str = "remove it; a script holds no control characters but tabs and line breaks, and strings write them as escapes";
+
 impl<'a> Parser<'a> {
     /// The offset of `i` in the script.
     #[inline]
@@ -270,6 +273,21 @@ impl<'a> Parser<'a> {
             at,
             help,
         }
+    }
+
+    /// [`Parser::expected`] where an element belongs: a bare word near
+    /// `true`, `nil` or another data word is pointed at it.
+    pub(super) fn expected_element(&self, i: &str, what: &str, help: Option<String>) -> ParseError {
+        let text = junk(i);
+        let word = text.starts_with(|c: char| c.is_ascii_alphabetic()).then_some(text);
+        let help = help.or_else(|| {
+            let meant = crate::syntax::keywords::data_word(word?)?;
+            Some(format!(
+                "did you mean `{meant}`? A string is written in double quotes: \"{}\"",
+                excerpt(text)
+            ))
+        });
+        self.expected(i, what, help)
     }
 
     /// A name, or a backtrack if there is none. An invalid start (`1x`) is
@@ -340,7 +358,7 @@ impl<'a> Parser<'a> {
         while k < b.len() {
             match words::control_len(&b[k..]) {
                 Some(len) if b[k] != b'\t' => {
-                    self.control_character(&text[k..k + len], "a comment");
+                    self.control_character(&text[k..k + len], "a comment", COMMENT_CONTROL.into());
                     k += len;
                 }
                 _ => k += 1,

@@ -85,13 +85,7 @@ impl<'a> Parser<'a> {
             Some(b'[') => {
                 let start = self.pos(i);
                 let (after, opts) = self.options(i)?;
-                let mut j = hspace(after);
-                if peek(j) == Some(b'%') {
-                    j = self.comment(j);
-                }
-                if let Some(next) = line_break(j) {
-                    j = hspace(next);
-                }
+                let j = self.to_query(after);
                 if peek(j) != Some(b'/') {
                     return Err(failure(ParseError::DanglingOptions { at: opts.span }));
                 }
@@ -102,6 +96,25 @@ impl<'a> Parser<'a> {
             _ => Err(failure(ParseError::ExpectedStatement {
                 at: self.span_of(junk(i)),
             })),
+        }
+    }
+
+    /// Where the query after query options ending at `i` starts: on the
+    /// same line, or on the next line that is not a comment line (a
+    /// comment is whitespace), after any comment on the options' line.
+    fn to_query(&mut self, i: &'a str) -> &'a str {
+        let mut j = hspace(i);
+        loop {
+            if peek(j) == Some(b'%') {
+                j = self.comment(j);
+            }
+            let Some(next) = line_break(j) else {
+                return j;
+            };
+            j = hspace(next);
+            if peek(j) != Some(b'%') {
+                return j;
+            }
         }
     }
 
@@ -253,7 +266,7 @@ impl<'a> Parser<'a> {
             Err(nom::Err::Error(_)) => {
                 let help = matches!(peek(i), Some(b' ' | b'\t'))
                     .then(|| "FQL allows no spaces around `=`".to_string());
-                return Err(failure(self.expected(i, "a value or `clear`", help)));
+                return Err(failure(self.expected_element(i, "a value or `clear`", help)));
             }
             Err(e) => return Err(e),
         };
@@ -330,12 +343,8 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'(' | b'=' | b'/' | b'%') => {
-                    let help = "`/` must be followed by a directory name; to list the root directories, write `/<>`";
-                    return Err(failure(self.expected(
-                        at,
-                        "a directory name",
-                        Some(help.into()),
-                    )));
+                    let help = self.slash_help(&self.src[start..self.pos(i)], at);
+                    return Err(failure(self.expected(at, "a directory name", Some(help))));
                 }
                 Some(_) => return Err(failure(self.invalid_dir_name(dir_junk(at)))),
             };
@@ -360,6 +369,44 @@ impl<'a> Parser<'a> {
         }
         out.span = self.span_from(start, i);
         Ok(i)
+    }
+
+    /// The help for a `/` with no name after it, `path` being the
+    /// directory before it and `at` what follows it: a `/` before the
+    /// key's tuple, a space inside the path, a doubled `/` or a trailing
+    /// one, each with the statement written without it.
+    fn slash_help(&self, path: &str, at: &str) -> String {
+        let line = |s: &str| {
+            let end = s.find(['\n', '\r', '%']).unwrap_or(s.len());
+            excerpt(s[..end].trim_end())
+        };
+        let spaced = hspace(at);
+        let named = spaced.len() < at.len()
+            && peek(spaced).is_some_and(|b| is_name_start(b) || matches!(b, b'"' | b'<' | b':'));
+        match peek(at) {
+            Some(b'(' | b'=') if !path.is_empty() => format!(
+                "a directory path takes no `/` after its last name: write `{path}{}`",
+                line(at)
+            ),
+            Some(b'(' | b'=') => {
+                "a key lives in a directory: name one after `/`, as in `/dir(1)`".into()
+            }
+            Some(b' ' | b'\t') if named => format!(
+                "a directory path holds no spaces: write `{path}/{}`; quote a name that holds one",
+                line(spaced)
+            ),
+            Some(b'/') => format!(
+                "names in a path are separated by one `/`: write `{path}{}`",
+                line(at)
+            ),
+            _ if path.is_empty() => {
+                "`/` must be followed by a directory name; to list the root directories, write `/<>`"
+                    .into()
+            }
+            _ => format!(
+                "a directory path does not end in `/`: write `{path}`, or `{path}/<>` to list the directories in it"
+            ),
+        }
     }
 
     /// The error for a directory name that must be quoted.

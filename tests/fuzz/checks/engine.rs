@@ -120,6 +120,8 @@ const OPTIONS: &[&str] = &[
     "[max:1] ",
     "[min:1] ",
     "[reverse,limit:1] ",
+    "[reverse]\n% the newest first\n",
+    "[limit:2] % two\n  % at most\n",
 ];
 const META: &[&str] = &[
     "@commit",
