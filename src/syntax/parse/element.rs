@@ -180,7 +180,9 @@ impl<'a> Parser<'a> {
                         Err(e) => Err(e),
                     };
                 }
-                Some(b'.') if i.starts_with("..") && !i[2..].starts_with(|c: char| c.is_ascii_digit()) => {
+                Some(b'.')
+                    if i.starts_with("..") && !i[2..].starts_with(|c: char| c.is_ascii_digit()) =>
+                {
                     let help = "the rest of a tuple is three dots: write `...`";
                     return fail(self.expected(i, "an element or `)`", Some(help.into())));
                 }
@@ -450,22 +452,25 @@ impl Parser<'_> {
     fn bytes_argument(&self, name: &str, at: &str) -> ParseError {
         let text = junk(at);
         let digits = &text[2..];
-        let decoded = (digits.len() % 2 == 0 && digits.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then(|| {
-                (0..digits.len())
-                    .step_by(2)
-                    .map(|n| u8::from_str_radix(&digits[n..n + 2], 16).expect("hex digits"))
-                    .collect::<Vec<u8>>()
-            })
-            .and_then(|b| String::from_utf8(b).ok());
+        let decoded = (digits.len().is_multiple_of(2)
+            && digits.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| {
+            (0..digits.len())
+                .step_by(2)
+                .map(|n| u8::from_str_radix(&digits[n..n + 2], 16).expect("hex digits"))
+                .collect::<Vec<u8>>()
+        })
+        .and_then(|b| String::from_utf8(b).ok());
         let help = match decoded {
             Some(s) => format!(
                 "an option's argument cannot be bytes; write them as a string: `{}:{}`",
                 excerpt(name),
                 excerpt(&crate::syntax::quote(&s))
             ),
-            None => "an option's argument cannot be bytes, and these are not UTF-8 text for a string"
-                .to_string(),
+            None => {
+                "an option's argument cannot be bytes, and these are not UTF-8 text for a string"
+                    .to_string()
+            }
         };
         ParseError::Expected {
             expected: "a name, int or string".into(),
@@ -515,7 +520,7 @@ impl Parser<'_> {
             match c {
                 '\n' | '\r' => return None,
                 _ if quoted => {
-                    quoted = !(c == '"' && !escaped);
+                    quoted = c != '"' || escaped;
                     escaped = c == '\\' && !escaped;
                 }
                 '"' => quoted = true,

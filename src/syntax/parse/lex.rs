@@ -279,7 +279,9 @@ impl<'a> Parser<'a> {
     /// `true`, `nil` or another data word is pointed at it.
     pub(super) fn expected_element(&self, i: &str, what: &str, help: Option<String>) -> ParseError {
         let text = junk(i);
-        let word = text.starts_with(|c: char| c.is_ascii_alphabetic()).then_some(text);
+        let word = text
+            .starts_with(|c: char| c.is_ascii_alphabetic())
+            .then_some(text);
         let help = help.or_else(|| {
             let meant = crate::syntax::keywords::data_word(word?)?;
             Some(format!(

@@ -408,7 +408,11 @@ impl<'a> Parser<'a> {
     /// shows it on one line, with `\n` for the line break.
     fn unclosed_string(&self, open: usize, i: &str) -> ParseError {
         let help = line_break(i).map(|next| {
-            let next = if starts_statement(hspace(next)) { "" } else { next };
+            let next = if starts_statement(hspace(next)) {
+                ""
+            } else {
+                next
+            };
             let why = "a string cannot span lines; write `\\n` for a line break";
             let first = &self.src[open..self.pos(i)];
             match escaped_literal(&format!("{first}\n{next}")) {

@@ -85,7 +85,7 @@ impl<'a> Parser<'a> {
             Some(b'[') => {
                 let start = self.pos(i);
                 let (after, opts) = self.options(i)?;
-                let j = self.to_query(after);
+                let j = self.query_start(after);
                 if peek(j) != Some(b'/') {
                     return Err(failure(ParseError::DanglingOptions { at: opts.span }));
                 }
@@ -102,7 +102,7 @@ impl<'a> Parser<'a> {
     /// Where the query after query options ending at `i` starts: on the
     /// same line, or on the next line that is not a comment line (a
     /// comment is whitespace), after any comment on the options' line.
-    fn to_query(&mut self, i: &'a str) -> &'a str {
+    fn query_start(&mut self, i: &'a str) -> &'a str {
         let mut j = hspace(i);
         loop {
             if peek(j) == Some(b'%') {
@@ -266,7 +266,11 @@ impl<'a> Parser<'a> {
             Err(nom::Err::Error(_)) => {
                 let help = matches!(peek(i), Some(b' ' | b'\t'))
                     .then(|| "FQL allows no spaces around `=`".to_string());
-                return Err(failure(self.expected_element(i, "a value or `clear`", help)));
+                return Err(failure(self.expected_element(
+                    i,
+                    "a value or `clear`",
+                    help,
+                )));
             }
             Err(e) => return Err(e),
         };
