@@ -290,7 +290,10 @@ mod tests {
                 .unwrap_or_default()
         };
         let fixed = "\"\\x1b\\xc2\\x9b\"";
-        assert_eq!(help(&errors[0]), format!("write it as the escape `\\x1b`: {fixed}"));
+        assert_eq!(
+            help(&errors[0]),
+            format!("write it as the escape `\\x1b`: {fixed}")
+        );
         assert_eq!(
             help(&errors[1]),
             format!("write it as the escape `\\xc2\\x9b`: {fixed}")

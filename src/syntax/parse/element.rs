@@ -1,7 +1,7 @@
 //! Elements and what they are built from: tuples, variables, references and
 //! option lists.
 
-use super::lex::{backtrack, excerpt, fail, hspace, junk, peek, starts_statement, word};
+use super::lex::{backtrack, excerpt, fail, hspace, junk, peek, starts_statement, with_fix, word};
 use super::literal::{plain_string, small_int};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
@@ -200,12 +200,20 @@ impl<'a> Parser<'a> {
                 self.report(ParseError::OptionsInTuple { at: opts.span });
                 i = after;
             }
+            let end = self.pos(i);
             (i, crossed) = self.gap(i);
             match peek(i) {
                 Some(b',') => (i, crossed) = self.gap(&i[1..]),
                 Some(b')') => break,
                 _ if tuple_ended(i, crossed) => return fail(self.unclosed(open, '(', ')', i)),
-                _ => return fail(self.expected(i, "`,` or `)`", None)),
+                _ => {
+                    let help = (end < self.pos(i)).then(|| {
+                        let one_line = !self.src[open..end].contains('\n');
+                        let fixed = one_line.then(|| self.line_edit(end, 0, ",")).flatten();
+                        with_fix("elements are separated by `,`", fixed)
+                    });
+                    return fail(self.expected(i, "`,` or `)`", help));
+                }
             }
         }
         Ok((i, rest))
@@ -375,13 +383,17 @@ impl<'a> Parser<'a> {
         let mut items = ThinVec::new();
         loop {
             let (after, opt) = self.option(hspace(i))?;
+            let bare = opt.as_ref().is_some_and(|o| o.arg.is_none());
             items.extend(opt);
             i = hspace(after);
             match peek(i) {
                 Some(b',') => i = &i[1..],
                 Some(b']') => break,
                 None | Some(b'\n' | b'\r') => return fail(self.unclosed(open, '[', ']', i)),
-                _ => return fail(self.expected(i, "`,` or `]`", None)),
+                _ => {
+                    let help = self.option_gap_help(after, i, bare);
+                    return fail(self.expected(i, "`,` or `]`", help));
+                }
             }
         }
         let i = &i[1..];
@@ -424,6 +436,12 @@ impl<'a> Parser<'a> {
                     Some(b) if is_name_start(b) => {
                         let (rest, w) = word(at);
                         (rest, OptArgKind::Name(w))
+                    }
+                    Some(b' ' | b'\t') => {
+                        let space = at.len() - hspace(at).len();
+                        let fixed = self.line_edit(self.pos(at), space, "");
+                        let help = with_fix("FQL allows no spaces around `:`", fixed);
+                        return fail(self.expected(at, "a name, int or string", Some(help)));
                     }
                     _ => return fail(self.expected(at, "a name, int or string", None)),
                 };
@@ -477,6 +495,31 @@ impl Parser<'_> {
             found: format!("the bytes `{}`", excerpt(text)),
             at: self.span_of(text),
             help: Some(help),
+        }
+    }
+
+    /// The help for what follows an option, `after`, that is neither `,`
+    /// nor `]`, at `i` past any spaces: an argument without its `:`
+    /// (`[limit=5]`, `[limit 5]`) or a missing comma (`[reverse limit:5]`).
+    fn option_gap_help(&self, after: &str, i: &str, bare: bool) -> Option<String> {
+        let at = self.pos(after);
+        let spaced = after.len() > i.len();
+        let (w_rest, w) = word(i);
+        let next_option = !w.is_empty() && OptName::from_name(w).is_some();
+        match peek(i)? {
+            b'=' if bare => {
+                let fixed = self.line_edit(at, self.pos(i) + 1 - at, ":");
+                Some(with_fix("an option's argument follows a `:`", fixed))
+            }
+            _ if spaced && next_option && !w_rest.starts_with('=') => {
+                let fixed = self.line_edit(at, self.pos(i) - at, ", ");
+                Some(with_fix("options are separated by `,`", fixed))
+            }
+            b'0'..=b'9' | b'-' | b'"' | b'a'..=b'z' | b'A'..=b'Z' | b'_' if spaced && bare => {
+                let fixed = self.line_edit(at, self.pos(i) - at, ":");
+                Some(with_fix("an option's argument follows a `:`", fixed))
+            }
+            _ => None,
         }
     }
 

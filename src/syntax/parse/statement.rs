@@ -1,7 +1,7 @@
 //! Statements and scripts: directories, keys, values, query options, meta
 //! statements, and recovery after an error.
 
-use super::lex::{excerpt, fail, failure, hspace, junk, line_break, peek, recover, word};
+use super::lex::{excerpt, fail, failure, hspace, junk, line_break, peek, recover, with_fix, word};
 use super::{PResult, Parser};
 use std::borrow::Cow;
 
@@ -264,8 +264,13 @@ impl<'a> Parser<'a> {
         let i = match self.element_into(i, out) {
             Ok(rest) => rest,
             Err(nom::Err::Error(_)) => {
-                let help = matches!(peek(i), Some(b' ' | b'\t'))
-                    .then(|| "FQL allows no spaces around `=`".to_string());
+                let space = i.len() - hspace(i).len();
+                let help = (space > 0).then(|| {
+                    with_fix(
+                        "FQL allows no spaces around `=`",
+                        self.line_edit(self.pos(i), space, ""),
+                    )
+                });
                 return Err(failure(self.expected_element(
                     i,
                     "a value or `clear`",
