@@ -403,4 +403,27 @@ mod tests {
             "did you mean `@commit`?"
         );
     }
+
+    /// A bare word is pointed at the data word it is near: another case,
+    /// another language's word, one edit; other words at none.
+    #[test]
+    fn data_words() {
+        for (word, meant) in [
+            ("tru", "true"),
+            ("True", "true"),
+            ("flase", "false"),
+            ("FALSE", "false"),
+            ("nill", "nil"),
+            ("NULL", "nil"),
+            ("None", "nil"),
+            ("Inf", "inf"),
+            ("Infinity", "inf"),
+            ("NaN", "nan"),
+        ] {
+            assert_eq!(data_word(word), Some(meant), "{word}");
+        }
+        for word in ["x", "yes", "hello", "information", "truthy"] {
+            assert_eq!(data_word(word), None, "{word}");
+        }
+    }
 }

@@ -149,6 +149,17 @@ pub fn counted(n: u64, one: &str, many: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(super::counted(0, "hex digit", "hex digits"), "0 hex digits");
+        assert_eq!(super::counted(1, "hex digit", "hex digits"), "1 hex digit");
+        assert_eq!(
+            super::counted(3, "directory", "directories"),
+            "3 directories"
+        );
+    }
+
     use super::{control_len, first_escape, hex_escapes, printable, stops_scan};
 
     /// Every byte that stops the scan is found first at every position,
