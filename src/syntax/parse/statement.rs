@@ -86,6 +86,9 @@ impl<'a> Parser<'a> {
                 let start = self.pos(i);
                 let (after, opts) = self.options(i)?;
                 let j = self.query_start(after);
+                if peek(j) == Some(b'[') {
+                    return Err(failure(self.second_list(&self.src[opts.span.range()], j)));
+                }
                 if peek(j) != Some(b'/') {
                     return Err(failure(ParseError::DanglingOptions { at: opts.span }));
                 }
@@ -116,6 +119,21 @@ impl<'a> Parser<'a> {
                 return j;
             }
         }
+    }
+
+    /// The error for a second option list, at `i`, after the list `first`:
+    /// one list holds all of a query's options.
+    fn second_list(&self, first: &str, i: &str) -> ParseError {
+        let line = &i[..i.find('\n').unwrap_or(i.len())];
+        let help = match line.find(']') {
+            Some(n) => format!(
+                "one list holds all of a query's options: write `{}, {}`",
+                excerpt(first.strip_suffix(']').unwrap_or(first)),
+                excerpt(&line[1..=n])
+            ),
+            None => "one list holds all of a query's options".to_string(),
+        };
+        self.expected(i, "a query", Some(help))
     }
 
     /// `@` and a word.
