@@ -13,6 +13,7 @@
 //! script parser then skips to where the next statement starts.
 
 mod element;
+mod hints;
 mod lex;
 mod literal;
 mod statement;

@@ -1,7 +1,8 @@
 //! Elements and what they are built from: tuples, variables, references and
 //! option lists.
 
-use super::lex::{backtrack, excerpt, fail, hspace, junk, peek, starts_statement, with_fix, word};
+use super::hints::{TypeRole, long_int, with_fix};
+use super::lex::{backtrack, excerpt, fail, hspace, peek, starts_statement, word};
 use super::literal::{plain_string, small_int};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
@@ -452,135 +453,6 @@ impl<'a> Parser<'a> {
         };
         let span = self.span_from(start, after);
         Ok((after, name.map(|name| Opt { name, arg, span })))
-    }
-}
-
-/// Whether the int at `i` has more digits than an int can have: as an
-/// element it would be refused as too large to store, which says nothing
-/// to an option's argument.
-fn long_int(i: &str) -> bool {
-    let unsigned = i.strip_prefix('-').unwrap_or(i);
-    let digits = unsigned.trim_start_matches('0');
-    digits.bytes().take_while(u8::is_ascii_digit).count() > super::literal::MAX_INT_DIGITS
-}
-
-impl Parser<'_> {
-    /// The error for bytes as the argument of the option `name`: bytes
-    /// that are UTF-8 text are offered as a string.
-    fn bytes_argument(&self, name: &str, at: &str) -> ParseError {
-        let text = junk(at);
-        let digits = &text[2..];
-        let decoded = (digits.len().is_multiple_of(2)
-            && digits.bytes().all(|b| b.is_ascii_hexdigit()))
-        .then(|| {
-            (0..digits.len())
-                .step_by(2)
-                .map(|n| u8::from_str_radix(&digits[n..n + 2], 16).expect("hex digits"))
-                .collect::<Vec<u8>>()
-        })
-        .and_then(|b| String::from_utf8(b).ok());
-        let help = match decoded {
-            Some(s) => format!(
-                "an option's argument cannot be bytes; write them as a string: `{}:{}`",
-                excerpt(name),
-                excerpt(&crate::syntax::quote(&s))
-            ),
-            None => {
-                "an option's argument cannot be bytes, and these are not UTF-8 text for a string"
-                    .to_string()
-            }
-        };
-        ParseError::Expected {
-            expected: "a name, int or string".into(),
-            found: format!("the bytes `{}`", excerpt(text)),
-            at: self.span_of(text),
-            help: Some(help),
-        }
-    }
-
-    /// The help for what follows an option, `after`, that is neither `,`
-    /// nor `]`, at `i` past any spaces: an argument without its `:`
-    /// (`[limit=5]`, `[limit 5]`) or a missing comma (`[reverse limit:5]`).
-    fn option_gap_help(&self, after: &str, i: &str, bare: bool) -> Option<String> {
-        let at = self.pos(after);
-        let spaced = after.len() > i.len();
-        let (w_rest, w) = word(i);
-        let next_option = !w.is_empty() && OptName::from_name(w).is_some();
-        match peek(i)? {
-            b'=' if bare => {
-                let fixed = self.line_edit(at, self.pos(i) + 1 - at, ":");
-                Some(with_fix("an option's argument follows a `:`", fixed))
-            }
-            _ if spaced && next_option && !w_rest.starts_with('=') => {
-                let fixed = self.line_edit(at, self.pos(i) - at, ", ");
-                Some(with_fix("options are separated by `,`", fixed))
-            }
-            b'0'..=b'9' | b'-' | b'"' | b'a'..=b'z' | b'A'..=b'Z' | b'_' if spaced && bare => {
-                let fixed = self.line_edit(at, self.pos(i) - at, ":");
-                Some(with_fix("an option's argument follows a `:`", fixed))
-            }
-            _ => None,
-        }
-    }
-
-    /// The error for an int argument of hundreds of digits.
-    fn long_argument(&self, at: &str) -> ParseError {
-        let text = junk(at);
-        let digits = text.trim_start_matches('-').len();
-        ParseError::InvalidNumber {
-            text: excerpt(text),
-            at: self.span_of(text),
-            help: Some(format!(
-                "an option's int is at most {} (2^63 - 1); this one has {digits} digits",
-                i64::MAX
-            )),
-        }
-    }
-}
-
-/// Where a type stands in a variable, for the help when it names no type.
-#[derive(Clone, Copy)]
-enum TypeRole<'a> {
-    /// First, with no name before it: `<x>` may be a name without a type.
-    MayBeName,
-    /// First, after a name that is a type: `<int:x>` is likely `<x:int>`.
-    AfterTypeName(&'a str),
-    /// Anywhere else.
-    Later,
-}
-
-impl Parser<'_> {
-    /// The help for a space inside the variable that opens at `open`, when
-    /// `i` is at one: the variable without its spaces, if it closes on its
-    /// line. Spaces stay inside options, which allow them.
-    fn var_spaces(&self, open: usize, i: &str) -> Option<String> {
-        if !matches!(peek(i), Some(b' ' | b'\t')) {
-            return None;
-        }
-        let mut fixed = String::new();
-        let (mut depth, mut quoted, mut escaped) = (0u32, false, false);
-        for c in self.src[open..].chars() {
-            match c {
-                '\n' | '\r' => return None,
-                _ if quoted => {
-                    quoted = c != '"' || escaped;
-                    escaped = c == '\\' && !escaped;
-                }
-                '"' => quoted = true,
-                '[' => depth += 1,
-                ']' => depth = depth.saturating_sub(1),
-                ' ' | '\t' if depth == 0 => continue,
-                _ => {}
-            }
-            fixed.push(c);
-            if c == '>' && depth == 0 && !quoted {
-                return Some(format!(
-                    "a variable holds no spaces outside its options: write `{}`",
-                    excerpt(&fixed)
-                ));
-            }
-        }
-        None
     }
 }
 

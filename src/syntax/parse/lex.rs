@@ -165,14 +165,6 @@ fn describe(i: &str) -> String {
     }
 }
 
-/// A help, `why`, and the corrected input if there is one.
-pub(super) fn with_fix(why: &str, fixed: Option<String>) -> String {
-    match fixed {
-        Some(fixed) => format!("{why}: write `{fixed}`"),
-        None => why.to_string(),
-    }
-}
-
 /// The failure that stops the statement.
 pub(super) fn failure(error: ParseError) -> nom::Err<Fail> {
     nom::Err::Failure(Fail {
@@ -281,23 +273,6 @@ impl<'a> Parser<'a> {
             at,
             help,
         }
-    }
-
-    /// [`Parser::expected`] where an element belongs: a bare word near
-    /// `true`, `nil` or another data word is pointed at it.
-    pub(super) fn expected_element(&self, i: &str, what: &str, help: Option<String>) -> ParseError {
-        let text = junk(i);
-        let word = text
-            .starts_with(|c: char| c.is_ascii_alphabetic())
-            .then_some(text);
-        let help = help.or_else(|| {
-            let meant = crate::syntax::keywords::data_word(word?)?;
-            Some(format!(
-                "did you mean `{meant}`? A string is written in double quotes: \"{}\"",
-                excerpt(text)
-            ))
-        });
-        self.expected(i, what, help)
     }
 
     /// A name, or a backtrack if there is none. An invalid start (`1x`) is
@@ -427,47 +402,8 @@ impl<'a> Parser<'a> {
         if i.is_empty() {
             return Ok((i, ()));
         }
-        let space = self.pos(i) - self.src[..self.pos(i)].trim_end_matches([' ', '\t']).len();
-        let before = self.src[..self.pos(i) - space].bytes().next_back();
-        let unspaced = || self.line_edit(self.pos(i) - space, space, "");
-        let help = match peek(i) {
-            Some(b'(') if space > 0 => Some(with_fix(
-                "FQL allows no spaces inside a key or around `=`",
-                unspaced(),
-            )),
-            // `/k(1) = 2`: without the spaces on both sides, if a key
-            // stands before them.
-            Some(b'=') if space > 0 => {
-                let after = space + 1 + (i.len() - 1 - hspace(&i[1..]).len());
-                let fixed = (before == Some(b')'))
-                    .then(|| self.line_edit(self.pos(i) - space, after, "="))
-                    .flatten();
-                Some(with_fix(
-                    "FQL allows no spaces inside a key or around `=`",
-                    fixed,
-                ))
-            }
-            // `/c /d`: a space inside a path, not a second statement.
-            Some(b'/') if space > 0 && before.is_some_and(|b| is_name_byte(b) || b == b'"') => {
-                Some(with_fix("a directory path holds no spaces", unspaced()))
-            }
-            Some(b'/') => Some("write one statement per line".into()),
-            _ => None,
-        };
+        let help = self.end_of_line_help(i);
         fail(self.expected(i, what, help))
-    }
-
-    /// The line of the script that holds offset `at`, as written from its
-    /// first non-blank character, with the `remove` bytes at `at` replaced
-    /// by `insert`: a help's corrected input. `None` for a line too long
-    /// to show in a help line.
-    pub(super) fn line_edit(&self, at: usize, remove: usize, insert: &str) -> Option<String> {
-        let start = self.src[..at].rfind('\n').map_or(0, |n| n + 1);
-        let end = self.src[at..].find('\n').map_or(self.src.len(), |n| at + n);
-        let head = self.src[start..at].trim_start_matches([' ', '\t']);
-        let tail = self.src[(at + remove).min(end)..end].trim_end();
-        let line = format!("{head}{insert}{tail}");
-        (line.chars().count() <= 60).then_some(line)
     }
 
     /// Skips whitespace-only lines and comment lines before a statement,

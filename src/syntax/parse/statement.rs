@@ -1,7 +1,8 @@
 //! Statements and scripts: directories, keys, values, query options, meta
 //! statements, and recovery after an error.
 
-use super::lex::{excerpt, fail, failure, hspace, junk, line_break, peek, recover, with_fix, word};
+use super::hints::with_fix;
+use super::lex::{excerpt, fail, failure, hspace, junk, line_break, peek, recover, word};
 use super::{PResult, Parser};
 use std::borrow::Cow;
 
@@ -119,21 +120,6 @@ impl<'a> Parser<'a> {
                 return j;
             }
         }
-    }
-
-    /// The error for a second option list, at `i`, after the list `first`:
-    /// one list holds all of a query's options.
-    fn second_list(&self, first: &str, i: &str) -> ParseError {
-        let line = &i[..i.find('\n').unwrap_or(i.len())];
-        let help = match line.find(']') {
-            Some(n) => format!(
-                "one list holds all of a query's options: write `{}, {}`",
-                excerpt(first.strip_suffix(']').unwrap_or(first)),
-                excerpt(&line[1..=n])
-            ),
-            None => "one list holds all of a query's options".to_string(),
-        };
-        self.expected(i, "a query", Some(help))
     }
 
     /// `@` and a word.
@@ -396,44 +382,6 @@ impl<'a> Parser<'a> {
         }
         out.span = self.span_from(start, i);
         Ok(i)
-    }
-
-    /// The help for a `/` with no name after it, `path` being the
-    /// directory before it and `at` what follows it: a `/` before the
-    /// key's tuple, a space inside the path, a doubled `/` or a trailing
-    /// one, each with the statement written without it.
-    fn slash_help(&self, path: &str, at: &str) -> String {
-        let line = |s: &str| {
-            let end = s.find(['\n', '\r', '%']).unwrap_or(s.len());
-            excerpt(s[..end].trim_end())
-        };
-        let spaced = hspace(at);
-        let named = spaced.len() < at.len()
-            && peek(spaced).is_some_and(|b| is_name_start(b) || matches!(b, b'"' | b'<' | b':'));
-        match peek(at) {
-            Some(b'(' | b'=') if !path.is_empty() => format!(
-                "a directory path takes no `/` after its last name: write `{path}{}`",
-                line(at)
-            ),
-            Some(b'(' | b'=') => {
-                "a key lives in a directory: name one after `/`, as in `/dir(1)`".into()
-            }
-            Some(b' ' | b'\t') if named => format!(
-                "a directory path holds no spaces: write `{path}/{}`; quote a name that holds one",
-                line(spaced)
-            ),
-            Some(b'/') => format!(
-                "names in a path are separated by one `/`: write `{path}{}`",
-                line(at)
-            ),
-            _ if path.is_empty() => {
-                "`/` must be followed by a directory name; to list the root directories, write `/<>`"
-                    .into()
-            }
-            _ => format!(
-                "a directory path does not end in `/`: write `{path}`, or `{path}/<>` to list the directories in it"
-            ),
-        }
     }
 
     /// The error for a directory name that must be quoted.
