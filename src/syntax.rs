@@ -36,4 +36,4 @@ pub use parse::{MAX_DEPTH, MAX_INT_BYTES, parse};
 pub use print::{plain_or_quoted, quote, write_bytes, write_elem, write_str};
 pub use report::{Diagnostics, Report, SHOWN, render};
 pub use sources::Sources;
-pub use words::printable;
+pub use words::{counted, printable};

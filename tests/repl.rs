@@ -408,8 +408,7 @@ fn validate_checks_the_data_against_a_schema() {
         .unwrap();
     p.exp_string("/v(\"two\")=2 % element 1: expected int, found str \"two\"")
         .unwrap();
-    p.exp_string("2 keys in 1 directories, 1 violations")
-        .unwrap();
+    p.exp_string("2 keys in 1 directory, 1 violation").unwrap();
     p.exp_string("fql> ").unwrap();
     quit(p);
 }

@@ -120,6 +120,12 @@ fn argument(opt: &Opt, errors: &mut Vec<CheckError>) {
                 kind: OptArgKind::Int(Int::Small(n)),
                 ..
             }) if *n >= 0 => return,
+            Some(OptArg {
+                kind: OptArgKind::Int(Int::Big(n)),
+                ..
+            }) if n.sign() == num_bigint::Sign::Plus => {
+                format!("is too large: the most is {} (2^63 - 1)", i64::MAX)
+            }
             _ => format!("takes a non-negative int, as in `{}:10`", opt.name),
         },
         OptName::Mode => match &opt.arg {

@@ -4,6 +4,7 @@ use miette::Diagnostic;
 use thiserror::Error;
 
 use crate::syntax::ast::Span;
+use crate::syntax::counted;
 use crate::{codec, directory, kv};
 
 /// An error while running a plan.
@@ -132,7 +133,7 @@ pub enum Error {
     /// A read with `[min:N]` or `[max:N]` matched a number of key-values
     /// outside its bounds: `[max:1] /locks("owner",<str>)` that finds two
     /// owners.
-    #[error("{found} key-values match, {}", bounds(*min, *max))]
+    #[error("{}, {}", counted(*found as u64, "key-value matches", "key-values match"), bounds(*min, *max))]
     #[diagnostic(code(fql::cardinality))]
     Cardinality {
         /// How many matched.
@@ -168,7 +169,7 @@ pub enum Error {
     #[error("{}", if *printed == 0 {
         format!("the read outlived its transaction: {source}")
     } else {
-        format!("the read failed after printing {printed} results: {source}")
+        format!("the read failed after printing {}: {source}", counted(*printed as u64, "result", "results"))
     })]
     #[diagnostic(
         code(fql::read_interrupted),

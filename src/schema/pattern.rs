@@ -3,6 +3,7 @@
 
 use crate::codec::{self, ElementFilter, ValueDecoder, type_of};
 use crate::syntax::ast::*;
+use crate::syntax::counted;
 
 /// A read-shaped statement of a schema: the key-values it allows.
 pub struct Pattern<'a> {
@@ -98,14 +99,15 @@ impl<'a> Pattern<'a> {
     pub fn check(&self, key: &[Elem<'_>], value: &[u8]) -> Result<(), Mismatch> {
         let len = self.key.elems.len();
         if !self.key.length_ok(key.len()) {
+            let expected = counted(len as u64, "element", "elements");
             let expected = if self.key.rest {
-                format!("at least {len}")
+                format!("at least {expected}")
             } else {
-                len.to_string()
+                expected
             };
             return Err(Mismatch {
                 score: 0,
-                reason: format!("expected {expected} elements, found {}", key.len()),
+                reason: format!("expected {expected}, found {}", key.len()),
                 length: true,
             });
         }
@@ -135,8 +137,8 @@ impl<'a> Pattern<'a> {
                 Some(elems) => {
                     if !t.length_ok(elems.len()) {
                         return Err(failed(format!(
-                            "expected a tuple of {} elements, found {}",
-                            t.elems.len(),
+                            "expected a tuple of {}, found {}",
+                            counted(t.elems.len() as u64, "element", "elements"),
                             elems.len()
                         )));
                     }
@@ -203,8 +205,8 @@ fn check_tuple(t: &TupleCheck<'_>, elems: &[Elem<'_>]) -> Result<(), (Vec<usize>
                 ElemKind::Tuple(found) => {
                     if !inner.length_ok(found.elems.len()) {
                         return here(format!(
-                            "expected a tuple of {} elements, found {}",
-                            inner.elems.len(),
+                            "expected a tuple of {}, found {}",
+                            counted(inner.elems.len() as u64, "element", "elements"),
                             found.elems.len()
                         ));
                     }

@@ -7,6 +7,7 @@ use crate::codec;
 use crate::directory::{DirectoryLayer, show};
 use crate::kv::{Database, DatabaseExt, RangeCursor, RangeOption, RetryOptions, Transaction};
 use crate::syntax::ast::{Elem, Kind, Query};
+use crate::syntax::counted;
 
 use super::{Error, Pattern};
 
@@ -45,6 +46,19 @@ pub struct Summary {
     pub transactions: u64,
     /// Whether it stopped at the violation limit.
     pub stopped: bool,
+}
+
+impl Summary {
+    /// The first line of the summary as text: what was scanned and how
+    /// many violations it found.
+    pub fn headline(&self) -> String {
+        format!(
+            "{} in {}, {}",
+            counted(self.keys, "key", "keys"),
+            counted(self.directories, "directory", "directories"),
+            counted(self.violations, "violation", "violations")
+        )
+    }
 }
 
 /// Validates the data under `db` against the schema `source` with
@@ -183,16 +197,18 @@ fn out_of_bounds(p: &Pattern<'_>, n: usize, path: &[String]) -> Option<Violation
     if !(p.min.is_some_and(|m| n < m) || p.max.is_some_and(|m| n > m)) {
         return None;
     }
-    let bound = match (p.min, p.max) {
-        (Some(a), Some(b)) => format!("between {a} and {b}"),
-        (Some(a), None) => format!("at least {a}"),
-        (None, Some(b)) => format!("at most {b}"),
+    let (bound, last) = match (p.min, p.max) {
+        (Some(a), Some(b)) => (format!("between {a} and {b}"), b),
+        (Some(a), None) => (format!("at least {a}"), a),
+        (None, Some(b)) => (format!("at most {b}"), b),
         (None, None) => unreachable!("a bound failed"),
     };
+    let noun = if last == 1 { "key-value" } else { "key-values" };
+    let matched = counted(n as u64, "key-value matches", "key-values match");
     Some(Violation {
         key: p.text.clone(),
-        reason: format!("{n} key-values match in {}, {bound} allowed", show(path)),
-        kind: format!("pattern matches {bound} key-values"),
+        reason: format!("{matched} in {}, {bound} allowed", show(path)),
+        kind: format!("pattern matches {bound} {noun}"),
         pattern: Some(p.text.clone()),
     })
 }

@@ -86,7 +86,7 @@ pub enum ParseError {
         /// The bytes as written.
         text: String,
         /// The bytes.
-        #[label("{digits} hex digits")]
+        #[label("{}", super::words::counted(*digits as u64, "hex digit", "hex digits"))]
         at: Span,
         /// How many digits there are.
         digits: usize,
@@ -323,7 +323,9 @@ pub enum ParseError {
     #[error("query options without a query")]
     #[diagnostic(
         code(fql::dangling_options),
-        help("query options go before a query, on the same line or the line above it")
+        help(
+            "query options go before a query, on the same line or the line above it, with only comment lines between"
+        )
     )]
     DanglingOptions {
         /// The options.

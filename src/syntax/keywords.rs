@@ -434,6 +434,37 @@ impl fmt::Display for MetaKind {
     }
 }
 
+/// The words that are data elements.
+const DATA_WORDS: [&str; 5] = ["nil", "true", "false", "inf", "nan"];
+
+/// Other languages' words for them.
+const DATA_ALIASES: [(&str, &str); 4] = [
+    ("null", "nil"),
+    ("none", "nil"),
+    ("infinity", "inf"),
+    ("undefined", "nil"),
+];
+
+/// The data word (`nil`, `true`, `false`, `inf`, `nan`) that `word`, a
+/// bare word where an element belongs, most likely means: the same word
+/// in another case, another language's word for it, or a word one edit
+/// away. A bare word is no element, so any near one is the likely intent.
+pub fn data_word(word: &str) -> Option<&'static str> {
+    let lower = word.to_ascii_lowercase();
+    let alias = DATA_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == lower)
+        .map(|(_, w)| *w);
+    let same = DATA_WORDS.iter().copied().find(|w| *w == lower);
+    same.or(alias).or_else(|| {
+        DATA_WORDS
+            .iter()
+            .copied()
+            .filter(|_| lower.len() >= 2 && lower.len() <= 6)
+            .find(|w| strsim::damerau_levenshtein(&lower, w) == 1)
+    })
+}
+
 /// The closest candidate to a misspelt word, if any is close enough to be a
 /// plausible typo rather than a different word.
 fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
@@ -486,5 +517,28 @@ mod tests {
             MetaKind::suggest("comit").unwrap(),
             "did you mean `@commit`?"
         );
+    }
+
+    /// A bare word is pointed at the data word it is near: another case,
+    /// another language's word, one edit; other words at none.
+    #[test]
+    fn data_words() {
+        for (word, meant) in [
+            ("tru", "true"),
+            ("True", "true"),
+            ("flase", "false"),
+            ("FALSE", "false"),
+            ("nill", "nil"),
+            ("NULL", "nil"),
+            ("None", "nil"),
+            ("Inf", "inf"),
+            ("Infinity", "inf"),
+            ("NaN", "nan"),
+        ] {
+            assert_eq!(data_word(word), Some(meant), "{word}");
+        }
+        for word in ["x", "yes", "hello", "information", "truthy"] {
+            assert_eq!(data_word(word), None, "{word}");
+        }
     }
 }

@@ -13,6 +13,7 @@
 //! script parser then skips to where the next statement starts.
 
 mod element;
+mod hints;
 mod lex;
 mod literal;
 mod statement;
@@ -290,8 +291,15 @@ mod tests {
                 .map(|h| h.to_string())
                 .unwrap_or_default()
         };
-        assert_eq!(help(&errors[0]), "write it as the escape `\\x1b`");
-        assert_eq!(help(&errors[1]), "write it as the escape `\\xc2\\x9b`");
+        let fixed = "\"\\x1b\\xc2\\x9b\"";
+        assert_eq!(
+            help(&errors[0]),
+            format!("write it as the escape `\\x1b`: {fixed}")
+        );
+        assert_eq!(
+            help(&errors[1]),
+            format!("write it as the escape `\\xc2\\x9b`: {fixed}")
+        );
         // Outside strings and comments, the message names it too.
         let errors = parse("/d(1,\u{7}2)").unwrap_err();
         assert_eq!(

@@ -140,8 +140,26 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `n` and the noun that counts it, singular for one: "1 hex digit",
+/// "3 hex digits". Every count in a message goes through it, so that
+/// none reads "1 hex digits".
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(super::counted(0, "hex digit", "hex digits"), "0 hex digits");
+        assert_eq!(super::counted(1, "hex digit", "hex digits"), "1 hex digit");
+        assert_eq!(
+            super::counted(3, "directory", "directories"),
+            "3 directories"
+        );
+    }
+
     use super::{control_len, first_escape, hex_escapes, printable, stops_scan};
 
     /// Every byte that stops the scan is found first at every position,

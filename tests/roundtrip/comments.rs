@@ -113,6 +113,11 @@ impl Writer {
                 self.comment(&note, false);
             }
             self.out.push('\n');
+            // Comment lines may stand between the options and the query.
+            while let Some(note) = self.next() {
+                self.comment(&note, true);
+                self.out.push('\n');
+            }
         }
         match &s.query {
             Query::KeyValue(kv) => {

@@ -178,7 +178,10 @@ fn show(db: &Arc<dyn Database>, dir: &[String], timeout: Duration) -> Result<(),
     let state = State::read(&engine, dir).map_err(failed)?;
     let mut out = String::new();
     let age = |name: &str| match state.heartbeat_age(name) {
-        Some(v) => format!("last beat {v} versions before this snapshot"),
+        Some(v) => format!(
+            "last beat {} before this snapshot",
+            fql::syntax::counted(v, "version", "versions")
+        ),
         None => "no heartbeat".into(),
     };
     match &state.owner {

@@ -124,10 +124,7 @@ fn print_summary(s: &Summary, format: Format) -> Result<(), Exit> {
             output::print(&format!("{}\n", fql::exec::json::to_string(&summary)))
         }
         Format::Text => {
-            let mut text = format!(
-                "{} keys in {} directories, {} violations\n",
-                s.keys, s.directories, s.violations
-            );
+            let mut text = format!("{}\n", s.headline());
             for (pattern, n) in &s.matches {
                 text.push_str(&format!("  {n:>10}  {pattern}\n"));
             }

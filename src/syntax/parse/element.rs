@@ -1,6 +1,7 @@
 //! Elements and what they are built from: tuples, variables, references and
 //! option lists.
 
+use super::hints::{TypeRole, long_int, with_fix};
 use super::lex::{backtrack, excerpt, fail, hspace, peek, starts_statement, word};
 use super::literal::{plain_string, small_int};
 use super::{PResult, Parser};
@@ -180,12 +181,18 @@ impl<'a> Parser<'a> {
                         Err(e) => Err(e),
                     };
                 }
+                Some(b'.')
+                    if i.starts_with("..") && !i[2..].starts_with(|c: char| c.is_ascii_digit()) =>
+                {
+                    let help = "the rest of a tuple is three dots: write `...`";
+                    return fail(self.expected(i, "an element or `)`", Some(help.into())));
+                }
                 _ => {}
             }
             i = match self.element_into(i, elems) {
                 Ok(after) => after,
                 Err(nom::Err::Error(_)) => {
-                    return fail(self.expected(i, "an element or `)`", None));
+                    return fail(self.expected_element(i, "an element or `)`", None));
                 }
                 Err(e) => return Err(e),
             };
@@ -194,12 +201,20 @@ impl<'a> Parser<'a> {
                 self.report(ParseError::OptionsInTuple { at: opts.span });
                 i = after;
             }
+            let end = self.pos(i);
             (i, crossed) = self.gap(i);
             match peek(i) {
                 Some(b',') => (i, crossed) = self.gap(&i[1..]),
                 Some(b')') => break,
                 _ if tuple_ended(i, crossed) => return fail(self.unclosed(open, '(', ')', i)),
-                _ => return fail(self.expected(i, "`,` or `)`", None)),
+                _ => {
+                    let help = (end < self.pos(i)).then(|| {
+                        let one_line = !self.src[open..end].contains('\n');
+                        let fixed = one_line.then(|| self.line_edit(end, 0, ",")).flatten();
+                        with_fix("elements are separated by `,`", fixed)
+                    });
+                    return fail(self.expected(i, "`,` or `)`", help));
+                }
             }
         }
         Ok((i, rest))
@@ -214,6 +229,10 @@ impl<'a> Parser<'a> {
         let mut types = ThinVec::new();
         if peek(i) != Some(b'>') {
             let (after, first) = word(i);
+            if !first.is_empty() && after != hspace(after) && hspace(after).starts_with(':') {
+                let help = self.var_spaces(open, after);
+                return fail(self.expected(after, "`:`", help));
+            }
             if peek(after) == Some(b':') {
                 let (after_name, text) = match self.name(i, "names") {
                     Ok(ok) => ok,
@@ -223,7 +242,7 @@ impl<'a> Parser<'a> {
                 i = &after_name[1..];
                 if !peek(i).is_some_and(is_name_start) {
                     if peek(i) != Some(b'>') {
-                        return fail(self.expected(i, "a type", None));
+                        return fail(self.expected(i, "a type", self.var_spaces(open, i)));
                     }
                     self.report(ParseError::UntypedName {
                         name: excerpt(text),
@@ -232,10 +251,16 @@ impl<'a> Parser<'a> {
                     });
                 }
             } else if first.is_empty() {
-                return fail(self.expected(i, "a type or `>`", None));
+                return fail(self.expected(i, "a type or `>`", self.var_spaces(open, i)));
             }
             while peek(i) != Some(b'>') {
-                let (after, spec) = self.type_spec(i, var_name.is_none() && types.is_empty())?;
+                let role = match var_name {
+                    _ if !types.is_empty() => TypeRole::Later,
+                    None => TypeRole::MayBeName,
+                    Some(name) if Type::from_name(name).is_some() => TypeRole::AfterTypeName(name),
+                    Some(_) => TypeRole::Later,
+                };
+                let (after, spec) = self.type_spec(i, open, role)?;
                 if let Some(spec) = spec {
                     // Most variables have one type: allocate for just that,
                     // without going through the vector's growth path.
@@ -252,7 +277,7 @@ impl<'a> Parser<'a> {
                     Some(b'|') => i = &i[1..],
                     Some(b'>') => {}
                     None | Some(b'\n' | b'\r') => return fail(self.unclosed(open, '<', '>', i)),
-                    _ => return fail(self.expected(i, "`|` or `>`", None)),
+                    _ => return fail(self.expected(i, "`|` or `>`", self.var_spaces(open, i))),
                 }
             }
         }
@@ -268,23 +293,39 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// A type name and its options. Unknown names are reported and dropped.
-    fn type_spec(&mut self, i: &'a str, may_be_name: bool) -> PResult<'a, Option<TypeSpec<'a>>> {
+    /// A type name and its options, in the variable that opens at `open`.
+    /// Unknown names are reported and dropped.
+    fn type_spec(
+        &mut self,
+        i: &'a str,
+        open: usize,
+        role: TypeRole,
+    ) -> PResult<'a, Option<TypeSpec<'a>>> {
         let start = self.pos(i);
         let (after, text) = word(i);
         if text.is_empty() {
-            return fail(self.expected(i, "a type", None));
+            return fail(self.expected(i, "a type", self.var_spaces(open, i)));
         }
         let ty = Type::from_name(text);
         if ty.is_none() {
-            let help = Type::suggest(text).or_else(|| {
-                (may_be_name && is_name(text)).then(|| {
-                    format!(
+            let help = match role {
+                // `<int:x>`: the name and the type the wrong way round.
+                TypeRole::AfterTypeName(ty) if is_name(text) => {
+                    let tail = after.find(['>', '\n']).map_or("", |n| &after[..n]);
+                    Some(format!(
+                        "a variable's name comes before its types: write `<{}:{ty}{}>`",
+                        excerpt(text),
+                        excerpt(tail)
+                    ))
+                }
+                TypeRole::MayBeName if Type::suggest(text).is_none() && is_name(text) => {
+                    Some(format!(
                         "to name a variable, give it a type: `<{}:any>`",
                         excerpt(text)
-                    )
-                })
-            });
+                    ))
+                }
+                _ => Type::suggest(text),
+            };
             self.report(ParseError::UnknownType {
                 name: excerpt(text),
                 at: self.span_of(text),
@@ -343,13 +384,17 @@ impl<'a> Parser<'a> {
         let mut items = ThinVec::new();
         loop {
             let (after, opt) = self.option(hspace(i))?;
+            let bare = opt.as_ref().is_some_and(|o| o.arg.is_none());
             items.extend(opt);
             i = hspace(after);
             match peek(i) {
                 Some(b',') => i = &i[1..],
                 Some(b']') => break,
                 None | Some(b'\n' | b'\r') => return fail(self.unclosed(open, '[', ']', i)),
-                _ => return fail(self.expected(i, "`,` or `]`", None)),
+                _ => {
+                    let help = self.option_gap_help(after, i, bare);
+                    return fail(self.expected(i, "`,` or `]`", help));
+                }
             }
         }
         let i = &i[1..];
@@ -379,6 +424,12 @@ impl<'a> Parser<'a> {
                         let (rest, s) = self.string(at)?;
                         (rest, OptArgKind::Str(s))
                     }
+                    Some(b'0') if at.starts_with("0x") => {
+                        return fail(self.bytes_argument(text, at));
+                    }
+                    Some(b'-' | b'0'..=b'9') if long_int(at) => {
+                        return fail(self.long_argument(at));
+                    }
                     Some(b'-' | b'0'..=b'9') => match self.int(at) {
                         Some((rest, n)) => (rest, OptArgKind::Int(n)),
                         None => return fail(self.expected(at, "a name, int or string", None)),
@@ -386,6 +437,12 @@ impl<'a> Parser<'a> {
                     Some(b) if is_name_start(b) => {
                         let (rest, w) = word(at);
                         (rest, OptArgKind::Name(w))
+                    }
+                    Some(b' ' | b'\t') => {
+                        let space = at.len() - hspace(at).len();
+                        let fixed = self.line_edit(self.pos(at), space, "");
+                        let help = with_fix("FQL allows no spaces around `:`", fixed);
+                        return fail(self.expected(at, "a name, int or string", Some(help)));
                     }
                     _ => return fail(self.expected(at, "a name, int or string", None)),
                 };

@@ -223,6 +223,9 @@ pub(super) fn recover(i: &str) -> &str {
     &i[i.len()..]
 }
 
+/// The help for a control character in a comment.
+const COMMENT_CONTROL: &str = "remove it; a script holds no control characters but tabs and line breaks, and strings write them as escapes";
+
 impl<'a> Parser<'a> {
     /// The offset of `i` in the script.
     #[inline]
@@ -340,7 +343,7 @@ impl<'a> Parser<'a> {
         while k < b.len() {
             match words::control_len(&b[k..]) {
                 Some(len) if b[k] != b'\t' => {
-                    self.control_character(&text[k..k + len], "a comment");
+                    self.control_character(&text[k..k + len], "a comment", COMMENT_CONTROL.into());
                     k += len;
                 }
                 _ => k += 1,
@@ -399,15 +402,7 @@ impl<'a> Parser<'a> {
         if i.is_empty() {
             return Ok((i, ()));
         }
-        let after_space =
-            self.pos(i) > 0 && matches!(self.src.as_bytes()[self.pos(i) - 1], b' ' | b'\t');
-        let help = match peek(i) {
-            Some(b'=' | b'(') if after_space => {
-                Some("FQL allows no spaces inside a key or around `=`".into())
-            }
-            Some(b'/') => Some("write one statement per line".into()),
-            _ => None,
-        };
+        let help = self.end_of_line_help(i);
         fail(self.expected(i, what, help))
     }
 

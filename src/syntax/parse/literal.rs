@@ -9,7 +9,9 @@ use nom::character::complete::digit1;
 use num_bigint::BigInt;
 
 use super::MAX_INT_BYTES;
-use super::lex::{control_name, excerpt, fail, peek, take_bytes, word};
+use super::lex::{
+    control_name, excerpt, fail, hspace, line_break, peek, starts_statement, take_bytes, word,
+};
 use crate::syntax::names::is_name_byte;
 use crate::syntax::words::{self, control_len};
 
@@ -23,6 +25,103 @@ use crate::syntax::error::{IntTooLarge, ParseError};
 
 fn is_hex(b: u8) -> bool {
     b.is_ascii_hexdigit()
+}
+
+/// The string literal that starts at `literal`, its opening quote,
+/// through its closing quote on the same line or the next, with each
+/// control character and line break written as an escape; `None` if it
+/// does not close there, or is too long to show in a help line.
+fn escaped_literal(literal: &str) -> Option<String> {
+    const SHOWN: usize = 60;
+    let mut fixed = String::from('"');
+    let mut escaped = false;
+    let mut breaks = 0;
+    for c in literal.chars().skip(1) {
+        if fixed.chars().count() > SHOWN {
+            return None;
+        }
+        match c {
+            '\n' if breaks == 0 => {
+                breaks += 1;
+                fixed.push_str("\\n");
+            }
+            '\n' => return None,
+            _ if c.is_control() => {
+                fixed.push_str(&words::hex_escapes(c.to_string().as_bytes()));
+            }
+            '"' if !escaped => {
+                fixed.push('"');
+                return Some(fixed);
+            }
+            _ => fixed.push(c),
+        }
+        escaped = c == '\\' && !escaped;
+    }
+    None
+}
+
+/// The run of number-like text at `i`: a sign, then name bytes and `+`,
+/// what a mistyped number is taken to be.
+fn number_run(i: &str) -> &str {
+    let sign = usize::from(peek(i) == Some(b'-'));
+    let (rest, _) = take_bytes(&i[sign..], |b| is_name_byte(b) || b == b'+');
+    &i[..i.len() - rest.len()]
+}
+
+/// Whether `text` is a number as FQL writes one: `-`, digits, an
+/// optional fraction and an optional exponent with an optional `-`.
+fn is_plain_number(text: &str) -> bool {
+    fn digits(s: &str) -> Option<&str> {
+        let n = s.bytes().take_while(u8::is_ascii_digit).count();
+        (n > 0).then(|| &s[n..])
+    }
+    let unsigned = text.strip_prefix('-').unwrap_or(text);
+    let Some(mut rest) = digits(unsigned) else {
+        return false;
+    };
+    if let Some(frac) = rest.strip_prefix('.') {
+        let Some(after) = digits(frac) else {
+            return false;
+        };
+        rest = after;
+    }
+    if let Some(exp) = rest.strip_prefix('e') {
+        let Some(after) = digits(exp.strip_prefix('-').unwrap_or(exp)) else {
+            return false;
+        };
+        rest = after;
+    }
+    rest.is_empty()
+}
+
+/// The help for a number written with `E` or `e+`, `why`, and the number
+/// written the way FQL reads it, when that fixes it: `2e+7` is `2e7`.
+fn respelt(i: &str, why: &str) -> Option<String> {
+    let text = number_run(i);
+    let fixed = text.replace('E', "e").replacen("e+", "e", 1);
+    Some(if is_plain_number(&fixed) {
+        format!("{why}: write `{}`", excerpt(&fixed))
+    } else {
+        why.to_string()
+    })
+}
+
+/// The help for number-like text that starts with `.`: a fraction
+/// without its leading `0` (`.5` is `0.5`), or dots meant as the `...`
+/// that stands for the rest of a tuple.
+fn dotted_help(text: &str) -> Option<String> {
+    let unsigned = text.strip_prefix('-').unwrap_or(text);
+    if !unsigned.starts_with('.') {
+        return None;
+    }
+    if unsigned.bytes().all(|b| b == b'.') {
+        return Some(
+            "the rest of a tuple is three dots, `...`, and stands last in a tuple or a directory path"
+                .into(),
+        );
+    }
+    let fixed = text.replacen('.', "0.", 1);
+    is_plain_number(&fixed).then(|| format!("write `{}`", excerpt(&fixed)))
 }
 
 /// Whether the text starts with 8 hex digits and a `-`, the way only a uuid
@@ -217,7 +316,7 @@ impl<'a> Parser<'a> {
                 }
                 Some(_) => match control_len(&bytes[n..]) {
                     Some(len) => {
-                        self.control_character(&body[n..n + len], "a string");
+                        self.control_in_string(&body[n..n + len], i);
                         n += len;
                     }
                     // A printable character from `c2`: two bytes.
@@ -280,16 +379,10 @@ impl<'a> Parser<'a> {
     }
 
     /// Reports a raw control character `c` (its text in the source) in
-    /// `place`, and goes on.
+    /// `place`, with `help`, and goes on.
     #[cold]
-    pub(super) fn control_character(&mut self, c: &str, place: &str) {
+    pub(super) fn control_character(&mut self, c: &str, place: &str, help: String) {
         let ch = c.chars().next().expect("a character");
-        let escape = words::hex_escapes(c.as_bytes());
-        let help = if place == "a string" {
-            format!("write it as the escape `{escape}`")
-        } else {
-            "remove it; a script holds no control characters but tabs and line breaks, and strings write them as escapes".to_string()
-        };
         self.report(ParseError::ControlCharacter {
             name: control_name(ch),
             place: place.into(),
@@ -298,11 +391,35 @@ impl<'a> Parser<'a> {
         });
     }
 
+    /// Reports a raw control character `c` in the string literal that
+    /// starts at `literal`, with the literal written with escapes.
+    #[cold]
+    fn control_in_string(&mut self, c: &str, literal: &str) {
+        let escape = words::hex_escapes(c.as_bytes());
+        let help = match escaped_literal(literal) {
+            Some(fixed) => format!("write it as the escape `{escape}`: {fixed}"),
+            None => format!("write it as the escape `{escape}`"),
+        };
+        self.control_character(c, "a string", help);
+    }
+
     /// The error for a string that meets a line break or the end before
-    /// its closing quote, at `i`.
+    /// its closing quote, at `i`. When the next line closes it, the help
+    /// shows it on one line, with `\n` for the line break.
     fn unclosed_string(&self, open: usize, i: &str) -> ParseError {
-        let help = matches!(peek(i), Some(b'\n' | b'\r'))
-            .then(|| "a string cannot span lines; write `\\n` for a line break".to_string());
+        let help = line_break(i).map(|next| {
+            let next = if starts_statement(hspace(next)) {
+                ""
+            } else {
+                next
+            };
+            let why = "a string cannot span lines; write `\\n` for a line break";
+            let first = &self.src[open..self.pos(i)];
+            match escaped_literal(&format!("{first}\n{next}")) {
+                Some(fixed) => format!("{why}: {fixed}"),
+                None => why.to_string(),
+            }
+        });
         ParseError::Unclosed {
             open: '"',
             close: '"',
@@ -400,7 +517,11 @@ impl<'a> Parser<'a> {
             }
             let found = group.bytes().take_while(u8::is_ascii_hexdigit).count();
             if found != len {
-                let reason = format!("group {} has {found} hex digits, not {len}", n + 1);
+                let reason = format!(
+                    "group {} has {}, not {len}",
+                    n + 1,
+                    words::counted(found as u64, "hex digit", "hex digits")
+                );
                 self.report(ParseError::InvalidUuid { reason, at: span });
                 return nil;
             }
@@ -446,12 +567,12 @@ impl<'a> Parser<'a> {
             )),
             Some((_, user)) if user.contains(':') => Some("more than one `:`".to_string()),
             Some((tx, _)) if !tx.is_empty() && tx.len() != 20 => Some(format!(
-                "the transaction version has {} hex digits, not 20",
-                tx.len()
+                "the transaction version has {}, not 20",
+                words::counted(tx.len() as u64, "hex digit", "hex digits")
             )),
             Some((_, user)) if user.len() != 4 => Some(format!(
-                "the user version has {} hex digits, not 4",
-                user.len()
+                "the user version has {}, not 4",
+                words::counted(user.len() as u64, "hex digit", "hex digits")
             )),
             Some(_) => None,
         };
@@ -480,7 +601,11 @@ impl<'a> Parser<'a> {
                 // The tuple layer keeps a NaN's sign: a negative one
                 // sorts before `-inf`.
                 ("nan", true) => return (rest, ElemKind::Num(Num(-f64::NAN))),
-                _ => return self.bad_number(i, None),
+                _ => {
+                    let help = (crate::syntax::keywords::data_word(w) == Some("inf"))
+                        .then(|| "did you mean `-inf`?".to_string());
+                    return self.bad_number(i, help);
+                }
             }
         }
         // Accumulate the digits as they are scanned: most ints fit an i64
@@ -508,8 +633,8 @@ impl<'a> Parser<'a> {
         }
         if let Some(exp) = rest.strip_prefix('e') {
             if exp.starts_with('+') {
-                let help = "an exponent takes no `+`: write `1e6`".to_string();
-                return self.bad_number(i, Some(help));
+                let help = respelt(i, "an exponent takes no `+`");
+                return self.bad_number(i, help);
             }
             let exp = exp.strip_prefix('-').unwrap_or(exp);
             let Ok((after, _)) = digit1::<_, Fail>(exp) else {
@@ -521,7 +646,7 @@ impl<'a> Parser<'a> {
         }
         if peek(rest).is_some_and(|b| is_name_byte(b) || b == b'+') {
             let help = match peek(rest) {
-                Some(b'E') => Some("write the exponent with a lowercase `e`".into()),
+                Some(b'E') => respelt(i, "the exponent is written with a lowercase `e`"),
                 _ => None,
             };
             return self.bad_number(i, help);
@@ -595,13 +720,9 @@ impl<'a> Parser<'a> {
     /// Reports the run of number-like text at `i` as an invalid number and
     /// consumes it.
     fn bad_number(&mut self, i: &'a str, help: Option<String>) -> (&'a str, ElemKind<'a>) {
-        let sign = usize::from(peek(i) == Some(b'-'));
-        let (rest, _) = take_bytes(&i[sign..], |b| is_name_byte(b) || b == b'+');
-        let text = &i[..i.len() - rest.len()];
-        let help = help.or_else(|| {
-            text.starts_with('.')
-                .then(|| format!("write `0{}`", excerpt(text)))
-        });
+        let text = number_run(i);
+        let rest = &i[text.len()..];
+        let help = help.or_else(|| dotted_help(text));
         self.report(ParseError::InvalidNumber {
             text: excerpt(text),
             at: self.span_of(text),

@@ -1,6 +1,7 @@
 //! Statements and scripts: directories, keys, values, query options, meta
 //! statements, and recovery after an error.
 
+use super::hints::with_fix;
 use super::lex::{excerpt, fail, failure, hspace, junk, line_break, peek, recover, word};
 use super::{PResult, Parser};
 use std::borrow::Cow;
@@ -90,12 +91,9 @@ impl<'a> Parser<'a> {
             Some(b'[') => {
                 let start = self.pos(i);
                 let (after, opts) = self.options(i)?;
-                let mut j = hspace(after);
-                if peek(j) == Some(b'%') {
-                    j = self.comment(j);
-                }
-                if let Some(next) = line_break(j) {
-                    j = hspace(next);
+                let j = self.query_start(after);
+                if peek(j) == Some(b'[') {
+                    return Err(failure(self.second_list(&self.src[opts.span.range()], j)));
                 }
                 let rest = match peek(j) {
                     Some(b'/' | b'.') => self.statement(j, start, opts, items)?,
@@ -110,6 +108,25 @@ impl<'a> Parser<'a> {
             _ => Err(failure(ParseError::ExpectedStatement {
                 at: self.span_of(junk(i)),
             })),
+        }
+    }
+
+    /// Where the query after query options ending at `i` starts: on the
+    /// same line, or on the next line that is not a comment line (a
+    /// comment is whitespace), after any comment on the options' line.
+    fn query_start(&mut self, i: &'a str) -> &'a str {
+        let mut j = hspace(i);
+        loop {
+            if peek(j) == Some(b'%') {
+                j = self.comment(j);
+            }
+            let Some(next) = line_break(j) else {
+                return j;
+            };
+            j = hspace(next);
+            if peek(j) != Some(b'%') {
+                return j;
+            }
         }
     }
 
@@ -331,9 +348,18 @@ impl<'a> Parser<'a> {
         let i = match self.element_into(i, out) {
             Ok(rest) => rest,
             Err(nom::Err::Error(_)) => {
-                let help = matches!(peek(i), Some(b' ' | b'\t'))
-                    .then(|| "FQL allows no spaces around `=`".to_string());
-                return Err(failure(self.expected(i, "a value or `clear`", help)));
+                let space = i.len() - hspace(i).len();
+                let help = (space > 0).then(|| {
+                    with_fix(
+                        "FQL allows no spaces around `=`",
+                        self.line_edit(self.pos(i), space, ""),
+                    )
+                });
+                return Err(failure(self.expected_element(
+                    i,
+                    "a value or `clear`",
+                    help,
+                )));
             }
             Err(e) => return Err(e),
         };
@@ -484,12 +510,8 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'(' | b'=' | b'/' | b'%') => {
-                    let help = "`/` must be followed by a directory name; to list the root directories, write `/<>`";
-                    return Err(failure(self.expected(
-                        at,
-                        "a directory name",
-                        Some(help.into()),
-                    )));
+                    let help = self.slash_help(&self.src[start..self.pos(i)], at);
+                    return Err(failure(self.expected(at, "a directory name", Some(help))));
                 }
                 Some(_) => return Err(failure(self.invalid_dir_name(dir_junk(at)))),
             };

@@ -161,6 +161,8 @@ const OPTIONS: &[&str] = &[
     "[max:1] ",
     "[min:1] ",
     "[reverse,limit:1] ",
+    "[reverse]\n% the newest first\n",
+    "[limit:2] % two\n  % at most\n",
 ];
 /// Keys as bytes: among the directories' keys (their prefixes are small
 /// ints, `0x15` and a byte), beside them, the empty prefix, and the

@@ -223,10 +223,7 @@ impl Repl {
             return self.end(exit);
         }
         match result {
-            Ok(s) => eprintln!(
-                "{} keys in {} directories, {} violations",
-                s.keys, s.directories, s.violations
-            ),
+            Ok(s) => eprintln!("{}", s.headline()),
             Err(e) => eprintln!("fql: {e}"),
         }
     }
