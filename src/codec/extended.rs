@@ -142,15 +142,18 @@ mod tests {
         }
     }
 
+    /// The binary64 of the extended value with this sign and exponent
+    /// word and this significand (integer bit included), if it is one.
+    fn ext(exp: u16, significand: u64) -> Option<f64> {
+        let mut b = [0; 10];
+        b[..8].copy_from_slice(&significand.to_le_bytes());
+        b[8..].copy_from_slice(&exp.to_le_bytes());
+        to_f64(b)
+    }
+
     /// Precision and range an f64 does not have round to the nearest.
     #[test]
     fn wider_values_round_to_nearest_even() {
-        let ext = |exp: u16, significand: u64| {
-            let mut b = [0; 10];
-            b[..8].copy_from_slice(&significand.to_le_bytes());
-            b[8..].copy_from_slice(&exp.to_le_bytes());
-            to_f64(b)
-        };
         // 1 + 2^-53 is a tie: to even, 1.0; a bit more rounds up.
         assert_eq!(ext(0x3fff, INTEGER | 1 << 10), Some(1.0));
         assert_eq!(ext(0x3fff, INTEGER | 1 << 10 | 1), Some(1.0 + f64::EPSILON));
@@ -184,12 +187,6 @@ mod tests {
 
     #[test]
     fn invalid_encodings_are_refused() {
-        let ext = |exp: u16, significand: u64| {
-            let mut b = [0; 10];
-            b[..8].copy_from_slice(&significand.to_le_bytes());
-            b[8..].copy_from_slice(&exp.to_le_bytes());
-            to_f64(b)
-        };
         assert_eq!(ext(0x3fff, 1 << 62), None);
         assert_eq!(ext(0x7fff, 0), None);
         assert_eq!(ext(0x7fff, 1), None);
