@@ -10,6 +10,12 @@
 //!
 //! Stored bytes are little-endian: the significand, then the sign and
 //! exponent, as x87 holds them in memory.
+//!
+//! Written here rather than taken from a crate: the crates that convert
+//! this format either bind a C soft-float library (a C build for two
+//! small functions) or are unmaintained first releases, and the
+//! conversion is a few shifts, checked below against bytes a C
+//! `long double` wrote and by round trips of every kind of binary64.
 
 /// Exponent bias of the extended format.
 const BIAS: i32 = 16383;
