@@ -14,8 +14,9 @@
 //! Written here rather than taken from a crate: the crates that convert
 //! this format either bind a C soft-float library (a C build for two
 //! small functions) or are unmaintained first releases, and the
-//! conversion is a few shifts, checked below against bytes a C
-//! `long double` wrote and by round trips of every kind of binary64.
+//! conversion is a few shifts, checked against bytes a C
+//! `long double` wrote (tests/codec) and by round trips of every kind of
+//! binary64 (below).
 
 /// Exponent bias of the extended format.
 const BIAS: i32 = 16383;
