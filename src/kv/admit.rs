@@ -375,6 +375,25 @@ impl Tally {
 mod tests {
     use super::*;
 
+    /// A read conflict range reaches as far as reads may, a write
+    /// conflict range as far as writes may; an atomic operation writes
+    /// where a set may.
+    #[test]
+    fn conflict_ranges_and_atomic_operations_follow_the_system_options() {
+        let (b, e) = (&b"\xff/a"[..], &b"\xff/b"[..]);
+        let outside = Err(Error::KeyOutsideLegalRange);
+        assert_eq!(SystemKeys::Read.check_conflict(b, e, true), Ok(()));
+        assert_eq!(SystemKeys::Read.check_conflict(b, e, false), outside);
+        assert_eq!(SystemKeys::Closed.check_conflict(b, e, true), outside);
+        assert_eq!(
+            SystemKeys::Access.check_conflict(e, b, true),
+            Err(Error::InvertedRange)
+        );
+        let add = |system| Write::atomic(b, b"\x01", MutationType::Add, true, system).map(|_| ());
+        assert_eq!(add(SystemKeys::Access), Ok(()));
+        assert_eq!(add(SystemKeys::Read), outside);
+    }
+
     fn tiny() -> Limits {
         Limits {
             key: 10,
