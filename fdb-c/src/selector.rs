@@ -9,15 +9,13 @@
 //! all as range bounds; the others read forward `offset` keys, or back
 //! `1 - offset` keys. Past the last key a selector resolves to the end of
 //! the readable keyspace (`\xff`, or `\xff\xff` with the system keys),
-//! before the first to the empty key, as FDB's do. The store holds no
-//! system keys, so the system keyspace reads as empty.
+//! before the first to the empty key, as FDB's do; the keys read are the
+//! store's within that keyspace, system keys included when it reaches
+//! them.
 
 use fql::kv::{self, RangeCursor, RangeOption, StreamingMode, key_after};
 
 use crate::errors::Code;
-
-/// The end of the user keyspace, where the store's keys stop.
-pub const USER_END: &[u8] = b"\xff";
 
 /// A selector with `or_equal` folded into its key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,8 +48,9 @@ impl Selector {
         (self.offset == 1).then_some(self.key.as_slice())
     }
 
-    /// The key the selector names, read in `tx` (adding read conflicts
-    /// unless `snapshot`), clamped to `max_key` and the empty key.
+    /// The key the selector names among the keys below `max_key`, read in
+    /// `tx` (adding read conflicts unless `snapshot`), clamped to
+    /// `max_key` and the empty key.
     pub fn resolve(
         &self,
         tx: &mut dyn kv::Transaction,
@@ -62,13 +61,13 @@ impl Selector {
             nth(
                 tx,
                 &self.key,
-                USER_END,
+                max_key,
                 false,
                 self.offset as usize,
                 snapshot,
             )?
         } else {
-            let end = self.key.as_slice().min(USER_END);
+            let end = self.key.as_slice().min(max_key);
             let back = 1 + self.offset.unsigned_abs() as usize;
             nth(tx, b"", end, true, back, snapshot)?
         };

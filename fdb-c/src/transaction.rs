@@ -26,6 +26,7 @@ mod commit;
 pub mod exports;
 mod reads;
 mod retry;
+mod special;
 mod writes;
 
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -336,6 +337,13 @@ impl Tx {
                 let _ = st
                     .inner
                     .set_option(TransactionOption::NextWriteNoWriteConflictRange);
+            }
+            // The store opens its system keys as FDB's options do.
+            301 => {
+                let _ = st.inner.set_option(TransactionOption::AccessSystemKeys);
+            }
+            302 => {
+                let _ = st.inner.set_option(TransactionOption::ReadSystemKeys);
             }
             500 => self.arm_timeout(&mut st),
             _ => {}

@@ -106,6 +106,19 @@ impl SystemKeys {
         Ok(())
     }
 
+    /// A conflict range: ordered, and ending where the keys it guards may
+    /// be read (a read conflict range) or written (a write conflict range)
+    /// at the latest.
+    pub fn check_conflict(self, begin: &[u8], end: &[u8], read: bool) -> Result<()> {
+        if !read {
+            return self.check_clear(begin, end);
+        }
+        if begin > end {
+            return Err(Error::InvertedRange);
+        }
+        self.check_read(begin, end)
+    }
+
     /// A range to read: ending at [`SystemKeys::read_end`] at the latest.
     pub fn check_read(self, begin: &[u8], end: &[u8]) -> Result<()> {
         let limit = self.read_end();
@@ -229,26 +242,32 @@ impl Write {
 
     /// An atomic operation, after checking its shape: a versionstamped key
     /// or value needs an offset that leaves room for the stamp, and its
-    /// key (without the offset) must be legal.
+    /// key (without the offset) must be one `system` lets it write.
     ///
     /// As in FDB, the key and the parameter are held to their limits as
     /// given, offsets included: a versionstamped value may hold 4 bytes
     /// less than a value. A versionstamped key has no write conflict range
     /// here: the commit adds the range of the key it writes.
-    pub fn atomic(key: &[u8], param: &[u8], op: MutationType, conflict: bool) -> Result<Write> {
+    pub fn atomic(
+        key: &[u8],
+        param: &[u8],
+        op: MutationType,
+        conflict: bool,
+        system: SystemKeys,
+    ) -> Result<Write> {
         let conflict = match op {
             MutationType::SetVersionstampedKey => {
                 let (body, _) = stamp_offset(key)?;
-                check_key(&body)?;
+                system.check_write(&body)?;
                 false
             }
             MutationType::SetVersionstampedValue => {
-                check_key(key)?;
+                system.check_write(key)?;
                 stamp_offset(param)?;
                 conflict
             }
             _ => {
-                check_key(key)?;
+                system.check_write(key)?;
                 conflict
             }
         };
@@ -356,6 +375,25 @@ impl Tally {
 mod tests {
     use super::*;
 
+    /// A read conflict range reaches as far as reads may, a write
+    /// conflict range as far as writes may; an atomic operation writes
+    /// where a set may.
+    #[test]
+    fn conflict_ranges_and_atomic_operations_follow_the_system_options() {
+        let (b, e) = (&b"\xff/a"[..], &b"\xff/b"[..]);
+        let outside = Err(Error::KeyOutsideLegalRange);
+        assert_eq!(SystemKeys::Read.check_conflict(b, e, true), Ok(()));
+        assert_eq!(SystemKeys::Read.check_conflict(b, e, false), outside);
+        assert_eq!(SystemKeys::Closed.check_conflict(b, e, true), outside);
+        assert_eq!(
+            SystemKeys::Access.check_conflict(e, b, true),
+            Err(Error::InvertedRange)
+        );
+        let add = |system| Write::atomic(b, b"\x01", MutationType::Add, true, system).map(|_| ());
+        assert_eq!(add(SystemKeys::Access), Ok(()));
+        assert_eq!(add(SystemKeys::Read), outside);
+    }
+
     fn tiny() -> Limits {
         Limits {
             key: 10,
@@ -373,7 +411,8 @@ mod tests {
         assert_eq!(Write::clear(b"k", true).bytes, 56 + 3 + 32 + 3);
         assert_eq!(Write::clear_range(b"a", b"bb", true).bytes, 56 + 3 + 32 + 3);
         assert_eq!(Write::clear_range(b"a", b"a", true).bytes, 0);
-        let add = Write::atomic(b"k", b"1234", MutationType::Add, true).unwrap();
+        let add =
+            Write::atomic(b"k", b"1234", MutationType::Add, true, SystemKeys::Closed).unwrap();
         assert_eq!(add.bytes, 56 + 5 + 32 + 3);
     }
 
@@ -382,15 +421,36 @@ mod tests {
     #[test]
     fn versionstamp_offsets_count_and_are_checked() {
         let key = [&[0u8; 10][..], &0u32.to_le_bytes()].concat();
-        let w = Write::atomic(&key, b"v", MutationType::SetVersionstampedKey, true).unwrap();
+        let w = Write::atomic(
+            &key,
+            b"v",
+            MutationType::SetVersionstampedKey,
+            true,
+            SystemKeys::Closed,
+        )
+        .unwrap();
         assert_eq!((w.key, w.bytes), (14, 56 + 15));
         let param = [&[0u8; 16][..], &0u32.to_le_bytes()].concat();
-        let w = Write::atomic(b"k", &param, MutationType::SetVersionstampedValue, true).unwrap();
+        let w = Write::atomic(
+            b"k",
+            &param,
+            MutationType::SetVersionstampedValue,
+            true,
+            SystemKeys::Closed,
+        )
+        .unwrap();
         assert_eq!(w.value, 20);
         let mut tally = Tally::default();
         assert_eq!(tally.admit(&tiny(), w, 0), Ok(()));
         let param = [&[0u8; 17][..], &0u32.to_le_bytes()].concat();
-        let w = Write::atomic(b"k", &param, MutationType::SetVersionstampedValue, true).unwrap();
+        let w = Write::atomic(
+            b"k",
+            &param,
+            MutationType::SetVersionstampedValue,
+            true,
+            SystemKeys::Closed,
+        )
+        .unwrap();
         assert_eq!(
             tally.admit(&tiny(), w, 0),
             Err(Error::ValueTooLarge {

@@ -4,20 +4,6 @@
 
 use super::{fql_db, on_db, outputs, stderr, stdout};
 
-/// `fql --db DIR/raw.db`: the embedded store itself, whatever client the
-/// other tests go through, for what only the embedded store answers (its
-/// special keys) and what FoundationDB's client keeps to its own rules
-/// (the system keys).
-fn embedded() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let db = dir.path().join("raw.db");
-    (dir, move || {
-        let mut cmd = fql_db();
-        cmd.arg("--db").arg(&db);
-        cmd
-    })
-}
-
 #[test]
 fn raw_keys_are_written_read_and_cleared_as_bytes() {
     let (_dir, db) = on_db();
@@ -70,7 +56,7 @@ fn raw_writes_pass_the_write_gate() {
 
 #[test]
 fn system_keys_need_the_system_option() {
-    let (_dir, db) = embedded();
+    let (_dir, db) = on_db();
     let err = stderr(db().args(["-w", "-q", "0xff022f71=\"x\""]), 3);
     assert!(err.contains("fql::system_keys"), "{err}");
     assert!(err.contains("[system]"), "{err}");
@@ -89,8 +75,8 @@ fn system_keys_need_the_system_option() {
 }
 
 #[test]
-fn the_embedded_store_answers_status_json_and_fails_other_special_keys() {
-    let (_dir, db) = embedded();
+fn status_json_is_answered_and_other_special_keys_fail() {
+    let (_dir, db) = on_db();
     let status = stdout(db().args(["-q", "0xffff2f7374617475732f6a736f6e=<str[raw]>"]));
     let (key, value) = status.trim_end().split_once('=').unwrap();
     assert_eq!(key, "0xffff2f7374617475732f6a736f6e");

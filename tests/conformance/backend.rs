@@ -177,15 +177,6 @@ impl Backend {
         self.scope.is_some()
     }
 
-    /// Whether the database is a cluster's whole keyspace. The suite runs
-    /// that backend on fql's own libfdb_c, which keeps rules of its own
-    /// for the keys from `0xff` on: its system keyspace reads as empty and
-    /// refuses writes, and it answers two special keys itself and no
-    /// other (fdb-c/src/transaction/reads.rs).
-    pub fn is_whole_cluster(&self) -> bool {
-        self._whole.is_some()
-    }
-
     /// Another handle on the same data, as a second client would have.
     pub fn reopen(&self) -> Arc<dyn Database> {
         (self.reopen)()

@@ -1068,11 +1068,9 @@ const SYSTEM_KEY: &[u8] = b"\xff\x02/fql-conformance/key";
 
 /// The system keys, from `0xff` to the special keys at `0xffff`: closed
 /// to a transaction without `read_system_keys` or `access_system_keys`,
-/// readable with either, writable with the second only. A view of a
-/// directory's keys, as a tenant, has none: it refuses them whatever the
-/// options. A whole cluster's keyspace is read through fql's libfdb_c,
-/// whose rules for these keys are its own (see
-/// [`Backend::is_whole_cluster`]): only the refusals are checked there.
+/// readable with either, writable with the second only, by sets, atomic
+/// operations and clears alike. A view of a directory's keys, as a
+/// tenant, has none: it refuses them whatever the options.
 pub fn system_keys_need_their_options(db: &Backend) {
     let mut tx = db.create_trx().unwrap();
     assert_eq!(tx.get(SYSTEM_KEY, false), outside());
@@ -1086,9 +1084,6 @@ pub fn system_keys_need_their_options(db: &Backend) {
         assert_eq!(tx.get(SYSTEM_KEY, false), outside());
         return;
     }
-    if db.is_whole_cluster() {
-        return;
-    }
     let mut tx = db.create_trx().unwrap();
     tx.set_option(TransactionOption::ReadSystemKeys).unwrap();
     assert_eq!(tx.get(SYSTEM_KEY, false), Ok(None));
@@ -1100,48 +1095,50 @@ pub fn system_keys_need_their_options(db: &Backend) {
     let mut tx = db.create_trx().unwrap();
     tx.set_option(TransactionOption::AccessSystemKeys).unwrap();
     assert_eq!(tx.set(b"\xff\xff/fql", b"v"), outside(), "a special key");
+    let counter = [SYSTEM_KEY, b"/n"].concat();
     db.run(|tx, _| {
         tx.set_option(TransactionOption::AccessSystemKeys)?;
-        tx.set(SYSTEM_KEY, b"v")
+        tx.set(SYSTEM_KEY, b"v")?;
+        tx.atomic_op(&counter, &2i64.to_le_bytes(), MutationType::Add)
     })
     .unwrap();
     let read = db.run(|tx, _| {
         tx.set_option(TransactionOption::ReadSystemKeys)?;
-        let whole = RangeOption::new(SYSTEM_KEY, kv::key_after(SYSTEM_KEY));
+        let whole = RangeOption::new(SYSTEM_KEY, kv::key_after(&counter));
         Ok::<_, Error>((
             tx.get(SYSTEM_KEY, false)?,
+            tx.get(&counter, false)?,
             kv::collect_range(tx, &whole, false)?,
         ))
     });
-    let (value, rows) = read.unwrap();
+    let (value, count, rows) = read.unwrap();
     assert_eq!(value.as_deref(), Some(&b"v"[..]));
-    assert_eq!(keys(&rows), vec![SYSTEM_KEY.to_vec()]);
+    assert_eq!(count, Some(2i64.to_le_bytes().to_vec()));
+    assert_eq!(keys(&rows), vec![SYSTEM_KEY.to_vec(), counter.clone()]);
     db.run(|tx, _| {
         tx.set_option(TransactionOption::AccessSystemKeys)?;
-        tx.clear(SYSTEM_KEY)
+        tx.clear(SYSTEM_KEY)?;
+        tx.clear_range(&counter, &kv::key_after(&counter))
     })
     .unwrap();
     let gone = db.run(|tx, _| {
         tx.set_option(TransactionOption::ReadSystemKeys)?;
-        tx.get(SYSTEM_KEY, false)
+        let whole = RangeOption::new(SYSTEM_KEY, kv::key_after(&counter));
+        kv::collect_range(tx, &whole, false)
     });
-    assert_eq!(gone, Ok(None));
+    assert_eq!(gone.map(|rows| rows.len()), Ok(0));
 }
 
 /// The special keys need no option to read. `\xff\xff/status/json` holds
 /// a JSON document with the client's view; a key no module of the client
 /// answers fails with `special_keys_no_module_found`, and a range that
 /// reaches from one module into another with
-/// `special_keys_cross_module_read`. Not on a whole cluster's keyspace,
-/// read through fql's libfdb_c (see [`Backend::is_whole_cluster`]).
+/// `special_keys_cross_module_read`.
 pub fn special_keys_answer_status_json_and_fail_the_rest(db: &Backend) {
     if db.is_scoped() {
         let mut tx = db.create_trx().unwrap();
         let refused = tx.get(b"\xff\xff/status/json", false);
         assert_eq!(refused, Err(Error::KeyOutsideLegalRange));
-        return;
-    }
-    if db.is_whole_cluster() {
         return;
     }
     let mut tx = db.create_trx().unwrap();
@@ -1151,6 +1148,13 @@ pub fn special_keys_answer_status_json_and_fail_the_rest(db: &Backend) {
     assert!(status["cluster"].is_object());
     let code = |r: R<Option<Vec<u8>>>| r.unwrap_err().code();
     assert_eq!(code(tx.get(b"\xff\xff/no_such_module", false)), 2113);
+    let json = &b"\xff\xff/status/json"[..];
+    let module = RangeOption::new(json, kv::key_after(json));
+    let rows = tx.get_range(&module, 1, false).unwrap().kvs;
+    assert_eq!(keys(&rows), vec![json.to_vec()]);
+    let elsewhere = RangeOption::new(&b"\xff\xff/metrics/"[..], &b"\xff\xff/metrics0"[..]);
+    let elsewhere = tx.get_range(&elsewhere, 1, false).map(|_| None);
+    assert_eq!(code(elsewhere), 2113);
     let across = RangeOption::new(&b"\xff\xff/status/"[..], &b"\xff\xff/status0"[..]);
     let across = tx.get_range(&across, 1, false).map(|_| None);
     assert_eq!(code(across), 2112);

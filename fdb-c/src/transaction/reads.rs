@@ -1,18 +1,19 @@
 //! Reads: `get`, `get_key`, `get_range`, `watch`, and the estimates FDB
 //! derives from its shards (size, split points, storage addresses).
 //!
-//! Keys follow FDB's ranges: user keys lie below `\xff`; with
-//! `read_system_keys` reads reach `\xff\xff` and the system keyspace reads
-//! as empty, since the store holds none; `\xff/metadataVersion` may be
-//! read by anyone. The special keyspace `\xff\xff` answers
-//! `\xff\xff/cluster_file_path` and `\xff\xff/connection_string`; its other
-//! modules are `unsupported_operation`.
+//! Keys follow FDB's ranges, which the library checks itself: user keys
+//! lie below `\xff`; `read_system_keys` (or `access_system_keys`) opens
+//! the system keys up to `\xff\xff`, which the store holds as any other
+//! once the same option opens them there; `\xff/metadataVersion` may be
+//! read by anyone. The special keyspace is answered apart (see
+//! `special`), with no option needed.
 
 use std::ffi::CString;
 use std::sync::Arc;
 
-use fql::kv::{KeyValue, RangeOption, StreamingMode};
+use fql::kv::{KeyValue, RangeOption, StreamingMode, TransactionOption};
 
+use super::special::{self, SPECIAL};
 use super::{State, Tx};
 use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE, KEY_TOO_LARGE,
@@ -20,13 +21,13 @@ use crate::errors::{
 };
 use crate::future::{Future, KeyValues, Keys, Strings, Value};
 use crate::range::{self, Raw};
-use crate::selector::{Selector, USER_END};
+use crate::selector::Selector;
 use crate::watch;
 
 /// The key FDB lets every transaction read although it is a system key.
 const METADATA_VERSION_KEY: &[u8] = b"\xff/metadataVersion";
-/// The special keyspace.
-const SPECIAL: &[u8] = b"\xff\xff";
+/// Where the system keys begin.
+const SYSTEM: &[u8] = b"\xff";
 /// FDB's longest key.
 const KEY_SIZE_LIMIT: usize = 10_000;
 
@@ -36,13 +37,14 @@ fn read_cost(bytes: usize) -> i64 {
 }
 
 impl State {
-    /// A special key's value, for the few the library knows.
-    fn special(&self, db: &crate::database::Db, key: &[u8]) -> Result<Option<Vec<u8>>, Code> {
-        match key {
-            b"\xff\xff/cluster_file_path" => Ok(crate::database::cluster_file_path(db)
-                .map(|p| p.to_string_lossy().into_owned().into_bytes())),
-            b"\xff\xff/connection_string" => Ok(Some(db.connection_string.clone().into_bytes())),
-            _ => Err(UNSUPPORTED_OPERATION),
+    /// Lets `\xff/metadataVersion` through the store's gate for a
+    /// transaction without `read_system_keys`. The store opens its system
+    /// keys to reads as a whole; the library checks every read against
+    /// FDB's ranges before the store sees it, so this key is the only one
+    /// that gets through.
+    fn open_metadata_version(&mut self) {
+        if !self.options.read_system_keys {
+            let _ = self.inner.set_option(TransactionOption::ReadSystemKeys);
         }
     }
 
@@ -59,17 +61,20 @@ impl State {
 impl Tx {
     /// `fdb_transaction_get`.
     pub fn get(&self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>, Code> {
-        let mut st = self.lock();
-        if key.starts_with(SPECIAL) && st.deferred.is_none() {
-            return st.special(&self.db, key);
+        if special::holds_key(key) && self.lock().deferred.is_none() {
+            return self.special_get(key);
         }
+        let mut st = self.lock();
         st.readable()?;
         if key >= st.max_read_key() && key != METADATA_VERSION_KEY {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }
-        // No stored key is longer, and no system key is stored.
-        if key.len() > KEY_SIZE_LIMIT || key >= USER_END {
+        // No stored key is longer.
+        if key.len() > KEY_SIZE_LIMIT {
             return Ok(None);
+        }
+        if key == METADATA_VERSION_KEY {
+            st.open_metadata_version();
         }
         let value = st
             .inner
@@ -103,10 +108,10 @@ impl Tx {
         snapshot: bool,
         reverse: bool,
     ) -> Result<(Vec<KeyValue>, bool), Code> {
-        let mut st = self.lock();
-        if begin.given.starts_with(SPECIAL) && st.deferred.is_none() {
-            return Err(UNSUPPORTED_OPERATION);
+        if special::holds_range(&begin.given, &end.given) && self.lock().deferred.is_none() {
+            return self.special_range(&begin, &end, limits, reverse);
         }
+        let mut st = self.lock();
         st.readable()?;
         let max = st.max_read_key();
         if begin.given.as_slice() > max || end.given.as_slice() > max {
@@ -124,8 +129,6 @@ impl Tx {
             Some(k) => k.to_vec(),
             None => end.resolve(&mut *st.inner, snapshot, max)?,
         };
-        // The system keyspace holds nothing.
-        let e = e.as_slice().min(USER_END).to_vec();
         if b >= e {
             return Ok((Vec::new(), false));
         }
@@ -145,9 +148,8 @@ impl Tx {
         if key.len() > KEY_SIZE_LIMIT {
             return Err(KEY_TOO_LARGE);
         }
-        // A system key never changes in the store: such a watch would
-        // never fire.
-        if key >= USER_END {
+        // The store watches no system key.
+        if key >= SYSTEM {
             return Err(UNSUPPORTED_OPERATION);
         }
         if !self.db.watch_allowed() {
@@ -171,7 +173,6 @@ impl Tx {
         if begin > st.max_read_key() || end > st.max_read_key() {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }
-        let end = end.min(USER_END);
         if begin >= end {
             return Ok(());
         }

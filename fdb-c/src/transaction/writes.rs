@@ -3,9 +3,11 @@
 //! transaction's next future, as FDB's are.
 //!
 //! User keys lie below `\xff`. With `access_system_keys` a write may name
-//! a system key, but the store holds none and cannot: such a write is
-//! `unsupported_operation`; a clear reaching into the system keyspace
-//! clears the user keys in it and nothing else, as there is nothing else.
+//! any key up to the special keys at `\xff\xff`, and goes to the store,
+//! which holds system keys as any other once the same option opens them.
+//! `\xff/metadataVersion` is FDB's to keep: a client may not set it, nor
+//! change it with any atomic operation but a versionstamped value, which
+//! the store does not keep for it (`unsupported_operation`).
 
 use fql::kv::{ConflictRangeType, MutationType};
 
@@ -14,7 +16,6 @@ use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVALID_MUTATION_TYPE, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
     UNSUPPORTED_OPERATION,
 };
-use crate::selector::USER_END;
 
 /// The system key clients change only through a versionstamped value.
 const METADATA_VERSION_KEY: &[u8] = b"\xff/metadataVersion";
@@ -57,9 +58,6 @@ impl State {
         if key >= self.max_write_key() {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }
-        if key >= USER_END {
-            return Err(UNSUPPORTED_OPERATION);
-        }
         Ok(())
     }
 
@@ -96,9 +94,6 @@ impl State {
         if key >= self.max_write_key() {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }
-        if key >= USER_END {
-            return Ok(());
-        }
         self.inner.clear(key).map_err(|e| crate::errors::of(&e))?;
         self.count_write(2 * key.len() + 1, 2 * key.len() + 1, 4096);
         Ok(())
@@ -112,7 +107,6 @@ impl State {
         if begin > max || end > max {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }
-        let end = end.min(USER_END);
         if begin >= end {
             return Ok(());
         }
@@ -135,9 +129,6 @@ impl State {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }
         let op = op.ok_or(INVALID_MUTATION_TYPE)?;
-        if key >= USER_END {
-            return Err(UNSUPPORTED_OPERATION);
-        }
         self.inner
             .atomic_op(key, param, op)
             .map_err(|e| crate::errors::of(&e))?;
@@ -159,7 +150,6 @@ impl State {
         if begin > max || end > max {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }
-        let end = end.min(USER_END);
         if begin >= end {
             return Ok(());
         }

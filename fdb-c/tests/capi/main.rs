@@ -6,6 +6,7 @@ mod support;
 mod futures;
 mod options;
 mod ranges;
+mod system;
 mod transactions;
 mod unsupported;
 mod watches;

@@ -196,24 +196,6 @@ fn size_limit_fails_the_commit_and_only_the_commit() {
 }
 
 #[test]
-fn system_keys_are_refused_without_the_option_and_empty_with_it() {
-    let db = Db::new();
-    let tx = db.tx();
-    assert_eq!(tx.get(b"\xff/coordinators").value(), Err(2004));
-    assert_eq!(tx.get(b"\xff/metadataVersion").value(), Ok(None));
-    assert_eq!(tx.option(302, None), 0);
-    assert_eq!(tx.get(b"\xff/coordinators").value(), Ok(None));
-    assert_eq!(
-        tx.get_key(b"\xff/x", false, 1).key(),
-        Ok(b"\xff\xff".to_vec())
-    );
-    let tx = db.tx();
-    assert_eq!(tx.option(301, None), 0);
-    tx.set(b"\xff/x", b"1");
-    assert_eq!(tx.commit().wait_error(), 2108);
-}
-
-#[test]
 fn null_and_negative_lengths_are_invalid_operations() {
     let db = Db::new();
     let tx = db.tx();

@@ -398,7 +398,8 @@ impl Transaction for EmbeddedTx {
 
     fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
         let conflict = self.take_conflict();
-        let admitted = Write::atomic(key, param, op, conflict).and_then(|w| self.admit(w));
+        let admitted =
+            Write::atomic(key, param, op, conflict, self.system).and_then(|w| self.admit(w));
         self.doom_on_error(admitted)?;
         if op == MutationType::SetVersionstampedKey {
             // The key is known at commit, which adds its conflict range
@@ -424,7 +425,8 @@ impl Transaction for EmbeddedTx {
         ty: ConflictRangeType,
     ) -> Result<()> {
         self.usable()?;
-        self.system.check_clear(begin, end)?;
+        let read = ty == ConflictRangeType::Read;
+        self.system.check_conflict(begin, end, read)?;
         match ty {
             ConflictRangeType::Read => self.reads.insert(begin, end),
             ConflictRangeType::Write => {

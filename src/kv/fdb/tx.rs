@@ -247,7 +247,7 @@ impl Transaction for FdbTx {
 
     fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
         let conflict = self.take_conflict();
-        let write = Write::atomic(key, param, op, conflict);
+        let write = Write::atomic(key, param, op, conflict, self.system);
         self.write(write, |tx| tx.atomic_op(key, param, mutation(op)))
     }
 
@@ -257,7 +257,8 @@ impl Transaction for FdbTx {
         end: &[u8],
         ty: ConflictRangeType,
     ) -> Result<()> {
-        self.system.check_clear(begin, end)?;
+        let read = ty == ConflictRangeType::Read;
+        self.system.check_conflict(begin, end, read)?;
         let fdb_ty = match ty {
             ConflictRangeType::Read => options::ConflictRangeType::Read,
             ConflictRangeType::Write => options::ConflictRangeType::Write,

@@ -248,6 +248,18 @@ impl Tx {
         unsafe { fdb_transaction_clear(self.0, key.as_ptr(), key.len() as c_int) }
     }
 
+    pub fn clear_range(&self, b: &[u8], e: &[u8]) {
+        unsafe {
+            fdb_transaction_clear_range(
+                self.0,
+                b.as_ptr(),
+                b.len() as c_int,
+                e.as_ptr(),
+                e.len() as c_int,
+            )
+        }
+    }
+
     pub fn atomic(&self, key: &[u8], param: &[u8], op: c_int) {
         unsafe {
             fdb_transaction_atomic_op(

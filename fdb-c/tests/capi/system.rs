@@ -1,0 +1,142 @@
+//! The keys from `\xff` on: the system keys, which FDB's options open to
+//! reads and writes, and the special keys, which the library and the
+//! store answer as FDB's client does.
+
+use crate::support::{Db, Row, Tx, WANT_ALL, int};
+
+/// `read_system_keys` and `access_system_keys`.
+const READ_SYSTEM_KEYS: i32 = 302;
+const ACCESS_SYSTEM_KEYS: i32 = 301;
+
+fn keys(rows: Result<(Vec<Row>, bool), i32>) -> Vec<Vec<u8>> {
+    rows.unwrap().0.into_iter().map(|(k, _)| k).collect()
+}
+
+fn reader(db: &Db) -> Tx {
+    let tx = db.tx();
+    assert_eq!(tx.option(READ_SYSTEM_KEYS, None), 0);
+    tx
+}
+
+#[test]
+fn system_keys_are_refused_without_their_options() {
+    let db = Db::new();
+    let tx = db.tx();
+    assert_eq!(tx.get(b"\xff/fql").value(), Err(2004));
+    assert_eq!(
+        tx.range(b"\xff", b"\xff\xff", 0, WANT_ALL, false).rows(),
+        Err(2004)
+    );
+    tx.set(b"\xff/fql", b"1");
+    assert_eq!(tx.commit().wait_error(), 2004);
+    let tx = reader(&db);
+    assert_eq!(tx.get(b"\xff/fql").value(), Ok(None));
+    tx.set(b"\xff/fql", b"1");
+    assert_eq!(tx.commit().wait_error(), 2004, "reading is not writing");
+    let tx = db.tx();
+    assert_eq!(tx.option(ACCESS_SYSTEM_KEYS, None), 0);
+    tx.set(b"\xff\xff/fql", b"1");
+    assert_eq!(tx.commit().wait_error(), 2004, "a special key");
+}
+
+#[test]
+fn system_keys_are_written_and_read_with_their_options() {
+    let db = Db::new();
+    db.write(|tx| {
+        assert_eq!(tx.option(ACCESS_SYSTEM_KEYS, None), 0);
+        tx.set(b"\xff/fql/a", b"1");
+        tx.atomic(b"\xff/fql/n", &int(2), 2);
+        tx.set(b"\xff/fql/z", b"z");
+        tx.set(b"user", b"u");
+    });
+    let tx = reader(&db);
+    assert_eq!(tx.get(b"\xff/fql/a").value(), Ok(Some(b"1".to_vec())));
+    assert_eq!(tx.get(b"\xff/fql/n").value(), Ok(Some(int(2))));
+    let all = tx.range(b"\xff", b"\xff\xff", 0, WANT_ALL, false).rows();
+    let system: Vec<Vec<u8>> = [&b"\xff/fql/a"[..], b"\xff/fql/n", b"\xff/fql/z"]
+        .map(<[u8]>::to_vec)
+        .to_vec();
+    assert_eq!(keys(all), system);
+    let back = tx.range(b"", b"\xff\xff", 2, WANT_ALL, true).rows();
+    assert_eq!(keys(back), vec![system[2].clone(), system[1].clone()]);
+    assert_eq!(
+        tx.get_key(b"\xff/fql/a", true, 1).key(),
+        Ok(system[1].clone())
+    );
+    assert_eq!(
+        tx.get_key(b"\xff/fql/a", false, 0).key(),
+        Ok(b"user".to_vec())
+    );
+    assert_eq!(
+        tx.get_key(b"\xff/fql/z", true, 1).key(),
+        Ok(b"\xff\xff".to_vec())
+    );
+    db.write(|tx| {
+        assert_eq!(tx.option(ACCESS_SYSTEM_KEYS, None), 0);
+        tx.clear(b"\xff/fql/a");
+        tx.clear_range(b"\xff/fql/m", b"\xff/fql/o");
+    });
+    let tx = reader(&db);
+    let left = tx.range(b"\xff", b"\xff\xff", 0, WANT_ALL, false).rows();
+    assert_eq!(keys(left), vec![system[2].clone()]);
+}
+
+/// `\xff/metadataVersion` is read by anyone and written by no client
+/// through the library.
+#[test]
+fn the_metadata_version_is_readable_without_options() {
+    let db = Db::new();
+    let tx = db.tx();
+    assert_eq!(tx.get(b"\xff/metadataVersion").value(), Ok(None));
+    assert_eq!(tx.get(b"\xff/metadataVersio").value(), Err(2004));
+    let tx = db.tx();
+    assert_eq!(tx.option(ACCESS_SYSTEM_KEYS, None), 0);
+    tx.set(b"\xff/metadataVersion", b"1");
+    assert_eq!(tx.commit().wait_error(), 2000);
+}
+
+#[test]
+fn special_keys_are_answered_by_the_library_or_the_store() {
+    let db = Db::new();
+    let tx = db.tx();
+    let line = tx
+        .get(b"\xff\xff/connection_string")
+        .value()
+        .unwrap()
+        .unwrap();
+    assert!(line.starts_with(b"fql:embedded@"));
+    let status = tx.get(b"\xff\xff/status/json").value().unwrap().unwrap();
+    let status: serde_json::Value = serde_json::from_slice(&status).unwrap();
+    assert!(status["cluster"].is_object());
+    assert_eq!(tx.get(b"\xff\xff/no_such_module").value(), Err(2113));
+    assert_eq!(tx.get(b"\xff\xff\xff").value(), Err(2004));
+    let range = |b: &[u8], e: &[u8]| tx.range(b, e, 0, WANT_ALL, false).rows();
+    let json = range(b"\xff\xff/status/json", b"\xff\xff/status/json\x00");
+    assert_eq!(keys(json), vec![b"\xff\xff/status/json".to_vec()]);
+    let string = range(
+        b"\xff\xff/connection_string",
+        b"\xff\xff/connection_string\x00",
+    );
+    assert_eq!(
+        string,
+        Ok((vec![(b"\xff\xff/connection_string".to_vec(), line)], false))
+    );
+    assert_eq!(range(b"\xff\xff/status/", b"\xff\xff/status0"), Err(2112));
+    assert_eq!(
+        range(b"\xff\xff/a", b"\xff\xff/connection_string\x00"),
+        Err(2112)
+    );
+    assert_eq!(
+        range(
+            b"\xff\xff/worker_interfaces/",
+            b"\xff\xff/worker_interfaces0"
+        ),
+        Err(2113)
+    );
+    // first_greater_than of the key is the module's end: one row.
+    let key = &b"\xff\xff/connection_string"[..];
+    let sel = tx.range_sel((key, false, 1), (key, true, 1), 0, 0, WANT_ALL, 1, false);
+    assert_eq!(keys(sel.rows()), vec![key.to_vec()]);
+    let none = tx.range_sel((key, false, 1), (key, true, 1), -5, 0, WANT_ALL, 1, false);
+    assert_eq!(none.rows(), Err(2012));
+}
