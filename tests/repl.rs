@@ -434,6 +434,9 @@ fn validate_and_infer_follow_the_current_root() {
     p.exp_string("fql /t/a> ").unwrap();
     p.send_line("\\cd ../b").unwrap();
     p.exp_string("fql /t/b> ").unwrap();
+    p.send_line("\\ls").unwrap();
+    p.exp_string("/t/b/v").expect("alone, the current root's");
+    p.exp_string("fql /t/b> ").unwrap();
     p.send_line(&format!("\\validate {}", schema.display()))
         .unwrap();
     p.exp_string("/t/b/v(\"two\")=\"2\" % element 1: expected int")

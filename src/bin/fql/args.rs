@@ -303,8 +303,9 @@ pub struct InferArgs {
     /// (`./users`, `../other`, `.`).
     pub dir: String,
 
-    /// The directory relative paths start from, as for `fql run`. With it,
-    /// or with a relative DIR, the patterns print relative to the root
+    /// The directory relative paths start from, as for `fql run`. With a
+    /// root other than `/`, or a relative DIR, the patterns print relative
+    /// to the root
     /// (`./users(<int>)=<str>`), a schema for `fql validate --root`;
     /// otherwise they print absolute.
     #[arg(long, value_name = "DIR")]

@@ -241,7 +241,6 @@ impl Repl {
     /// `\infer [PATH]`: the shapes of the data in PATH, as `fql infer`
     /// prints them, relative to the current root by the same rule.
     fn infer(&mut self, arg: &str) {
-        let arg = if arg.is_empty() { "." } else { arg };
         let Some(dir) = self.directory("infer", arg) else {
             return;
         };
@@ -267,7 +266,8 @@ impl Repl {
     /// The directory `\cd` or `\ls` names from the current root, or
     /// `None` after showing why there is none.
     fn directory(&self, command: &str, arg: &str) -> Option<Root> {
-        let text = path::spelled(arg);
+        // No argument: the current root itself.
+        let text = path::spelled(if arg.is_empty() { "." } else { arg });
         let settings = &self.session.settings;
         match settings.root.change(&text) {
             Ok(dir) => Some(dir),
