@@ -8,7 +8,7 @@ mod validate;
 
 pub use infer::{Shape, infer};
 pub use pattern::Pattern;
-pub use validate::{Summary, Violation, validate};
+pub use validate::{Summary, Violation, validate, validate_in};
 
 /// Why a schema could not be checked.
 #[derive(Debug, thiserror::Error)]

@@ -413,6 +413,45 @@ fn validate_checks_the_data_against_a_schema() {
     quit(p);
 }
 
+/// `\validate` and `\infer` read relative paths from the current root,
+/// as queries do: one relative schema checks each directory `\cd` goes to.
+#[test]
+fn validate_and_infer_follow_the_current_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/t/a/v(1)=\"one\"");
+    query(&db, "/t/b/v(\"two\")=\"2\"");
+    let schema = dir.path().join("v.fql");
+    std::fs::write(&schema, "./v(<int>)=<str>\n").unwrap();
+    let mut p = spawn_at(&db, &["--root", "/t/a"]);
+    p.exp_string("fql /t/a> ").unwrap();
+    p.send_line(&format!("\\validate {}", schema.display()))
+        .unwrap();
+    p.exp_string("1 key in 1 directory, 0 violations").unwrap();
+    p.exp_string("fql /t/a> ").unwrap();
+    p.send_line("\\infer v").unwrap();
+    p.exp_string("./v(<int>)=<str> % 1 key").unwrap();
+    p.exp_string("fql /t/a> ").unwrap();
+    p.send_line("\\cd ../b").unwrap();
+    p.exp_string("fql /t/b> ").unwrap();
+    p.send_line("\\ls").unwrap();
+    p.exp_string("/t/b/v").expect("alone, the current root's");
+    p.exp_string("fql /t/b> ").unwrap();
+    p.send_line(&format!("\\validate {}", schema.display()))
+        .unwrap();
+    p.exp_string("/t/b/v(\"two\")=\"2\" % element 1: expected int")
+        .unwrap();
+    p.exp_string("1 key in 1 directory, 1 violation").unwrap();
+    p.exp_string("fql /t/b> ").unwrap();
+    p.send_line("\\infer ../a/v").unwrap();
+    p.exp_string("../a/v(<int>)=<str> % 1 key").unwrap();
+    p.exp_string("fql /t/b> ").unwrap();
+    p.send_line("\\infer ../../..").unwrap();
+    p.exp_string("fql::above_root").unwrap();
+    p.exp_string("fql /t/b> ").unwrap();
+    quit(p);
+}
+
 #[test]
 fn a_long_read_shows_progress_on_a_terminal() {
     let dir = tempfile::tempdir().unwrap();

@@ -138,6 +138,22 @@ impl Root {
         Ok(self.0[..self.0.len() - up].to_vec())
     }
 
+    /// The path `path` (names, top first) as a relative path from this
+    /// root, the inverse of [`Root::change`]: `./users` below it, `..`
+    /// or `../other` beside or above it, `.` for the root itself.
+    pub fn relative(&self, path: &[String]) -> String {
+        let common = self.0.iter().zip(path).take_while(|(a, b)| a == b).count();
+        let up = self.0.len() - common;
+        let mut out = match up {
+            0 => ".".to_string(),
+            n => vec![".."; n].join("/"),
+        };
+        if common < path.len() {
+            out.push_str(&crate::directory::show(&path[common..]));
+        }
+        out
+    }
+
     /// Makes a relative `dir` absolute, under this root. A path that
     /// climbs above `/`, or that names `/` itself where a directory is
     /// needed, is an error.
@@ -214,6 +230,26 @@ mod tests {
         assert_eq!(code(app.change("/a(")), "fql::unclosed");
         assert_eq!(code(app.change("/a/./b")), "fql::invalid_name");
         assert_eq!(code(app.change("")), "fql::bad_root");
+    }
+
+    /// A path written relative to a root and read back from it is the
+    /// same path.
+    #[test]
+    fn relative_paths_read_back_as_written() {
+        let app = root("/app/tests");
+        for (path, text) in [
+            ("/app/tests/users", "./users"),
+            ("/app/tests/a/b", "./a/b"),
+            ("/app/tests", "."),
+            ("/app", ".."),
+            ("/app/other", "../other"),
+            ("/x/\"y z\"", "../../x/\"y z\""),
+        ] {
+            let names = root(path).names().to_vec();
+            assert_eq!(app.relative(&names), text, "{path}");
+            assert_eq!(app.change(text).unwrap().names(), names, "{text}");
+        }
+        assert_eq!(Root::default().relative(&["a".into()]), "./a");
     }
 
     /// The `..` that climbs too far is the one pointed at.

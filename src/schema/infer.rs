@@ -9,6 +9,7 @@ use crate::directory::{DirectoryLayer, show};
 use crate::kv::{
     Database, DatabaseExt, RangeCursor, RangeOption, RetryOptions, Transaction, read_resuming,
 };
+use crate::plan::Root;
 use crate::syntax::ast::{Elem, ElemKind, Type};
 
 use super::Error;
@@ -52,11 +53,19 @@ impl Shape {
     }
 }
 
-/// `/users(<int>,<str>)=<str|nil>`, a pattern that matches every
-/// key-value of the shape.
-impl fmt::Display for Shape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&show(&self.path))?;
+impl Shape {
+    /// The pattern with its path relative to `root` (`./users(<int>)=<str>`,
+    /// `../other(...)`), so that the schema it makes checks the same data
+    /// when validated under that root, and any other data under another.
+    pub fn relative_to(&self, root: &Root) -> String {
+        let mut out = root.relative(&self.path);
+        self.write_rest(&mut out)
+            .expect("writing to a String cannot fail");
+        out
+    }
+
+    /// The pattern after its path: `(<int>)=<str>`.
+    fn write_rest(&self, f: &mut impl fmt::Write) -> fmt::Result {
         f.write_str("(")?;
         let mut parts: Vec<String> = Vec::new();
         if let Some(tag) = &self.tag {
@@ -65,6 +74,15 @@ impl fmt::Display for Shape {
         parts.extend(self.key.iter().map(hole));
         f.write_str(&parts.join(","))?;
         write!(f, ")={}", hole(&self.value))
+    }
+}
+
+/// `/users(<int>,<str>)=<str|nil>`, a pattern that matches every
+/// key-value of the shape.
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&show(&self.path))?;
+        self.write_rest(f)
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use crate::codec;
 use crate::directory::{DirectoryLayer, show};
 use crate::kv::{Database, DatabaseExt, RangeCursor, RangeOption, RetryOptions, Transaction};
+use crate::plan::Root;
 use crate::syntax::ast::{Elem, Kind, Query};
 use crate::syntax::counted;
 
@@ -65,7 +66,7 @@ impl Summary {
 /// `params`, reporting each violation to `report`, and stopping after
 /// `max_violations` of them. `retry` bounds each transaction, and each
 /// read of the scan, as the caller's other transactions are bounded
-/// (`fql --timeout`).
+/// (`fql --timeout`). The schema's relative paths start at `/`.
 pub fn validate(
     db: &dyn Database,
     retry: RetryOptions,
@@ -74,8 +75,24 @@ pub fn validate(
     max_violations: Option<u64>,
     report: &mut dyn FnMut(&Violation),
 ) -> Result<Summary, Error> {
+    let root = Root::default();
+    validate_in(db, retry, source, params, &root, max_violations, report)
+}
+
+/// [`validate`], with the schema's relative paths (`./users`) under
+/// `root`, so that one schema checks any tenant's or test's directory as
+/// a script run there reads it.
+pub fn validate_in(
+    db: &dyn Database,
+    retry: RetryOptions,
+    source: &str,
+    params: &std::collections::HashMap<String, Elem<'static>>,
+    root: &Root,
+    max_violations: Option<u64>,
+    report: &mut dyn FnMut(&Violation),
+) -> Result<Summary, Error> {
     let script = crate::check::load(source).map_err(Error::Invalid)?;
-    let plan = crate::plan::plan(&script, params).map_err(Error::Plan)?;
+    let plan = crate::plan::plan_in(&script, params, root).map_err(Error::Plan)?;
     let mut patterns = Vec::new();
     for step in &plan.steps {
         if !matches!(step.kind, Kind::Read | Kind::ReadRange) {

@@ -116,3 +116,141 @@ fn explain_shows_the_resolved_path_and_fmt_keeps_the_written_one() {
         .assert()
         .success();
 }
+
+/// Two tenants: `acme`'s users are keyed by ints, `beta` has one keyed by
+/// a string, and both share `/tenants/config`.
+fn tenants() -> (tempfile::TempDir, impl Fn() -> assert_cmd::Command) {
+    let (dir, db) = on_db();
+    db().args(["-w", "-q"])
+        .arg(
+            "/tenants/acme/users(1)=\"ann\"\n/tenants/acme/users(2)=\"bob\"\n\
+             /tenants/beta/users(1)=\"cy\"\n/tenants/beta/users(\"two\")=\"dee\"\n\
+             /tenants/config(\"version\")=3",
+        )
+        .assert()
+        .success();
+    (dir, db)
+}
+
+#[test]
+fn one_relative_schema_validates_each_root_given() {
+    let (dir, db) = tenants();
+    let schema = dir.path().join("tenant.fql");
+    std::fs::write(
+        &schema,
+        "./users(<id:int>)=<str>\n../config(\"version\")=<int>\n",
+    )
+    .unwrap();
+    let (out, err) = outputs(
+        db().arg("validate")
+            .arg(&schema)
+            .args(["--root", "/tenants/acme"]),
+        0,
+    );
+    assert_eq!(out, "");
+    assert!(
+        err.starts_with("3 keys in 2 directories, 0 violations"),
+        "{err}"
+    );
+    // The summary names the patterns as they resolved.
+    assert!(
+        err.contains("2  /tenants/acme/users(<id:int>)=<str>"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1  /tenants/config(\"version\")=<int>"),
+        "{err}"
+    );
+    // The same file under the other tenant, `--root` before the command.
+    let (out, err) = outputs(
+        db().args(["--root", "/tenants/beta", "validate"])
+            .arg(&schema),
+        1,
+    );
+    assert_eq!(
+        out,
+        "/tenants/beta/users(\"two\")=\"dee\" % element 1: expected int, found str \"two\"\n"
+    );
+    assert!(err.contains("1 violation"), "{err}");
+    // `..` above the root is the planner's error, before any read; without
+    // `--root` the root is `/`.
+    for root in [&["--root", "/"][..], &[]] {
+        let err = stderr(db().arg("validate").arg(&schema).args(root), 3);
+        assert!(err.contains("fql::above_root"), "{err}");
+    }
+}
+
+#[test]
+fn validate_and_infer_refuse_a_bad_root_as_run_does() {
+    let (dir, db) = tenants();
+    let schema = dir.path().join("s.fql");
+    std::fs::write(&schema, "./users(<int>)=<str>\n").unwrap();
+    for root in ["/tenants/<>", "tenants", ".."] {
+        let err = stderr(db().arg("validate").arg(&schema).args(["--root", root]), 2);
+        assert!(err.contains("--root:1:"), "{root}: {err}");
+        let err = stderr(db().args(["infer", "./users", "--root", root]), 2);
+        assert!(err.contains("--root:1:"), "{root}: {err}");
+    }
+    let err = stderr(
+        db().arg("validate").arg(&schema).args(["--root", "/a(1)"]),
+        2,
+    );
+    assert!(err.contains("fql::bad_root"), "{err}");
+    // DIR is read by the same rule, and must name a directory.
+    for (arg, code) in [
+        ("users", "fql::bad_root"),
+        ("/tenants/<>", "fql::bad_root"),
+        ("../..", "fql::above_root"),
+        ("..", "fql::top_path"),
+    ] {
+        let err = stderr(db().args(["infer", arg, "--root", "/tenants"]), 2);
+        assert!(err.contains("DIR:1:"), "{arg}: {err}");
+        assert!(err.contains(code), "{arg}: {err}");
+    }
+}
+
+#[test]
+fn infer_under_a_root_writes_a_schema_for_validate_under_it() {
+    let (dir, db) = tenants();
+    // Absolute DIR and no root: absolute patterns, as before.
+    let absolute = stdout(db().args(["infer", "/tenants/acme/users"]));
+    assert_eq!(absolute, "/tenants/acme/users(<int>)=<str> % 2 keys\n");
+    // With a root, or a relative DIR, the patterns are relative to it.
+    let inferred = stdout(db().args(["infer", ".", "--root", "/tenants/acme", "--depth", "1"]));
+    assert_eq!(inferred, "./users(<int>)=<str> % 2 keys\n");
+    let beside = stdout(db().args(["--root", "/tenants/acme", "infer", "../config"]));
+    assert_eq!(beside, "../config(\"version\")=<int> % 1 key\n");
+    let under = stdout(db().args(["infer", "/tenants/beta/users", "--root", "/tenants"]));
+    assert_eq!(
+        under,
+        "./beta/users(<int>)=<str> % 1 key\n./beta/users(\"two\")=<str> % 1 key\n"
+    );
+    // The inferred schema checks its own root, and another.
+    let schema = dir.path().join("inferred.fql");
+    std::fs::write(&schema, &inferred).unwrap();
+    let (out, err) = outputs(
+        db().arg("validate")
+            .arg(&schema)
+            .args(["--root", "/tenants/acme"]),
+        0,
+    );
+    assert_eq!(out, "");
+    assert!(
+        err.starts_with("2 keys in 1 directory, 0 violations"),
+        "{err}"
+    );
+    let out = stdout_of(
+        db().arg("validate")
+            .arg(&schema)
+            .args(["--root", "/tenants/beta"]),
+        1,
+    );
+    assert!(
+        out.starts_with("/tenants/beta/users(\"two\")=\"dee\" % "),
+        "{out}"
+    );
+}
+
+fn stdout_of(cmd: &mut assert_cmd::Command, code: i32) -> String {
+    outputs(cmd, code).0
+}

@@ -289,12 +289,27 @@ pub struct ValidateArgs {
     /// then the summary object.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub format: Format,
+
+    /// The directory the schema's relative paths (`./users`, `../other`)
+    /// start from, as for `fql run`: one schema of relative paths checks
+    /// the data under any root given (`--root /tenants/acme`).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct InferArgs {
-    /// The directory, such as `/app/users`.
+    /// The directory: absolute (`/app/users`), or relative to --root
+    /// (`./users`, `../other`, `.`).
     pub dir: String,
+
+    /// The directory relative paths start from, as for `fql run`. With a
+    /// root other than `/`, or a relative DIR, the patterns print relative
+    /// to the root
+    /// (`./users(<int>)=<str>`), a schema for `fql validate --root`;
+    /// otherwise they print absolute.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<String>,
 
     /// Also this many levels of subdirectories.
     #[arg(long, value_name = "N", default_value_t = 0)]

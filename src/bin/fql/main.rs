@@ -48,8 +48,15 @@ fn main() -> ExitCode {
             None => None,
         }),
         Some(Command::Mutex { command }) => mutex::run(command, &args.store),
-        Some(Command::Validate(v)) => schema::validate(&v, &args.store, stderr_color),
-        Some(Command::Infer(i)) => schema::infer(&i, &args.store),
+        // `fql --root R validate` means `fql validate --root R`, as for `run`.
+        Some(Command::Validate(mut v)) => {
+            v.root = v.root.or(args.exec.root);
+            schema::validate(&v, &args.store, stderr_color)
+        }
+        Some(Command::Infer(mut i)) => {
+            i.root = i.root.or(args.exec.root);
+            schema::infer(&i, &args.store, stderr_color)
+        }
         Some(Command::Explain(explain)) => explain::run(&explain, stderr_color),
         Some(Command::Status) => status::run(&args.store),
         Some(Command::ClusterFile) => cluster_file::run(&args.store),

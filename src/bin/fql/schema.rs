@@ -3,9 +3,13 @@
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
+use std::collections::HashMap;
+
 use fql::kv::{Activity, Database, Observed, RetryOptions};
-use fql::schema::{Summary, Violation};
+use fql::plan::Root;
+use fql::schema::{Shape, Summary, Violation};
 use fql::syntax::Sources;
+use fql::syntax::ast::{Elem, Span};
 
 use crate::args::{Format, InferArgs, StoreArgs, ValidateArgs};
 use crate::output::{self, Exit};
@@ -21,21 +25,32 @@ fn schema_source(path: &std::path::Path) -> Result<(String, String), Exit> {
     crate::source::read_source(Some(path))
 }
 
+/// A schema to check the data against: its text, parameters, and the
+/// root its relative paths start from.
+struct Schema<'a> {
+    src: &'a str,
+    params: &'a HashMap<String, Elem<'static>>,
+    root: &'a Root,
+}
+
 pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(), Exit> {
     let params = crate::session::params(&args.params)?;
+    let root = crate::session::root(args.root.as_deref(), color)?;
     let (name, src) = schema_source(&args.schema)?;
     let sources = Sources::single(name, src.clone());
     // Report schema errors with their spans before touching the database.
-    // A schema's relative paths start at `/`, as the library's
-    // validation reads them.
-    let root = fql::plan::Root::default();
     crate::session::with_plan(&sources, &params, &root, color, |_| Ok(()))?;
+    let schema = Schema {
+        src: &src,
+        params: &params,
+        root: &root,
+    };
     let opened = crate::store::open(store)?;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
     let activity = Arc::new(Activity::default());
     let db = Observed::new(opened.db, activity.clone());
     let progress = Progress::start(activity.clone(), std::io::stderr().is_terminal());
-    let result = run(&db, retry, &src, &params, args, &progress, &activity);
+    let result = run(&db, retry, &schema, args, &progress, &activity);
     drop(progress);
     match result {
         Ok(summary) => {
@@ -70,15 +85,16 @@ enum Failure {
 fn run(
     db: &dyn Database,
     retry: RetryOptions,
-    src: &str,
-    params: &std::collections::HashMap<String, fql::syntax::ast::Elem<'static>>,
+    schema: &Schema<'_>,
     args: &ValidateArgs,
     progress: &Progress,
     activity: &Activity,
 ) -> Result<Summary, Failure> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut failed = None;
-    let summary = fql::schema::validate(db, retry, src, params, args.max_violations, &mut |v| {
+    let (src, params, root) = (schema.src, schema.params, schema.root);
+    let max = args.max_violations;
+    let summary = fql::schema::validate_in(db, retry, src, params, root, max, &mut |v| {
         progress.before_output();
         if failed.is_some() {
             return;
@@ -156,8 +172,9 @@ fn failed(e: &fql::schema::Error) -> Exit {
     }
 }
 
-pub fn infer(args: &InferArgs, store: &StoreArgs) -> Result<(), Exit> {
-    let dir = crate::mutex::directory(&args.dir)?;
+pub fn infer(args: &InferArgs, store: &StoreArgs, color: bool) -> Result<(), Exit> {
+    let root = crate::session::root(args.root.as_deref(), color)?;
+    let dir = directory(&args.dir, &root, color)?;
     let opened = crate::store::open(store)?;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
     let shapes =
@@ -165,16 +182,51 @@ pub fn infer(args: &InferArgs, store: &StoreArgs) -> Result<(), Exit> {
             eprintln!("fql: {e}");
             failed(&e)
         })?;
+    output::print(&shapes_text(&shapes, relative(&args.dir, &root)))
+}
+
+/// The root that inferred patterns are written relative to, if any: the
+/// root, when one other than `/` is set or `dir` is written relative;
+/// otherwise the patterns are written absolute. The shell's `\infer`
+/// follows the same rule with its current root.
+pub fn relative<'r>(dir: &str, root: &'r Root) -> Option<&'r Root> {
+    (!dir.starts_with('/') || !root.names().is_empty()).then_some(root)
+}
+
+/// Each shape as a pattern with a comment that counts its keys.
+pub fn shapes_text(shapes: &[Shape], relative: Option<&Root>) -> String {
     let mut text = String::new();
-    for shape in &shapes {
+    for shape in shapes {
         let sampled = if shape.sampled { " in a sample" } else { "" };
         let plural = if shape.count == 1 { "" } else { "s" };
+        let pattern = match relative {
+            Some(root) => shape.relative_to(root),
+            None => shape.to_string(),
+        };
         text.push_str(&format!(
-            "{shape} % {} key{plural}{sampled}\n",
+            "{pattern} % {} key{plural}{sampled}\n",
             thousands(shape.count)
         ));
     }
-    output::print(&text)
+    text
+}
+
+/// The directory `arg` names from `root`, by the rule `--root` follows;
+/// one that is not a path, or is `/` itself, is a usage error shown
+/// against the text.
+pub fn directory(arg: &str, root: &Root, color: bool) -> Result<Vec<String>, Exit> {
+    let at = Span::new(0, arg.len());
+    let shown: Box<dyn miette::Diagnostic> = match root.change(arg) {
+        Ok(dir) if !dir.names().is_empty() => return Ok(dir.names().to_vec()),
+        Ok(_) => Box::new(fql::plan::Error::TopPath { at }),
+        Err(e) => Box::new(e),
+    };
+    let sources = Sources::single("DIR", arg.to_string());
+    eprint!(
+        "{}",
+        fql::syntax::render(&*shown, &sources, color, output::width())
+    );
+    Err(Exit::Usage)
 }
 
 /// `1203` as `1,203`.

@@ -42,6 +42,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "explain",
         "QUERY  print the plan of a query without running it",
     ),
+    (
+        "validate",
+        "SCHEMA  check the data against a schema; its relative paths start at the current root",
+    ),
+    (
+        "infer",
+        "[PATH]  print the shapes of the data in PATH (default: the current one) as a schema",
+    ),
     ("quit", "leave (also \\q, Ctrl-D)"),
 ];
 
@@ -123,6 +131,7 @@ impl Repl {
                 }
             }
             "validate" => self.validate(arg),
+            "infer" => self.infer(arg),
             _ => eprintln!("fql: unknown command \\{name}; \\help lists them"),
         }
     }
@@ -203,11 +212,12 @@ impl Repl {
         // Output that cannot be written stops the scan.
         let activity = self.session.activity.clone();
         let mut unwritten = None;
-        let result = fql::schema::validate(
+        let result = fql::schema::validate_in(
             &*self.session.db,
             self.session.engine.retry_options(),
             &source,
             &settings.params,
+            &settings.root,
             None,
             &mut |v| {
                 if unwritten.is_none()
@@ -228,10 +238,36 @@ impl Repl {
         }
     }
 
+    /// `\infer [PATH]`: the shapes of the data in PATH, as `fql infer`
+    /// prints them, relative to the current root by the same rule.
+    fn infer(&mut self, arg: &str) {
+        let Some(dir) = self.directory("infer", arg) else {
+            return;
+        };
+        if dir.names().is_empty() {
+            eprintln!(
+                "fql: `/` is the top of the directory layer; \\infer reads a directory under it"
+            );
+            return;
+        }
+        let retry = self.session.engine.retry_options();
+        match fql::schema::infer(&*self.session.db, retry, dir.names(), 0, None) {
+            Ok(shapes) => {
+                let spelled = path::spelled(arg);
+                let root = &self.session.settings.root;
+                let text =
+                    crate::schema::shapes_text(&shapes, crate::schema::relative(&spelled, root));
+                self.print(&text);
+            }
+            Err(e) => eprintln!("fql: {e}"),
+        }
+    }
+
     /// The directory `\cd` or `\ls` names from the current root, or
     /// `None` after showing why there is none.
     fn directory(&self, command: &str, arg: &str) -> Option<Root> {
-        let text = path::spelled(arg);
+        // No argument: the current root itself.
+        let text = path::spelled(if arg.is_empty() { "." } else { arg });
         let settings = &self.session.settings;
         match settings.root.change(&text) {
             Ok(dir) => Some(dir),
