@@ -108,6 +108,13 @@ fn explain_shows_the_resolved_path_and_fmt_keeps_the_written_one() {
         "{plan}"
     );
     assert!(!plan.contains("./"), "{plan}");
+    // Before the command, `--root` means the same.
+    let before = stdout(
+        fql()
+            .args(["--root", "/app/tests/run1", "explain"])
+            .write_stdin(text),
+    );
+    assert_eq!(before, plan);
     let formatted = stdout(fql().arg("fmt").write_stdin("./users( 1 )\n.. % up\n"));
     assert_eq!(formatted, "./users(1)\n.. % up\n");
     fql()

@@ -48,7 +48,8 @@ fn main() -> ExitCode {
             None => None,
         }),
         Some(Command::Mutex { command }) => mutex::run(command, &args.store),
-        // `fql --root R validate` means `fql validate --root R`, as for `run`.
+        // `fql --root R validate` means `fql validate --root R`, as for
+        // `run`; so for `infer` and `explain`.
         Some(Command::Validate(mut v)) => {
             v.root = v.root.or(args.exec.root);
             schema::validate(&v, &args.store, stderr_color)
@@ -57,7 +58,10 @@ fn main() -> ExitCode {
             i.root = i.root.or(args.exec.root);
             schema::infer(&i, &args.store, stderr_color)
         }
-        Some(Command::Explain(explain)) => explain::run(&explain, stderr_color),
+        Some(Command::Explain(mut explain)) => {
+            explain.root = explain.root.or(args.exec.root);
+            explain::run(&explain, stderr_color)
+        }
         Some(Command::Status) => status::run(&args.store),
         Some(Command::ClusterFile) => cluster_file::run(&args.store),
         Some(Command::Completions { shell }) => {
