@@ -472,8 +472,12 @@ impl<'p> Planner<'p> {
         }
         self.folded.extend(folded);
         let mut options = read_options(&stmt.options);
+        // Only a limit can go down with the read: statements without one
+        // (every write) skip the walk of their pattern.
         options.read_limit = match &stmt.query {
-            Query::KeyValue(kv) => crate::check::client_filter(kv).is_none(),
+            Query::KeyValue(kv) if options.limit.is_some() => {
+                crate::check::client_filter(kv).is_none()
+            }
             _ => false,
         };
         Step {
