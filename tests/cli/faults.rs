@@ -155,6 +155,8 @@ fn mutex_answers_agree_with_the_mutex_under_unknown_results() {
                 "/locks/m",
                 "--name",
                 "b",
+                "--wait",
+                "60",
                 "--timeout",
                 "60",
             ])

@@ -56,7 +56,7 @@ fn every_command(dir: &str) -> Vec<Vec<String>> {
             args.extend(compat.then(|| "--compat".to_string()));
             args
         };
-        all.push([client("acquire"), vec!["--timeout".into(), "1".into()]].concat());
+        all.push([client("acquire"), vec!["--wait".into(), "1".into()]].concat());
         for op in ["try-acquire", "release", "heartbeat", "cancel"] {
             all.push(client(op));
         }
@@ -135,7 +135,7 @@ fn an_empty_or_missing_directory_is_a_fresh_mutex() {
 fn a_grant_printed_to_a_closed_pipe_is_handed_back() {
     let (_tmp, db) = fresh_db();
     let db = db.as_str();
-    for op in [&["acquire", "--timeout", "10"][..], &["try-acquire"][..]] {
+    for op in [&["acquire", "--wait", "10"][..], &["try-acquire"][..]] {
         let (reader, writer) = std::io::pipe().expect("a pipe");
         drop(reader);
         let args = [

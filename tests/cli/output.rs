@@ -97,18 +97,6 @@ fn completions_and_the_manual_come_from_the_command_definition() {
     assert!(man.contains("single\\-transaction"), "{man}");
 }
 
-#[test]
-fn help_shows_the_real_default_paths() {
-    let help = stdout(
-        fql()
-            .arg("--help")
-            .env("XDG_DATA_HOME", "/data/home")
-            .env("FQL_HISTORY", "/hist/file"),
-    );
-    assert!(help.contains("/data/home/fql/fql.db"), "{help}");
-    assert!(help.contains("/hist/file"), "{help}");
-}
-
 /// Every command that prints, with standard output on `/dev/full`: each
 /// says it cannot write and exits 4, where a closed pipe would end quietly.
 #[test]

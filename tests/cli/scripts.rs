@@ -88,13 +88,7 @@ fn mutex_commands_exit_with_what_happened() {
         .assert()
         .code(1);
     db().args([
-        "mutex",
-        "acquire",
-        "/locks/a",
-        "--name",
-        "bob",
-        "--timeout",
-        "0.2",
+        "mutex", "acquire", "/locks/a", "--name", "bob", "--wait", "0.2",
     ])
     .assert()
     .code(1);

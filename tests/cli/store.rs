@@ -419,28 +419,38 @@ fn with_no_absolute_home_there_is_no_default_database() {
     assert!(!dir.path().join("relative").exists());
 }
 
+/// The shell's default history goes under `HOME` when `XDG_STATE_HOME`
+/// is relative (the XDG Base Directory specification calls that invalid),
+/// and nowhere when `HOME` is relative too: never under the current
+/// directory. Seen through a real shell, on a pseudo-terminal.
 #[test]
 fn the_history_file_ignores_a_relative_state_home() {
-    let help = |home: Option<&str>| {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    for absolute_home in [true, false] {
         let mut cmd = Command::new(cargo_bin("fql"));
-        cmd.env_remove("FQL_HISTORY")
-            .env("HOME", "relative/home")
+        cmd.current_dir(dir.path())
+            .arg("--db")
+            .arg(dir.path().join("fql.db"))
+            .args(["--color", "never"])
+            .env("TERM", "xterm")
             .env("XDG_STATE_HOME", "relative/state")
-            .arg("--help");
-        if let Some(home) = home {
-            cmd.env("HOME", home);
+            .env_remove("FQL_HISTORY");
+        if absolute_home {
+            cmd.env("HOME", &home);
+        } else {
+            cmd.env("HOME", "relative/home");
         }
-        let help = text(&run(&mut cmd).stdout);
-        help.split_whitespace().collect::<Vec<_>>().join(" ")
-    };
-    let with_home = help(Some("/home/ann"));
-    assert!(
-        with_home.contains("/home/ann/.local/state/fql/history"),
-        "{with_home}"
-    );
-    let without = help(None);
-    assert!(without.contains("$FQL_HISTORY, else none"), "{without}");
-    assert!(!without.contains("relative/state"), "{without}");
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("fql> ").unwrap();
+        p.send_line("/h(<int>)").unwrap();
+        p.exp_string("fql> ").unwrap();
+        p.send_line("\\quit").unwrap();
+        p.exp_eof().unwrap();
+        assert!(!dir.path().join("relative").exists(), "{absolute_home}");
+    }
+    assert!(home.join(".local/state/fql/history").is_file());
 }
 
 /// How many fresh files the first-open race runs on: `FQL_OPEN_SOAK`

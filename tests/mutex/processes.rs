@@ -89,14 +89,7 @@ fn no_two_holders_with_kills_pauses_and_a_reaper() {
                     if rng.next(10) == 0 {
                         // A waiter that gives up: it must leave no trace.
                         let _ = fql(&db)
-                            .args([
-                                "mutex",
-                                "acquire",
-                                "/locks/job",
-                                "--timeout",
-                                "0.05",
-                                "--name",
-                            ])
+                            .args(["mutex", "acquire", "/locks/job", "--wait", "0.05", "--name"])
                             .arg(format!("gave-up-{k}-{round}"))
                             .args(TIMING)
                             .stdout(Stdio::null())

@@ -7,7 +7,7 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, Value
 
 mod mutex;
 
-pub use mutex::{Client, MutexCommand, TimingArgs};
+pub use mutex::{Client, MutexCommand, TimingArgs, WaitArgs};
 
 /// fql: the FQL query language for FoundationDB.
 ///
@@ -64,8 +64,8 @@ pub struct Args {
 #[derive(Debug, clap::Args)]
 #[command(next_help_heading = "Database")]
 pub struct StoreArgs {
-    /// The embedded database file [default: fql/fql.db in the user's data
-    /// directory].
+    /// The embedded database file [default: $XDG_DATA_HOME/fql/fql.db, else
+    /// ~/.local/share/fql/fql.db].
     #[arg(long, value_name = "PATH", global = true, conflicts_with_all = ["memory", "cluster_file", "fdb"])]
     pub db: Option<PathBuf>,
 
@@ -93,7 +93,8 @@ pub struct StoreArgs {
     /// on every database; on the embedded file, this is also the longest
     /// wait for a lock another process holds. A transaction whose work
     /// takes longer than the five seconds a transaction may live fails
-    /// before that.
+    /// before that. Waiting in line for a mutex is not a transaction:
+    /// `fql mutex acquire --wait` bounds that.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, global = true)]
     pub timeout: f64,
 }
@@ -167,8 +168,8 @@ pub struct ReplArgs {
     #[arg(long)]
     pub no_history: bool,
 
-    /// The history file [default: $FQL_HISTORY, else fql/history in the
-    /// user's state directory].
+    /// The history file [default: $FQL_HISTORY, else
+    /// $XDG_STATE_HOME/fql/history, else ~/.local/state/fql/history].
     #[arg(long, value_name = "PATH")]
     pub history_file: Option<PathBuf>,
 
@@ -214,9 +215,10 @@ pub enum Command {
     /// with counts: a schema for `fql validate`.
     Infer(InferArgs),
 
-    /// Print a script in canonical form, keeping its comments.
+    /// Print scripts in canonical form, keeping their comments; or check
+    /// or rewrite them in place.
     ///
-    /// Exits 0 and prints the script when it parses and passes the static
+    /// Exits 0 and prints each script when it parses and passes the static
     /// checks; otherwise prints every error and exits 3.
     Fmt(FmtArgs),
 
@@ -322,17 +324,26 @@ pub struct InferArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct FmtArgs {
-    /// The script to format; `-` or nothing reads standard input.
-    pub file: Option<PathBuf>,
+    /// The scripts to format; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
 
-    /// Print nothing; exit 1 if the script is not already formatted.
-    #[arg(long)]
+    /// Print nothing; exit 1 if any script is not already in canonical
+    /// form.
+    #[arg(long, conflicts_with = "write")]
     pub check: bool,
+
+    /// Rewrite each file that is not in canonical form in place; a file
+    /// that does not parse is left as it is.
+    #[arg(long)]
+    pub write: bool,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct ExplainArgs {
-    /// The script to explain; `-` or nothing reads standard input.
+    /// The script to explain: a file, a named script (`fql scripts`), or
+    /// `-` or nothing for standard input.
+    #[arg(value_name = "NAME|FILE")]
     pub file: Option<PathBuf>,
 
     /// A parameter for the script's references, as for `fql run`.
@@ -423,24 +434,11 @@ pub enum Input {
     File(PathBuf),
 }
 
-/// The command's definition, with the defaults that depend on this
-/// machine filled in, so `--help` shows the real paths.
+/// The command's definition. Its defaults are written as the variables
+/// they come from (`$XDG_DATA_HOME/fql/fql.db`), never as this machine's
+/// paths, so that the help and the manual say the same for every user.
 pub fn command() -> clap::Command {
-    let db = match crate::paths::database() {
-        Some(path) => path.display().to_string(),
-        None => "none, as neither XDG_DATA_HOME nor HOME is an absolute path".into(),
-    };
-    let history = crate::paths::history();
     Args::command()
-        .mut_arg("db", |a| {
-            a.help(format!("The embedded database file [default: {db}]"))
-        })
-        .mut_arg("history_file", |a| {
-            a.help(format!(
-                "The history file [default: $FQL_HISTORY, else {}]",
-                history.map_or("none".into(), |p| p.display().to_string())
-            ))
-        })
 }
 
 /// Parses the command line; exits with clap's message and status 2 on a

@@ -7,6 +7,7 @@ mod cluster_file;
 mod explain;
 mod fmt;
 mod interrupt;
+mod man;
 mod mutex;
 mod output;
 mod paint;
@@ -69,16 +70,7 @@ fn main() -> ExitCode {
             clap_complete::generate(shell, &mut args::command(), "fql", &mut out);
             output::print(&String::from_utf8_lossy(&out))
         }
-        Some(Command::Man) => {
-            let mut out = Vec::new();
-            match clap_mangen::Man::new(args::command()).render(&mut out) {
-                Ok(()) => output::print(&String::from_utf8_lossy(&out)),
-                Err(e) => {
-                    eprintln!("fql: cannot render the manual: {e}");
-                    Err(Exit::Usage)
-                }
-            }
-        }
+        Some(Command::Man) => man::run(),
         None if !inputs.is_empty() => run::inputs(
             &inputs,
             args.single_transaction,

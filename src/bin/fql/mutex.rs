@@ -9,7 +9,7 @@ use std::time::Duration;
 use fql::kv::Database;
 use fql::mutex::{Mutex, Reaped, Reaper, State, Timing};
 
-use crate::args::{Client, MutexCommand, StoreArgs, TimingArgs};
+use crate::args::{Client, MutexCommand, StoreArgs, TimingArgs, WaitArgs};
 use crate::output::Exit;
 
 impl TimingArgs {
@@ -18,6 +18,14 @@ impl TimingArgs {
             heartbeat: seconds(self.heartbeat, "--heartbeat")?,
             stale: seconds(self.stale, "--stale")?,
         })
+    }
+}
+
+impl WaitArgs {
+    /// The longest wait in line; `None`, without `--wait`, waits as long
+    /// as it takes.
+    fn duration(self) -> Result<Option<Duration>, Exit> {
+        self.wait.map(|w| seconds(w, "--wait")).transpose()
     }
 }
 
@@ -37,10 +45,10 @@ pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
     let db: Arc<dyn Database> = Arc::from(opened.db);
     let mutex = |client: &Client| client.mutex(db.clone(), timeout);
     match command {
-        MutexCommand::Acquire { client, timeout } => {
-            let timeout = timeout.map(|t| seconds(t, "--timeout")).transpose()?;
+        MutexCommand::Acquire { client, wait } => {
+            let wait = wait.duration()?;
             let mutex = mutex(&client)?;
-            granted(&mutex, mutex.acquire(timeout))
+            granted(&mutex, mutex.acquire(wait))
         }
         MutexCommand::TryAcquire { client } => {
             let mutex = mutex(&client)?;
@@ -82,12 +90,15 @@ pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
         }
         MutexCommand::Run {
             client,
+            wait,
             grace,
             command,
         } => {
+            let wait = wait.duration()?;
             let grace = seconds(grace, "--grace")?;
             let mutex = mutex(&client)?;
-            child::run(&mutex, &client.dir, &client.name, grace, &command)
+            let names = (client.dir.as_str(), client.name.as_str());
+            child::run(&mutex, names, wait, grace, &command)
         }
     }
 }

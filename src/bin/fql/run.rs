@@ -46,17 +46,7 @@ pub fn file(
 /// `fql scripts`: the named scripts with what each does, or one's text.
 pub fn scripts(show: Option<&str>) -> Result<(), Exit> {
     match show {
-        None => {
-            let mut out = String::new();
-            for s in fql::scripts::ALL {
-                let params = s.params().join(", ");
-                out.push_str(&format!("{:<20} {}\n", s.name, s.description()));
-                if !params.is_empty() {
-                    out.push_str(&format!("{:<20}   parameters: {params}\n", ""));
-                }
-            }
-            crate::output::print(&out)
-        }
+        None => crate::output::print(&script_list()),
         Some(name) => match fql::scripts::find(name) {
             Some(s) => crate::output::print(s.source),
             None => {
@@ -68,6 +58,26 @@ pub fn scripts(show: Option<&str>) -> Result<(), Exit> {
             }
         },
     }
+}
+
+/// The named scripts, one to a line, each description starting in the
+/// same column, past the longest name, with its parameters on the line
+/// below.
+fn script_list() -> String {
+    let width = fql::scripts::ALL
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for s in fql::scripts::ALL {
+        out.push_str(&format!("{:<width$}  {}\n", s.name, s.description()));
+        let params = s.params().join(", ");
+        if !params.is_empty() {
+            out.push_str(&format!("{:<width$}    parameters: {params}\n", ""));
+        }
+    }
+    out
 }
 
 /// Checks and plans a script as a whole, then runs it a transaction at

@@ -21,6 +21,20 @@ pub fn read_source(path: Option<&Path>) -> Result<(String, String), Exit> {
     Ok((input.name().to_string(), text))
 }
 
+/// Reads a script whole as [`read_source`] does, except that a path
+/// that is not a file but names a script that ships with fql
+/// (`mutex/try-acquire`) reads that script, as `fql run` runs it.
+pub fn read_named_or_file(path: Option<&Path>) -> Result<(String, String), Exit> {
+    if let Some(named) = path
+        .filter(|p| !p.exists())
+        .and_then(Path::to_str)
+        .and_then(fql::scripts::find)
+    {
+        return Ok((named.name.to_string(), named.source.to_string()));
+    }
+    read_source(path)
+}
+
 /// The OS error without Rust's "(os error 2)" suffix.
 pub fn io_reason(e: &std::io::Error) -> String {
     let text = e.to_string();

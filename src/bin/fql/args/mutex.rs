@@ -6,17 +6,17 @@ use clap::Subcommand;
 pub enum MutexCommand {
     /// Take the mutex, waiting in line for it; prints the fencing token.
     ///
-    /// Exits 0 holding the mutex, 1 when --timeout passed first (the client
-    /// then leaves the queue). A token that cannot be printed is handed
-    /// back: exit 1 for a closed pipe, 4 for a failed write. The holder
-    /// must beat (`fql mutex heartbeat`) at least every --stale seconds or
-    /// a reaper hands the mutex on.
+    /// Waits as long as it takes, unless --wait says otherwise. Exits 0
+    /// holding the mutex, 1 when --wait passed first (the client then
+    /// leaves the queue). A token that cannot be printed is handed back:
+    /// exit 1 for a closed pipe, 4 for a failed write. The holder must
+    /// beat (`fql mutex heartbeat`) at least every --stale seconds or a
+    /// reaper hands the mutex on.
     Acquire {
         #[command(flatten)]
         client: Client,
-        /// Give up after this many seconds.
-        #[arg(long, value_name = "SECONDS")]
-        timeout: Option<f64>,
+        #[command(flatten)]
+        wait: WaitArgs,
     },
     /// Take the mutex only if it is free and nobody waits; prints the
     /// fencing token. Exits 1, having changed nothing, otherwise; a token
@@ -57,7 +57,9 @@ pub enum MutexCommand {
     },
     /// Run a command while holding the mutex.
     ///
-    /// Acquires, beats while the command runs, and releases when it ends.
+    /// Acquires, waiting as long as it takes unless --wait says otherwise
+    /// (exit 1 when it passes first, without running the command), beats
+    /// while the command runs, and releases when it ends.
     /// The command gets the fencing token in FQL_MUTEX_TOKEN. If the mutex
     /// is lost, the command's process group gets SIGTERM, then SIGKILL
     /// after --grace seconds. SIGINT, SIGTERM and SIGHUP are passed on to
@@ -65,6 +67,8 @@ pub enum MutexCommand {
     Run {
         #[command(flatten)]
         client: Client,
+        #[command(flatten)]
+        wait: WaitArgs,
         /// Seconds between SIGTERM and SIGKILL.
         #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
         grace: f64,
@@ -84,6 +88,17 @@ pub struct Client {
     pub name: String,
     #[command(flatten)]
     pub timing: TimingArgs,
+}
+
+/// How long to wait in line for the mutex. Its own flag, since the
+/// global `--timeout` bounds each transaction, and waiting in line is
+/// not a transaction.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct WaitArgs {
+    /// Give up waiting for the mutex after this many seconds [default:
+    /// wait as long as it takes].
+    #[arg(long, value_name = "SECONDS")]
+    pub wait: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, clap::Args)]

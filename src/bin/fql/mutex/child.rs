@@ -20,19 +20,23 @@ use signal_hook::iterator::{Handle, Signals};
 
 use crate::output::Exit;
 
-/// Runs `command` while holding `mutex`: acquires, beats while the
-/// command runs, and releases when it ends; the exit status is the
-/// command's.
+/// Runs `command` while holding `mutex` (of directory and client name
+/// `names`): acquires, waiting at most `wait` (`None`: as long as it
+/// takes), beats while the command runs, and releases when it ends; the
+/// exit status is the command's.
 pub fn run(
     mutex: &Mutex,
-    dir: &str,
-    name: &str,
+    (dir, name): (&str, &str),
+    wait: Option<Duration>,
     grace: Duration,
     command: &[String],
 ) -> Result<(), Exit> {
-    let token = match mutex.acquire(None).map_err(super::failed)? {
+    let token = match mutex.acquire(wait).map_err(super::failed)? {
         Some(token) => token,
-        None => return Err(Exit::Unmet),
+        None => {
+            eprintln!("fql: not acquired within --wait; the command did not run");
+            return Err(Exit::Unmet);
+        }
     };
     // Signals for fql go to the command's group instead; caught from before
     // the command starts, so none is lost in between.
