@@ -207,7 +207,7 @@ pub enum Command {
     ///
     /// Every key-value of every directory a pattern names must match one of
     /// that directory's patterns. Exits 0 when the data conforms, 1 when it
-    /// does not.
+    /// does not, or when no key was read at all (see --allow-empty).
     Validate(ValidateArgs),
 
     /// Print the shapes of the data stored in a directory as FQL patterns,
@@ -289,7 +289,7 @@ pub struct ValidateArgs {
     /// why, then a summary on standard error; `json`: one JSON document,
     /// the violations and the summary; `jsonl`: one JSON object per
     /// violation, then the summary's.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
     pub format: Option<Format>,
 
     /// Succeed when the schema's directories hold no keys at all; without
@@ -308,7 +308,7 @@ pub struct ValidateArgs {
 pub struct StatusArgs {
     /// `text` (the default): a line for each fact; `json` or `jsonl`: one
     /// JSON object.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
     pub format: Option<Format>,
 }
 

@@ -81,7 +81,9 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
         .map_err(|e| output::write_failed(&e))?;
     let empty = nothing_checked(&summary, &db).filter(|_| !args.allow_empty);
     if let Some(empty) = &empty {
-        eprintln!("fql: {empty}: are --db and the schema's paths right? (--allow-empty accepts this)");
+        eprintln!(
+            "fql: {empty}: are --db and the schema's paths right? (--allow-empty accepts this)"
+        );
     }
     if summary.violations > 0 || empty.is_some() {
         Err(Exit::Unmet)
