@@ -413,6 +413,27 @@ fn validate_checks_the_data_against_a_schema() {
     quit(p);
 }
 
+/// A `\validate` that read no key checked nothing: the shell warns, as
+/// `fql validate` fails, since a mistyped path looks like conforming data.
+#[test]
+fn validate_warns_when_it_read_no_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/v(1)=\"one\"");
+    let schema = dir.path().join("typo.fql");
+    std::fs::write(&schema, "/vv(<int>)=<str>\n").unwrap();
+    let mut p = shell(&db, &[]);
+    p.send_line(&format!("\\validate {}", schema.display()))
+        .unwrap();
+    p.exp_string("0 keys in 0 directories, 0 violations")
+        .unwrap();
+    p.exp_string("fql: warning: no keys matched the schema's patterns in embedded database")
+        .unwrap();
+    p.exp_string("so nothing was checked").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
+
 /// `\validate` and `\infer` read relative paths from the current root,
 /// as queries do: one relative schema checks each directory `\cd` goes to.
 #[test]

@@ -23,6 +23,9 @@ pub struct State {
     pub heartbeats: HashMap<String, [u8; 12]>,
     /// The version the snapshot was read at.
     pub read_version: u64,
+    /// Whether the directory exists: a mutex nobody has used yet, or a
+    /// mistyped path, has none, and is free only in that sense.
+    pub exists: bool,
 }
 
 /// A client in the queue.
@@ -42,7 +45,7 @@ impl State {
         let script = crate::check::load(source).expect("shipped scripts load");
         let params = [("dir".to_string(), elem(dir_param(dir)))].into();
         let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
-        let ((rows, read_version), _) = super::in_mutex(engine, dir, |tx, _| {
+        let ((rows, read_version, exists), _) = super::in_mutex(engine, dir, |tx, prefix| {
             let mut rows = Vec::new();
             let mut bindings = Bindings::default();
             for steps in plan.transactions() {
@@ -52,10 +55,11 @@ impl State {
                 })?;
             }
             let version = tx.read_version()?;
-            Ok((rows, version))
+            Ok((rows, version, prefix.is_some()))
         })?;
         let mut state = State {
             read_version,
+            exists,
             ..State::default()
         };
         for row in rows {

@@ -115,7 +115,8 @@ fn versionstamped_inserts_land_once_per_statement() {
 /// `fql mutex show`'s owner and token, without faults.
 fn owner(db: &Path) -> (String, String) {
     let out = run(fql(db, None).args(["mutex", "show", "/locks/m"]));
-    super::mutex_show::owner_and_token(&text(&out.stdout))
+    super::mutex_show::owner_and_token_of(&out)
+        .unwrap_or_else(|| panic!("mutex show: {}", text(&out.stderr)))
 }
 
 /// A client takes the mutex, another waits for it, the first releases

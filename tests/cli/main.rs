@@ -278,17 +278,81 @@ fn status_names_the_embedded_database_it_opens() {
         stdout(fql_db().args(["--memory", "status"])),
         "database: embedded in-memory database\nread version: 0\n"
     );
-    // A file in a directory that does not exist yet is created.
+    // A file in a directory that does not exist yet is created by a
+    // command that may write; status names it.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("new/dir/data.db");
+    stdout(fql_db().args(["-q", "/a(1)", "--db"]).arg(&path));
+    assert!(path.is_file());
     let out = stdout(fql_db().args(["status", "--db"]).arg(&path));
     assert!(out.starts_with(&format!("database: embedded database {}\n", path.display())));
-    assert!(path.is_file());
-    // With no flag, the file in the user's data directory.
-    let out = stdout(fql_db().env("XDG_DATA_HOME", dir.path()).arg("status"));
+    // With no flag, the file in the user's data directory, which status
+    // names but does not create.
     let default = dir.path().join("fql/fql.db");
+    let err = stderr(fql_db().env("XDG_DATA_HOME", dir.path()).arg("status"), 2);
+    assert!(err.contains(&default.display().to_string()), "{err}");
+    assert!(!default.exists());
+    stdout(
+        fql_db()
+            .env("XDG_DATA_HOME", dir.path())
+            .args(["-q", "/a(1)"]),
+    );
+    let out = stdout(fql_db().env("XDG_DATA_HOME", dir.path()).arg("status"));
     assert!(out.contains(&default.display().to_string()));
-    assert!(default.is_file());
+}
+
+#[test]
+fn status_prints_one_json_object() {
+    let json = |out: &str| -> serde_json::Value {
+        serde_json::from_str(out).unwrap_or_else(|e| panic!("one JSON object: {e}: {out}"))
+    };
+    let out = stdout(fql_db().args(["--memory", "status", "--format", "json"]));
+    assert_eq!(
+        json(&out),
+        serde_json::json!({"database": "embedded in-memory database", "read_version": 0})
+    );
+    assert_eq!(out.lines().count(), 1);
+    // A file says whether it takes writes; its name, with a control
+    // character in it, comes back whole from the JSON.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a\u{1b}b.db");
+    stdout(
+        fql_db()
+            .arg("--db")
+            .arg(&path)
+            .args(["-w", "-q", "/a(1)=2"]),
+    );
+    for args in [
+        &["status", "--format", "json"][..],
+        &["--format", "jsonl", "status"],
+    ] {
+        let out = stdout(fql_db().arg("--db").arg(&path).args(args));
+        assert!(!out.contains('\u{1b}'), "{out}");
+        let status = json(&out);
+        assert_eq!(status["access"], "read-write", "{out}");
+        assert_eq!(
+            status["database"],
+            format!("embedded database {}", path.display()).as_str()
+        );
+        assert!(
+            status["read_version"].as_u64().is_some_and(|v| v > 0),
+            "{out}"
+        );
+    }
+    // Read-only, with why.
+    let out =
+        stdout(
+            fql_db()
+                .arg("--db")
+                .arg(&path)
+                .args(["--read-only", "status", "--format", "json"]),
+        );
+    let status = json(&out);
+    assert_eq!(status["access"], "read-only", "{out}");
+    assert!(
+        status["detail"].as_str().is_some_and(|d| !d.is_empty()),
+        "{out}"
+    );
 }
 
 #[test]

@@ -151,3 +151,90 @@ fn a_grant_printed_to_a_closed_pipe_is_handed_back() {
         assert_free(db, "/m", &format!("{op:?}"));
     }
 }
+
+/// `fql mutex show --format json`'s document.
+fn shown_json(db: &str, dir: &str) -> serde_json::Value {
+    let out = stdout(fql().args(["--db", db, "mutex", "show", dir, "--format", "json"]));
+    assert!(!out.contains('\u{1b}'), "{out}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("one JSON object: {e}: {out}"))
+}
+
+#[test]
+fn show_prints_one_json_object_with_what_the_text_shows() {
+    let (_tmp, db) = fresh_db();
+    let owner = "ann\u{1b}[31m";
+    let token = stdout(fql().args([
+        "--db",
+        &db,
+        "mutex",
+        "try-acquire",
+        "/locks/a",
+        "--name",
+        owner,
+    ]));
+    stdout(
+        fql()
+            .args(["--db", &db, "run", "mutex/enqueue", "-w"])
+            .args(["-p", "dir=(\"locks\",\"a\")", "-p", "name=bob"]),
+    );
+    let shown = shown_json(&db, "/locks/a");
+    assert_eq!(shown["path"], serde_json::json!(["locks", "a"]));
+    assert_eq!(shown["owner"]["name"], owner);
+    assert!(shown["owner"]["heartbeat_age"].is_u64(), "{shown}");
+    assert_eq!(shown["token"], token.trim());
+    let queue = shown["queue"].as_array().expect("the queue");
+    assert_eq!(queue.len(), 1, "{shown}");
+    assert_eq!(queue[0]["name"], "bob");
+    assert!(queue[0]["heartbeat_age"].is_u64(), "{shown}");
+    assert_eq!(queue[0]["queued_at"].as_str().map(str::len), Some(24));
+    // The text shows the same facts, the name escaped.
+    let text = stdout(fql().args(["--db", &db, "mutex", "show", "/locks/a"]));
+    assert!(
+        text.starts_with("owner: \"ann\\x1b[31m\" (last beat "),
+        "{text}"
+    );
+    assert!(text.contains(&format!("token: {}", token.trim())), "{text}");
+    assert!(
+        text.contains("queue: 1 waiting\n  1. bob (queued at "),
+        "{text}"
+    );
+    let version = shown["read_version"].as_u64().expect("a read version");
+    assert!(
+        text.ends_with(&format!("read version: {version}\n")),
+        "{text}"
+    );
+    // Released to bob, then free: no owner, the last grant's token.
+    for name in [owner, "bob"] {
+        stdout(fql().args(["--db", &db, "mutex", "release", "/locks/a", "--name", name]));
+    }
+    let shown = shown_json(&db, "/locks/a");
+    assert_eq!(shown["owner"], serde_json::Value::Null);
+    assert_eq!(shown["queue"], serde_json::json!([]));
+    assert!(shown["token"].is_string(), "{shown}");
+}
+
+#[test]
+fn show_of_a_directory_that_does_not_exist_says_so() {
+    let (_tmp, db) = fresh_db();
+    stdout(fql().args(["--db", &db, "-w", "-q", "/locks/other(1)=2"]));
+    for format in ["text", "json"] {
+        let (out, err) = outputs(
+            fql().args([
+                "--db",
+                &db,
+                "mutex",
+                "show",
+                "/locks/nightly",
+                "--format",
+                format,
+            ]),
+            1,
+        );
+        assert_eq!(out, "");
+        assert_eq!(
+            err,
+            "fql: no mutex at /locks/nightly: the directory does not exist\n"
+        );
+    }
+}

@@ -225,10 +225,19 @@ pub fn unknown_results_land_once() -> Result<(), Failed> {
     Ok(())
 }
 
-/// `mutex show`'s owner and token.
+/// `mutex show`'s owner and token: none while no commit has made the
+/// mutex's directory.
 fn owner(c: &Client) -> Result<(String, String), Failed> {
-    let shown = c.direct(&["mutex", "show", "/locks/m"])?;
-    Ok(super::mutex_show::owner_and_token(&shown))
+    let out = Command::new(env!("CARGO_BIN_EXE_fql"))
+        .env_remove("FQL_FAULTS")
+        .env_remove("FDB_CLUSTER_FILE")
+        .arg("--db")
+        .arg(&c.db)
+        .args(["mutex", "show", "/locks/m"])
+        .output()
+        .map_err(|e| format!("fql mutex show did not start: {e}"))?;
+    super::mutex_show::owner_and_token_of(&out)
+        .ok_or_else(|| format!("fql mutex show: {}", said(&out)).into())
 }
 
 /// `fql -C mutex try-acquire` and `release` with most commits reported

@@ -13,3 +13,18 @@ pub fn owner_and_token(shown: &str) -> (String, String) {
     };
     (field("owner: "), field("token: "))
 }
+
+/// The owner and token of a finished `fql mutex show`: as
+/// [`owner_and_token`] reads them, or `none` and an empty token when the
+/// directory does not exist (no client has used the mutex: `show` says
+/// so and exits 1); `None` when `show` failed otherwise.
+pub fn owner_and_token_of(out: &std::process::Output) -> Option<(String, String)> {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => Some(owner_and_token(&String::from_utf8_lossy(&out.stdout))),
+        Some(1) if stderr.contains("the directory does not exist") => {
+            Some(("none".into(), String::new()))
+        }
+        _ => None,
+    }
+}

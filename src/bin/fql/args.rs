@@ -208,7 +208,7 @@ pub enum Command {
     ///
     /// Every key-value of every directory a pattern names must match one of
     /// that directory's patterns. Exits 0 when the data conforms, 1 when it
-    /// does not.
+    /// does not, or when no key was read at all (see --allow-empty).
     Validate(ValidateArgs),
 
     /// Print the shapes of the data stored in a directory as FQL patterns,
@@ -230,8 +230,9 @@ pub enum Command {
     /// Show which database fql uses and check that it answers.
     ///
     /// Prints the database and its current read version; exits 5 when a
-    /// FoundationDB cluster does not answer within the timeout.
-    Status,
+    /// FoundationDB cluster does not answer within the timeout, 2 when the
+    /// database file does not exist (it is not created).
+    Status(StatusArgs),
 
     /// Print the cluster file line that points FoundationDB clients at the
     /// embedded database, creating the database if it is missing.
@@ -286,17 +287,31 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "N")]
     pub max_violations: Option<u64>,
 
-    /// `text`: each violation as FQL with a comment saying why, then a
-    /// summary on standard error; `json`: one JSON object per violation,
-    /// then the summary object.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
-    pub format: Format,
+    /// `text` (the default): each violation as FQL with a comment saying
+    /// why, then a summary on standard error; `json`: one JSON document,
+    /// the violations and the summary; `jsonl`: one JSON object per
+    /// violation, then the summary's.
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+    pub format: Option<Format>,
+
+    /// Succeed when the schema's directories hold no keys at all; without
+    /// it such a validation, which checked nothing, exits 1.
+    #[arg(long)]
+    pub allow_empty: bool,
 
     /// The directory the schema's relative paths (`./users`, `../other`)
     /// start from, as for `fql run`: one schema of relative paths checks
     /// the data under any root given (`--root /tenants/acme`).
     #[arg(long, value_name = "DIR")]
     pub root: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct StatusArgs {
+    /// `text` (the default): a line for each fact; `json` or `jsonl`: one
+    /// JSON object.
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+    pub format: Option<Format>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -48,11 +48,13 @@ fn main() -> ExitCode {
             Some(args::ScriptsCommand::Show { name }) => Some(name),
             None => None,
         }),
-        Some(Command::Mutex { command }) => mutex::run(command, &args.store),
+        Some(Command::Mutex { command }) => mutex::run(command, &args.store, args.exec.format),
         // `fql --root R validate` means `fql validate --root R`, as for
-        // `run`; so for `infer` and `explain`.
+        // `run`; so for `infer` and `explain`, and `--format` for
+        // `validate`, `status` and `mutex show`.
         Some(Command::Validate(mut v)) => {
             v.root = v.root.or(args.exec.root);
+            v.format = v.format.or(args.exec.format);
             schema::validate(&v, &args.store, stderr_color)
         }
         Some(Command::Infer(mut i)) => {
@@ -63,7 +65,9 @@ fn main() -> ExitCode {
             explain.root = explain.root.or(args.exec.root);
             explain::run(&explain, stderr_color)
         }
-        Some(Command::Status) => status::run(&args.store),
+        Some(Command::Status(status)) => {
+            status::run(&args.store, status.format.or(args.exec.format))
+        }
         Some(Command::ClusterFile) => cluster_file::run(&args.store),
         Some(Command::Completions { shell }) => {
             let mut out = Vec::new();

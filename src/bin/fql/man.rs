@@ -19,13 +19,13 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     (
         "1",
         "A check found things not as required: fmt --check a script not in canonical form, \
-         a guard the database, validate data that does not conform, fql mutex a mutex not \
-         acquired (within --wait), held or waited for.",
+         a guard the database, validate data that does not conform or no key to check (without --allow-empty), fql mutex a mutex not \
+         acquired (within --wait), held or waited for, mutex show a directory that does not exist.",
     ),
     (
         "2",
         "A usage error: a bad flag or argument, a file that cannot be read or written, a \
-         database file that cannot be opened, a write without -w or to a read-only or \
+         database file that cannot be opened (or that does not exist, for a command that only reads), a write without -w or to a read-only or \
          damaged database.",
     ),
     (

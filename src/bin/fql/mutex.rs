@@ -1,16 +1,18 @@
 //! `fql mutex`: the distributed mutex from the shell.
 
 mod child;
+mod show;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use fql::kv::Database;
-use fql::mutex::{Mutex, Reaped, Reaper, State, Timing};
+use fql::mutex::{Mutex, Reaped, Reaper, Timing};
 
-use crate::args::{Client, MutexCommand, StoreArgs, TimingArgs, WaitArgs};
+use crate::args::{Client, Format, MutexCommand, StoreArgs, TimingArgs, WaitArgs};
 use crate::output::Exit;
+use crate::store::Missing;
 
 impl TimingArgs {
     fn timing(self) -> Result<Timing, Exit> {
@@ -39,8 +41,19 @@ fn seconds(value: f64, flag: &str) -> Result<Duration, Exit> {
         })
 }
 
-pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
-    let opened = crate::store::open(store_args)?;
+/// Runs a mutex command; `format` is a `--format` given before `mutex`,
+/// which `show` takes as its own.
+pub fn run(
+    command: MutexCommand,
+    store_args: &StoreArgs,
+    format: Option<Format>,
+) -> Result<(), Exit> {
+    // Only `show` merely looks: it creates no database file.
+    let missing = match command {
+        MutexCommand::Show { .. } => Missing::Refuse,
+        _ => Missing::Create,
+    };
+    let opened = crate::store::open_as(store_args, missing)?;
     let timeout = opened.timeout;
     let db: Arc<dyn Database> = Arc::from(opened.db);
     let mutex = |client: &Client| client.mutex(db.clone(), timeout);
@@ -57,7 +70,10 @@ pub fn run(command: MutexCommand, store_args: &StoreArgs) -> Result<(), Exit> {
         MutexCommand::Release { client } => done(mutex(&client)?.release(), "does not hold"),
         MutexCommand::Heartbeat { client } => done(mutex(&client)?.heartbeat(), "does not hold"),
         MutexCommand::Cancel { client } => done(mutex(&client)?.cancel(), "is not waiting for"),
-        MutexCommand::Show { dir } => show(&db, &directory(&dir)?, timeout),
+        MutexCommand::Show { dir, format: own } => {
+            let format = own.or(format).unwrap_or_default();
+            show::run(&db, &directory(&dir)?, timeout, format)
+        }
         MutexCommand::Reap { dir, timing } => {
             let mut reaper = Reaper::new(db, directory(&dir)?, timing.timing()?)
                 .map_err(failed)?
@@ -133,7 +149,7 @@ pub fn directory(arg: &str) -> Result<Vec<String>, Exit> {
     }
 }
 
-fn failed(e: fql::mutex::Error) -> Exit {
+pub(crate) fn failed(e: fql::mutex::Error) -> Exit {
     eprintln!("fql: {e}");
     fql::kv::AsKvError::as_kv(&e).map_or(Exit::Failed, crate::store::exit_of)
 }
@@ -182,41 +198,4 @@ fn done(result: Result<bool, fql::mutex::Error>, not: &str) -> Result<(), Exit> 
         eprintln!("fql: this client {not} the mutex");
         Err(Exit::Unmet)
     }
-}
-
-fn show(db: &Arc<dyn Database>, dir: &[String], timeout: Duration) -> Result<(), Exit> {
-    let engine = fql::exec::Engine::new(db.clone()).timeout(timeout);
-    let state = State::read(&engine, dir).map_err(failed)?;
-    let mut out = String::new();
-    let age = |name: &str| match state.heartbeat_age(name) {
-        Some(v) => format!(
-            "last beat {} before this snapshot",
-            fql::syntax::counted(v, "version", "versions")
-        ),
-        None => "no heartbeat".into(),
-    };
-    match &state.owner {
-        Some(owner) => out.push_str(&format!(
-            "owner: {} ({})\n",
-            fql::syntax::plain_or_quoted(owner),
-            age(owner)
-        )),
-        None => out.push_str("owner: none (free)\n"),
-    }
-    match state.token {
-        Some(token) => out.push_str(&format!("token: {token}\n")),
-        None => out.push_str("token: none\n"),
-    }
-    out.push_str(&format!("queue: {} waiting\n", state.queue.len()));
-    for (n, w) in state.queue.iter().enumerate() {
-        out.push_str(&format!(
-            "  {}. {} (queued at {}, {})\n",
-            n + 1,
-            fql::syntax::plain_or_quoted(&w.name),
-            const_hex::encode(w.since),
-            age(&w.name)
-        ));
-    }
-    out.push_str(&format!("read version: {}\n", state.read_version));
-    crate::output::print(&out)
 }

@@ -7,23 +7,18 @@ use std::collections::HashMap;
 
 use fql::kv::{Activity, Database, Observed, RetryOptions};
 use fql::plan::Root;
-use fql::schema::{Shape, Summary, Violation};
+use fql::schema::{Shape, Summary};
 use fql::syntax::Sources;
 use fql::syntax::ast::{Elem, Span};
 
-use crate::args::{Format, InferArgs, StoreArgs, ValidateArgs};
+use crate::args::{InferArgs, StoreArgs, ValidateArgs};
 use crate::output::{self, Exit};
 use crate::progress::Progress;
+use crate::store::Missing;
 
-/// The schema's text: a file, or a named script.
-fn schema_source(path: &std::path::Path) -> Result<(String, String), Exit> {
-    if !path.exists()
-        && let Some(named) = path.to_str().and_then(fql::scripts::find)
-    {
-        return Ok((named.name.to_string(), named.source.to_string()));
-    }
-    crate::source::read_source(Some(path))
-}
+mod report;
+
+use report::Report;
 
 /// A schema to check the data against: its text, parameters, and the
 /// root its relative paths start from.
@@ -36,7 +31,7 @@ struct Schema<'a> {
 pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(), Exit> {
     let params = crate::session::params(&args.params)?;
     let root = crate::session::root(args.root.as_deref(), color)?;
-    let (name, src) = schema_source(&args.schema)?;
+    let (name, src) = crate::source::read_named_or_file(Some(&args.schema))?;
     let sources = Sources::single(name, src.clone());
     // Report schema errors with their spans before touching the database.
     crate::session::with_plan(&sources, &params, &root, color, |_| Ok(()))?;
@@ -45,29 +40,58 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
         params: &params,
         root: &root,
     };
-    let opened = crate::store::open(store)?;
+    // A validation only reads: a missing database file is a mistake to
+    // report, not one to create.
+    let opened = crate::store::open_as(store, Missing::Refuse)?;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
     let activity = Arc::new(Activity::default());
     let db = Observed::new(opened.db, activity.clone());
     let progress = Progress::start(activity.clone(), std::io::stderr().is_terminal());
-    let result = run(&db, retry, &schema, args, &progress, &activity);
+    let mut report = Report::new(
+        std::io::BufWriter::new(std::io::stdout().lock()),
+        args.format.unwrap_or_default(),
+    );
+    let result = run(&db, retry, &schema, args, &progress, &activity, &mut report);
     drop(progress);
-    match result {
-        Ok(summary) => {
-            print_summary(&summary, args.format)?;
-            if summary.violations == 0 {
-                Ok(())
-            } else {
-                Err(Exit::Unmet)
-            }
-        }
+    let summary = match result {
+        Ok(summary) => summary,
         // Nothing more to say once the report cannot be written.
-        Err(Failure::Unwritten(exit)) => Err(exit),
+        Err(Failure::Unwritten(exit)) => return Err(exit),
         Err(Failure::Schema(e)) => {
             eprintln!("fql: {e}");
-            Err(failed(&e))
+            let exit = failed(&e);
+            return match report.failed(&e.to_string()) {
+                Ok(()) => Err(exit),
+                Err(e) => Err(exit.max(output::write_failed(&e))),
+            };
         }
+    };
+    report
+        .summary(&summary)
+        .map_err(|e| output::write_failed(&e))?;
+    let empty = nothing_checked(&summary, &db).filter(|_| !args.allow_empty);
+    if let Some(empty) = &empty {
+        eprintln!(
+            "fql: {empty}: are --db and the schema's paths right? (--allow-empty accepts this)"
+        );
     }
+    if summary.violations > 0 || empty.is_some() {
+        Err(Exit::Unmet)
+    } else {
+        Ok(())
+    }
+}
+
+/// What to say of a validation that read no key at all: it checked
+/// nothing, which is more often a mistyped `--db`, path or parameter than
+/// data that conforms. `None` when it read keys.
+pub fn nothing_checked(summary: &Summary, db: &dyn Database) -> Option<String> {
+    (summary.keys == 0).then(|| {
+        format!(
+            "no keys matched the schema's patterns in {}, so nothing was checked",
+            db.describe()
+        )
+    })
 }
 
 /// Why a validation ended without a summary to print.
@@ -80,17 +104,17 @@ enum Failure {
     Schema(fql::schema::Error),
 }
 
-/// Validates, writing each violation to standard output as it is found. A
-/// write that fails stops the scan through `activity`.
-fn run(
+/// Validates, writing each violation to `report` as it is found. A write
+/// that fails stops the scan through `activity`.
+fn run<W: Write>(
     db: &dyn Database,
     retry: RetryOptions,
     schema: &Schema<'_>,
     args: &ValidateArgs,
     progress: &Progress,
     activity: &Activity,
+    report: &mut Report<W>,
 ) -> Result<Summary, Failure> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut failed = None;
     let (src, params, root) = (schema.src, schema.params, schema.root);
     let max = args.max_violations;
@@ -99,66 +123,14 @@ fn run(
         if failed.is_some() {
             return;
         }
-        let written = match args.format {
-            Format::Json | Format::Jsonl => writeln!(out, "{}", violation_json(v)),
-            Format::Text => writeln!(out, "{} % {}", v.key, v.reason),
-        };
-        if let Err(e) = written {
+        if let Err(e) = report.violation(v) {
             failed = Some(e);
             activity.stop();
         }
     });
-    match failed.map_or_else(|| out.flush(), Err) {
-        Ok(()) => summary.map_err(Failure::Schema),
-        Err(e) => Err(Failure::Unwritten(output::write_failed(&e))),
-    }
-}
-
-fn violation_json(v: &Violation) -> String {
-    fql::exec::json::to_string(&serde_json::json!({
-        "type": "violation",
-        "key": v.key,
-        "reason": v.reason,
-        "kind": v.kind,
-        "pattern": v.pattern,
-    }))
-}
-
-fn print_summary(s: &Summary, format: Format) -> Result<(), Exit> {
-    match format {
-        Format::Json | Format::Jsonl => {
-            let summary = serde_json::json!({
-                "type": "summary",
-                "directories": s.directories,
-                "keys": s.keys,
-                "violations": s.violations,
-                "matches": s.matches.iter().map(|(p, n)| serde_json::json!({"pattern": p, "keys": n})).collect::<Vec<_>>(),
-                "reasons": s.reasons,
-                "transactions": s.transactions,
-                "stopped": s.stopped,
-            });
-            output::print(&format!("{}\n", fql::exec::json::to_string(&summary)))
-        }
-        Format::Text => {
-            let mut text = format!("{}\n", s.headline());
-            for (pattern, n) in &s.matches {
-                text.push_str(&format!("  {n:>10}  {pattern}\n"));
-            }
-            for (reason, n) in &s.reasons {
-                text.push_str(&format!("  {n:>10}  violations: {reason}\n"));
-            }
-            if s.transactions > 1 {
-                text.push_str(&format!(
-                    "  the scan took {} transactions, so it is not one snapshot\n",
-                    s.transactions
-                ));
-            }
-            if s.stopped {
-                text.push_str("  stopped at --max-violations\n");
-            }
-            eprint!("{text}");
-            Ok(())
-        }
+    match failed {
+        None => summary.map_err(Failure::Schema),
+        Some(e) => Err(Failure::Unwritten(output::write_failed(&e))),
     }
 }
 
@@ -175,7 +147,7 @@ fn failed(e: &fql::schema::Error) -> Exit {
 pub fn infer(args: &InferArgs, store: &StoreArgs, color: bool) -> Result<(), Exit> {
     let root = crate::session::root(args.root.as_deref(), color)?;
     let dir = directory(&args.dir, &root, color)?;
-    let opened = crate::store::open(store)?;
+    let opened = crate::store::open_as(store, Missing::Refuse)?;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
     let shapes =
         fql::schema::infer(&*opened.db, retry, &dir, args.depth, args.sample).map_err(|e| {

@@ -3,16 +3,26 @@
 use fql::kv::embedded::Access;
 use fql::kv::{self, DatabaseExt, RetryOptions};
 
-use crate::args::StoreArgs;
+use crate::args::{Format, StoreArgs};
 use crate::output::{self, Exit};
-use crate::store;
+use crate::store::{self, Missing};
 
-pub fn run(args: &StoreArgs) -> Result<(), Exit> {
-    let opened = store::open(args)?;
+/// What `fql status` found out.
+struct Status {
+    /// The database, as it describes itself.
+    database: String,
+    read_version: u64,
+    /// Whether a database file takes writes; a cluster does not say.
+    access: Option<Access>,
+}
+
+pub fn run(args: &StoreArgs, format: Option<Format>) -> Result<(), Exit> {
+    // Asking about a database is no reason to create one.
+    let opened = store::open_as(args, Missing::Refuse)?;
     let db = &opened.db;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
     let version = db.run_with(retry, |tx, _| tx.read_version());
-    let (version, _) = version.map_err(|e: kv::Error| {
+    let (read_version, _) = version.map_err(|e: kv::Error| {
         eprintln!("fql: {} did not answer: {e}", db.describe());
         match (&e, store::exit_of(&e)) {
             (kv::Error::Storage { .. }, _) => Exit::Usage,
@@ -21,20 +31,60 @@ pub fn run(args: &StoreArgs) -> Result<(), Exit> {
             (_, exit) => exit,
         }
     })?;
-    let mut report = format!("database: {}\nread version: {version}\n", db.describe());
-    // Only a file can refuse writes.
-    let access = opened.file.as_ref().map(|file| file.access());
-    if let Some(access) = &access {
-        let line = match access {
-            Access::ReadWrite => "read-write".to_string(),
-            Access::ReadOnly(why) => format!("read-only: {why}"),
-            Access::Damaged(what) => format!("corrupt, so writes are refused: {what}"),
-        };
-        report.push_str(&format!("access: {line}\n"));
-    }
+    let status = Status {
+        database: db.describe(),
+        read_version,
+        // Only a file can refuse writes.
+        access: opened.file.as_ref().map(|file| file.access()),
+    };
+    let report = match format.unwrap_or_default() {
+        Format::Text => status.text(),
+        Format::Json | Format::Jsonl => format!("{}\n", status.json()),
+    };
     output::print(&report)?;
-    match access {
+    match status.access {
         Some(Access::Damaged(_)) => Err(Exit::Usage),
         _ => Ok(()),
+    }
+}
+
+impl Status {
+    fn text(&self) -> String {
+        let mut report = format!(
+            "database: {}\nread version: {}\n",
+            self.database, self.read_version
+        );
+        if let Some(access) = &self.access {
+            let line = match access {
+                Access::ReadWrite => "read-write".to_string(),
+                Access::ReadOnly(why) => format!("read-only: {why}"),
+                Access::Damaged(what) => format!("corrupt, so writes are refused: {what}"),
+            };
+            report.push_str(&format!("access: {line}\n"));
+        }
+        report
+    }
+
+    /// The same facts as one JSON object: `access` is `read-write`,
+    /// `read-only` or `corrupt`, and `detail` says why when it is not
+    /// `read-write`; both are left out for a cluster.
+    fn json(&self) -> String {
+        let mut object = serde_json::json!({
+            "database": self.database,
+            "read_version": self.read_version,
+        });
+        let access = match &self.access {
+            None => None,
+            Some(Access::ReadWrite) => Some(("read-write", None)),
+            Some(Access::ReadOnly(why)) => Some(("read-only", Some(why))),
+            Some(Access::Damaged(what)) => Some(("corrupt", Some(what))),
+        };
+        if let Some((access, detail)) = access {
+            object["access"] = access.into();
+            if let Some(detail) = detail {
+                object["detail"] = detail.as_str().into();
+            }
+        }
+        fql::exec::json::to_string(&object)
     }
 }

@@ -92,12 +92,34 @@ pub fn file_path(args: &StoreArgs) -> Result<PathBuf, Exit> {
     }
 }
 
+/// Whether opening a database file that is missing creates it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// Create it: the commands that may write (queries, the shell, the
+    /// mutex's operations, `cluster-file`).
+    Create,
+    /// Refuse it: the commands that only read (`validate`, `infer`,
+    /// `status`, `mutex show`), for which a new empty file would only
+    /// hide a mistyped `--db`.
+    Refuse,
+}
+
+/// Opens the database, creating a missing database file.
 pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
+    open_as(args, Missing::Create)
+}
+
+/// Opens the database the flags select; a missing database file is
+/// created or refused as `missing` says.
+pub fn open_as(args: &StoreArgs, missing: Missing) -> Result<Opened, Exit> {
     let timeout = timeout(args.timeout)?;
     let faults = faults()?;
     let (db, file): (Box<dyn Database>, _) = match choose(args)? {
         Choice::Memory => (Box::new(Embedded::memory()), None),
         Choice::File(path) => {
+            if missing == Missing::Refuse {
+                exists(&path)?;
+            }
             let db = open_file(&path, args.read_only, timeout)?;
             (Box::new(db.clone()), Some(db))
         }
@@ -194,6 +216,26 @@ fn open_file(path: &Path, read_only: bool, timeout: Duration) -> Result<Embedded
         );
     }
     Ok(db)
+}
+
+/// Refuses a database file that does not exist, naming it: a command
+/// that only reads would find nothing there, and would otherwise leave a
+/// new empty file behind.
+fn exists(path: &Path) -> Result<(), Exit> {
+    match path.try_exists() {
+        Ok(true) => Ok(()),
+        Ok(false) => {
+            eprintln!(
+                "fql: there is no database at {}: the file does not exist (is --db right?); commands that only read do not create it",
+                path.display()
+            );
+            Err(Exit::Usage)
+        }
+        Err(e) => {
+            eprintln!("fql: cannot open the database {}: {e}", path.display());
+            Err(Exit::Usage)
+        }
+    }
 }
 
 /// Creates the directories above a database file that are missing, mode

@@ -43,9 +43,15 @@ pub enum MutexCommand {
     },
     /// Print the owner, the fencing token, heartbeats and the queue, from
     /// one snapshot.
+    ///
+    /// Exits 1 when the directory does not exist: no mutex is there.
     Show {
         /// The mutex directory, such as `/locks/nightly`.
         dir: String,
+        /// `text` (the default): a line for each fact; `json` or `jsonl`:
+        /// one JSON object.
+        #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+        format: Option<super::Format>,
     },
     /// Hand on the mutex when its owner stops beating, and drop dead
     /// waiters; runs until interrupted.

@@ -233,7 +233,12 @@ impl Repl {
             return self.end(exit);
         }
         match result {
-            Ok(s) => eprintln!("{}", s.headline()),
+            Ok(s) => {
+                eprintln!("{}", s.headline());
+                if let Some(empty) = crate::schema::nothing_checked(&s, &*self.session.db) {
+                    eprintln!("fql: warning: {empty}");
+                }
+            }
             Err(e) => eprintln!("fql: {e}"),
         }
     }
