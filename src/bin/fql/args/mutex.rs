@@ -44,13 +44,15 @@ pub enum MutexCommand {
     /// Print the owner, the fencing token, heartbeats and the queue, from
     /// one snapshot.
     Show {
-        /// The mutex directory, such as `/locks/nightly`.
+        /// The mutex directory: a path such as `/locks/nightly`, or a tuple
+        /// of names such as `("locks","nightly")`, as `-p dir=` takes.
         dir: String,
     },
     /// Hand on the mutex when its owner stops beating, and drop dead
     /// waiters; runs until interrupted.
     Reap {
-        /// The mutex directory, such as `/locks/nightly`.
+        /// The mutex directory: a path such as `/locks/nightly`, or a tuple
+        /// of names such as `("locks","nightly")`, as `-p dir=` takes.
         dir: String,
         #[command(flatten)]
         timing: TimingArgs,
@@ -77,7 +79,8 @@ pub enum MutexCommand {
 /// A client of a mutex.
 #[derive(Debug, clap::Args)]
 pub struct Client {
-    /// The mutex directory, such as `/locks/nightly`.
+    /// The mutex directory: a path such as `/locks/nightly`, or a tuple
+    /// of names such as `("locks","nightly")`, as `-p dir=` takes.
     pub dir: String,
     /// This client's name; unique among the clients of the mutex.
     #[arg(long)]
