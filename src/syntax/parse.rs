@@ -100,7 +100,7 @@ pub fn parse_element(src: &str) -> Result<super::ast::Elem<'_>, Vec<ParseError>>
         trivia: Trivia::default(),
     };
     let parsed = match p.element(src) {
-        Ok((rest, elem)) if rest.is_empty() => Some(elem),
+        Ok(("", elem)) => Some(elem),
         Ok((rest, _)) => {
             let error = p.expected(rest, "the end of the value", None);
             p.report(error);

@@ -184,7 +184,7 @@ fn duplicate_bad_and_unused_parameters_are_errors() {
         "-p",
         "nmae=web-1",
     ];
-    let (out, err) = outputs(&mut db().args(typo), 3);
+    let (out, err) = outputs(db().args(typo), 3);
     assert_eq!(out, "");
     assert!(
         err.contains("no statement uses `:nmae`") && err.contains("`:dir`, `:name`"),
