@@ -104,7 +104,8 @@ impl Param {
     ///   rule `--root` follows, relative paths from `root`;
     /// - a letter or `_`: FQL data if the whole text is a data word (`nil`,
     ///   `true`, `inf`, a uuid, `f32(1.5)`), else the text as a string, so
-    ///   that `-p name=ann` needs no quotes;
+    ///   that `-p name=ann` needs no quotes; a data word that goes wrong
+    ///   inside (a uuid cut short) is an error;
     /// - anything else (a digit, `-`, `"`, `(`, `#`): FQL data, or an
     ///   error; never a string by default, so `02134`, `0xABC` and `(1,`
     ///   are refused, not stored as something the user did not write.
@@ -114,7 +115,7 @@ impl Param {
             return path(text, root);
         }
         if first.is_alphabetic() || first == '_' {
-            return Ok(data(text).unwrap_or_else(|_| Param::string(text)));
+            return word(text);
         }
         data(text)
     }
@@ -181,6 +182,18 @@ fn path(text: &str, root: &Root) -> Result<Param, ParamError> {
         return Err(RootError::Resolve(Error::TopPath { at }).into());
     }
     Ok(Param::Path(dir))
+}
+
+/// Text that starts with a letter: a data word (`nil`, `true`, a uuid)
+/// when it is one; the text as a string when no element starts it or more
+/// than one element's text follows (`ann`, `web-2`, `true story`); an
+/// error when it starts as a data word does and goes wrong inside
+/// (`deadbeef-1`, a uuid cut short).
+fn word(text: &str) -> Result<Param, ParamError> {
+    match data(text) {
+        Err(ParamError::Syntax(ParseError::Expected { .. })) => Ok(Param::string(text)),
+        other => other,
+    }
 }
 
 /// One FQL data element and nothing else, owned.
@@ -278,6 +291,12 @@ mod tests {
         assert_eq!(shown("ann"), "\"ann\"");
         assert_eq!(shown("web-2"), "\"web-2\"");
         assert_eq!(shown("true,false"), "\"true,false\"");
+        assert_eq!(shown("true story"), "\"true story\"");
+        assert_eq!(shown("ann's"), "\"ann's\"");
+        assert_eq!(
+            shown("ca03676e-6a49-4b8b-a7b0-6b0e0e3fd9c1"),
+            "ca03676e-6a49-4b8b-a7b0-6b0e0e3fd9c1"
+        );
         assert_eq!(shown("nil"), "nil");
         assert_eq!(shown("true"), "true");
         assert_eq!(shown("/locks/s"), "path /locks/s");
@@ -300,6 +319,7 @@ mod tests {
         assert_eq!(code("#:0000"), "fql::not_data");
         assert_eq!(code("/a(1)"), "fql::bad_root");
         assert_eq!(code("/"), "fql::top_path");
+        assert_eq!(code("deadbeef-1"), "fql::invalid_uuid");
         assert_eq!(code(""), "none");
     }
 

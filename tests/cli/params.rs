@@ -93,6 +93,7 @@ fn malformed_data_is_an_error_not_a_string() {
             "-p day:str=2026-11-22",
         ),
         ("x=\"ann", "fql::unclosed", "-p x:str=\"ann"),
+        ("x=deadbeef-1", "fql::invalid_uuid", "-p x:str=deadbeef-1"),
     ] {
         let err = stderr(db().args(["-p", flag, "-q", "/a(:x)"]), 2);
         assert!(err.contains(code), "{flag}: {err}");
