@@ -16,7 +16,6 @@ mod layout;
 mod reaper;
 mod state;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -483,13 +482,13 @@ fn run_script_once(
     let source = crate::scripts::find(script)
         .unwrap_or_else(|| panic!("{script} ships with fql"))
         .source;
-    let mut params: HashMap<String, Elem<'static>> = HashMap::new();
-    params.insert("dir".into(), elem(dir_param(dir)));
+    let mut params = crate::plan::Params::new();
+    params.insert("dir".into(), elem(dir_param(dir)).into());
     if let Some(name) = name {
-        params.insert("name".into(), elem(ElemKind::Str(name.to_string().into())));
+        params.insert("name".into(), ElemKind::Str(name.to_string().into()).into());
     }
     for (k, v) in extra {
-        params.insert(k.to_string(), elem(v.clone()));
+        params.insert(k.to_string(), v.clone().into());
     }
     let script = crate::check::load(source).expect("shipped scripts load");
     let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");

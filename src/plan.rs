@@ -10,8 +10,10 @@
 //! query touches before running it.
 
 mod explain;
+mod param;
 mod root;
 
+pub use param::{Param, ParamError, Params};
 pub use root::{Root, RootError};
 
 use std::collections::HashMap;
@@ -240,6 +242,47 @@ pub enum Error {
         #[label("named here, in a read that folds its rows")]
         named: Span,
     },
+
+    /// A parameter written as a directory path (`-p dir=/locks/s`)
+    /// where data stands: `/x(:dir)`. A path is a directory only in a
+    /// path; stored as a key's element it would be some spelling of it.
+    #[error("`:{name}` holds the directory path `{path}`, but stands here for data")]
+    #[diagnostic(
+        code(fql::path_as_data),
+        help(
+            "a path parameter may start a directory path, as in `/:{name}(...)`; for data, pass a string (`-p {name}:str={path}`) or a tuple of names (`-p '{name}=(\"a\",\"b\")'`)"
+        )
+    )]
+    PathAsData {
+        /// The name.
+        name: String,
+        /// The path, as FQL writes it.
+        path: String,
+        /// The reference.
+        #[label("data goes here, not a directory")]
+        at: Span,
+    },
+    /// A parameter written as a directory path, absolute, that does not
+    /// start its path: `/app/:dir` or `./:dir`. Splicing `/locks/s` under
+    /// `/app` would read a directory the path never named.
+    #[error(
+        "`:{name}` holds the absolute path `{path}`, so it must come first in an absolute path"
+    )]
+    #[diagnostic(
+        code(fql::path_not_first),
+        help(
+            "write `/:{name}/...` so the path starts with it; to put names under another directory, pass them as a tuple: `-p '{name}=(\"a\",\"b\")'`"
+        )
+    )]
+    PathNotFirst {
+        /// The name.
+        name: String,
+        /// The path, as FQL writes it.
+        path: String,
+        /// The reference.
+        #[label("a whole path cannot go here")]
+        at: Span,
+    },
 }
 
 impl Error {
@@ -251,7 +294,9 @@ impl Error {
             | Error::Unrelated { at, .. }
             | Error::TypeConflict { at, .. }
             | Error::CastFailed { at, .. }
-            | Error::Folded { at, .. } => *at,
+            | Error::Folded { at, .. }
+            | Error::PathAsData { at, .. }
+            | Error::PathNotFirst { at, .. } => *at,
         }
     }
 }
@@ -276,10 +321,7 @@ pub fn describe(value: &ElemKind<'_>) -> String {
 /// `params` for its unbound references. The plan borrows the script's
 /// statements and copies only those that take parameters, so a script of a
 /// million writes is held once.
-pub fn plan<'a>(
-    script: &'a Script<'a>,
-    params: &HashMap<String, Elem<'static>>,
-) -> Result<Plan<'a>, Vec<Error>> {
+pub fn plan<'a>(script: &'a Script<'a>, params: &Params) -> Result<Plan<'a>, Vec<Error>> {
     Planner::new(params).plan(script)
 }
 
@@ -287,7 +329,7 @@ pub fn plan<'a>(
 /// rather than under `/`.
 pub fn plan_in<'a>(
     script: &'a Script<'a>,
-    params: &HashMap<String, Elem<'static>>,
+    params: &Params,
     root: &Root,
 ) -> Result<Plan<'a>, Vec<Error>> {
     Planner::new(params).with_root(root.clone()).plan(script)
@@ -307,7 +349,7 @@ pub fn plan_in<'a>(
 /// piece holding the whole script needs no first pass.
 #[derive(Debug)]
 pub struct Planner<'p> {
-    params: &'p HashMap<String, Elem<'static>>,
+    params: &'p Params,
     /// The number of the next statement.
     next: usize,
     /// For each name, the statement that bound it last and its types.
@@ -330,11 +372,13 @@ pub struct Planner<'p> {
     ended: usize,
     /// Where relative paths start.
     root: Root,
+    /// The names references take from parameters, in order of first use.
+    wanted: Vec<String>,
 }
 
 impl<'p> Planner<'p> {
     /// A planner at the start of a script.
-    pub fn new(params: &'p HashMap<String, Elem<'static>>) -> Planner<'p> {
+    pub fn new(params: &'p Params) -> Planner<'p> {
         Planner {
             params,
             next: 0,
@@ -347,6 +391,7 @@ impl<'p> Planner<'p> {
             last_end: None,
             ended: 0,
             root: Root::default(),
+            wanted: Vec::new(),
         }
     }
 
@@ -366,6 +411,14 @@ impl<'p> Planner<'p> {
     /// The statements that feed a later one, among those planned so far.
     pub fn feeders(&self) -> &Statements {
         &self.drivers
+    }
+
+    /// The names the script's references take from parameters, supplied
+    /// or not, in order of first use, among the statements planned so
+    /// far: a parameter supplied and not among them is one no statement
+    /// uses, most likely a typo.
+    pub fn wanted(&self) -> &[String] {
+        &self.wanted
     }
 
     /// How many statements have been planned.
@@ -445,7 +498,7 @@ impl<'p> Planner<'p> {
                 bound: &self.bound,
                 folded: &self.folded,
             };
-            let refs = substitute(&mut query, known, errors);
+            let refs = substitute(&mut query, known, &mut self.wanted, errors);
             (Some(Box::new(query)), refs)
         } else {
             (None, Vec::new())
@@ -714,51 +767,45 @@ fn result_types(ty: Type) -> &'static [Type] {
 /// and names an aggregate read left unbound.
 #[derive(Clone, Copy)]
 struct Known<'k> {
-    params: &'k HashMap<String, Elem<'static>>,
+    params: &'k Params,
     bound: &'k HashMap<String, (usize, Vec<Type>)>,
     folded: &'k HashMap<String, Span>,
 }
 
-/// Replaces references by parameters; returns the references left for
-/// names that earlier statements bind, which are filled row by row.
-fn substitute<'a>(
+/// Where a reference stands, which decides what a parameter written as
+/// a path may do there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// An element of a key or a value.
+    Data,
+    /// The first element of an absolute directory path.
+    DirStart,
+    /// Any other element of a directory path.
+    DirAfter,
+}
+
+/// Replaces references by parameters, noting in `wanted` each name taken
+/// from parameters; returns the references left for names that earlier
+/// statements bind, which are filled row by row.
+fn substitute<'a, 'k>(
     query: &mut Query<'a>,
-    known: Known<'_>,
+    known: Known<'k>,
+    wanted: &mut Vec<String>,
     errors: &mut Vec<Error>,
 ) -> Vec<(String, Span)> {
     let mut joins = Vec::new();
-    let mut resolve = |r: &Reference<'_>| -> Option<ElemKind<'a>> {
+    let mut resolve = |r: &Reference<'_>, place: Place| -> Option<&'k Param> {
         let name = r.name.name;
         if let Some((_, types)) = known.bound.get(name) {
-            if let Some(cast) = &r.cast
-                && !types.is_empty()
-                && !types
-                    .iter()
-                    .any(|t| cast.ty.includes(*t) || t.includes(cast.ty))
-            {
-                let bound = types.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>();
-                errors.push(Error::TypeConflict {
-                    name: name.into(),
-                    bound: bound.join(" or "),
-                    cast: format!("`{}`", cast.ty),
-                    at: cast.span,
-                });
-            }
+            check_join_cast(r, types, errors);
             joins.push((name.to_string(), r.span));
             return None;
         }
+        if !wanted.iter().any(|w| w == name) {
+            wanted.push(name.to_string());
+        }
         if let Some(p) = known.params.get(name) {
-            if let Some(cast) = &r.cast
-                && !cast_holds(&p.kind, cast.ty)
-            {
-                errors.push(Error::CastFailed {
-                    name: name.into(),
-                    value: describe(&p.kind),
-                    cast: cast.ty,
-                    at: cast.span,
-                });
-            }
-            return Some(p.kind.clone());
+            return param_at(r, p, place, errors);
         }
         match known.folded.get(name) {
             Some(named) => errors.push(Error::Folded {
@@ -777,23 +824,87 @@ fn substitute<'a>(
     joins
 }
 
+/// A cast on a join reference that can never hold for what the name binds.
+fn check_join_cast(r: &Reference<'_>, types: &[Type], errors: &mut Vec<Error>) {
+    if let Some(cast) = &r.cast
+        && !types.is_empty()
+        && !types
+            .iter()
+            .any(|t| cast.ty.includes(*t) || t.includes(cast.ty))
+    {
+        let bound = types.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>();
+        errors.push(Error::TypeConflict {
+            name: r.name.name.into(),
+            bound: bound.join(" or "),
+            cast: format!("`{}`", cast.ty),
+            at: cast.span,
+        });
+    }
+}
+
+/// Parameter `p` for reference `r` standing at `place`: its cast must
+/// hold, and a path may only start a directory path.
+fn param_at<'k>(
+    r: &Reference<'_>,
+    p: &'k Param,
+    place: Place,
+    errors: &mut Vec<Error>,
+) -> Option<&'k Param> {
+    let name = r.name.name;
+    if let Some(cast) = &r.cast {
+        let value = p.as_data();
+        if !cast_holds(&value, cast.ty) {
+            errors.push(Error::CastFailed {
+                name: name.into(),
+                value: describe(&value),
+                cast: cast.ty,
+                at: cast.span,
+            });
+        }
+    }
+    let Param::Path(path) = p else {
+        return Some(p);
+    };
+    let (name, path, at) = (name.to_string(), path.to_string(), r.span);
+    match place {
+        Place::DirStart => return Some(p),
+        Place::Data => errors.push(Error::PathAsData { name, path, at }),
+        Place::DirAfter => errors.push(Error::PathNotFirst { name, path, at }),
+    }
+    None
+}
+
 /// Replaces each reference for which `resolve` gives a value.
-fn replace_refs<'a>(
+fn replace_refs<'a, 'k>(
     query: &mut Query<'a>,
-    resolve: &mut impl FnMut(&Reference<'_>) -> Option<ElemKind<'a>>,
+    resolve: &mut impl FnMut(&Reference<'_>, Place) -> Option<&'k Param>,
 ) {
     if let Some(dir) = query.dir_mut()
         && dir.elems.iter().any(|e| matches!(e, DirElem::Ref(_)))
     {
+        let absolute = dir.relative.is_none();
         let mut elems = DirElems::new();
-        for e in std::mem::take(&mut dir.elems) {
+        for (n, e) in std::mem::take(&mut dir.elems).into_iter().enumerate() {
             let DirElem::Ref(r) = e else {
                 elems.push(e);
                 continue;
             };
-            match resolve(&r) {
+            let place = if n == 0 && absolute {
+                Place::DirStart
+            } else {
+                Place::DirAfter
+            };
+            match resolve(&r, place) {
                 None => elems.push(DirElem::Ref(r)),
-                Some(value) => crate::directory::push_value(&mut elems, value, r.span),
+                Some(Param::Path(path)) => {
+                    for name in path.names() {
+                        let name = name.clone().into();
+                        elems.push(DirElem::Name { name, span: r.span });
+                    }
+                }
+                Some(Param::Data(value)) => {
+                    crate::directory::push_value(&mut elems, value.kind.clone(), r.span)
+                }
             }
         }
         dir.elems = elems;
@@ -803,14 +914,14 @@ fn replace_refs<'a>(
     }
 }
 
-fn substitute_elem<'a>(
+fn substitute_elem<'a, 'k>(
     e: &mut Elem<'a>,
-    resolve: &mut impl FnMut(&Reference<'_>) -> Option<ElemKind<'a>>,
+    resolve: &mut impl FnMut(&Reference<'_>, Place) -> Option<&'k Param>,
 ) {
     match &mut e.kind {
         ElemKind::Ref(r) => {
-            if let Some(kind) = resolve(r) {
-                e.kind = kind;
+            if let Some(Param::Data(value)) = resolve(r, Place::Data) {
+                e.kind = value.kind.clone();
             }
         }
         ElemKind::Tuple(t) => {
@@ -839,38 +950,10 @@ pub fn raw_bounds(key: &RawKeyKind) -> (Vec<u8>, Vec<u8>) {
     }
 }
 
-/// A parameter's value from text, as `-p name=value` gives it: an FQL
-/// data element (`42`, `"ann"`, `0xff`, `(1,2)`) when the text is one,
-/// else the text itself as a string, so `-p name=ann` needs no quotes.
-pub fn parse_param(text: &str) -> Elem<'static> {
-    let as_str = || Elem {
-        kind: ElemKind::Str(text.to_string().into()),
-        span: Span::default(),
-    };
-    let src = format!("/p({text})");
-    let Ok(script) = crate::syntax::parse(&src) else {
-        return as_str();
-    };
-    let [
-        Item::Statement(Statement {
-            query: Query::KeyValue(kv),
-            ..
-        }),
-    ] = script.items.as_slice()
-    else {
-        return as_str();
-    };
-    if kv.key.tuple.elems.len() != 1 || kv.key.tuple.rest.is_some() {
-        return as_str();
-    }
-    // Through the tuple encoding and back: data keeps its value exactly
-    // and no longer borrows the text.
-    match crate::codec::encode_key(&[], &kv.key.tuple.elems) {
-        Ok(key) if key.op == crate::codec::Op::Set => crate::codec::decode_key(&[], &key.bytes)
-            .and_then(|mut elems| elems.pop())
-            .unwrap_or_else(as_str),
-        _ => as_str(),
-    }
+/// A parameter's value from text, as `fql -p name=value` reads it:
+/// [`Param::parse`] with relative paths from `/`.
+pub fn parse_param(text: &str) -> Result<Param, ParamError> {
+    Param::parse(text, &Root::default())
 }
 
 #[cfg(test)]
@@ -892,7 +975,7 @@ mod tests {
     /// statement can use them.
     #[test]
     fn pieces_plan_as_the_whole() {
-        let params = [("p".to_string(), parse_param("7"))].into();
+        let params = [("p".to_string(), parse_param("7").unwrap())].into();
         let text = "/a(<x:int>)\n@commit\n/b(:x,<y:str>)\n/c(:p)=1\n@commit\n@commit\n\
                     /d(:y)\n/a(<x:int>)\n@commit\n[exists] /e(:x)\n/f(<z:int>)";
         let script = crate::check::load(text).unwrap();
@@ -970,7 +1053,7 @@ mod tests {
     /// the resolved one.
     #[test]
     fn relative_paths_resolve_under_the_root() {
-        let params = [("t".to_string(), parse_param("\"x\""))].into();
+        let params = [("t".to_string(), parse_param("\"x\"").unwrap())].into();
         let text = "./a(1)=2\n../b/<n:str>(<>)\n.(3)\n/abs(4)\n../:t/...\n./...";
         let script = crate::check::load(text).unwrap();
         let root = Root::new(vec!["app".into(), "tests".into()]);
@@ -1039,7 +1122,7 @@ mod tests {
     }
 
     /// The errors of planning `text` with `params`, by code.
-    fn codes(text: &str, params: &HashMap<String, Elem<'static>>) -> Vec<String> {
+    fn codes(text: &str, params: &Params) -> Vec<String> {
         let script = crate::check::load(text).unwrap();
         match plan(&script, params) {
             Ok(_) => Vec::new(),
@@ -1084,7 +1167,7 @@ mod tests {
     /// A parameter must have the type of the casts of its references.
     #[test]
     fn parameters_meet_their_casts() {
-        let params = [("p".to_string(), parse_param("ann"))].into();
+        let params = [("p".to_string(), parse_param("ann").unwrap())].into();
         assert_eq!(codes("/a(:p!str)=1", &params), [] as [&str; 0]);
         assert_eq!(codes("/a(:p!int)=1", &params), ["fql::cast_failed"]);
         let script = crate::check::load("/a(:p!int)=1").unwrap();
@@ -1093,6 +1176,41 @@ mod tests {
             errors[0].to_string(),
             "`:p` holds `\"ann\"` of type `str`, not `int`"
         );
+    }
+
+    /// A parameter written as a path is a directory where a path starts,
+    /// and an error anywhere else; a tuple of names goes anywhere in a
+    /// path.
+    #[test]
+    fn a_path_parameter_starts_a_directory_path() {
+        let params: Params = [
+            ("dir".to_string(), parse_param("/locks/s").unwrap()),
+            ("names".to_string(), parse_param("(\"a\",\"b\")").unwrap()),
+        ]
+        .into();
+        let planned = |text: &str| {
+            let script = crate::check::load(text).unwrap();
+            let plan = plan(&script, &params).unwrap();
+            plan.steps[0].query().to_string()
+        };
+        assert_eq!(planned("/:dir(\"owner\",<>)"), "/locks/s(\"owner\",<>)");
+        assert_eq!(planned("/:dir/x(1)"), "/locks/s/x(1)");
+        assert_eq!(planned("/app/:names(1)"), "/app/a/b(1)");
+        assert_eq!(codes("/x(:dir)=1", &params), ["fql::path_as_data"]);
+        assert_eq!(codes("/x(1)=:dir", &params), ["fql::path_as_data"]);
+        assert_eq!(codes("/app/:dir(1)", &params), ["fql::path_not_first"]);
+        assert_eq!(codes("./:dir(1)", &params), ["fql::path_not_first"]);
+    }
+
+    /// The planner lists the names taken from parameters, supplied or
+    /// not, and not those earlier statements bind.
+    #[test]
+    fn the_planner_knows_which_parameters_are_used() {
+        let params: Params = [("a".to_string(), parse_param("1").unwrap())].into();
+        let script = crate::check::load("/x(<b:int>)\n/y(:b,:a)\n/z(:c,:a)").unwrap();
+        let mut planner = Planner::new(&params);
+        let _ = planner.plan(&script);
+        assert_eq!(planner.wanted(), ["a", "c"]);
     }
 
     /// The limit goes to the range read only when every key-value read

@@ -8,7 +8,7 @@ mod validate;
 
 pub use infer::{Shape, infer};
 pub use pattern::Pattern;
-pub use validate::{Summary, Violation, validate, validate_in};
+pub use validate::{Summary, Violation, patterns, validate, validate_in};
 
 /// Why a schema could not be checked.
 #[derive(Debug, thiserror::Error)]
@@ -20,6 +20,13 @@ pub enum Error {
     /// It cannot be planned: a parameter is missing.
     #[error("the schema cannot be used: {}", .0.first().map(ToString::to_string).unwrap_or_default())]
     Plan(Vec<crate::plan::Error>),
+    /// No statement reads key-values, so nothing is allowed and nothing
+    /// is checked: an empty file, comments only, or writes and directory
+    /// listings only.
+    #[error(
+        "the schema has no read patterns, so it would check nothing: write a read such as `/app/users(<int>)=<str>` for each shape of key-value a directory may hold"
+    )]
+    NoPatterns,
     /// A pattern's encoding options cannot hold.
     #[error(transparent)]
     Codec(#[from] crate::codec::Error),

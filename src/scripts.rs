@@ -59,17 +59,11 @@ impl Script {
     /// of its statements binds, in order of first use.
     pub fn params(&self) -> Vec<String> {
         let script = crate::syntax::parse(self.source).expect("shipped scripts parse");
-        let mut names: Vec<String> = Vec::new();
-        if let Err(errors) = crate::plan::plan(&script, &Default::default()) {
-            for e in errors {
-                if let crate::plan::Error::Unbound { name, .. } = e
-                    && !names.contains(&name)
-                {
-                    names.push(name);
-                }
-            }
-        }
-        names
+        let none = crate::plan::Params::new();
+        let mut planner = crate::plan::Planner::new(&none);
+        // Every reference is unbound here; the planner still notes them.
+        let _ = planner.plan(&script);
+        planner.wanted().to_vec()
     }
 }
 

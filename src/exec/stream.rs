@@ -9,7 +9,7 @@
 //! use fql::kv::embedded::Embedded;
 //!
 //! let engine = Arc::new(Engine::new(Arc::new(Embedded::memory())));
-//! let params = [("id".to_string(), fql::plan::parse_param("42"))].into();
+//! let params = [("id".to_string(), fql::plan::parse_param("42").unwrap())].into();
 //! let mut rows = engine.query("/users(:id)=\"ann\"\n@commit\n/users(<int>)", params);
 //! while let Some(row) = rows.next().await {
 //!     let Output::KeyValue(kv) = row.unwrap() else { unreachable!() };
@@ -18,7 +18,6 @@
 //! # }
 //! ```
 
-use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -28,7 +27,6 @@ use futures_core::Stream;
 use tokio::sync::mpsc;
 
 use super::{Engine, Error, Output, Sink};
-use crate::syntax::ast::Elem;
 
 /// Why a script did not run, or stopped.
 #[derive(Debug, thiserror::Error)]
@@ -116,7 +114,7 @@ impl Engine {
     pub fn query(
         self: &Arc<Self>,
         script: impl Into<String>,
-        params: HashMap<String, Elem<'static>>,
+        params: crate::plan::Params,
     ) -> Results {
         let (tx, rx) = mpsc::channel(BUFFER);
         let engine = self.clone();
@@ -138,7 +136,7 @@ impl Engine {
     pub fn run_text(
         &self,
         script: &str,
-        params: &HashMap<String, Elem<'static>>,
+        params: &crate::plan::Params,
         sink: &mut dyn Sink,
     ) -> Result<(), QueryError> {
         let script = crate::check::load(script).map_err(QueryError::Invalid)?;

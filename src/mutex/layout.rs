@@ -68,7 +68,7 @@ impl Layout {
         let script = Box::leak(Box::new(
             crate::check::load(source).expect("shipped scripts load"),
         ));
-        let params = [("dir".to_string(), elem(dir_param(&["mutex".into()])))].into();
+        let params = [("dir".to_string(), elem(dir_param(&["mutex".into()])).into())].into();
         let plan = Box::leak(Box::new(
             crate::plan::plan(script, &params).expect("shipped scripts plan"),
         ));

@@ -43,7 +43,7 @@ impl State {
     pub fn read(engine: &Engine, dir: &[String]) -> Result<State, Error> {
         let source = crate::scripts::find("mutex/show").expect("shipped").source;
         let script = crate::check::load(source).expect("shipped scripts load");
-        let params = [("dir".to_string(), elem(dir_param(dir)))].into();
+        let params = [("dir".to_string(), elem(dir_param(dir)).into())].into();
         let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
         let ((rows, read_version, exists), _) = super::in_mutex(engine, dir, |tx, prefix| {
             let mut rows = Vec::new();

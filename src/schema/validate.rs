@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use crate::codec;
 use crate::directory::{DirectoryLayer, show};
 use crate::kv::{Database, DatabaseExt, RangeCursor, RangeOption, RetryOptions, Transaction};
-use crate::plan::Root;
-use crate::syntax::ast::{Elem, Kind, Query};
+use crate::plan::{Plan, Root};
+use crate::syntax::ast::{Kind, Query};
 use crate::syntax::counted;
 
 use super::{Error, Pattern};
@@ -71,7 +71,7 @@ pub fn validate(
     db: &dyn Database,
     retry: RetryOptions,
     source: &str,
-    params: &std::collections::HashMap<String, Elem<'static>>,
+    params: &crate::plan::Params,
     max_violations: Option<u64>,
     report: &mut dyn FnMut(&Violation),
 ) -> Result<Summary, Error> {
@@ -86,23 +86,14 @@ pub fn validate_in(
     db: &dyn Database,
     retry: RetryOptions,
     source: &str,
-    params: &std::collections::HashMap<String, Elem<'static>>,
+    params: &crate::plan::Params,
     root: &Root,
     max_violations: Option<u64>,
     report: &mut dyn FnMut(&Violation),
 ) -> Result<Summary, Error> {
     let script = crate::check::load(source).map_err(Error::Invalid)?;
     let plan = crate::plan::plan_in(&script, params, root).map_err(Error::Plan)?;
-    let mut patterns = Vec::new();
-    for step in &plan.steps {
-        if !matches!(step.kind, Kind::Read | Kind::ReadRange) {
-            continue;
-        }
-        if let Query::KeyValue(kv) = step.query() {
-            let n = patterns.len();
-            patterns.push(Pattern::new(n, kv, step.options.min, step.options.max)?);
-        }
-    }
+    let patterns = patterns(&plan)?;
     let layer = DirectoryLayer::new();
     let dirs = directories(db, retry, &layer, &patterns)?;
     let mut scan = Scan {
@@ -123,6 +114,26 @@ pub fn validate_in(
         scan.directory(&mut tx, retry, &layer, path, &mine)?;
     }
     Ok(scan.summary)
+}
+
+/// The patterns of a planned schema: its reads of key-values, in order.
+/// A schema without one allows nothing and checks nothing, which is never
+/// what its author meant, so that is an error.
+pub fn patterns<'p>(plan: &'p Plan<'p>) -> Result<Vec<Pattern<'p>>, Error> {
+    let mut patterns = Vec::new();
+    for step in &plan.steps {
+        if !matches!(step.kind, Kind::Read | Kind::ReadRange) {
+            continue;
+        }
+        if let Query::KeyValue(kv) = step.query() {
+            let n = patterns.len();
+            patterns.push(Pattern::new(n, kv, step.options.min, step.options.max)?);
+        }
+    }
+    if patterns.is_empty() {
+        return Err(Error::NoPatterns);
+    }
+    Ok(patterns)
 }
 
 /// Every directory a pattern names, with the patterns naming it.

@@ -34,7 +34,7 @@ pub(super) fn is_name_start(b: u8) -> bool {
 }
 
 /// Whether `text` is a valid name: `[A-Za-z_][A-Za-z0-9_.-]*`.
-pub(super) fn is_name(text: &str) -> bool {
+pub fn is_name(text: &str) -> bool {
     let b = text.as_bytes();
     !b.is_empty() && is_name_start(b[0]) && b[1..].iter().all(|&c| is_name_byte(c))
 }

@@ -88,6 +88,40 @@ pub fn parse(src: &str) -> Result<Script<'_>, Vec<ParseError>> {
     }
 }
 
+/// Parses `src` as one element and nothing else, as a parameter's value
+/// is written: `42`, `"ann"`, `(1,"x")`. Spans are offsets into `src`.
+/// Whatever is not one element, or is more than one, is an error here
+/// with the same words a script's would get.
+pub fn parse_element(src: &str) -> Result<super::ast::Elem<'_>, Vec<ParseError>> {
+    let mut p = Parser {
+        src,
+        depth: 0,
+        errors: Vec::new(),
+        trivia: Trivia::default(),
+    };
+    let parsed = match p.element(src) {
+        Ok(("", elem)) => Some(elem),
+        Ok((rest, _)) => {
+            let error = p.expected(rest, "the end of the value", None);
+            p.report(error);
+            None
+        }
+        Err(nom::Err::Failure(Fail { error: Some(e) })) => {
+            p.report(*e);
+            None
+        }
+        Err(_) => {
+            let error = p.expected(src, "a value", None);
+            p.report(error);
+            None
+        }
+    };
+    match parsed {
+        Some(elem) if p.errors.is_empty() => Ok(elem),
+        _ => Err(sorted(p.errors)),
+    }
+}
+
 /// Parses what can be parsed: the script holds the statements without
 /// errors, so that checks can still run on them.
 pub(crate) fn parse_partial(src: &str) -> (Script<'_>, Vec<ParseError>) {

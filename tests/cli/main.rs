@@ -13,6 +13,7 @@ mod faults;
 mod mutex;
 use crate::support::mutex_show;
 mod output;
+mod params;
 mod queries;
 mod raw;
 use crate::support::reach;
@@ -423,7 +424,7 @@ fn run_prints_results_and_takes_parameters() {
     assert_eq!(stdout(db().args(args).write_stdin(write)), "");
     let read = "/users(<int>)=<str>\n/users/<>\n";
     assert_eq!(
-        stdout(db().args(["run", "-p", "min=0"]).write_stdin(read)),
+        stdout(db().arg("run").write_stdin(read)),
         "/users(7)=\"bo\"\n/users(42)=\"ann\"\n"
     );
 }

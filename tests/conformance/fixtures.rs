@@ -88,7 +88,10 @@ fn outputs(backend: &Backend, script_text: &str) -> Vec<String> {
         .lines()
         .filter_map(|l| l.strip_prefix("% param: "))
         .filter_map(|p| p.split_once('='))
-        .map(|(name, value)| (name.to_string(), fql::plan::parse_param(value)))
+        .map(|(name, value)| {
+            let value = fql::plan::parse_param(value).expect("a fixture's parameter is a value");
+            (name.to_string(), value)
+        })
         .collect();
     let plan = match fql::plan::plan(&script, &params) {
         Ok(p) => p,

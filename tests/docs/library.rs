@@ -46,7 +46,7 @@ pub fn run(code: &str, example: &Block) -> Shown {
             "faults" | "with_manual_prefixes" => None,
             "param" => {
                 let (name, value) = args.split_once(' ').expect("param NAME FQL");
-                params.insert(name.to_string(), element(value));
+                params.insert(name.to_string(), fql::plan::Param::Data(element(value)));
                 None
             }
             "run" => run_script(&db, args, &params),
@@ -143,11 +143,7 @@ fn element(text: &str) -> Elem<'static> {
 }
 
 /// Runs `script` through the engine; what it printed, if it failed.
-fn run_script(
-    db: &Arc<dyn Database>,
-    script: &str,
-    params: &HashMap<String, Elem<'static>>,
-) -> Option<Shown> {
+fn run_script(db: &Arc<dyn Database>, script: &str, params: &fql::plan::Params) -> Option<Shown> {
     let engine = Engine::new(db.clone());
     let error = engine
         .run_text(script, params, &mut |_: Output| Ok(()))

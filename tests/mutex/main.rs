@@ -64,9 +64,9 @@ fn script(
     let engine = Engine::new(db.clone());
     let mut all: std::collections::HashMap<_, _> = params
         .iter()
-        .map(|(k, v)| (k.to_string(), elem(v.clone())))
+        .map(|(k, v)| (k.to_string(), elem(v.clone()).into()))
         .collect();
-    all.insert("dir".into(), elem(dir_param(&dir())));
+    all.insert("dir".into(), elem(dir_param(&dir())).into());
     let source = fql::scripts::find(name).unwrap().source;
     engine.run_text(source, &all, &mut |_| Ok(())).unwrap();
 }

@@ -23,12 +23,12 @@ fn dir() -> Vec<String> {
     vec!["locks".into(), "job".into()]
 }
 
-fn params() -> HashMap<String, Elem<'static>> {
+fn params() -> fql::plan::Params {
     let dir = Elem {
         kind: dir_param(&dir()),
         span: Default::default(),
     };
-    [("dir".to_string(), dir)].into()
+    [("dir".to_string(), dir.into())].into()
 }
 
 /// The violations of the mutex schema in `db`.

@@ -24,7 +24,7 @@ pub use mutex::{Client, MutexCommand, TimingArgs, WaitArgs};
     after_help = "Examples:\n  \
         fql --memory -q '/app/users(1)=\"ann\"' -q '/app/users(<int>)=<str>' -w\n  \
         fql -f load.fql -w --on-error continue\n  \
-        fql run backup.fql -p day=2026-11-22 --format jsonl\n  \
+        fql run backup.fql -p day:str=2026-11-22 --format jsonl\n  \
         fql                      # the interactive shell"
 )]
 pub struct Args {
@@ -103,9 +103,14 @@ pub struct StoreArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 #[command(next_help_heading = "Running")]
 pub struct ExecArgs {
-    /// A parameter for the script's references: `-p id=42`. The value is
-    /// read as FQL data (`42`, `"ann"`, `0xff`, `(1,2)`) or else taken as a
-    /// string.
+    /// A parameter for the script's `:NAME` references; one flag per NAME.
+    /// VALUE is FQL data (`42`, `"ann"`, `0xff`, `(1,2)`, `nil`); a
+    /// directory path (`/locks/s`, or `./s` from --root), which stands
+    /// where a directory path starts (`/:dir(...)`); or a plain word that
+    /// starts with a letter (`ann`, `web-2`), taken as a string. Text that
+    /// starts like data and is not (`02134`, `0xABC`, `(1,`) is an error;
+    /// `-p NAME:str=TEXT` takes any TEXT as a string. A parameter that no
+    /// statement uses is an error.
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
 
@@ -279,7 +284,8 @@ pub struct ValidateArgs {
     #[arg(value_name = "SCHEMA")]
     pub schema: PathBuf,
 
-    /// A parameter for the schema's references, as for `fql run`.
+    /// A parameter for the schema's references, as for `fql run`: FQL
+    /// data, a directory path, a plain word, or `NAME:str=TEXT`.
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
 
@@ -361,7 +367,8 @@ pub struct ExplainArgs {
     #[arg(value_name = "NAME|FILE")]
     pub file: Option<PathBuf>,
 
-    /// A parameter for the script's references, as for `fql run`.
+    /// A parameter for the script's references, as for `fql run`: FQL
+    /// data, a directory path, a plain word, or `NAME:str=TEXT`.
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
 

@@ -130,20 +130,27 @@ impl Client {
     }
 }
 
-/// The names of an absolute directory path.
+/// The names of the mutex directory `arg`, read as a script's `-p dir=`
+/// is, so that both name the same directory: an absolute path
+/// (`/locks/nightly`) or a tuple of names (`("locks","nightly")`). A
+/// relative path is refused: `fql mutex` has no root to start it from.
 pub fn directory(arg: &str) -> Result<Vec<String>, Exit> {
-    if !arg.starts_with('/') {
-        eprintln!("fql: a directory is an absolute path such as /locks/nightly, not `{arg}`");
-        return Err(Exit::Usage);
+    let refuse = || {
+        eprintln!(
+            "fql: the mutex directory is an absolute path such as /locks/nightly, or a tuple of names such as (\"locks\",\"nightly\"), not `{}`",
+            fql::syntax::printable(arg)
+        );
+        Exit::Usage
+    };
+    if arg.starts_with('.') {
+        return Err(refuse());
     }
-    match crate::repl::path::directory(arg, &fql::plan::Root::default()) {
-        Ok(path) if !path.names().is_empty() => Ok(path.names().to_vec()),
-        Ok(_) => {
-            eprintln!("fql: the directory cannot be the root");
-            Err(Exit::Usage)
-        }
+    match fql::plan::Param::parse(arg, &fql::plan::Root::default()) {
+        Ok(param) => param.directory().ok_or_else(refuse),
         Err(e) => {
-            eprintln!("fql: {e}");
+            let sources = fql::syntax::Sources::single("DIR", arg.to_string());
+            let width = crate::output::width();
+            eprint!("{}", fql::syntax::render(&e, &sources, false, width));
             Err(Exit::Usage)
         }
     }

@@ -3,13 +3,11 @@
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
-use std::collections::HashMap;
-
 use fql::kv::{Activity, Database, Observed, RetryOptions};
-use fql::plan::Root;
+use fql::plan::{Params, Root};
 use fql::schema::{Shape, Summary};
 use fql::syntax::Sources;
-use fql::syntax::ast::{Elem, Span};
+use fql::syntax::ast::Span;
 
 use crate::args::{InferArgs, StoreArgs, ValidateArgs};
 use crate::output::{self, Exit};
@@ -24,17 +22,22 @@ use report::Report;
 /// root its relative paths start from.
 struct Schema<'a> {
     src: &'a str,
-    params: &'a HashMap<String, Elem<'static>>,
+    params: &'a Params,
     root: &'a Root,
 }
 
 pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(), Exit> {
-    let params = crate::session::params(&args.params)?;
     let root = crate::session::root(args.root.as_deref(), color)?;
+    let params = crate::session::params(&args.params, &root, color)?;
     let (name, src) = crate::source::read_named_or_file(Some(&args.schema))?;
-    let sources = Sources::single(name, src.clone());
+    let sources = Sources::single(name.clone(), src.clone());
     // Report schema errors with their spans before touching the database.
-    crate::session::with_plan(&sources, &params, &root, color, |_| Ok(()))?;
+    crate::session::with_whole_plan(&sources, &params, &root, color, |plan| {
+        fql::schema::patterns(plan).map(|_| ()).map_err(|e| {
+            eprintln!("fql: {}: {e}", fql::syntax::printable(&name));
+            Exit::Invalid
+        })
+    })?;
     let schema = Schema {
         src: &src,
         params: &params,

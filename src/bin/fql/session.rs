@@ -5,14 +5,12 @@
 //! `fql -q/-f`, `fql run`, a script on standard input and every line of the
 //! interactive shell go through [`Session::run`].
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use fql::exec::Engine;
 use fql::kv::{Activity, Database, Observed, Transaction};
-use fql::plan::{Plan, Planner, Root};
-use fql::syntax::ast::Elem;
+use fql::plan::{Params, Plan, Planner, Root};
 use fql::syntax::{Diagnostics, Report, Sources};
 
 use crate::args::{BytesShown, Color, ExecArgs, Format, OnError};
@@ -21,16 +19,18 @@ use crate::source::Script;
 
 mod check;
 mod fingerprints;
+mod params;
 mod run;
 
 pub use check::{Checked, check};
 use check::{WriteAt, first_write};
+pub use params::params;
 use run::Run;
 
 /// How scripts run; the shell changes these as it goes.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    pub params: HashMap<String, Elem<'static>>,
+    pub params: Params,
     pub write: bool,
     pub on_error: OnError,
     pub timing: bool,
@@ -48,8 +48,9 @@ pub struct Settings {
 
 impl Settings {
     pub fn from_args(args: &ExecArgs, color: Color) -> Result<Settings, Exit> {
+        let root = root(args.root.as_deref(), color.enabled_for_stderr())?;
         Ok(Settings {
-            params: params(&args.params)?,
+            params: params(&args.params, &root, color.enabled_for_stderr())?,
             write: args.write,
             on_error: args.on_error.unwrap_or_default(),
             timing: args.timing,
@@ -58,7 +59,7 @@ impl Settings {
             color: color.enabled_for_stderr(),
             color_out: color.enabled_for_stdout(),
             write_hint: "pass -w/--write to allow writes",
-            root: root(args.root.as_deref(), color.enabled_for_stderr())?,
+            root,
         })
     }
 }
@@ -77,22 +78,6 @@ pub fn root(text: Option<&str>, color: bool) -> Result<Root, Exit> {
         );
         Exit::Usage
     })
-}
-
-/// `-p name=value` pairs; each value is FQL data, else a string.
-pub fn params(pairs: &[String]) -> Result<HashMap<String, Elem<'static>>, Exit> {
-    pairs
-        .iter()
-        .map(|pair| match pair.split_once('=') {
-            Some((name, value)) if !name.is_empty() => {
-                Ok((name.to_string(), fql::plan::parse_param(value)))
-            }
-            _ => {
-                eprintln!("fql: a parameter is NAME=VALUE, not `{pair}`");
-                Err(Exit::Usage)
-            }
-        })
-        .collect()
 }
 
 /// How a run that did not succeed ended: its worst status, and apart,
@@ -152,7 +137,14 @@ impl Session {
     pub fn run(&self, script: &Script, tx: Option<&mut dyn Transaction>) -> Result<(), Failure> {
         self.activity.restart();
         let settings = &self.settings;
-        let checked = check(script, &settings.params, &settings.root, settings.color)?;
+        // A shell entry need not use every parameter: they last the session.
+        let checked = check(
+            script,
+            &settings.params,
+            &settings.root,
+            settings.color,
+            false,
+        )?;
         self.run_checked(script, &checked, tx)
     }
 
@@ -270,9 +262,32 @@ fn changed(name: &str, line: usize) -> Exit {
 /// sources, and hands the plan to `f`.
 pub fn with_plan<T>(
     sources: &Sources,
-    params: &HashMap<String, Elem<'static>>,
+    params: &Params,
     root: &Root,
     color: bool,
+    f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
+) -> Result<T, Exit> {
+    planned(sources, params, root, color, false, f)
+}
+
+/// [`with_plan`] for a script given whole on the command line (`fql
+/// explain`, a schema): a parameter that no statement uses is an error too.
+pub fn with_whole_plan<T>(
+    sources: &Sources,
+    params: &Params,
+    root: &Root,
+    color: bool,
+    f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
+) -> Result<T, Exit> {
+    planned(sources, params, root, color, true, f)
+}
+
+fn planned<T>(
+    sources: &Sources,
+    params: &Params,
+    root: &Root,
+    color: bool,
+    all_used: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
 ) -> Result<T, Exit> {
     let script = fql::check::load(sources.text()).map_err(|errors| {
@@ -280,11 +295,18 @@ pub fn with_plan<T>(
         eprint!("{}", diagnostics.render(color, output::width()));
         Exit::Invalid
     })?;
-    let plan = fql::plan::plan_in(&script, params, root).map_err(|errors| {
+    let mut planner = Planner::new(params).with_root(root.clone());
+    let plan = planner.plan(&script);
+    let unused = match all_used {
+        true => params::all_used(params, planner.wanted()),
+        false => Ok(()),
+    };
+    let plan = plan.map_err(|errors| {
         let mut report = Report::default();
         let shown = report.add(&errors, sources, color, output::width());
         eprint!("{shown}{}", report.more());
         Exit::Invalid
-    })?;
-    f(&plan)
+    });
+    unused?;
+    f(&plan?)
 }

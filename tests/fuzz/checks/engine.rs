@@ -266,7 +266,10 @@ pub fn check(input: &[u8]) {
     // Two levels deep, so that `../a` resolves and `../../..` does not.
     let root = fql::plan::Root::new(vec!["r".into(), "s".into()]);
     let engine = Engine::new(Arc::new(Embedded::memory())).root(root);
-    let params = HashMap::from([("n".to_string(), int(7)), ("d".to_string(), int(1))]);
+    let params = HashMap::from([
+        ("n".to_string(), int(7).into()),
+        ("d".to_string(), int(1).into()),
+    ]);
     let outcome = engine.run_text(&script, &params, &mut |row: Output| {
         assert!(!row.to_string().is_empty(), "{script}");
         Ok(())

@@ -46,7 +46,8 @@ pub enum MutexCommand {
     ///
     /// Exits 1 when the directory does not exist: no mutex is there.
     Show {
-        /// The mutex directory, such as `/locks/nightly`.
+        /// The mutex directory: a path such as `/locks/nightly`, or a tuple
+        /// of names such as `("locks","nightly")`, as `-p dir=` takes.
         dir: String,
         /// `text` (the default): a line for each fact; `json` or `jsonl`:
         /// one JSON object.
@@ -56,7 +57,8 @@ pub enum MutexCommand {
     /// Hand on the mutex when its owner stops beating, and drop dead
     /// waiters; runs until interrupted.
     Reap {
-        /// The mutex directory, such as `/locks/nightly`.
+        /// The mutex directory: a path such as `/locks/nightly`, or a tuple
+        /// of names such as `("locks","nightly")`, as `-p dir=` takes.
         dir: String,
         #[command(flatten)]
         timing: TimingArgs,
@@ -87,7 +89,8 @@ pub enum MutexCommand {
 /// A client of a mutex.
 #[derive(Debug, clap::Args)]
 pub struct Client {
-    /// The mutex directory, such as `/locks/nightly`.
+    /// The mutex directory: a path such as `/locks/nightly`, or a tuple
+    /// of names such as `("locks","nightly")`, as `-p dir=` takes.
     pub dir: String,
     /// This client's name; unique among the clients of the mutex.
     #[arg(long)]

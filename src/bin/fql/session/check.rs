@@ -4,10 +4,8 @@
 //! writes, how many there are, and a fingerprint of each piece of text
 //! read.
 
-use std::collections::HashMap;
-
-use fql::plan::{Plan, Planner, Root, Statements};
-use fql::syntax::ast::{Elem, Item, Script as Parsed};
+use fql::plan::{Params, Plan, Planner, Root, Statements};
+use fql::syntax::ast::{Item, Script as Parsed};
 use fql::syntax::{Report, Sources};
 
 use super::fingerprints::Fingerprints;
@@ -50,12 +48,14 @@ pub fn first_write(sources: &Sources, plan: &Plan<'_>) -> Option<WriteAt> {
 
 /// Parses, checks and plans `script` a transaction at a time, reporting
 /// every error against its input: a syntax or static error in any
-/// transaction, else every planning error (a reference nothing supplies).
+/// transaction, else every planning error (a reference nothing supplies),
+/// and, when `all_used`, every parameter that no statement uses.
 pub fn check(
     script: &Script,
-    params: &HashMap<String, Elem<'static>>,
+    params: &Params,
     root: &Root,
     color: bool,
+    all_used: bool,
 ) -> Result<Checked, Exit> {
     let width = output::width();
     let mut planner = Planner::new(params).with_root(root.clone());
@@ -101,10 +101,16 @@ pub fn check(
         eprint!("{}", invalid.summary(&script.name()));
         return Err(Exit::Invalid);
     }
+    // Reported first: a misspelt `-p` is what leaves a reference unbound.
+    let unused = match all_used {
+        true => super::params::all_used(params, planner.wanted()),
+        false => Ok(()),
+    };
     if unplanned.count() > 0 {
         eprint!("{unplanned_text}{}", unplanned.more());
         return Err(Exit::Invalid);
     }
+    unused?;
     Ok(Checked {
         feeders: planner.feeders().clone(),
         statements: planner.statements(),
