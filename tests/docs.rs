@@ -1,6 +1,7 @@
 //! The documentation is executable: every FQL example in `docs/`,
 //! `grammar/`, `examples/` and the README must be valid, and every error in
-//! `docs/errors.md` must be triggered by its example and print as shown.
+//! `docs/errors.md` must be triggered by its example and print as shown;
+//! every command-line example runs and prints as shown ([`examples`]).
 
 use std::fs;
 
@@ -9,8 +10,12 @@ use fql::syntax::Diagnostics;
 
 use crate::support::repo;
 
+#[path = "docs/examples.rs"]
+mod examples;
 #[path = "docs/library.rs"]
 mod library;
+#[path = "docs/transcript.rs"]
+mod transcript;
 
 use repo::{Block, blocks, files, markdown_files, root};
 
