@@ -138,7 +138,8 @@ pub fn command(dir: &Path, command: &str) -> Command {
         .env("PATH", path)
         .env("HOME", dir)
         .env("TMPDIR", dir)
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "80");
     cmd
 }
 
@@ -194,7 +195,11 @@ fn tail(step: &Step, ran: &Ran, output: &str) -> String {
         Some(n) => format!("? {n}\n"),
         None => "? failed\n".into(),
     };
-    let output = if output.is_empty() { String::new() } else { format!("{output}\n") };
+    let output = if output.is_empty() {
+        String::new()
+    } else {
+        format!("{output}\n")
+    };
     format!("{status}{output}")
 }
 
@@ -214,7 +219,14 @@ pub fn check_file(path: &Path) -> Checked {
     let name = repo::relative(path);
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut checked = Checked::default();
-    for block in console_blocks(&md) {
+    for block in repo::blocks(&md) {
+        if let Some(file) = file_name(&block) {
+            fs::write(dir.path().join(file), &block.text).expect("the example's file");
+            continue;
+        }
+        if !runs(&block) {
+            continue;
+        }
         let steps = steps(&block.text, block.line + 1)
             .unwrap_or_else(|e| panic!("{name}:{}: {e}", block.line));
         for step in steps {
@@ -239,12 +251,19 @@ pub fn check_file(path: &Path) -> Checked {
     checked
 }
 
-/// The blocks that run: `console`, and `trycmd` as `trycmd` names them.
-pub fn console_blocks(md: &str) -> Vec<Block> {
-    repo::blocks(md)
-        .into_iter()
-        .filter(|b| matches!(b.info.as_str(), "console" | "trycmd"))
-        .collect()
+/// Whether a block runs: `console`, and `trycmd` as `trycmd` names it;
+/// not `console,ignore`.
+pub fn runs(block: &Block) -> bool {
+    matches!(block.info.as_str(), "console" | "trycmd")
+}
+
+/// The file an FQL block is, for the examples after it: ```` ```fql
+/// shop.fql ```` is written to `shop.fql` before the next example runs.
+pub fn file_name(block: &Block) -> Option<&str> {
+    match block.info.split_whitespace().collect::<Vec<_>>()[..] {
+        ["fql", name] => Some(name),
+        _ => None,
+    }
 }
 
 #[test]
@@ -258,7 +277,9 @@ fn every_console_example_prints_what_the_docs_show() {
         failures.append(&mut checked.failures);
         if bless && !checked.rewrites.is_empty() {
             let mut md = fs::read_to_string(&path).expect("a readable Markdown file");
-            checked.rewrites.sort_by_key(|r| std::cmp::Reverse(r.0.start));
+            checked
+                .rewrites
+                .sort_by_key(|r| std::cmp::Reverse(r.0.start));
             for (range, text) in checked.rewrites {
                 md.replace_range(range, &text);
             }
@@ -274,8 +295,9 @@ fn every_console_example_prints_what_the_docs_show() {
 }
 
 /// A command with its output outside a `console` block would not run:
-/// every `$ ` line of the README and `docs/` is in one, but in
-/// `docs/errors.md`, whose `sh` examples run by its own test.
+/// every `$ ` line of the README and `docs/` is in one (`console,ignore`
+/// for the few that cannot run here), but in `docs/errors.md`, whose `sh`
+/// examples run by its own test.
 #[test]
 fn every_command_with_output_is_in_a_console_block() {
     for path in repo::markdown_files() {
@@ -283,11 +305,15 @@ fn every_command_with_output_is_in_a_console_block() {
             continue;
         }
         let md = fs::read_to_string(&path).expect("a readable Markdown file");
-        for block in repo::blocks(&md) {
-            let runs = matches!(block.info.as_str(), "console" | "trycmd");
+        // A `markdown` block shows how to write an example.
+        for block in repo::blocks(&md)
+            .into_iter()
+            .filter(|b| b.info != "markdown")
+        {
+            let shown = block.info.starts_with("console");
             let command = block.text.lines().any(|l| l.starts_with("$ "));
             assert!(
-                runs || !command,
+                shown || !command,
                 "{}:{}: a `{}` block shows a `$ ` command, which does not run: make it `console`",
                 repo::relative(&path),
                 block.line,
@@ -332,8 +358,14 @@ fn a_wrong_example_fails_and_wildcards_match() {
         assert_eq!(normalize(dir.path(), &ran.printed, &s.shown) == shown, good);
     }
     let printed = "fql 0.1.0 on [x]\nline\nmore\nend\n";
-    assert_eq!(normalize(dir.path(), printed, "fql [..] on [x]\n...\nend\n"), "fql [..] on [x]\n...\nend");
-    assert_ne!(normalize(dir.path(), printed, "fql [..] on [y]\n...\nend\n"), "fql [..] on [y]\n...\nend");
+    assert_eq!(
+        normalize(dir.path(), printed, "fql [..] on [x]\n...\nend\n"),
+        "fql [..] on [x]\n...\nend"
+    );
+    assert_ne!(
+        normalize(dir.path(), printed, "fql [..] on [y]\n...\nend\n"),
+        "fql [..] on [y]\n...\nend"
+    );
     let ran = run(dir.path(), &step("$ fql --memory -q '/a(1)=2'\n? 2\n"));
     assert_eq!(ran.code, Some(2));
 }

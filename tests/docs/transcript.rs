@@ -2,10 +2,11 @@
 //!
 //! A session is the output of a `$ fql ...` example that holds prompt
 //! lines: what the shell prints before its first prompt, then entries,
-//! each a prompt line (`fql> `, `fql /app> `, `fql*> `) with the text
-//! typed, the lines that go on with it while the entry is open (by the
-//! rule the shell's Enter key follows, [`fql::syntax::is_open`]), and what
-//! the entry prints. Each entry is typed into the shell; what it printed
+//! each a prompt line (`fql> `, `fql /app> `, `fql*> `, or `...> ` for a
+//! line the shell reads on its own to go on with an entry) with the text
+//! typed, the lines without a prompt that go on with it while the entry
+//! is open (by the rule of [`fql::syntax::is_open`]: one line the editor
+//! grows), and what the entry prints. Each entry is typed into the shell; what it printed
 //! is what the terminal got between the shell taking the entry and the
 //! shell reading again (the line editor turns bracketed paste off and on
 //! at those two points), its escape sequences left out. The session is
@@ -28,8 +29,14 @@ const TAKEN: &str = "\x1b[?2004l";
 
 /// Where the text typed after the prompt starts on `line`, if it starts
 /// with a prompt: `fql`, then a space and the current directory, or `*`
-/// for an open transaction, then `> `.
+/// for an open transaction, then `> `; or a prompt for a further line of
+/// an entry, `...> ` after spaces, which the shell reads as a line of its
+/// own.
 pub fn prompt_len(line: &str) -> Option<usize> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if line[indent..].starts_with("...> ") {
+        return Some(indent + 5);
+    }
     let rest = line.strip_prefix("fql")?;
     let end = rest.find("> ")?;
     let middle = &rest[..end];
@@ -124,7 +131,8 @@ fn screen(p: &mut PtySession) -> (String, bool) {
 
 /// Runs `cmd`, which opens the shell, typing the entries of `shown`.
 pub fn run(mut cmd: Command, shown: &str) -> Ran {
-    cmd.env("TERM", "xterm");
+    // A pager would wait for keys; `cat` shows what it would page.
+    cmd.env("TERM", "xterm").env("PAGER", "cat");
     // A guard against a hang, not a measure of speed.
     let mut p = spawn_command(cmd, Some(60_000)).expect("the shell starts");
     let (banner, mut ended) = screen(&mut p);
@@ -161,11 +169,17 @@ fn reads_a_session() {
     assert_eq!(prompt_len("fql*> /a(1)=2"), Some(6));
     assert_eq!(prompt_len("/app/users(1)=\"fql> \""), None);
     assert_eq!(prompt_len("fqlx> 1"), None);
-    let shown = "banner\nfql> /a(<int>,\n  <str>)=<>\n/a(1,\"x\")=2\nfql> \\cd a\nfql /a> (1,...)\n";
+    assert_eq!(prompt_len("     ...> <str>)"), Some(10));
+    let shown =
+        "banner\nfql> /a(<int>,\n  <str>)=<>\n/a(1,\"x\")=2\nfql> \\cd a\nfql /a> (1,...)\n";
     let typed: Vec<Vec<String>> = entries(shown).into_iter().map(|e| e.typed).collect();
     assert_eq!(
         typed,
-        [vec!["/a(<int>,", "  <str>)=<>"], vec!["\\cd a"], vec!["(1,...)"]]
+        [
+            vec!["/a(<int>,", "  <str>)=<>"],
+            vec!["\\cd a"],
+            vec!["(1,...)"]
+        ]
     );
     let screen = "\x1b[?2026h\r\x1b[Kfql /a> \r\x1b[10C\x1b[?2026l(1)\x1b[?2004l\r\n/a(1)=2\r\n";
     assert_eq!(prompt(screen), "fql /a> ");
