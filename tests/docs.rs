@@ -179,21 +179,9 @@ fn run_example(section: &Section, example: &Block) -> Shown {
 /// new one; it must fail. Prints what it wrote to standard output, then
 /// what it wrote to standard error.
 fn run_shell(code: &str, example: &Block) -> Shown {
-    let fql = std::path::Path::new(env!("CARGO_BIN_EXE_fql"));
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = format!(
-        "{}:/usr/local/bin:/usr/bin:/bin",
-        fql.parent().expect("the binary's directory").display()
-    );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &example.text])
-        .current_dir(dir.path())
-        .env_clear()
-        .env("PATH", path)
-        .env("HOME", dir.path())
+    let out = examples::command(dir.path(), &example.text)
         .env("XDG_DATA_HOME", dir.path())
-        .env("TMPDIR", dir.path())
-        .env("NO_COLOR", "1")
         .output()
         .expect("sh runs");
     let printed = format!(

@@ -237,10 +237,15 @@ pub fn check_file(path: &Path) -> Checked {
             if output == shown && step.status.matches(ran.code) {
                 continue;
             }
+            let code = ran.code.map_or("a signal".into(), |c| c.to_string());
             checked.failures.push(format!(
-                "{name}:{}: $ {}\nthe docs show ({:?}):\n{shown}\nbut it printed ({:?}):\n{output}\n",
-                step.line, step.command, step.status, ran.code
+                "{name}:{}: $ {}\nthe docs show ({:?}):\n{shown}\nbut it exits with {code} and prints:\n{output}\n",
+                step.line, step.command, step.status
             ));
+            // An indented block's text is not the file's: it is left alone.
+            if md[block.range.clone()] != block.text {
+                continue;
+            }
             let at = block.range.start;
             checked.rewrites.push((
                 at + step.tail.start..at + step.tail.end,
