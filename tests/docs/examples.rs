@@ -316,6 +316,9 @@ fn every_command_with_output_is_in_a_console_block() {
             .filter(|b| b.info != "markdown")
         {
             let shown = block.info.starts_with("console");
+            if shown && let Err(e) = steps(&block.text, block.line + 1) {
+                panic!("{}:{}: {e}", repo::relative(&path), block.line);
+            }
             let command = block.text.lines().any(|l| l.starts_with("$ "));
             assert!(
                 shown || !command,

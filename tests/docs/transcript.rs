@@ -123,10 +123,17 @@ fn screen(p: &mut PtySession) -> (String, bool) {
         .exp_any(vec![ReadUntil::String(READING.into()), ReadUntil::EOF])
         .expect("the shell reads again or ends");
     if matched == READING {
-        (before, false)
+        (utf8(&before), false)
     } else {
-        (before + &matched, true)
+        (utf8(&(before + &matched)), true)
     }
+}
+
+/// The text the terminal got: the pseudo-terminal's reader makes a char
+/// of each byte, so UTF-8 (`×`, `╭`) is put back together here.
+fn utf8(read: &str) -> String {
+    let bytes: Vec<u8> = read.chars().map(|c| c as u32 as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// Runs `cmd`, which opens the shell, typing the entries of `shown`.
@@ -184,4 +191,34 @@ fn reads_a_session() {
     let screen = "\x1b[?2026h\r\x1b[Kfql /a> \r\x1b[10C\x1b[?2026l(1)\x1b[?2004l\r\n/a(1)=2\r\n";
     assert_eq!(prompt(screen), "fql /a> ");
     assert_eq!(output(screen), "/a(1)=2\n");
+}
+
+/// A session with an error and `\quit` runs as typed; one that shows the
+/// wrong output does not match.
+#[test]
+fn a_session_runs_as_typed() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let shown = "\
+fql [..] on the embedded in-memory database
+Type \\help for help, \\quit or Ctrl-D to leave.
+fql> /a(1)=2
+fql> /a(<int>,
+  ...)=<>
+/a(1)=2
+fql> /a(<string>)
+fql::unknown_type
+
+  × unknown type `string`
+...
+fql> \\quit
+";
+    let cmd = || super::examples::command(dir.path(), "fql --memory -w");
+    let ran = run(cmd(), shown);
+    assert_eq!(ran.code, Some(0));
+    let printed = super::examples::normalize(dir.path(), &ran.printed, shown);
+    assert_eq!(printed, shown.trim_end());
+    let wrong = shown.replace("/a(1)=2\nfql> /a(<s", "/a(1)=3\nfql> /a(<s");
+    let ran = run(cmd(), &wrong);
+    let printed = super::examples::normalize(dir.path(), &ran.printed, &wrong);
+    assert_ne!(printed, wrong.trim_end());
 }
