@@ -1,6 +1,7 @@
 //! The documentation is executable: every FQL example in `docs/`,
 //! `grammar/`, `examples/` and the README must be valid, and every error in
-//! `docs/errors.md` must be triggered by its example and print as shown.
+//! `docs/errors.md` must be triggered by its example and print as shown;
+//! every command-line example runs and prints as shown ([`examples`]).
 
 use std::fs;
 
@@ -9,8 +10,12 @@ use fql::syntax::Diagnostics;
 
 use crate::support::repo;
 
+#[path = "docs/examples.rs"]
+mod examples;
 #[path = "docs/library.rs"]
 mod library;
+#[path = "docs/transcript.rs"]
+mod transcript;
 
 use repo::{Block, blocks, files, markdown_files, root};
 
@@ -27,7 +32,10 @@ fn render(src: &str, errors: Vec<check::Error>) -> String {
 fn fql_blocks_in_markdown_are_valid() {
     let mut checked = 0;
     for path in markdown_files() {
-        for block in blocks_of(&path).into_iter().filter(|b| b.info == "fql") {
+        for block in blocks_of(&path)
+            .into_iter()
+            .filter(|b| b.info.split_whitespace().next() == Some("fql"))
+        {
             if let Err(errors) = load(&block.text) {
                 panic!(
                     "{}:{}: example does not load:\n{}",
@@ -171,21 +179,9 @@ fn run_example(section: &Section, example: &Block) -> Shown {
 /// new one; it must fail. Prints what it wrote to standard output, then
 /// what it wrote to standard error.
 fn run_shell(code: &str, example: &Block) -> Shown {
-    let fql = std::path::Path::new(env!("CARGO_BIN_EXE_fql"));
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = format!(
-        "{}:/usr/local/bin:/usr/bin:/bin",
-        fql.parent().expect("the binary's directory").display()
-    );
-    let out = std::process::Command::new("sh")
-        .args(["-c", &example.text])
-        .current_dir(dir.path())
-        .env_clear()
-        .env("PATH", path)
-        .env("HOME", dir.path())
+    let out = examples::command(dir.path(), &example.text)
         .env("XDG_DATA_HOME", dir.path())
-        .env("TMPDIR", dir.path())
-        .env("NO_COLOR", "1")
         .output()
         .expect("sh runs");
     let printed = format!(
