@@ -547,7 +547,10 @@ impl<'a> Parser<'a> {
         }
         // No `:`: the tuple layer's 80-bit stamp, a transaction version
         // alone.
-        if let Ok(tx) = const_hex::decode_to_array(text) {
+        // const_hex takes a leading `0x` too, which FQL does not.
+        if text.bytes().all(is_hex)
+            && let Ok(tx) = const_hex::decode_to_array(text)
+        {
             return (rest, ElemKind::Vstamp80(tx));
         }
         let span = self.span_from(self.pos(i), rest);

@@ -147,6 +147,10 @@ fn hex_bytes(text: &str) -> Result<Vec<u8>, String> {
     let digits = text
         .strip_prefix("0x")
         .ok_or_else(|| format!("expected `0x` and hex digits, found `{text}`"))?;
+    // const_hex would take a second `0x` (`0x0x`) as a prefix.
+    if let Some(bad) = digits.chars().find(|c| !c.is_ascii_hexdigit()) {
+        return Err(format!("`{bad}` in `{text}` is not a hex digit"));
+    }
     const_hex::decode(digits).map_err(|_| format!("`{text}` is not an even number of hex digits"))
 }
 
@@ -162,6 +166,15 @@ mod tests {
         for bad in ["1", "1.", ".5", "1e", "1E5", "1e+5", "1.5x", ""] {
             assert!(!is_decimal(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn user_bytes_are_hex_digits_after_one_0x() {
+        assert_eq!(hex_bytes("0xaabb"), Ok(vec![0xaa, 0xbb]));
+        assert_eq!(hex_bytes("0x"), Ok(vec![]));
+        assert!(hex_bytes("0x0x").unwrap_err().contains("not a hex digit"));
+        assert!(hex_bytes("0x0xab").is_err());
+        assert!(hex_bytes("0xabc").unwrap_err().contains("even number"));
     }
 
     #[test]
