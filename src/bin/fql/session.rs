@@ -13,11 +13,11 @@ use fql::exec::Engine;
 use fql::kv::{Activity, Database, Observed, Transaction};
 use fql::plan::{Plan, Planner, Root};
 use fql::syntax::ast::Elem;
-use fql::syntax::{Diagnostics, Report, Sources};
+use fql::syntax::{Report, Sources};
 
 use crate::args::{BytesShown, Color, ExecArgs, Format, OnError};
 use crate::output::{self, Exit};
-use crate::source::Script;
+use crate::source::{Script, Typed};
 
 mod check;
 mod fingerprints;
@@ -122,6 +122,26 @@ pub struct Session {
     pub db: Arc<dyn Database>,
     pub activity: Arc<Activity>,
     pub settings: Settings,
+    /// Where results go instead of standard output: the shell's `\o`
+    /// file or its pager.
+    pub destination: Option<Box<dyn Destination>>,
+}
+
+/// Somewhere results go other than straight to standard output.
+pub trait Destination {
+    /// A writer for one run's results: flushing it ends them.
+    fn open(&self) -> Target;
+}
+
+/// One run's writer, as [`Destination::open`] gives it.
+pub struct Target {
+    pub out: Box<dyn std::io::Write>,
+    /// Whether each line goes out as soon as it is printed, as a
+    /// terminal shows them.
+    pub by_line: bool,
+    /// Whether results may be coloured there (as they would be on
+    /// standard output).
+    pub color: bool,
 }
 
 impl Session {
@@ -143,6 +163,7 @@ impl Session {
             db,
             activity,
             settings,
+            destination: None,
         }
     }
 
@@ -171,7 +192,7 @@ impl Session {
             return Err(Exit::Usage.into());
         }
         script.unchanged()?;
-        let mut run = Run::new(self, tx);
+        let mut run = Run::new(self, tx).typed(script.shown());
         self.run_pieces(script, checked, &mut run);
         run.finish()
     }
@@ -275,14 +296,29 @@ pub fn with_plan<T>(
     color: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
 ) -> Result<T, Exit> {
+    with_plan_typed(sources, None, params, root, color, f)
+}
+
+/// [`with_plan`] for text the shell rewrote from what the user typed
+/// (`typed`), which reports show instead.
+pub fn with_plan_typed<T>(
+    sources: &Sources,
+    typed: Option<&Typed>,
+    params: &HashMap<String, Elem<'static>>,
+    root: &Root,
+    color: bool,
+    f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
+) -> Result<T, Exit> {
+    let width = output::width();
     let script = fql::check::load(sources.text()).map_err(|errors| {
-        let diagnostics = Diagnostics::of(sources.clone(), errors);
-        eprint!("{}", diagnostics.render(color, output::width()));
+        let mut report = Report::default();
+        let shown = crate::source::add(typed, &mut report, &errors, sources, color, width);
+        eprint!("{shown}{}", report.summary(&sources.name()));
         Exit::Invalid
     })?;
     let plan = fql::plan::plan_in(&script, params, root).map_err(|errors| {
         let mut report = Report::default();
-        let shown = report.add(&errors, sources, color, output::width());
+        let shown = crate::source::add(typed, &mut report, &errors, sources, color, width);
         eprint!("{shown}{}", report.more());
         Exit::Invalid
     })?;
