@@ -577,6 +577,15 @@ fn long_results_go_through_the_pager() {
     let direct = p.exp_string("fql> ").unwrap();
     assert!(direct.contains("/p(29)=29"), "{direct:?}");
     assert!(!direct.contains("\t/p("), "{direct:?}");
+    // `\timing` says the time after the result, paged or not.
+    p.send_line("\\pager on").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\timing on").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/p(<int>)=<int>").unwrap();
+    p.exp_string("    30\t/p(29)=29").unwrap();
+    p.exp_string("Time: ").unwrap();
+    p.exp_string("fql> ").unwrap();
     quit(p);
 }
 
@@ -634,6 +643,33 @@ fn ctrl_c_during_a_paged_result_returns_to_the_prompt() {
     p.send(b"\\quit\r");
     let status = nix::sys::wait::waitpid(p.child, None).expect("the shell ends");
     assert_eq!(status, nix::sys::wait::WaitStatus::Exited(p.child, 0));
+}
+
+/// Ctrl-C, twice, while a pager that ignores it waits for the user does
+/// not end the shell, which would leave the pager holding the terminal:
+/// the read stops, and the shell waits for the pager to end.
+#[test]
+fn ctrl_c_twice_while_the_pager_waits_leaves_the_shell_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    fill(&db, 20_000);
+    let pager = "trap '' INT; echo paging; read x </dev/tty; cat -n";
+    let mut p = shell_env(&db, &[], &[("PAGER", pager), ("LINES", "10")]);
+    p.send_line("/p(<int>)=<int>").unwrap();
+    p.exp_string("paging").expect("the pager started");
+    for _ in 0..2 {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        p.send_control('c').unwrap();
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    p.exp_string("interrupted").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/p(3)=<int>").unwrap();
+    p.exp_string("/p(3)=3").expect("the shell goes on");
+    p.exp_string("fql> ").unwrap();
+    quit(p);
 }
 
 /// `\o FILE` sends results to a private file, emptied first; `\o` alone

@@ -13,9 +13,6 @@ use std::cell::Cell;
 use std::io::{self, IsTerminal, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::rc::Rc;
-use std::sync::Arc;
-
-use fql::kv::Activity;
 
 /// The pager when `PAGER` is not set: `-F` quits at once on a result
 /// that fits after all, `-R` shows colours, `-X` leaves the result on the
@@ -61,10 +58,6 @@ pub struct Paged {
     state: State,
     /// Set when the user quit the pager before the result ended.
     quit: Rc<Cell<bool>>,
-    /// The shell's Ctrl-C switch, cleared while the shell waits for the
-    /// pager: a Ctrl-C pressed in the pager is the pager's, not a second
-    /// one that ends the shell.
-    activity: Arc<Activity>,
 }
 
 enum State {
@@ -94,19 +87,13 @@ impl State {
 }
 
 impl Paged {
-    pub fn new(
-        command: String,
-        rows: usize,
-        quit: Rc<Cell<bool>>,
-        activity: Arc<Activity>,
-    ) -> Paged {
+    pub fn new(command: String, rows: usize, quit: Rc<Cell<bool>>) -> Paged {
         Paged {
             command,
             rows,
             columns: columns(),
             state: State::held(),
             quit,
-            activity,
         }
     }
 
@@ -141,6 +128,7 @@ impl Paged {
     fn start(&mut self, text: &[u8]) -> io::Result<()> {
         match spawn(&self.command) {
             Ok((child, stdin)) => {
+                crate::interrupt::paging(true);
                 self.state = State::Piped { child, stdin };
                 self.pipe(text)
             }
@@ -192,8 +180,9 @@ impl Paged {
         }
     }
 
+    /// Waits for the pager to end; Ctrl-C meanwhile is the pager's (see
+    /// [`crate::interrupt::paging`]).
     fn wait(&self, mut child: Child) {
-        self.activity.restart();
         match child.wait() {
             Ok(status) if status.success() || status.code().is_none() => {}
             Ok(status) => eprintln!(
@@ -202,6 +191,7 @@ impl Paged {
             ),
             Err(e) => eprintln!("fql: lost the pager: {e}"),
         }
+        crate::interrupt::paging(false);
     }
 }
 

@@ -7,8 +7,6 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use fql::kv::Activity;
-
 use super::Repl;
 use super::pager::{self, Paged};
 use crate::session::{Destination, Target};
@@ -45,7 +43,7 @@ impl Default for Results {
 
 impl Results {
     /// The session's destination for the current choice.
-    fn destination(&self, activity: &Arc<Activity>) -> Option<Box<dyn Destination>> {
+    fn destination(&self) -> Option<Box<dyn Destination>> {
         if let Some((name, file)) = &self.file {
             return Some(Box::new(ToFile {
                 name: name.clone(),
@@ -57,7 +55,6 @@ impl Results {
         Some(Box::new(ToPager {
             command,
             quit: self.quit.clone(),
-            activity: activity.clone(),
         }))
     }
 }
@@ -66,7 +63,6 @@ impl Results {
 struct ToPager {
     command: String,
     quit: Rc<Cell<bool>>,
-    activity: Arc<Activity>,
 }
 
 impl Destination for ToPager {
@@ -81,12 +77,7 @@ impl Destination for ToPager {
                 color: true,
             };
         };
-        let paged = Paged::new(
-            self.command.clone(),
-            rows,
-            self.quit.clone(),
-            self.activity.clone(),
-        );
+        let paged = Paged::new(self.command.clone(), rows, self.quit.clone());
         Target {
             out: Box::new(paged),
             by_line: true,
@@ -153,7 +144,7 @@ impl FileOut {
 impl Repl {
     /// Points the session's results where the shell's choice says.
     pub(super) fn route(&mut self) {
-        self.session.destination = self.results.destination(&self.session.activity);
+        self.session.destination = self.results.destination();
     }
 
     /// After a run: whether its writer ended it on purpose (the pager was

@@ -114,6 +114,12 @@ impl<'s, 't> Run<'s, 't> {
             return ControlFlow::Break(());
         }
         if session.settings.timing {
+            // The time follows the results it is for, also those held
+            // back (the shell's pager holds a screenful).
+            if let Err(e) = self.printer.flush() {
+                self.broken = Some(e);
+                return ControlFlow::Break(());
+            }
             let n = self.printer.count() - before;
             eprintln!(
                 "Time: {:.3} ms, {n} result{}",
