@@ -152,9 +152,9 @@ impl Repl {
             "validate" => self.validate(arg),
             "infer" => self.infer(arg),
             "pager" => self.pager(arg),
-            "o" | "out" => self.output_to(arg),
-            "i" | "include" => self.include(arg),
-            "e" | "edit" => self.edit(arg),
+            "o" => self.output_to(arg),
+            "i" => self.include(arg),
+            "e" => self.edit(arg),
             _ => eprintln!("fql: unknown command \\{name}; \\help lists them"),
         }
     }
