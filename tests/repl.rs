@@ -692,6 +692,13 @@ fn o_sends_results_to_a_file() {
     assert!(!shown.contains("/p(1)=1"), "{shown:?}");
     p.send_line("\\explain /p(1)").unwrap();
     p.exp_string("fql> ").unwrap();
+    let schema = dir.path().join("s.fql");
+    std::fs::write(&schema, "/p(<int>)=<str>\n").unwrap();
+    p.send_line(&format!("\\validate {}", schema.display()))
+        .unwrap();
+    let shown = p.exp_string("3 violations").unwrap();
+    assert!(!shown.contains("expected str"), "{shown:?}");
+    p.exp_string("fql> ").unwrap();
     p.send_line("\\o").unwrap();
     p.exp_string("results go to the terminal").unwrap();
     p.exp_string("fql> ").unwrap();
@@ -708,6 +715,10 @@ fn o_sends_results_to_a_file() {
     assert!(
         text.contains("read one key: /p(1)"),
         "\\explain's plan too: {text:?}"
+    );
+    assert!(
+        text.contains("/p(2)=2 % "),
+        "\\validate's violations too: {text:?}"
     );
     let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);

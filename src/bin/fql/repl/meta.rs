@@ -240,6 +240,8 @@ impl Repl {
         // Output that cannot be written stops the scan.
         let activity = self.session.activity.clone();
         let mut unwritten = None;
+        // Violations are results: to `\o`'s file, or through the pager.
+        let mut target = self.session.destination.as_ref().map(|d| d.open());
         let result = fql::schema::validate_in(
             &*self.session.db,
             self.session.engine.retry_options(),
@@ -248,17 +250,25 @@ impl Repl {
             &settings.root,
             None,
             &mut |v| {
+                let line = format!("{} % {}\n", v.key, v.reason);
                 if unwritten.is_none()
-                    && let Err(exit) = crate::output::print(&format!("{} % {}\n", v.key, v.reason))
+                    && let Err(exit) = super::results::write_to(&mut target, &line)
                 {
                     unwritten = Some(exit);
                     activity.stop();
                 }
             },
         );
+        // Ends the result: the pager, if one started, has shown it all.
+        drop(target);
+        let stopped = self.settle();
         self.session.activity.restart();
         if let Some(exit) = unwritten {
-            return self.end(exit);
+            // A pager quit or a file that failed ends the result alone.
+            if !stopped {
+                self.end(exit);
+            }
+            return;
         }
         match result {
             Ok(s) => eprintln!("{}", s.headline()),

@@ -141,6 +141,18 @@ impl FileOut {
     }
 }
 
+/// Writes a piece of a result to `target`, else to standard output. A
+/// target's failure is said by its writer ([`Repl::settle`] tells it).
+pub(super) fn write_to(target: &mut Option<Target>, text: &str) -> Result<(), crate::output::Exit> {
+    match target {
+        None => crate::output::print(text),
+        Some(target) => target
+            .out
+            .write_all(text.as_bytes())
+            .map_err(|_| crate::output::Exit::Closed),
+    }
+}
+
 impl Repl {
     /// Points the session's results where the shell's choice says.
     pub(super) fn route(&mut self) {
