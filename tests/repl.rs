@@ -200,6 +200,11 @@ struct Held {
 
 impl Held {
     fn spawn(db: &std::path::Path) -> Held {
+        Held::spawn_env(db, &[])
+    }
+
+    /// [`Held::spawn`] with `vars` set in the shell's environment.
+    fn spawn_env(db: &std::path::Path, vars: &[(&str, &str)]) -> Held {
         use std::ffi::CString;
         use std::os::unix::ffi::OsStrExt;
 
@@ -217,6 +222,7 @@ impl Held {
             .filter(|(k, _)| k != "TERM" && k != "NO_COLOR")
             .map(|(k, v)| c(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
             .chain([c(b"TERM=xterm")])
+            .chain(vars.iter().map(|(k, v)| c(format!("{k}={v}").as_bytes())))
             .collect();
         // SAFETY: the child only calls execve, and _exit if that fails.
         match unsafe { nix::pty::forkpty(None, None) }.expect("a terminal") {
@@ -527,4 +533,422 @@ fn ls_and_the_prompt_escape_stored_control_characters() {
         assert!(!text.contains('\u{7}'), "{text:?}");
     }
     quit(p);
+}
+
+/// A shell on `db` with `extra` arguments and `vars` in its environment,
+/// waiting at its first prompt.
+fn shell_env(db: &std::path::Path, extra: &[&str], vars: &[(&str, &str)]) -> PtySession {
+    let mut cmd = Command::new(cargo_bin("fql"));
+    cmd.arg("--db")
+        .arg(db)
+        .args(["--color", "never", "--no-history"])
+        .args(extra)
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let mut p = spawn_command(cmd, Some(20_000)).expect("the shell starts");
+    p.exp_string("fql> ").expect("a prompt");
+    p
+}
+
+/// `n` keys `/p(0)=0` ... in `db`.
+fn fill(db: &std::path::Path, n: usize) {
+    let text: String = (0..n).map(|i| format!("/p({i})={i}\n")).collect();
+    let script = db.with_extension("fill.fql");
+    std::fs::write(&script, text).unwrap();
+    let out = Command::new(cargo_bin("fql"))
+        .arg("--db")
+        .arg(db)
+        .args(["-w", "-f"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// A result taller than the screen goes through `$PAGER` (here `cat -n`,
+/// which numbers what it is given); a short one prints directly, and
+/// `\pager off` prints long ones directly too.
+#[test]
+fn long_results_go_through_the_pager() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    fill(&db, 30);
+    let mut p = shell_env(&db, &[], &[("PAGER", "cat -n"), ("LINES", "10")]);
+    p.send_line("/p(<int>)=<int>").unwrap();
+    p.exp_string("     1\t/p(0)=0").expect("paged");
+    p.exp_string("    30\t/p(29)=29").expect("all of it paged");
+    p.exp_string("fql> ").unwrap();
+    p.send_line("[limit:3] /p(<int>)=<int>").unwrap();
+    let short = p.exp_string("fql> ").unwrap();
+    assert!(short.contains("/p(2)=2"), "{short:?}");
+    assert!(
+        !short.contains("\t/p("),
+        "a short result is not paged: {short:?}"
+    );
+    p.send_line("\\pager").unwrap();
+    p.exp_string("the pager is on: results longer than the screen go through `cat -n`")
+        .unwrap();
+    p.send_line("\\pager off").unwrap();
+    p.exp_string("the pager is off").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/p(<int>)=<int>").unwrap();
+    let direct = p.exp_string("fql> ").unwrap();
+    assert!(direct.contains("/p(29)=29"), "{direct:?}");
+    assert!(!direct.contains("\t/p("), "{direct:?}");
+    // `\timing` says the time after the result, paged or not.
+    p.send_line("\\pager on").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\timing on").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/p(<int>)=<int>").unwrap();
+    p.exp_string("    30\t/p(29)=29").unwrap();
+    p.exp_string("Time: ").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
+
+/// A pager that cannot start is said, and the result prints directly; a
+/// pager quit before the result ends (`head -n 2`) ends the result and
+/// not the shell.
+#[test]
+fn a_pager_that_fails_or_quits_leaves_the_shell_going() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    fill(&db, 2000);
+    let mut p = shell_env(&db, &[], &[("PAGER", "/no/such/pager"), ("LINES", "5")]);
+    p.send_line("/p(<int>)=<int>").unwrap();
+    p.exp_string("cannot start the pager `/no/such/pager`")
+        .unwrap();
+    p.exp_string("/p(1999)=1999").expect("printed directly");
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+
+    let mut p = shell_env(&db, &[], &[("PAGER", "head -n 2"), ("LINES", "5")]);
+    p.send_line("/p(<int>)=<int>").unwrap();
+    let shown = p.exp_string("fql> ").unwrap();
+    assert!(shown.contains("/p(1)=1"), "{shown:?}");
+    assert!(!shown.contains("/p(2)=2"), "{shown:?}");
+    assert!(!shown.contains("cannot write"), "{shown:?}");
+    p.send_line("/p(7)=<int>").unwrap();
+    p.exp_string("/p(7)=7").expect("the shell goes on");
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
+
+/// Ctrl-C while a paged result streams into the pager stops the read
+/// and returns to the prompt.
+#[test]
+fn ctrl_c_during_a_paged_result_returns_to_the_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    fill(&db, 20_000);
+    let mut p = Held::spawn_env(&db, &[("PAGER", "cat -n"), ("LINES", "10")]);
+    p.send(b"/p(<int>)=<int>\r");
+    p.expect("     1\t/p(0)=0");
+    // Unread, the terminal fills, then the pager's pipe: the read waits
+    // in the middle of its rows when Ctrl-C comes.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.send(&[0x03]);
+    p.expect("fql> ");
+    let shown = String::from_utf8_lossy(&p.all).into_owned();
+    assert!(
+        !shown.contains("/p(19999)="),
+        "the read stopped before its end"
+    );
+    p.send(b"/p(19999)=<int>\r");
+    p.expect("/p(19999)=19999");
+    p.expect("fql> ");
+    p.send(b"\\quit\r");
+    let status = nix::sys::wait::waitpid(p.child, None).expect("the shell ends");
+    assert_eq!(status, nix::sys::wait::WaitStatus::Exited(p.child, 0));
+}
+
+/// Ctrl-C, twice, while a pager that ignores it waits for the user does
+/// not end the shell, which would leave the pager holding the terminal:
+/// the read stops, and the shell waits for the pager to end.
+#[test]
+fn ctrl_c_twice_while_the_pager_waits_leaves_the_shell_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    fill(&db, 20_000);
+    let pager = "trap '' INT; echo paging; read x </dev/tty; cat -n";
+    let mut p = shell_env(&db, &[], &[("PAGER", pager), ("LINES", "10")]);
+    p.send_line("/p(<int>)=<int>").unwrap();
+    p.exp_string("paging").expect("the pager started");
+    for _ in 0..2 {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        p.send_control('c').unwrap();
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    p.exp_string("interrupted").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/p(3)=<int>").unwrap();
+    p.exp_string("/p(3)=3").expect("the shell goes on");
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
+
+/// `\o FILE` sends results to a private file, emptied first; `\o` alone
+/// sends them back to the terminal.
+#[test]
+fn o_sends_results_to_a_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    fill(&db, 3);
+    let out = dir.path().join("out.txt");
+    std::fs::write(&out, "old\n").unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let mut p = shell(&db, &[]);
+    p.send_line(&format!("\\o {}", out.display())).unwrap();
+    p.exp_string("results go to").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/p(<int>)=<int>").unwrap();
+    let shown = p.exp_string("fql> ").unwrap();
+    assert!(!shown.contains("/p(1)=1"), "{shown:?}");
+    p.send_line("\\explain /p(1)").unwrap();
+    p.exp_string("fql> ").unwrap();
+    let schema = dir.path().join("s.fql");
+    std::fs::write(&schema, "/p(<int>)=<str>\n").unwrap();
+    p.send_line(&format!("\\validate {}", schema.display()))
+        .unwrap();
+    let shown = p.exp_string("3 violations").unwrap();
+    assert!(!shown.contains("expected str"), "{shown:?}");
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\o").unwrap();
+    p.exp_string("results go to the terminal").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/p(2)=<int>").unwrap();
+    p.exp_string("/p(2)=2").expect("on the terminal again");
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\o /no/such/dir/out.txt").unwrap();
+    p.exp_string("cannot write to /no/such/dir/out.txt")
+        .unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.starts_with("/p(0)=0\n/p(1)=1\n/p(2)=2\n"), "{text:?}");
+    assert!(
+        text.contains("read one key: /p(1)"),
+        "\\explain's plan too: {text:?}"
+    );
+    assert!(
+        text.contains("/p(2)=2 % "),
+        "\\validate's violations too: {text:?}"
+    );
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+/// `\i FILE` runs its FQL as typed entries (relative paths from the
+/// current root) and its commands, and stops at the first failure,
+/// reported against the file's own text and lines.
+#[test]
+fn i_runs_a_file_of_entries_and_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let good = dir.path().join("good.fql");
+    std::fs::write(
+        &good,
+        "\\writemode on\n/s/i(1)=\"one\"\n\\cd /s\ni(2)=\"two\"\ni(<int>)=<str>\n",
+    )
+    .unwrap();
+    let bad = dir.path().join("bad.fql");
+    std::fs::write(&bad, "% a comment\ni(<string>)\ni(9)=9\n").unwrap();
+    let mut p = shell(&db, &[]);
+    p.send_line(&format!("\\i {}", good.display())).unwrap();
+    p.exp_string("/s/i(1)=\"one\"").unwrap();
+    p.exp_string("/s/i(2)=\"two\"").unwrap();
+    p.exp_string("fql /s> ").expect("its \\cd stays");
+    p.send_line(&format!("\\i {}", bad.display())).unwrap();
+    let report = p.exp_string("stopped at its first failure").unwrap();
+    assert!(report.contains("unknown type `string`"), "{report}");
+    assert!(report.contains("bad.fql:2:"), "the file's line: {report}");
+    assert!(report.contains("i(<string>)"), "{report}");
+    assert!(
+        !report.contains("./i("),
+        "only what the file says: {report}"
+    );
+    p.exp_string("fql /s> ").unwrap();
+    p.send_line("\\i /no/such/file.fql").unwrap();
+    p.exp_string("cannot read /no/such/file.fql").unwrap();
+    p.exp_string("fql /s> ").unwrap();
+    quit(p);
+    assert!(!query(&db, "/s/i(<int>)=<>").contains("(9)"));
+}
+
+/// `\e` opens the last entry in `$EDITOR`, in a private file, and runs
+/// what the editor leaves when it exits with success.
+#[test]
+fn e_edits_the_last_entry_and_runs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    fill(&db, 3);
+    let editor = dir.path().join("editor");
+    let fail = dir.path().join("fail");
+    let mode = dir.path().join("mode");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\n[ -e '{}' ] && exit 3\nstat -c %a \"$1\" > '{}'\nsed -i 's/(1)/(2)/' \"$1\"\n",
+            fail.display(),
+            mode.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let editor = editor.display().to_string();
+    let mut p = shell_env(&db, &[], &[("EDITOR", &editor)]);
+    p.send_line("/p(1)=<int>").unwrap();
+    p.exp_string("/p(1)=1").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\e").unwrap();
+    p.exp_string("/p(2)=2").expect("the edited entry ran");
+    p.exp_string("fql> ").unwrap();
+    std::fs::write(&fail, "").unwrap();
+    p.send_line("\\e").unwrap();
+    p.exp_string("ended with exit status: 3; nothing ran")
+        .unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+    assert_eq!(std::fs::read_to_string(&mode).unwrap().trim(), "600");
+}
+
+/// Ctrl-R searches the history: a few characters find a past entry, and
+/// Enter runs it.
+#[test]
+fn ctrl_r_finds_a_past_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    fill(&db, 3);
+    let mut p = shell(&db, &[]);
+    p.send_line("/p(1)=<int>").unwrap();
+    p.exp_string("/p(1)=1").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/p(2)=<int>").unwrap();
+    p.exp_string("/p(2)=2").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_control('r').unwrap();
+    p.send("(1").unwrap();
+    p.flush().unwrap();
+    p.exp_string("/p(1)=<int>").expect("the search finds it");
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    p.exp_string("/p(1)=1").expect("Enter runs it");
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
+
+/// The small commands: settings with no argument say their value,
+/// `\begin` says a transaction is open, `\validate` is in `\help` and
+/// completes, and `\ls` of a missing directory says so.
+#[test]
+fn commands_say_what_they_did_and_what_is_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let mut p = shell(&db, &[]);
+    p.send_line("\\format").unwrap();
+    p.exp_string("format is text").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\format jsonl").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\format").unwrap();
+    p.exp_string("format is jsonl").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\bytes").unwrap();
+    p.exp_string("bytes are full").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\begin").unwrap();
+    p.exp_string("transaction open; \\commit or \\rollback")
+        .unwrap();
+    p.send_line("\\rollback").unwrap();
+    p.exp_string("rolled back").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\help").unwrap();
+    p.exp_string("\\validate SCHEMA").unwrap();
+    p.exp_string("\\pager [on|off]").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send("\\vali\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("validate").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("\\validate takes a schema").unwrap();
+    p.send_line("\\ls /nope").unwrap();
+    p.exp_string("there is no directory /nope").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
+
+/// Whether a report shows `text` as its first source line.
+fn quotes(report: &str, text: &str) -> bool {
+    report
+        .lines()
+        .any(|l| l.starts_with(" 1 ") && l.ends_with(&format!(" {text}")))
+}
+
+/// An error in an entry the shell reads as relative (`users(...)` is
+/// `./users(...)`) shows the entry as typed.
+#[test]
+fn error_reports_show_the_entry_as_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let mut p = shell(&db, &[]);
+    p.send_line("users(<string>)").unwrap();
+    let report = p.exp_string("fql> ").unwrap();
+    assert!(report.contains("unknown type `string`"), "{report}");
+    assert!(
+        report.contains("[<input>:1:8]"),
+        "the typed column: {report:?}"
+    );
+    assert!(quotes(&report, "users(<string>)"), "{report}");
+    assert!(!report.contains("./users"), "{report}");
+    p.send_line("\\explain users(<string>)").unwrap();
+    let report = p.exp_string("fql> ").unwrap();
+    assert!(report.contains("[<input>:1:8]"), "{report:?}");
+    assert!(quotes(&report, "users(<string>)"), "{report}");
+    assert!(!report.contains("./users"), "{report}");
+    quit(p);
+}
+
+/// The progress line is wiped before an error is printed, so the error
+/// starts on a line of its own.
+#[test]
+fn progress_is_wiped_before_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let fill: String = (0..50_000).map(|i| format!("/p({i})=\"{i}\"\n")).collect();
+    let script = dir.path().join("fill.fql");
+    std::fs::write(&script, fill).unwrap();
+    let out = Command::new(cargo_bin("fql"))
+        .arg("--db")
+        .arg(&db)
+        .args(["-w", "-f"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // Reads that print nothing for longer than progress waits to show,
+    // in one transaction that runs out of time.
+    let scans = ["/p(<str>)"; 2000].join("\n");
+    let mut cmd = Command::new(cargo_bin("fql"));
+    cmd.arg("--db")
+        .arg(&db)
+        .args(["--color", "never", "--timeout", "3", "-q", &scans])
+        .env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(60_000)).unwrap();
+    p.exp_regex(r"keys read \([0-9.]+[kM]?/s\), 0 results")
+        .expect("a progress line");
+    let before = p.exp_string("transaction_timed_out").unwrap();
+    let at = before.rfind("fql::").expect("the report's code");
+    assert!(
+        before[..at].ends_with("\r\u{1b}[K"),
+        "the line is wiped first: {:?}",
+        &before[before.len().saturating_sub(80)..]
+    );
+    p.exp_eof().unwrap();
 }

@@ -11,11 +11,22 @@
 //! 130, as it does for any command Ctrl-C ends.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use fql::kv::Activity;
 use signal_hook::consts::SIGINT;
 use signal_hook::iterator::Signals;
 use signal_hook::low_level::emulate_default_handler;
+
+/// Whether the shell's pager is showing results. Ctrl-C then never ends
+/// the process: that would leave the pager holding the terminal with no
+/// shell behind it. Quitting the pager ends the result instead.
+static PAGING: AtomicBool = AtomicBool::new(false);
+
+/// Says that a pager starts (`true`) or has ended (`false`).
+pub fn paging(running: bool) {
+    PAGING.store(running, Ordering::SeqCst);
+}
 
 /// Catches SIGINT for the rest of the process: the first stops
 /// `activity`, the next while it is stopped ends the process.
@@ -29,7 +40,7 @@ pub fn stop_on_interrupt(activity: Arc<Activity>) {
         .name("interrupt".into())
         .spawn(move || {
             for _ in signals.forever() {
-                if activity.stopped() {
+                if activity.stopped() && !PAGING.load(Ordering::SeqCst) {
                     // Does not return: SIGINT's default action ends the
                     // process, and should it not, this aborts.
                     let _ = emulate_default_handler(SIGINT);

@@ -76,6 +76,17 @@ impl Progress {
             s.wipe();
         }
     }
+
+    /// Call before printing an error: wipes the line if it is drawn, so
+    /// that the error does not start after its text; the line stays away
+    /// for a moment, as after a result, while the error is printed.
+    pub fn clear(&self) {
+        if let Some(s) = &self.shared {
+            let now = s.start.elapsed().as_micros() as u64;
+            s.last_result.store(now, Ordering::Relaxed);
+            s.wipe();
+        }
+    }
 }
 
 impl Drop for Progress {

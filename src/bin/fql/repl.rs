@@ -1,10 +1,13 @@
 //! The interactive shell: rustyline for editing, history, completion and
 //! highlighting; every query goes through the same [`Session`] as scripts.
 
+mod files;
 mod helper;
 mod lister;
 mod meta;
+mod pager;
 pub(crate) mod path;
+mod results;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -18,8 +21,9 @@ use rustyline::{Config, Editor};
 use crate::args::{Color, ExecArgs, ReplArgs, StoreArgs};
 use crate::output::Exit;
 use crate::session::{Failure, Session, Settings};
-use crate::source::Script;
+use crate::source::{Script, Typed};
 use helper::FqlHelper;
+use results::Results;
 
 /// The shell's current directory, shared with the completer.
 type Cwd = Arc<Mutex<Vec<String>>>;
@@ -36,6 +40,17 @@ pub struct Repl {
     quit: bool,
     /// Why the shell ended early: standard output closed or failing.
     ended: Option<Exit>,
+    /// Where results go: the terminal, the pager, `\o`'s file.
+    results: Results,
+    /// The last FQL entry, for `\e`.
+    last: Option<String>,
+    /// The name and typed text of the FQL the next query runs, when it is
+    /// an entry the shell rewrote, for its reports.
+    pending: Option<(String, Typed)>,
+    /// Whether the last query failed, for `\i` to stop at.
+    failed: bool,
+    /// How many `\i` files are running, one inside another.
+    depth: usize,
 }
 
 pub fn run(
@@ -74,7 +89,13 @@ pub fn run(
         history_writes: repl_args.history_writes,
         quit: false,
         ended: None,
+        results: Results::default(),
+        last: None,
+        pending: None,
+        failed: false,
+        depth: 0,
     };
+    repl.route();
     while !repl.quit {
         *cwd.lock().unwrap_or_else(|e| e.into_inner()) =
             repl.session.settings.root.names().to_vec();
@@ -218,22 +239,30 @@ impl Repl {
             self.meta(command);
             return;
         }
-        let text = path::resolve(line);
+        let (text, added) = path::resolve_marked(line);
+        self.pending = Some(("<input>".to_string(), Typed::new(line, &text, added)));
+        self.last = Some(line.to_string());
         self.query(&text);
     }
 
     /// Runs FQL text in the open transaction, or in its own.
     fn query(&mut self, text: &str) {
-        let script = Script::text("<input>", text);
+        let script = match self.pending.take() {
+            Some((name, typed)) => Script::rewritten(name, text, typed),
+            None => Script::text("<input>", text),
+        };
         let result = self
             .session
             .run(&script, self.tx.as_deref_mut().map(|t| t as _));
+        let stopped = self.settle();
         if let Err(Failure {
             output: Some(exit), ..
         }) = result
+            && !stopped
         {
             self.end(exit);
         }
+        self.failed = result.is_err();
         if let Err(Failure { exit, .. }) = result
             && self.tx.is_some()
             && matches!(exit, Exit::Failed | Exit::Unreachable | Exit::Interrupted)

@@ -11,11 +11,11 @@ use std::time::Duration;
 use fql::exec::Engine;
 use fql::kv::{Activity, Database, Observed, Transaction};
 use fql::plan::{Params, Plan, Planner, Root};
-use fql::syntax::{Diagnostics, Report, Sources};
+use fql::syntax::{Report, Sources};
 
 use crate::args::{BytesShown, Color, ExecArgs, Format, OnError};
 use crate::output::{self, Exit};
-use crate::source::Script;
+use crate::source::{Script, Typed};
 
 mod check;
 mod fingerprints;
@@ -107,6 +107,26 @@ pub struct Session {
     pub db: Arc<dyn Database>,
     pub activity: Arc<Activity>,
     pub settings: Settings,
+    /// Where results go instead of standard output: the shell's `\o`
+    /// file or its pager.
+    pub destination: Option<Box<dyn Destination>>,
+}
+
+/// Somewhere results go other than straight to standard output.
+pub trait Destination {
+    /// A writer for one run's results: flushing it ends them.
+    fn open(&self) -> Target;
+}
+
+/// One run's writer, as [`Destination::open`] gives it.
+pub struct Target {
+    pub out: Box<dyn std::io::Write>,
+    /// Whether each line goes out as soon as it is printed, as a
+    /// terminal shows them.
+    pub by_line: bool,
+    /// Whether results may be coloured there (as they would be on
+    /// standard output).
+    pub color: bool,
 }
 
 impl Session {
@@ -128,6 +148,7 @@ impl Session {
             db,
             activity,
             settings,
+            destination: None,
         }
     }
 
@@ -163,7 +184,7 @@ impl Session {
             return Err(Exit::Usage.into());
         }
         script.unchanged()?;
-        let mut run = Run::new(self, tx);
+        let mut run = Run::new(self, tx).typed(script.shown());
         self.run_pieces(script, checked, &mut run);
         run.finish()
     }
@@ -267,7 +288,20 @@ pub fn with_plan<T>(
     color: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
 ) -> Result<T, Exit> {
-    planned(sources, params, root, color, false, f)
+    planned(sources, None, params, root, color, false, f)
+}
+
+/// [`with_plan`] for text the shell rewrote from what the user typed
+/// (`typed`), which reports show instead.
+pub fn with_plan_typed<T>(
+    sources: &Sources,
+    typed: Option<&Typed>,
+    params: &Params,
+    root: &Root,
+    color: bool,
+    f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
+) -> Result<T, Exit> {
+    planned(sources, typed, params, root, color, false, f)
 }
 
 /// [`with_plan`] for a script given whole on the command line (`fql
@@ -279,20 +313,23 @@ pub fn with_whole_plan<T>(
     color: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
 ) -> Result<T, Exit> {
-    planned(sources, params, root, color, true, f)
+    planned(sources, None, params, root, color, true, f)
 }
 
 fn planned<T>(
     sources: &Sources,
+    typed: Option<&Typed>,
     params: &Params,
     root: &Root,
     color: bool,
     all_used: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
 ) -> Result<T, Exit> {
+    let width = output::width();
     let script = fql::check::load(sources.text()).map_err(|errors| {
-        let diagnostics = Diagnostics::of(sources.clone(), errors);
-        eprint!("{}", diagnostics.render(color, output::width()));
+        let mut report = Report::default();
+        let shown = crate::source::add(typed, &mut report, &errors, sources, color, width);
+        eprint!("{shown}{}", report.summary(&sources.name()));
         Exit::Invalid
     })?;
     let mut planner = Planner::new(params).with_root(root.clone());
@@ -303,7 +340,7 @@ fn planned<T>(
     };
     let plan = plan.map_err(|errors| {
         let mut report = Report::default();
-        let shown = report.add(&errors, sources, color, output::width());
+        let shown = crate::source::add(typed, &mut report, &errors, sources, color, width);
         eprint!("{shown}{}", report.more());
         Exit::Invalid
     });

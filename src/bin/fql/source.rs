@@ -5,11 +5,13 @@
 //! ([`Script`]). Both open, name and decode their input the same way.
 
 mod script;
+mod typed;
 
 use std::path::Path;
 
 use script::Input;
 pub use script::Script;
+pub use typed::{Typed, add, render};
 
 use crate::output::Exit;
 

@@ -111,6 +111,7 @@ impl FqlHelper {
             "writemode" | "timing" => &["on", "off"],
             "format" => &["text", "json", "jsonl"],
             "bytes" => &["full", "len"],
+            "pager" => &["on", "off"],
             "help" => &[],
             "ls" | "cd" => return self.path(before, arg, cwd, false),
             _ => return (start, Vec::new()),

@@ -50,6 +50,19 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "infer",
         "[PATH]  print the shapes of the data in PATH (default: the current one) as a schema",
     ),
+    (
+        "pager",
+        "[on|off]  page results longer than the screen through $PAGER (default: on)",
+    ),
+    (
+        "o",
+        "[FILE]  send results to FILE, emptied first (alone: back to the terminal)",
+    ),
+    (
+        "i",
+        "FILE  run the entries and commands in FILE; stops at the first failure",
+    ),
+    ("e", "edit the last entry in $EDITOR, then run it"),
     ("quit", "leave (also \\q, Ctrl-D)"),
 ];
 
@@ -110,7 +123,7 @@ impl Repl {
                 }
             }
             "ls" => {
-                if let Some(dir) = self.directory(name, arg) {
+                if let Some(dir) = self.directory(name, arg).filter(|d| self.listable(d)) {
                     let text = match dir.names() {
                         [] => "/<>".to_string(),
                         _ => format!("{dir}/<>"),
@@ -119,19 +132,29 @@ impl Repl {
                 }
             }
             "explain" => {
-                let text = path::resolve(arg);
+                let (text, added) = path::resolve_marked(arg);
+                let typed = crate::source::Typed::new(arg, &text, added);
                 let sources = Sources::single("<input>", text);
                 let settings = &self.session.settings;
                 let (params, root) = (&settings.params, &settings.root);
-                let plan = crate::session::with_plan(&sources, params, root, settings.color, |p| {
-                    Ok(p.to_string())
-                });
+                let plan = crate::session::with_plan_typed(
+                    &sources,
+                    Some(&typed),
+                    params,
+                    root,
+                    settings.color,
+                    |p| Ok(p.to_string()),
+                );
                 if let Ok(plan) = plan {
-                    self.print(&plan);
+                    self.result(&plan);
                 }
             }
             "validate" => self.validate(arg),
             "infer" => self.infer(arg),
+            "pager" => self.pager(arg),
+            "o" => self.output_to(arg),
+            "i" => self.include(arg),
+            "e" => self.edit(arg),
             _ => eprintln!("fql: unknown command \\{name}; \\help lists them"),
         }
     }
@@ -145,7 +168,10 @@ impl Repl {
                     return;
                 }
                 match self.session.db.create_trx() {
-                    Ok(tx) => self.tx = Some(tx),
+                    Ok(tx) => {
+                        self.tx = Some(tx);
+                        eprintln!("transaction open; \\commit or \\rollback");
+                    }
                     Err(e) => eprintln!("fql: cannot open a transaction: {e}"),
                 }
             }
@@ -183,11 +209,13 @@ impl Repl {
                 "text" => settings.format = Format::Text,
                 "json" => settings.format = Format::Json,
                 "jsonl" => settings.format = Format::Jsonl,
+                "" => eprintln!("format is {}", format_name(settings.format)),
                 _ => eprintln!("\\format takes text, json or jsonl"),
             },
             _ => match arg {
                 "full" => settings.bytes = BytesShown::Full,
                 "len" => settings.bytes = BytesShown::Len,
+                "" => eprintln!("bytes are {}", bytes_name(settings.bytes)),
                 _ => eprintln!("\\bytes takes full or len"),
             },
         }
@@ -212,6 +240,8 @@ impl Repl {
         // Output that cannot be written stops the scan.
         let activity = self.session.activity.clone();
         let mut unwritten = None;
+        // Violations are results: to `\o`'s file, or through the pager.
+        let mut target = self.session.destination.as_ref().map(|d| d.open());
         let result = fql::schema::validate_in(
             &*self.session.db,
             self.session.engine.retry_options(),
@@ -220,17 +250,25 @@ impl Repl {
             &settings.root,
             None,
             &mut |v| {
+                let line = format!("{} % {}\n", v.key, v.reason);
                 if unwritten.is_none()
-                    && let Err(exit) = crate::output::print(&format!("{} % {}\n", v.key, v.reason))
+                    && let Err(exit) = super::results::write_to(&mut target, &line)
                 {
                     unwritten = Some(exit);
                     activity.stop();
                 }
             },
         );
+        // Ends the result: the pager, if one started, has shown it all.
+        drop(target);
+        let stopped = self.settle();
         self.session.activity.restart();
         if let Some(exit) = unwritten {
-            return self.end(exit);
+            // A pager quit or a file that failed ends the result alone.
+            if !stopped {
+                self.end(exit);
+            }
+            return;
         }
         match result {
             Ok(s) => {
@@ -262,7 +300,7 @@ impl Repl {
                 let root = &self.session.settings.root;
                 let text =
                     crate::schema::shapes_text(&shapes, crate::schema::relative(&spelled, root));
-                self.print(&text);
+                self.result(&text);
             }
             Err(e) => eprintln!("fql: {e}"),
         }
@@ -284,6 +322,22 @@ impl Repl {
                     fql::syntax::render(&e, &sources, settings.color, width)
                 );
                 None
+            }
+        }
+    }
+
+    /// Whether `\ls` can list `dir`, after saying why not: one that does
+    /// not exist is reported as `\cd` reports it.
+    fn listable(&self, dir: &Root) -> bool {
+        match self.exists(dir.names()) {
+            Ok(true) => true,
+            Ok(false) => {
+                eprintln!("fql: there is no directory {dir}");
+                false
+            }
+            Err(e) => {
+                eprintln!("fql: {e}");
+                false
             }
         }
     }
@@ -312,6 +366,23 @@ fn switch(arg: &str, default: bool) -> Option<bool> {
             eprintln!("fql: expected on or off, not `{arg}`");
             None
         }
+    }
+}
+
+/// How `\format` names a format.
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Text => "text",
+        Format::Json => "json",
+        Format::Jsonl => "jsonl",
+    }
+}
+
+/// How `\bytes` names what bytes show.
+fn bytes_name(bytes: BytesShown) -> &'static str {
+    match bytes {
+        BytesShown::Full => "full",
+        BytesShown::Len => "len",
     }
 }
 

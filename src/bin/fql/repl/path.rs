@@ -13,7 +13,14 @@ use fql::syntax::is_open;
 /// under the root. A statement starts at the beginning of a line that is
 /// not inside an open tuple or string, after any options.
 pub fn resolve(text: &str) -> String {
+    resolve_marked(text).0
+}
+
+/// [`resolve`], and each run of text it added: its offset in the result
+/// and its length, so that reports can show the text as typed.
+pub fn resolve_marked(text: &str) -> (String, Vec<(usize, usize)>) {
     let mut out = String::with_capacity(text.len() + 16);
+    let mut added = Vec::new();
     for line in text.split_inclusive('\n') {
         if is_open(&out) {
             out.push_str(line);
@@ -22,16 +29,20 @@ pub fn resolve(text: &str) -> String {
         let body = skip_options(line);
         let at = line.len() - body.len();
         out.push_str(&line[..at]);
-        match body.chars().next() {
-            None | Some('/' | '.' | '%' | '@' | '\\' | '\n' | '\r') => {}
+        let head = match body.chars().next() {
+            None | Some('/' | '.' | '%' | '@' | '\\' | '\n' | '\r') => "",
             // A raw key names no directory: no bare name starts with a digit.
-            Some('0') if body.starts_with("0x") => {}
-            Some('(') => out.push('.'),
-            Some(_) => out.push_str("./"),
+            Some('0') if body.starts_with("0x") => "",
+            Some('(') => ".",
+            Some(_) => "./",
+        };
+        if !head.is_empty() {
+            added.push((out.len(), head.len()));
+            out.push_str(head);
         }
         out.push_str(body);
     }
-    out
+    (out, added)
 }
 
 /// The line after leading blanks and a `[...]` options group.
@@ -81,6 +92,9 @@ mod tests {
         assert_eq!(resolve("../x(1)"), "../x(1)");
         assert_eq!(resolve("users(1,\n2)\nx"), "./users(1,\n2)\n./x");
         assert_eq!(resolve("[system] 0xff02..."), "[system] 0xff02...");
+        let (text, added) = resolve_marked("users(1,\n2)\n [limit:1] (3)");
+        assert_eq!(text, "./users(1,\n2)\n [limit:1] .(3)");
+        assert_eq!(added, [(0, 2), (25, 1)]);
     }
 
     #[test]

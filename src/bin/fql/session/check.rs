@@ -66,13 +66,17 @@ pub fn check(
     let mut unplanned_text = String::new();
     let mut first = None;
     let mut pieces = Fingerprints::default();
+    let typed = script.shown();
+    let typed = typed.as_deref();
     for piece in script.pieces() {
         let sources = piece?;
         pieces.push(&sources);
         let parsed = match fql::check::load(sources.text()) {
             Ok(parsed) => parsed,
             Err(errors) => {
-                eprint!("{}", invalid.add(&errors, &sources, color, width));
+                let shown =
+                    crate::source::add(typed, &mut invalid, &errors, &sources, color, width);
+                eprint!("{shown}");
                 continue;
             }
         };
@@ -93,7 +97,9 @@ pub fn check(
                 }
             }
             Err(errors) => {
-                unplanned_text.push_str(&unplanned.add(&errors, &sources, color, width));
+                let shown =
+                    crate::source::add(typed, &mut unplanned, &errors, &sources, color, width);
+                unplanned_text.push_str(&shown);
             }
         }
     }

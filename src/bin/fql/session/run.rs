@@ -3,6 +3,7 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::ops::ControlFlow;
+use std::sync::Arc;
 use std::time::Instant;
 
 use fql::exec::{self, Bindings};
@@ -15,6 +16,7 @@ use crate::args::OnError;
 use crate::output::{self, Exit};
 use crate::print::Printer;
 use crate::progress::Progress;
+use crate::source::Typed;
 
 /// The state of a run between its transactions.
 pub struct Run<'s, 't> {
@@ -29,35 +31,38 @@ pub struct Run<'s, 't> {
     failed: Option<Exit>,
     /// Why standard output stopped taking results, if it did.
     broken: Option<io::Error>,
+    /// What the user typed, when the script is the shell's rewriting of it.
+    typed: Option<Arc<Typed>>,
 }
 
 impl<'s, 't> Run<'s, 't> {
     pub fn new(session: &'s Session, tx: Option<&'t mut dyn Transaction>) -> Run<'s, 't> {
-        let stdout = io::stdout();
-        let terminal = stdout.is_terminal();
-        // A terminal shows each line as it comes; a pipe or file gets
-        // large writes.
-        let out: Box<dyn Write> = if terminal {
-            Box::new(stdout.lock())
-        } else {
-            Box::new(io::BufWriter::with_capacity(1 << 16, stdout.lock()))
-        };
         let settings = &session.settings;
+        let (out, terminal, color) = match &session.destination {
+            Some(destination) => {
+                let target = destination.open();
+                let color = target.color && settings.color_out;
+                (target.out, target.by_line, color)
+            }
+            None => standard_output(settings.color_out),
+        };
         Run {
             session,
             tx,
-            printer: Printer::new(
-                out,
-                settings.format,
-                settings.bytes,
-                settings.color_out,
-                terminal,
-            ),
+            printer: Printer::new(out, settings.format, settings.bytes, color, terminal),
             progress: Progress::start(session.activity.clone(), io::stderr().is_terminal()),
             bindings: Bindings::default(),
             failed: None,
             broken: None,
+            typed: None,
         }
+    }
+
+    /// Shows errors against what was typed, when the text run is the
+    /// shell's rewriting of it.
+    pub fn typed(mut self, typed: Option<Arc<Typed>>) -> Self {
+        self.typed = typed;
+        self
     }
 
     /// Records a failure; the worst one is the run's status.
@@ -109,6 +114,12 @@ impl<'s, 't> Run<'s, 't> {
             return ControlFlow::Break(());
         }
         if session.settings.timing {
+            // The time follows the results it is for, also those held
+            // back (the shell's pager holds a screenful).
+            if let Err(e) = self.printer.flush() {
+                self.broken = Some(e);
+                return ControlFlow::Break(());
+            }
             let n = self.printer.count() - before;
             eprintln!(
                 "Time: {:.3} ms, {n} result{}",
@@ -125,8 +136,14 @@ impl<'s, 't> Run<'s, 't> {
         }
         let exit = exit_of(&e);
         let _ = self.printer.flush();
+        // The error starts on a line of its own.
+        self.progress.clear();
         let (color, width) = (session.settings.color, output::width());
-        eprint!("{}", fql::syntax::render(&e, sources, color, width));
+        let typed = self.typed.as_deref();
+        eprint!(
+            "{}",
+            crate::source::render(typed, &e, sources, color, width)
+        );
         if exit == Exit::Unreachable {
             session.explain_timeout();
         }
@@ -157,6 +174,21 @@ impl<'s, 't> Run<'s, 't> {
             Some(exit) => Err(Failure { exit, output }),
         }
     }
+}
+
+/// Standard output, whether it is a terminal, and whether results may be
+/// coloured there (`color`).
+fn standard_output(color: bool) -> (Box<dyn Write>, bool, bool) {
+    let stdout = io::stdout();
+    let terminal = stdout.is_terminal();
+    // A terminal shows each line as it comes; a pipe or file gets
+    // large writes.
+    let out: Box<dyn Write> = if terminal {
+        Box::new(stdout.lock())
+    } else {
+        Box::new(io::BufWriter::with_capacity(1 << 16, stdout.lock()))
+    };
+    (out, terminal, color)
 }
 
 /// The exit status of a transaction that failed: a guard's is 1, a

@@ -15,6 +15,7 @@ use std::time::SystemTime;
 
 use fql::syntax::{Sources, split};
 
+use super::Typed;
 use super::io_reason;
 use crate::args;
 use crate::output::Exit;
@@ -24,6 +25,8 @@ pub struct Script {
     inputs: Vec<Input>,
     /// Whether the inputs are one transaction (`-1`), read as one text.
     single: bool,
+    /// What the user typed, when the text is the shell's rewriting of it.
+    typed: Option<Arc<Typed>>,
 }
 
 /// One input: its name, made printable, for every message about it.
@@ -54,7 +57,22 @@ impl Script {
                 text: Text::Memory(text.into()),
             }],
             single: false,
+            typed: None,
         }
+    }
+
+    /// A script given whole that is the shell's rewriting of what the
+    /// user typed: reports show `typed`.
+    pub fn rewritten(name: impl Into<String>, text: impl Into<Arc<str>>, typed: Typed) -> Script {
+        Script {
+            typed: Some(Arc::new(typed)),
+            ..Script::text(name, text)
+        }
+    }
+
+    /// What the user typed, when the script is a rewriting of it.
+    pub fn shown(&self) -> Option<Arc<Typed>> {
+        self.typed.clone()
     }
 
     /// The inputs of `fql -q ... -f ...`, each its own transaction unless
@@ -77,6 +95,7 @@ impl Script {
         Ok(Script {
             inputs: opened,
             single,
+            typed: None,
         })
     }
 
@@ -85,6 +104,7 @@ impl Script {
         Ok(Script {
             inputs: vec![Input::open(path)?],
             single: false,
+            typed: None,
         })
     }
 
