@@ -156,7 +156,9 @@ pub enum Error {
     #[diagnostic(
         code(fql::unbound),
         help(
-            "supply it as a parameter (`-p {name}=...`), or bind it with a named variable `<{name}:type>` in an earlier statement"
+            "supply it as a parameter ({}), or bind it with a named variable `<{name}:type>` in an earlier statement{}",
+            supply.example(name),
+            supply.same_entry()
         )
     )]
     Unbound {
@@ -165,6 +167,8 @@ pub enum Error {
         /// The reference.
         #[label("nothing binds this name")]
         at: Span,
+        /// How the front end takes a parameter.
+        supply: Supply,
     },
     /// A statement that references names bound by two statements that do
     /// not run one per row of the other, so no row holds both.
@@ -205,7 +209,8 @@ pub enum Error {
     #[diagnostic(
         code(fql::cast_failed),
         help(
-            "a cast requires the bound value to have its type; pass a value of type `{cast}` with `-p {name}=...`"
+            "a cast requires the bound value to have its type; pass a value of type `{cast}` with {}",
+            supply.example(name)
         )
     )]
     CastFailed {
@@ -218,6 +223,8 @@ pub enum Error {
         /// The cast.
         #[label("requires `{cast}`")]
         at: Span,
+        /// How the front end takes a parameter.
+        supply: Supply,
     },
     /// A reference to a name that only a non-aggregate variable of an
     /// aggregate read names: `/b(<n:int>,<sum>)` then `/c(:n)`. Such a
@@ -240,6 +247,38 @@ pub enum Error {
         #[label("named here, in a read that folds its rows")]
         named: Span,
     },
+}
+
+/// How the front end running a script takes a parameter's value, for
+/// the help of the errors that ask for one: a command line has `-p`, the
+/// interactive shell `\set`, and the help names what the user can type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Supply {
+    /// `-p NAME=VALUE` on the command line.
+    #[default]
+    Flag,
+    /// `\set NAME VALUE` in the shell, where an entry of several lines
+    /// is one script.
+    Shell,
+}
+
+impl Supply {
+    /// How to give `name` a value, as the user types it.
+    pub fn example(self, name: &str) -> String {
+        match self {
+            Supply::Flag => format!("`-p {name}=...`"),
+            Supply::Shell => format!("`\\set {name} VALUE`"),
+        }
+    }
+
+    /// Where the earlier statement may stand, when that needs saying:
+    /// in the shell, names carry only within one entry.
+    fn same_entry(self) -> &'static str {
+        match self {
+            Supply::Flag => "",
+            Supply::Shell => " of the same entry (Alt-Enter starts a new line of it)",
+        }
+    }
 }
 
 impl Error {
@@ -330,6 +369,8 @@ pub struct Planner<'p> {
     ended: usize,
     /// Where relative paths start.
     root: Root,
+    /// How a missing parameter is supplied, for the errors' help.
+    supply: Supply,
 }
 
 impl<'p> Planner<'p> {
@@ -347,7 +388,14 @@ impl<'p> Planner<'p> {
             last_end: None,
             ended: 0,
             root: Root::default(),
+            supply: Supply::default(),
         }
+    }
+
+    /// Has the errors that ask for a parameter say how `supply` gives one.
+    pub fn with_supply(mut self, supply: Supply) -> Planner<'p> {
+        self.supply = supply;
+        self
     }
 
     /// Puts relative paths under `root` instead of `/`.
@@ -441,6 +489,7 @@ impl<'p> Planner<'p> {
         let (substituted, refs) = if has_refs(&stmt.query) {
             let mut query = stmt.query.clone();
             let known = Known {
+                supply: self.supply,
                 params: self.params,
                 bound: &self.bound,
                 folded: &self.folded,
@@ -714,6 +763,7 @@ fn result_types(ty: Type) -> &'static [Type] {
 /// and names an aggregate read left unbound.
 #[derive(Clone, Copy)]
 struct Known<'k> {
+    supply: Supply,
     params: &'k HashMap<String, Elem<'static>>,
     bound: &'k HashMap<String, (usize, Vec<Type>)>,
     folded: &'k HashMap<String, Span>,
@@ -756,6 +806,7 @@ fn substitute<'a>(
                     value: describe(&p.kind),
                     cast: cast.ty,
                     at: cast.span,
+                    supply: known.supply,
                 });
             }
             return Some(p.kind.clone());
@@ -769,6 +820,7 @@ fn substitute<'a>(
             None => errors.push(Error::Unbound {
                 name: name.into(),
                 at: r.span,
+                supply: known.supply,
             }),
         }
         None

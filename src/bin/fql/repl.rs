@@ -1,25 +1,28 @@
 //! The interactive shell: rustyline for editing, history, completion and
 //! highlighting; every query goes through the same [`Session`] as scripts.
 
+mod habits;
 mod helper;
 mod lister;
 mod meta;
 pub(crate) mod path;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use fql::kv::Transaction;
 use fql::plan::Root;
 use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
-use rustyline::{Config, Editor};
+use rustyline::{Config, Editor, EventHandler, KeyEvent};
 
 use crate::args::{Color, ExecArgs, ReplArgs, StoreArgs};
 use crate::output::Exit;
 use crate::session::{Failure, Session, Settings};
 use crate::source::Script;
-use helper::FqlHelper;
+use helper::{FqlHelper, NewLine};
 
 /// The shell's current directory, shared with the completer.
 type Cwd = Arc<Mutex<Vec<String>>>;
@@ -32,6 +35,9 @@ pub struct Repl {
     home: Root,
     /// The transaction `\begin` opened.
     tx: Option<Box<dyn Transaction>>,
+    /// When the open transaction ran its first statement: it lives
+    /// 5 seconds from about then, which the prompt counts.
+    tx_since: Option<Instant>,
     history_writes: bool,
     quit: bool,
     /// Why the shell ended early: standard output closed or failing.
@@ -46,11 +52,12 @@ pub fn run(
 ) -> Result<(), Exit> {
     let mut settings = Settings::from_args(exec, color)?;
     settings.write_hint = "use \\writemode on to allow writes";
+    settings.supply = fql::plan::Supply::Shell;
     let opened = crate::store::open(store_args)?;
     let session = Session::new(opened.db, settings, exec.split_reads, opened.timeout);
     session.stop_on_interrupt();
     let history = history(repl_args);
-    let (mut editor, cwd) = editor(&session)?;
+    let (mut editor, cwd, newline) = editor(&session)?;
     if let Some(path) = &history {
         // A first run has no history yet.
         let _ = editor.load_history(path);
@@ -71,25 +78,45 @@ pub fn run(
         session,
         home,
         tx: None,
+        tx_since: None,
         history_writes: repl_args.history_writes,
         quit: false,
         ended: None,
     };
+    // The lines of the entry typed so far, each ended by a line feed.
+    let mut entry = String::new();
     while !repl.quit {
         *cwd.lock().unwrap_or_else(|e| e.into_inner()) =
             repl.session.settings.root.names().to_vec();
-        match editor.readline(&repl.prompt()) {
+        if repl.tx.is_none() {
+            repl.tx_since = None;
+        }
+        let prompt = match entry.is_empty() {
+            true => repl.prompt(),
+            false => continuation(&repl.prompt()),
+        };
+        match editor.readline(&prompt) {
             Ok(line) => {
-                if line.trim().is_empty() {
+                entry.push_str(&line);
+                let more = newline.swap(false, Ordering::Relaxed);
+                if (more && !entry.trim_start().starts_with('\\')) || helper::continues(&entry) {
+                    entry.push('\n');
                     continue;
                 }
-                if repl.keeps(&line) {
-                    let _ = editor.add_history_entry(line.as_str());
+                let entry = std::mem::take(&mut entry);
+                if entry.trim().is_empty() {
+                    continue;
                 }
-                repl.line(&line);
+                if repl.keeps(&entry) {
+                    let _ = editor.add_history_entry(entry.as_str());
+                }
+                repl.line(&entry);
             }
-            // Ctrl-C at the prompt drops the line.
-            Err(ReadlineError::Interrupted) => continue,
+            // Ctrl-C at the prompt drops the entry.
+            Err(ReadlineError::Interrupted) => {
+                entry.clear();
+                newline.store(false, Ordering::Relaxed);
+            }
             Err(ReadlineError::Eof) => break,
             // The prompt goes to standard output: a full disk there
             // ends up here, as does a terminal that cannot be read.
@@ -123,9 +150,10 @@ fn history(args: &ReplArgs) -> Option<PathBuf> {
     path
 }
 
-/// The line editor, with the shell's helper, and the current directory
-/// the helper completes relative paths from.
-fn editor(session: &Session) -> Result<(Editor<FqlHelper, FileHistory>, Cwd), Exit> {
+/// The line editor, with the shell's helper; the current directory the
+/// helper completes relative paths from; and the flag Alt-Enter raises
+/// to end a line but not the entry.
+fn editor(session: &Session) -> Result<(Editor<FqlHelper, FileHistory>, Cwd, Arc<AtomicBool>), Exit> {
     let usage = |e: ReadlineError| {
         eprintln!("fql: {e}");
         Exit::Usage
@@ -148,7 +176,16 @@ fn editor(session: &Session) -> Result<(Editor<FqlHelper, FileHistory>, Cwd), Ex
     );
     let cwd = helper.cwd.clone();
     editor.set_helper(Some(helper));
-    Ok((editor, cwd))
+    let newline = Arc::new(AtomicBool::new(false));
+    let handler = Box::new(NewLine(newline.clone()));
+    editor.bind_sequence(KeyEvent::alt('\r'), EventHandler::Conditional(handler));
+    Ok((editor, cwd, newline))
+}
+
+/// The prompt of the lines after an entry's first: as wide as `prompt`,
+/// so that the lines stand one under the other.
+fn continuation(prompt: &str) -> String {
+    format!("{:>width$}", "...> ", width = prompt.chars().count())
 }
 
 /// Saves the history, private, as it can hold keys and values: rustyline
@@ -171,28 +208,37 @@ impl Repl {
         } else {
             format!(" {root}")
         };
-        let tx = if self.tx.is_some() { "*" } else { "" };
+        // An open transaction, and how long since its first statement,
+        // since it dies 5 seconds after.
+        let tx = match (&self.tx, self.tx_since) {
+            (None, _) => String::new(),
+            (Some(_), None) => "*".into(),
+            (Some(_), Some(since)) => format!("* {}s/5s", since.elapsed().as_secs()),
+        };
         format!("fql{cwd}{tx}> ")
     }
 
-    /// Whether a line goes into the history: not one that writes (or
+    /// Whether an entry goes into the history: not one that writes (or
     /// turns writes on), unless asked, so that it cannot be re-run by a
-    /// stray arrow key and Enter.
-    fn keeps(&self, line: &str) -> bool {
+    /// stray arrow key and Enter. An entry that does not parse may be a
+    /// write with a typo, which the recalled and corrected entry would
+    /// run: it is kept only without a `=`, which every write has.
+    fn keeps(&self, entry: &str) -> bool {
         if self.history_writes {
             return true;
         }
-        let line = line.trim();
-        if let Some(command) = line.strip_prefix('\\') {
-            return !command.starts_with("writemode on");
+        let entry = entry.trim();
+        if let Some(command) = entry.strip_prefix('\\') {
+            let mut words = command.split_whitespace();
+            return !(words.next() == Some("writemode") && words.next() == Some("on"));
         }
         // Read as it runs: `users(1)=2` is the write `./users(1)=2`.
-        match fql::syntax::parse(&path::resolve(line)) {
+        match fql::syntax::parse(&path::resolve(entry)) {
             Ok(script) => !script.items.iter().any(|item| match item {
                 fql::syntax::ast::Item::Statement(s) => s.kind().writes(),
                 fql::syntax::ast::Item::Meta(_) => false,
             }),
-            Err(_) => true,
+            Err(_) => !entry.contains('='),
         }
     }
 
@@ -211,11 +257,16 @@ impl Repl {
         self.quit = true;
     }
 
-    /// Runs one entry: a meta-command or FQL.
+    /// Runs one entry: a meta-command or FQL, or answers a command of
+    /// fdbcli or psql with the fql way, running nothing.
     fn line(&mut self, line: &str) {
         let trimmed = line.trim();
         if let Some(command) = trimmed.strip_prefix('\\') {
             self.meta(command);
+            return;
+        }
+        if let Some(hint) = habits::hint(trimmed) {
+            eprintln!("{hint}");
             return;
         }
         let text = path::resolve(line);
@@ -225,9 +276,21 @@ impl Repl {
     /// Runs FQL text in the open transaction, or in its own.
     fn query(&mut self, text: &str) {
         let script = Script::text("<input>", text);
+        let start = Instant::now();
         let result = self
             .session
             .run(&script, self.tx.as_deref_mut().map(|t| t as _));
+        // The clock starts with the first statement that ran in it.
+        let ran = !matches!(
+            result,
+            Err(Failure {
+                exit: Exit::Invalid | Exit::Usage,
+                ..
+            })
+        );
+        if ran && self.tx.is_some() && self.tx_since.is_none() {
+            self.tx_since = Some(start);
+        }
         if let Err(Failure {
             output: Some(exit), ..
         }) = result

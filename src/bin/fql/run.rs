@@ -76,7 +76,7 @@ fn run(script: &Script, exec: &ExecArgs, store_args: &StoreArgs, color: Color) -
     let settings = Settings::from_args(exec, color)?;
     // Check everything that needs no database before opening one; a
     // script of comments alone needs none at all.
-    let checked = crate::session::check(script, &settings.params, &settings.root, settings.color)?;
+    let checked = crate::session::check(script, &settings)?;
     if checked.statements == 0 {
         return Ok(());
     }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use fql::exec::Engine;
 use fql::kv::{Activity, Database, Observed, Transaction};
-use fql::plan::{Plan, Planner, Root};
+use fql::plan::{Plan, Planner, Root, Supply};
 use fql::syntax::ast::Elem;
 use fql::syntax::{Diagnostics, Report, Sources};
 
@@ -42,6 +42,8 @@ pub struct Settings {
     pub color_out: bool,
     /// How to allow writes, for the refusal's message.
     pub write_hint: &'static str,
+    /// How to supply a parameter, for the help of errors that need one.
+    pub supply: Supply,
     /// Where relative paths start: `--root`, then the shell's `\cd`.
     pub root: Root,
 }
@@ -58,6 +60,7 @@ impl Settings {
             color: color.enabled_for_stderr(),
             color_out: color.enabled_for_stdout(),
             write_hint: "pass -w/--write to allow writes",
+            supply: Supply::Flag,
             root: root(args.root.as_deref(), color.enabled_for_stderr())?,
         })
     }
@@ -152,7 +155,7 @@ impl Session {
     pub fn run(&self, script: &Script, tx: Option<&mut dyn Transaction>) -> Result<(), Failure> {
         self.activity.restart();
         let settings = &self.settings;
-        let checked = check(script, &settings.params, &settings.root, settings.color)?;
+        let checked = check(script, settings)?;
         self.run_checked(script, &checked, tx)
     }
 
@@ -196,6 +199,7 @@ impl Session {
     fn run_pieces(&self, script: &Script, checked: &Checked, run: &mut Run<'_, '_>) {
         let mut planner = Planner::new(&self.settings.params)
             .with_root(self.settings.root.clone())
+            .with_supply(self.settings.supply)
             .with_feeders(checked.feeders.clone());
         // How many pieces were read, and the input and line after the last.
         let mut read = 0;
@@ -275,12 +279,24 @@ pub fn with_plan<T>(
     color: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
 ) -> Result<T, Exit> {
+    let planner = Planner::new(params).with_root(root.clone());
+    with_planner(sources, planner, color, f)
+}
+
+/// [`with_plan`] by `planner`, which says where relative paths start
+/// and how a missing parameter is supplied.
+pub fn with_planner<T>(
+    sources: &Sources,
+    mut planner: Planner<'_>,
+    color: bool,
+    f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
+) -> Result<T, Exit> {
     let script = fql::check::load(sources.text()).map_err(|errors| {
         let diagnostics = Diagnostics::of(sources.clone(), errors);
         eprint!("{}", diagnostics.render(color, output::width()));
         Exit::Invalid
     })?;
-    let plan = fql::plan::plan_in(&script, params, root).map_err(|errors| {
+    let plan = planner.plan(&script).map_err(|errors| {
         let mut report = Report::default();
         let shown = report.add(&errors, sources, color, output::width());
         eprint!("{shown}{}", report.more());

@@ -4,12 +4,11 @@
 //! writes, how many there are, and a fingerprint of each piece of text
 //! read.
 
-use std::collections::HashMap;
-
-use fql::plan::{Plan, Planner, Root, Statements};
-use fql::syntax::ast::{Elem, Item, Script as Parsed};
+use fql::plan::{Plan, Planner, Statements};
+use fql::syntax::ast::{Item, Script as Parsed};
 use fql::syntax::{Report, Sources};
 
+use super::Settings;
 use super::fingerprints::Fingerprints;
 use crate::output::{self, Exit};
 use crate::source::Script;
@@ -51,14 +50,11 @@ pub fn first_write(sources: &Sources, plan: &Plan<'_>) -> Option<WriteAt> {
 /// Parses, checks and plans `script` a transaction at a time, reporting
 /// every error against its input: a syntax or static error in any
 /// transaction, else every planning error (a reference nothing supplies).
-pub fn check(
-    script: &Script,
-    params: &HashMap<String, Elem<'static>>,
-    root: &Root,
-    color: bool,
-) -> Result<Checked, Exit> {
-    let width = output::width();
-    let mut planner = Planner::new(params).with_root(root.clone());
+pub fn check(script: &Script, settings: &Settings) -> Result<Checked, Exit> {
+    let (width, color) = (output::width(), settings.color);
+    let mut planner = Planner::new(&settings.params)
+        .with_root(settings.root.clone())
+        .with_supply(settings.supply);
     let mut invalid = Report::default();
     // Planning errors are shown only if nothing is invalid: held until
     // the end, the first few rendered.
