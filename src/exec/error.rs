@@ -221,7 +221,7 @@ pub enum Error {
 /// take as long again, so it has to be split.
 fn too_old_help(held: bool) -> &'static str {
     if held {
-        "a transaction lives 5 seconds from its first read, so its statements and the commit must all come within them; it was rolled back: open a new one and finish it sooner, or run the statements without one, each in a transaction of its own"
+        "a transaction lives 5 seconds from its first read, so its statements and its commit must all come within them, and this one is past them: open a new one and finish it sooner, or run the statements without one, each in a transaction of its own"
     } else {
         "a transaction must finish within 5 seconds of its first read, and running it again would only take as long: split the work into smaller transactions with `@commit` between statements (or separate -q/-f inputs); a long read that writes nothing can go on in further transactions with `--split-reads`"
     }

@@ -306,11 +306,24 @@ mod tests {
 
     #[test]
     fn only_a_tuple_goes_on_to_the_next_line() {
-        for goes_on in ["/a(1,", "/a((1)", "/a(\"(\"", "/a(1,\n  \"x\",", "/a(1, % (\n"] {
+        for goes_on in [
+            "/a(1,",
+            "/a((1)",
+            "/a(\"(\"",
+            "/a(1,\n  \"x\",",
+            "/a(1, % (\n",
+        ] {
             assert!(continues(goes_on), "{goes_on}");
         }
         let ended = [
-            "/a(\"x", "/a(1,\"x", "/a(<int", "/a(1,<int", "[limit:", "/a(1)", "/a(1))", "/a",
+            "/a(\"x",
+            "/a(1,\"x",
+            "/a(<int",
+            "/a(1,<int",
+            "[limit:",
+            "/a(1)",
+            "/a(1))",
+            "/a",
         ];
         for ended in ended {
             assert!(!continues(ended), "{ended}");

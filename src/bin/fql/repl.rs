@@ -27,6 +27,9 @@ use helper::{FqlHelper, NewLine};
 /// The shell's current directory, shared with the completer.
 type Cwd = Arc<Mutex<Vec<String>>>;
 
+/// The line editor, with the shell's helper.
+type LineEditor = Editor<FqlHelper, FileHistory>;
+
 /// The shell's state between lines.
 pub struct Repl {
     session: Session,
@@ -83,48 +86,11 @@ pub fn run(
         quit: false,
         ended: None,
     };
-    // The lines of the entry typed so far, each ended by a line feed.
-    let mut entry = String::new();
-    while !repl.quit {
-        *cwd.lock().unwrap_or_else(|e| e.into_inner()) =
-            repl.session.settings.root.names().to_vec();
-        if repl.tx.is_none() {
-            repl.tx_since = None;
+    while let Some(entry) = repl.next_entry(&mut editor, &cwd, &newline) {
+        if repl.keeps(&entry) {
+            let _ = editor.add_history_entry(entry.as_str());
         }
-        let prompt = match entry.is_empty() {
-            true => repl.prompt(),
-            false => continuation(&repl.prompt()),
-        };
-        match editor.readline(&prompt) {
-            Ok(line) => {
-                entry.push_str(&line);
-                let more = newline.swap(false, Ordering::Relaxed);
-                if (more && !entry.trim_start().starts_with('\\')) || helper::continues(&entry) {
-                    entry.push('\n');
-                    continue;
-                }
-                let entry = std::mem::take(&mut entry);
-                if entry.trim().is_empty() {
-                    continue;
-                }
-                if repl.keeps(&entry) {
-                    let _ = editor.add_history_entry(entry.as_str());
-                }
-                repl.line(&entry);
-            }
-            // Ctrl-C at the prompt drops the entry.
-            Err(ReadlineError::Interrupted) => {
-                entry.clear();
-                newline.store(false, Ordering::Relaxed);
-            }
-            Err(ReadlineError::Eof) => break,
-            // The prompt goes to standard output: a full disk there
-            // ends up here, as does a terminal that cannot be read.
-            Err(e) => {
-                eprintln!("fql: the shell cannot use the terminal: {e}");
-                repl.end(Exit::Failed);
-            }
-        }
+        repl.line(&entry);
     }
     if repl.tx.is_some() {
         eprintln!("the open transaction was rolled back");
@@ -153,7 +119,7 @@ fn history(args: &ReplArgs) -> Option<PathBuf> {
 /// The line editor, with the shell's helper; the current directory the
 /// helper completes relative paths from; and the flag Alt-Enter raises
 /// to end a line but not the entry.
-fn editor(session: &Session) -> Result<(Editor<FqlHelper, FileHistory>, Cwd, Arc<AtomicBool>), Exit> {
+fn editor(session: &Session) -> Result<(LineEditor, Cwd, Arc<AtomicBool>), Exit> {
     let usage = |e: ReadlineError| {
         eprintln!("fql: {e}");
         Exit::Usage
@@ -216,6 +182,56 @@ impl Repl {
             (Some(_), Some(since)) => format!("* {}s/5s", since.elapsed().as_secs()),
         };
         format!("fql{cwd}{tx}> ")
+    }
+
+    /// The next entry: its lines, each read after its prompt, up to the
+    /// one that ends it; `None` when the shell ends.
+    fn next_entry(
+        &mut self,
+        editor: &mut LineEditor,
+        cwd: &Cwd,
+        newline: &AtomicBool,
+    ) -> Option<String> {
+        // The lines typed so far, each ended by a line feed.
+        let mut entry = String::new();
+        while !self.quit {
+            *cwd.lock().unwrap_or_else(|e| e.into_inner()) =
+                self.session.settings.root.names().to_vec();
+            if self.tx.is_none() {
+                self.tx_since = None;
+            }
+            let prompt = match entry.is_empty() {
+                true => self.prompt(),
+                false => continuation(&self.prompt()),
+            };
+            match editor.readline(&prompt) {
+                Ok(line) => {
+                    entry.push_str(&line);
+                    let more = newline.swap(false, Ordering::Relaxed);
+                    if (more && !entry.trim_start().starts_with('\\')) || helper::continues(&entry)
+                    {
+                        entry.push('\n');
+                    } else if entry.trim().is_empty() {
+                        entry.clear();
+                    } else {
+                        return Some(entry);
+                    }
+                }
+                // Ctrl-C at the prompt drops the entry, all its lines.
+                Err(ReadlineError::Interrupted) => {
+                    entry.clear();
+                    newline.store(false, Ordering::Relaxed);
+                }
+                Err(ReadlineError::Eof) => return None,
+                // The prompt goes to standard output: a full disk there
+                // ends up here, as does a terminal that cannot be read.
+                Err(e) => {
+                    eprintln!("fql: the shell cannot use the terminal: {e}");
+                    self.end(Exit::Failed);
+                }
+            }
+        }
+        None
     }
 
     /// Whether an entry goes into the history: not one that writes (or

@@ -18,9 +18,9 @@ pub fn hint(entry: &str) -> Option<String> {
     let word = word.as_str();
     match (word, args.as_slice()) {
         ("quit" | "exit" | "q", []) => Some("to leave, type \\quit or Ctrl-D".into()),
-        ("help", []) => Some(
-            "type \\help for the shell's commands, \\help syntax for how a query looks".into(),
-        ),
+        ("help", []) => {
+            Some("type \\help for the shell's commands, \\help syntax for how a query looks".into())
+        }
         ("begin" | "commit" | "rollback", []) => Some(format!(
             "the shell's transactions are commands: \\{word} (\\begin, \\commit, \\rollback)"
         )),
@@ -31,13 +31,25 @@ pub fn hint(entry: &str) -> Option<String> {
             "writes are turned {0} by the command \\writemode {0}",
             String::from_utf8_lossy(on)
         )),
-        ("get", [key]) => Some(raw(word, "read the raw key", &Raw::key(key), "/dir(1,\"a\")")),
+        ("get", [key]) => Some(raw(
+            word,
+            "read the raw key",
+            &Raw::key(key),
+            "/dir(1,\"a\")",
+        )),
         ("getrange" | "getrangekeys", [begin, rest @ ..]) if rest.len() <= 2 => {
             let mut query = Raw::range(begin, rest.first().map(Vec::as_slice));
             if let Some(limit) = rest.get(1) {
-                query.options.push(format!("limit:{}", String::from_utf8_lossy(limit)));
+                query
+                    .options
+                    .push(format!("limit:{}", String::from_utf8_lossy(limit)));
             }
-            Some(raw(word, "read the raw keys in a range", &query, "/dir(1,...)"))
+            Some(raw(
+                word,
+                "read the raw keys in a range",
+                &query,
+                "/dir(1,...)",
+            ))
         }
         ("set", [key, value]) => {
             let mut query = Raw::key(key);
@@ -52,7 +64,12 @@ pub fn hint(entry: &str) -> Option<String> {
         ("clearrange", [begin, end]) => {
             let mut query = Raw::range(begin, Some(end));
             query.text.push_str("=clear");
-            Some(raw(word, "clear the raw keys in a range", &query, "/dir(1,...)=clear"))
+            Some(raw(
+                word,
+                "clear the raw keys in a range",
+                &query,
+                "/dir(1,...)=clear",
+            ))
         }
         _ => None,
     }
@@ -89,7 +106,11 @@ impl Raw {
 
 /// The `system` option when the keys need it.
 fn system(needed: bool) -> Vec<String> {
-    if needed { vec!["system".into()] } else { Vec::new() }
+    if needed {
+        vec!["system".into()]
+    } else {
+        Vec::new()
+    }
 }
 
 /// The hint for an fdbcli command on raw keys: the same in FQL, and the
@@ -159,7 +180,10 @@ mod tests {
 
     #[test]
     fn fdbcli_keys_become_bytes() {
-        assert_eq!(words(r#"a "b c" \x00\\"#).unwrap(), [&b"a"[..], b"b c", b"\0\\"]);
+        assert_eq!(
+            words(r#"a "b c" \x00\\"#).unwrap(),
+            [&b"a"[..], b"b c", b"\0\\"]
+        );
         assert!(words("\"open").is_none());
         assert!(words(r"\q").is_none());
         assert_eq!(hex(b"k\xff"), "0x6bff");
@@ -170,9 +194,21 @@ mod tests {
         assert!(hint("quit").is_some());
         assert!(hint(" COMMIT; ").is_some());
         assert!(hint("get k").unwrap().contains("0x6b"));
-        assert!(hint("getrange a b 3").unwrap().contains("[limit:3] 0x61..0x62"));
+        assert!(
+            hint("getrange a b 3")
+                .unwrap()
+                .contains("[limit:3] 0x61..0x62")
+        );
         assert!(hint("set k \"v w\"").unwrap().contains("0x6b=0x762077"));
-        for not in ["quit(1)", "./quit", "/quit", "get", "set k", "writemode maybe", "users"] {
+        for not in [
+            "quit(1)",
+            "./quit",
+            "/quit",
+            "get",
+            "set k",
+            "writemode maybe",
+            "users",
+        ] {
             assert!(hint(not).is_none(), "{not}");
         }
     }

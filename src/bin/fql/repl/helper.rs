@@ -13,9 +13,7 @@ use rustyline::completion::{Completer, Pair};
 use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::Hinter;
 use rustyline::validate::Validator;
-use rustyline::{
-    Cmd, ConditionalEventHandler, Context, Event, EventContext, Helper, RepeatCount,
-};
+use rustyline::{Cmd, ConditionalEventHandler, Context, Event, EventContext, Helper, RepeatCount};
 
 use super::lister::Lister;
 use super::meta::{COMMANDS, TOPICS};

@@ -168,7 +168,9 @@ impl Repl {
                     Err(e) => {
                         eprintln!("fql: the commit failed, nothing was written: {e}");
                         if e == fql::kv::Error::TransactionTooOld {
-                            eprintln!("a transaction lives 5 seconds from its first query; \\begin a new one and commit sooner");
+                            eprintln!(
+                                "a transaction lives 5 seconds from its first query; \\begin a new one and commit sooner"
+                            );
                         }
                     }
                 },
@@ -223,7 +225,9 @@ impl Repl {
             .map_or((arg, ""), |(n, v)| (n, v.trim()));
         let shown = fql::syntax::plain_or_quoted(name);
         if value.is_empty() {
-            eprintln!("fql: \\set {shown} needs a value: \\set NAME VALUE (\\unset NAME forgets one)");
+            eprintln!(
+                "fql: \\set {shown} needs a value: \\set NAME VALUE (\\unset NAME forgets one)"
+            );
             return;
         }
         if name.contains('=') {
