@@ -589,6 +589,13 @@ fn alt_enter_makes_an_entry_of_several_statements_run_as_one_script() {
     p.exp_string(r#"/app/emails(1)="ann@example.com""#)
         .expect("the entry ran as one script");
     p.exp_string("fql> ").unwrap();
+    // So does a paste of several lines, one Enter after it.
+    p.send("\x1b[200~/app/users(<id:int>,\"ann\")\n/app/emails(:id)=<str>\x1b[201~")
+        .unwrap();
+    p.send_line("").unwrap();
+    p.exp_string(r#"/app/emails(1)="ann@example.com""#)
+        .expect("the pasted lines ran as one script");
+    p.exp_string("fql> ").unwrap();
     // An open tuple goes on by itself, with the same prompt.
     p.send_line("/app/emails(").unwrap();
     p.exp_string("...> ").unwrap();
@@ -736,5 +743,18 @@ fn an_open_transaction_shows_its_age_and_dies_with_a_plain_code() {
     assert!(!shown.contains("fql::directory"), "{shown:?}");
     assert!(shown.contains("a transaction lives 5 seconds"), "{shown:?}");
     p.exp_string("fql> ").unwrap();
+    quit(p);
+
+    // A commit too late says so too.
+    let mut p = shell_with_env(&db, &["-w"], &[("FQL_FAULTS", "1007@commit:1")]);
+    p.send_line("\\begin").unwrap();
+    p.exp_string("fql*> ").unwrap();
+    p.send_line("/a(1)=1").unwrap();
+    p.exp_regex(AGED).unwrap();
+    p.send_line("\\commit").unwrap();
+    p.exp_string("transaction_too_old (1007)").unwrap();
+    p.exp_string("a transaction lives 5 seconds").unwrap();
+    p.exp_string("fql> ")
+        .expect("no transaction is open any more");
     quit(p);
 }

@@ -18,7 +18,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "begin",
-        "open a transaction; queries run in it until \\commit or \\rollback; it lives 5 s from its first query, which the prompt counts",
+        "open a transaction, until \\commit or \\rollback; it lives 5 s from its first query (the prompt shows its age)",
     ),
     ("commit", "commit the open transaction"),
     ("rollback", "drop the open transaction and its writes"),
