@@ -40,9 +40,9 @@ pub fn hint(entry: &str) -> Option<String> {
         ("getrange" | "getrangekeys", [begin, rest @ ..]) if rest.len() <= 2 => {
             let mut query = Raw::range(begin, rest.first().map(Vec::as_slice));
             if let Some(limit) = rest.get(1) {
-                query
-                    .options
-                    .push(format!("limit:{}", String::from_utf8_lossy(limit)));
+                // A number, or not fdbcli's form (and nothing to echo).
+                let limit: u64 = std::str::from_utf8(limit).ok()?.parse().ok()?;
+                query.options.push(format!("limit:{limit}"));
             }
             Some(raw(
                 word,
@@ -208,6 +208,7 @@ mod tests {
             "set k",
             "writemode maybe",
             "users",
+            r"getrange a b \x1b[2J",
         ] {
             assert!(hint(not).is_none(), "{not}");
         }
