@@ -337,7 +337,8 @@ impl Engine {
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
         let added = self
-            .attempt(tx, steps, Reads::Write, bindings, sink)?
+            .attempt(tx, steps, Reads::Write, bindings, sink)
+            .map_err(|e| e.too_old_in(true))?
             .into_sets();
         bindings.absorb(added);
         Ok(())

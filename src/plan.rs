@@ -158,7 +158,9 @@ pub enum Error {
     #[diagnostic(
         code(fql::unbound),
         help(
-            "supply it as a parameter (`-p {name}=...`), or bind it with a named variable `<{name}:type>` in an earlier statement"
+            "supply it as a parameter ({}), or bind it with a named variable `<{name}:type>` in an earlier statement{}",
+            supply.example(name),
+            supply.same_entry()
         )
     )]
     Unbound {
@@ -167,6 +169,8 @@ pub enum Error {
         /// The reference.
         #[label("nothing binds this name")]
         at: Span,
+        /// How the front end takes a parameter.
+        supply: Supply,
     },
     /// A statement that references names bound by two statements that do
     /// not run one per row of the other, so no row holds both.
@@ -207,7 +211,8 @@ pub enum Error {
     #[diagnostic(
         code(fql::cast_failed),
         help(
-            "a cast requires the bound value to have its type; pass a value of type `{cast}` with `-p {name}=...`"
+            "a cast requires the bound value to have its type; pass a value of type `{cast}` with {}",
+            supply.example(name)
         )
     )]
     CastFailed {
@@ -220,6 +225,8 @@ pub enum Error {
         /// The cast.
         #[label("requires `{cast}`")]
         at: Span,
+        /// How the front end takes a parameter.
+        supply: Supply,
     },
     /// A reference to a name that only a non-aggregate variable of an
     /// aggregate read names: `/b(<n:int>,<sum>)` then `/c(:n)`. Such a
@@ -283,6 +290,38 @@ pub enum Error {
         #[label("a whole path cannot go here")]
         at: Span,
     },
+}
+
+/// How the front end running a script takes a parameter's value, for
+/// the help of the errors that ask for one: a command line has `-p`, the
+/// interactive shell `\set`, and the help names what the user can type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Supply {
+    /// `-p NAME=VALUE` on the command line.
+    #[default]
+    Flag,
+    /// `\set NAME VALUE` in the shell, where an entry of several lines
+    /// is one script.
+    Shell,
+}
+
+impl Supply {
+    /// How to give `name` a value, as the user types it.
+    pub fn example(self, name: &str) -> String {
+        match self {
+            Supply::Flag => format!("`-p {name}=...`"),
+            Supply::Shell => format!("`\\set {name} VALUE`"),
+        }
+    }
+
+    /// Where the earlier statement may stand, when that needs saying:
+    /// in the shell, names carry only within one entry.
+    fn same_entry(self) -> &'static str {
+        match self {
+            Supply::Flag => "",
+            Supply::Shell => " of the same entry (Alt-Enter starts a new line of it)",
+        }
+    }
 }
 
 impl Error {
@@ -374,6 +413,8 @@ pub struct Planner<'p> {
     root: Root,
     /// The names references take from parameters, in order of first use.
     wanted: Vec<String>,
+    /// How a missing parameter is supplied, for the errors' help.
+    supply: Supply,
 }
 
 impl<'p> Planner<'p> {
@@ -392,7 +433,14 @@ impl<'p> Planner<'p> {
             ended: 0,
             root: Root::default(),
             wanted: Vec::new(),
+            supply: Supply::default(),
         }
+    }
+
+    /// Has the errors that ask for a parameter say how `supply` gives one.
+    pub fn with_supply(mut self, supply: Supply) -> Planner<'p> {
+        self.supply = supply;
+        self
     }
 
     /// Puts relative paths under `root` instead of `/`.
@@ -411,6 +459,11 @@ impl<'p> Planner<'p> {
     /// The statements that feed a later one, among those planned so far.
     pub fn feeders(&self) -> &Statements {
         &self.drivers
+    }
+
+    /// The parameters references may take.
+    pub fn params(&self) -> &'p Params {
+        self.params
     }
 
     /// The names the script's references take from parameters, supplied
@@ -494,6 +547,7 @@ impl<'p> Planner<'p> {
         let (substituted, refs) = if has_refs(&stmt.query) {
             let mut query = stmt.query.clone();
             let known = Known {
+                supply: self.supply,
                 params: self.params,
                 bound: &self.bound,
                 folded: &self.folded,
@@ -767,6 +821,7 @@ fn result_types(ty: Type) -> &'static [Type] {
 /// and names an aggregate read left unbound.
 #[derive(Clone, Copy)]
 struct Known<'k> {
+    supply: Supply,
     params: &'k Params,
     bound: &'k HashMap<String, (usize, Vec<Type>)>,
     folded: &'k HashMap<String, Span>,
@@ -805,7 +860,7 @@ fn substitute<'a, 'k>(
             wanted.push(name.to_string());
         }
         if let Some(p) = known.params.get(name) {
-            return param_at(r, p, place, errors);
+            return param_at(r, p, place, known.supply, errors);
         }
         match known.folded.get(name) {
             Some(named) => errors.push(Error::Folded {
@@ -816,6 +871,7 @@ fn substitute<'a, 'k>(
             None => errors.push(Error::Unbound {
                 name: name.into(),
                 at: r.span,
+                supply: known.supply,
             }),
         }
         None
@@ -848,6 +904,7 @@ fn param_at<'k>(
     r: &Reference<'_>,
     p: &'k Param,
     place: Place,
+    supply: Supply,
     errors: &mut Vec<Error>,
 ) -> Option<&'k Param> {
     let name = r.name.name;
@@ -859,6 +916,7 @@ fn param_at<'k>(
                 value: describe(&value),
                 cast: cast.ty,
                 at: cast.span,
+                supply,
             });
         }
     }

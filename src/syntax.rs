@@ -30,7 +30,7 @@ pub(crate) mod words;
 pub(crate) use error::offset;
 pub use error::{IntTooLarge, ParseError};
 pub use format::format;
-pub use highlight::{Class, Token, highlight, is_open};
+pub use highlight::{Class, Token, continues, highlight, is_open};
 pub use names::is_name;
 pub(crate) use parse::parse_partial;
 pub use parse::{MAX_DEPTH, MAX_INT_BYTES, parse, parse_element};

@@ -42,6 +42,7 @@ fn a_statement_goes_on_over_lines_while_a_tuple_is_open() {
     query(&db, r#"/app/users(1,"ann")=42"#);
     let mut p = shell(&db, &[]);
     p.send_line("/app/users(1,").unwrap();
+    p.exp_string("...> ").expect("the continuation prompt");
     p.send_line("  <str>)=<int>").unwrap();
     p.exp_string(r#"/app/users(1,"ann")=42"#)
         .expect("the two lines ran as one query");
@@ -76,6 +77,10 @@ fn tab_completes_a_directory_name_read_from_the_database() {
     quit(p);
 }
 
+/// The prompt of a transaction that ran a query: `*`, and its age
+/// against the 5 seconds it lives.
+const AGED: &str = r"fql\* \d+s/5s> ";
+
 #[test]
 fn begin_and_commit_make_one_transaction() {
     let dir = tempfile::tempdir().unwrap();
@@ -85,14 +90,14 @@ fn begin_and_commit_make_one_transaction() {
     p.exp_string("fql*> ")
         .expect("the prompt shows the transaction");
     p.send_line("/bank(\"ann\")=10").unwrap();
-    p.exp_string("fql*> ").unwrap();
+    p.exp_regex(AGED).unwrap();
     p.send_line("/bank(\"bob\")=20").unwrap();
-    p.exp_string("fql*> ").unwrap();
+    p.exp_regex(AGED).unwrap();
     // Inside, the transaction reads its own writes ...
     p.send_line("/bank(<str>)=<int>").unwrap();
     p.exp_string("/bank(\"ann\")=10").unwrap();
     p.exp_string("/bank(\"bob\")=20").unwrap();
-    p.exp_string("fql*> ").unwrap();
+    p.exp_regex(AGED).unwrap();
     // ... and another process sees none of them before the commit.
     assert_eq!(query(&db, "/bank(<str>)=<int>"), "");
     p.send_line("\\commit").unwrap();
@@ -107,7 +112,7 @@ fn begin_and_commit_make_one_transaction() {
     p.send_line("\\begin").unwrap();
     p.exp_string("fql*> ").unwrap();
     p.send_line("/bank(\"eve\")=30").unwrap();
-    p.exp_string("fql*> ").unwrap();
+    p.exp_regex(AGED).unwrap();
     p.send_line("\\rollback").unwrap();
     p.exp_string("rolled back").unwrap();
     p.exp_string("fql> ").unwrap();
@@ -951,4 +956,235 @@ fn progress_is_wiped_before_an_error() {
         &before[before.len().saturating_sub(80)..]
     );
     p.exp_eof().unwrap();
+}
+
+/// Alt-Enter as a terminal sends it: Esc, then Enter.
+const ALT_ENTER: &str = "\x1b\r";
+
+#[test]
+fn set_gives_references_a_value_in_later_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, r#"/app/users(1,"ann")=10"#);
+    query(&db, r#"/app/users(2,"bob")=20"#);
+    let mut p = shell(&db, &[]);
+    p.send_line("\\set").unwrap();
+    p.exp_string("no parameters are set").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\set id 2").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/app/users(:id,<str>)=<int>").unwrap();
+    p.exp_string(r#"/app/users(2,"bob")=20"#)
+        .expect("the value feeds the reference, as -p does");
+    p.exp_string("fql> ").unwrap();
+    // Listed as the commands that set them, stored text escaped.
+    p.send_line(r#"\set who "a\x07b""#).unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\set").unwrap();
+    p.exp_string("\\set id 2\r\n").unwrap();
+    let listed = p.exp_string("fql> ").unwrap();
+    assert!(listed.contains(r#"\set who "a\x07b""#), "{listed:?}");
+    assert!(!listed.contains('\u{7}'), "{listed:?}");
+    p.send_line("\\unset id").unwrap();
+    p.exp_string("fql> ").unwrap();
+    // The help says how the shell gives a value, not `-p`.
+    p.send_line("/app/users(:id,<str>)=<int>").unwrap();
+    p.exp_string("fql::unbound").unwrap();
+    p.exp_string("`\\set id VALUE`").unwrap();
+    let help = p.exp_string("fql> ").unwrap();
+    assert!(!help.contains("-p id"), "{help:?}");
+    p.send_line("\\unset id").unwrap();
+    p.exp_string("`:id` has no value").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\set id").unwrap();
+    p.exp_string("needs a value").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
+
+#[test]
+fn alt_enter_makes_an_entry_of_several_statements_run_as_one_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, r#"/app/users(1,"ann")=1"#);
+    query(&db, r#"/app/emails(1)="ann@example.com""#);
+    let mut p = shell(&db, &[]);
+    // A complete statement, then Alt-Enter: a new line, not a run.
+    p.send(&format!("/app/users(<id:int>,\"ann\"){ALT_ENTER}"))
+        .unwrap();
+    p.flush().unwrap();
+    p.exp_string("...> ").expect("a continuation prompt");
+    // The name the first statement binds feeds the second.
+    p.send_line("/app/emails(:id)=<str>").unwrap();
+    p.exp_string(r#"/app/emails(1)="ann@example.com""#)
+        .expect("the entry ran as one script");
+    p.exp_string("fql> ").unwrap();
+    // So does a paste of several lines, one Enter after it.
+    p.send("\x1b[200~/app/users(<id:int>,\"ann\")\n/app/emails(:id)=<str>\x1b[201~")
+        .unwrap();
+    p.send_line("").unwrap();
+    p.exp_string(r#"/app/emails(1)="ann@example.com""#)
+        .expect("the pasted lines ran as one script");
+    p.exp_string("fql> ").unwrap();
+    // An open tuple goes on by itself, with the same prompt.
+    p.send_line("/app/emails(").unwrap();
+    p.exp_string("...> ").unwrap();
+    p.send_line("<int>)").unwrap();
+    p.exp_string(r#"/app/emails(1)="ann@example.com""#).unwrap();
+    p.exp_string("fql> ").unwrap();
+    // So do options on a line of their own, which stand above a query.
+    p.send_line("[reverse]").unwrap();
+    p.exp_string("...> ").unwrap();
+    p.send_line("/app/users(<int>,<str>)").unwrap();
+    p.exp_string(r#"/app/users(1,"ann")=1"#).unwrap();
+    p.exp_string("fql> ").unwrap();
+    // Ctrl-C drops every line of the entry.
+    p.send(&format!("/app/nothing(1)=2{ALT_ENTER}")).unwrap();
+    p.flush().unwrap();
+    p.exp_string("...> ").unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("/app/emails(<int>)").unwrap();
+    p.exp_string(r#"/app/emails(1)="ann@example.com""#)
+        .expect("the dropped write never ran, nor was refused");
+    quit(p);
+}
+
+#[test]
+fn an_unclosed_string_or_variable_ends_the_entry_with_its_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let mut p = shell(&db, &[]);
+    for line in [r#"/a("x"#, "/a(1,<int", r#"/a(1,"x"#] {
+        p.send_line(line).unwrap();
+        p.exp_string("fql::unclosed")
+            .expect("Enter runs the entry and shows the error");
+        let shown = p.exp_string("fql> ").unwrap();
+        assert!(!shown.contains("...> "), "{line}: {shown:?}");
+    }
+    quit(p);
+}
+
+#[test]
+fn history_keeps_no_relative_write_nor_a_write_with_a_typo() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/app/users(1)=1");
+    let history = dir.path().join("history");
+    let mut cmd = Command::new(cargo_bin("fql"));
+    cmd.arg("--db")
+        .arg(&db)
+        .args(["--color", "never", "--history-file"])
+        .arg(&history)
+        .env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(20_000)).unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\writemode   on").unwrap();
+    p.exp_string("writes are on").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\cd /app").unwrap();
+    p.exp_string("fql /app> ").unwrap();
+    for line in ["users(2)=2", "users(3)=3 x", "users(4 4)=4"] {
+        p.send_line(line).unwrap();
+        p.exp_string("fql /app> ").unwrap();
+    }
+    p.send(&format!("users(<int>){ALT_ENTER}")).unwrap();
+    p.flush().unwrap();
+    p.exp_string("...> ").unwrap();
+    p.send_line("users(5)=5").unwrap();
+    p.exp_string("fql /app> ").unwrap();
+    // Kept: reads, and what does not parse but cannot write.
+    p.send_line("users(<int>)").unwrap();
+    p.exp_string("fql /app> ").unwrap();
+    p.send_line("users(<int>").unwrap();
+    p.exp_string("...> ").unwrap();
+    p.send_line(" 9 )").unwrap();
+    p.exp_string("fql /app> ").unwrap();
+    quit(p);
+    let kept = std::fs::read_to_string(&history).unwrap();
+    for left_out in ["writemode", "users(2)", "users(3)", "users(4", "users(5)"] {
+        assert!(!kept.contains(left_out), "{left_out}: {kept}");
+    }
+    assert!(kept.contains("\\\\cd /app"), "{kept}");
+    assert!(kept.contains("\nusers(<int>)\n"), "{kept}");
+    assert!(kept.contains(r"users(<int>\n 9 )"), "{kept}");
+}
+
+#[test]
+fn commands_of_fdbcli_and_psql_are_answered_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/quit(1)=1");
+    let mut p = shell(&db, &[]);
+    let answers = [
+        ("quit", "to leave, type \\quit or Ctrl-D"),
+        ("exit", "\\quit"),
+        ("help", "\\help"),
+        ("begin;", "\\begin"),
+        ("COMMIT", "\\commit"),
+        ("status", "fql status"),
+        ("writemode on", "\\writemode on"),
+        ("get k", "0x6b"),
+        ("getrange a b", "0x61..0x62"),
+        ("set k \"v w\"", "0x6b=0x762077"),
+        ("clear \\xff", "[system] 0xff=clear"),
+    ];
+    for (typed, answer) in answers {
+        p.send_line(typed).unwrap();
+        p.exp_string(answer).expect(typed);
+        let rest = p.exp_string("fql> ").unwrap();
+        assert!(!rest.contains("fql::"), "{typed}: {rest:?}");
+    }
+    // Nothing ran: writes are still off, and no transaction is open.
+    p.send_line("/w(1)=1").unwrap();
+    p.exp_string("refusing to write").unwrap();
+    p.exp_string("fql> ").unwrap();
+    // A directory named so is listed by its path.
+    p.send_line("./quit").unwrap();
+    p.exp_string("/quit\r\n").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
+
+#[test]
+fn an_open_transaction_shows_its_age_and_dies_with_a_plain_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let mut p = shell(&db, &[]);
+    p.send_line("\\help").unwrap();
+    p.exp_string("lives 5 s").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\begin").unwrap();
+    p.exp_string("fql*> ").unwrap();
+    p.send_line("/a(1)").unwrap();
+    p.exp_regex(AGED)
+        .expect("the age of the transaction, against its 5 s");
+    p.send_line("\\rollback").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+
+    // Every read too old, as one 5 s after the first would be.
+    let mut p = shell_env(&db, &[], &[("FQL_FAULTS", "1007@read:1")]);
+    p.send_line("\\begin").unwrap();
+    p.exp_string("fql*> ").unwrap();
+    p.send_line("/a(1)").unwrap();
+    let shown = p.exp_string("the transaction was rolled back").unwrap();
+    assert!(shown.contains("fql::transaction_too_old"), "{shown:?}");
+    assert!(!shown.contains("fql::directory"), "{shown:?}");
+    assert!(shown.contains("a transaction lives 5 seconds"), "{shown:?}");
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+
+    // A commit too late says so too.
+    let mut p = shell_env(&db, &["-w"], &[("FQL_FAULTS", "1007@commit:1")]);
+    p.send_line("\\begin").unwrap();
+    p.exp_string("fql*> ").unwrap();
+    p.send_line("/a(1)=1").unwrap();
+    p.exp_regex(AGED).unwrap();
+    p.send_line("\\commit").unwrap();
+    p.exp_string("transaction_too_old (1007)").unwrap();
+    p.exp_string("a transaction lives 5 seconds").unwrap();
+    p.exp_string("fql> ")
+        .expect("no transaction is open any more");
+    quit(p);
 }

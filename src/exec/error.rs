@@ -203,27 +203,46 @@ pub enum Error {
     /// A transaction that writes did its work for longer than the five
     /// seconds a transaction may live (`transaction_too_old`), so every
     /// attempt would fail the same way: a script of many long reads before
-    /// a write.
+    /// a write. Or a transaction the caller holds open (the shell's
+    /// `\begin`) outlived them between its statements.
     #[error("the transaction ran past its 5 seconds and was not committed: {error}")]
-    #[diagnostic(
-        code(fql::transaction_too_old),
-        help(
-            "a transaction must finish within 5 seconds of its first read, and running it again would only take as long: split the work into smaller transactions with `@commit` between statements (or separate -q/-f inputs); a long read that writes nothing can go on in further transactions with `--split-reads`"
-        )
-    )]
+    #[diagnostic(code(fql::transaction_too_old), help("{}", too_old_help(*held)))]
     TooOld {
         /// `transaction_too_old`.
         error: kv::Error,
+        /// Whether the caller held the transaction open across its
+        /// statements, rather than the retry loop running it whole.
+        held: bool,
     },
+}
+
+/// What to do about `transaction_too_old`: a transaction held open has
+/// to be opened again and finished sooner; one the retry loop ran would
+/// take as long again, so it has to be split.
+fn too_old_help(held: bool) -> &'static str {
+    if held {
+        "a transaction lives 5 seconds from its first read, so its statements and its commit must all come within them, and this one is past them: open a new one and finish it sooner, or run the statements without one, each in a transaction of its own"
+    } else {
+        "a transaction must finish within 5 seconds of its first read, and running it again would only take as long: split the work into smaller transactions with `@commit` between statements (or separate -q/-f inputs); a long read that writes nothing can go on in further transactions with `--split-reads`"
+    }
 }
 
 impl Error {
     /// `self`, or [`Error::TooOld`] when it is `transaction_too_old`, as
     /// the retry loop gives it up.
     pub(crate) fn too_old(self) -> Error {
+        self.too_old_in(false)
+    }
+
+    /// `self`, or [`Error::TooOld`] when it is `transaction_too_old`:
+    /// `held` when the caller holds the transaction open, so that the
+    /// error says what to do about that rather than how the directory
+    /// layer or the key-value store met it.
+    pub(crate) fn too_old_in(self, held: bool) -> Error {
         match kv::AsKvError::as_kv(&self) {
             Some(kv::Error::TransactionTooOld) => Error::TooOld {
                 error: kv::Error::TransactionTooOld,
+                held,
             },
             _ => self,
         }
@@ -268,7 +287,7 @@ impl kv::AsKvError for Error {
             Error::Kv(e)
             | Error::TooLarge { error: e, .. }
             | Error::Unreadable { error: e, .. }
-            | Error::TooOld { error: e } => Some(e),
+            | Error::TooOld { error: e, .. } => Some(e),
             Error::Directory(d) => d.as_kv(),
             _ => None,
         }

@@ -96,6 +96,17 @@ pub enum ParamError {
     },
 }
 
+/// The value as it is typed back: FQL data as FQL prints it, a path as
+/// a path (`/locks/s`), so that `\set` lists what reads the same again.
+impl std::fmt::Display for Param {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Param::Data(elem) => elem.fmt(f),
+            Param::Path(root) => root.fmt(f),
+        }
+    }
+}
+
 impl Param {
     /// Reads a parameter's value as `fql -p NAME=VALUE` writes it, by how
     /// it starts:

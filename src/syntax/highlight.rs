@@ -55,8 +55,23 @@ pub fn is_open(src: &str) -> bool {
     scan(src).1
 }
 
+/// Whether `src` ends inside a tuple and inside nothing else, so that a
+/// line break goes on with the statement: a tuple may span lines, but a
+/// string, a variable or options may not, and text that ends inside one
+/// is as finished as it can be (an error, which is better shown at once).
+pub fn continues(src: &str) -> bool {
+    let (_, open) = scan_open(src);
+    open.depth > 0 && !open.unclosed
+}
+
 /// The tokens of `src`, and whether it ends inside something open.
 fn scan(src: &str) -> (Vec<Token>, bool) {
+    let (out, open) = scan_open(src);
+    (out, open.unclosed || open.depth > 0)
+}
+
+/// The tokens of `src`, and what is open at its end.
+fn scan_open(src: &str) -> (Vec<Token>, Open) {
     let b = src.as_bytes();
     let mut out = Vec::new();
     let mut open = Open::default();
@@ -73,7 +88,7 @@ fn scan(src: &str) -> (Vec<Token>, bool) {
         });
         i = end;
     }
-    (out, open.unclosed || open.depth > 0)
+    (out, open)
 }
 
 /// What is open at the end of the text scanned so far.
@@ -287,6 +302,32 @@ mod tests {
             assert!(!is_open(closed), "{closed}");
         }
         assert!(is_open("é("));
+    }
+
+    #[test]
+    fn only_a_tuple_goes_on_to_the_next_line() {
+        for goes_on in [
+            "/a(1,",
+            "/a((1)",
+            "/a(\"(\"",
+            "/a(1,\n  \"x\",",
+            "/a(1, % (\n",
+        ] {
+            assert!(continues(goes_on), "{goes_on}");
+        }
+        let ended = [
+            "/a(\"x",
+            "/a(1,\"x",
+            "/a(<int",
+            "/a(1,<int",
+            "[limit:",
+            "/a(1)",
+            "/a(1))",
+            "/a",
+        ];
+        for ended in ended {
+            assert!(!continues(ended), "{ended}");
+        }
     }
 
     #[test]

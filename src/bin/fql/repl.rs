@@ -2,6 +2,7 @@
 //! highlighting; every query goes through the same [`Session`] as scripts.
 
 mod files;
+mod habits;
 mod helper;
 mod lister;
 mod meta;
@@ -10,23 +11,28 @@ pub(crate) mod path;
 mod results;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use fql::kv::Transaction;
 use fql::plan::Root;
 use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
-use rustyline::{Config, Editor};
+use rustyline::{Config, Editor, EventHandler, KeyEvent};
 
 use crate::args::{Color, ExecArgs, ReplArgs, StoreArgs};
 use crate::output::Exit;
 use crate::session::{Failure, Session, Settings};
 use crate::source::{Script, Typed};
-use helper::FqlHelper;
+use helper::{FqlHelper, NewLine};
 use results::Results;
 
 /// The shell's current directory, shared with the completer.
 type Cwd = Arc<Mutex<Vec<String>>>;
+
+/// The line editor, with the shell's helper.
+type LineEditor = Editor<FqlHelper, FileHistory>;
 
 /// The shell's state between lines.
 pub struct Repl {
@@ -36,6 +42,9 @@ pub struct Repl {
     home: Root,
     /// The transaction `\begin` opened.
     tx: Option<Box<dyn Transaction>>,
+    /// When the open transaction ran its first statement: it lives
+    /// 5 seconds from about then, which the prompt counts.
+    tx_since: Option<Instant>,
     history_writes: bool,
     quit: bool,
     /// Why the shell ended early: standard output closed or failing.
@@ -61,11 +70,12 @@ pub fn run(
 ) -> Result<(), Exit> {
     let mut settings = Settings::from_args(exec, color)?;
     settings.write_hint = "use \\writemode on to allow writes";
+    settings.supply = fql::plan::Supply::Shell;
     let opened = crate::store::open(store_args)?;
     let session = Session::new(opened.db, settings, exec.split_reads, opened.timeout);
     session.stop_on_interrupt();
     let history = history(repl_args);
-    let (mut editor, cwd) = editor(&session)?;
+    let (mut editor, cwd, newline) = editor(&session)?;
     if let Some(path) = &history {
         // A first run has no history yet.
         let _ = editor.load_history(path);
@@ -86,6 +96,7 @@ pub fn run(
         session,
         home,
         tx: None,
+        tx_since: None,
         history_writes: repl_args.history_writes,
         quit: false,
         ended: None,
@@ -96,29 +107,11 @@ pub fn run(
         depth: 0,
     };
     repl.route();
-    while !repl.quit {
-        *cwd.lock().unwrap_or_else(|e| e.into_inner()) =
-            repl.session.settings.root.names().to_vec();
-        match editor.readline(&repl.prompt()) {
-            Ok(line) => {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                if repl.keeps(&line) {
-                    let _ = editor.add_history_entry(line.as_str());
-                }
-                repl.line(&line);
-            }
-            // Ctrl-C at the prompt drops the line.
-            Err(ReadlineError::Interrupted) => continue,
-            Err(ReadlineError::Eof) => break,
-            // The prompt goes to standard output: a full disk there
-            // ends up here, as does a terminal that cannot be read.
-            Err(e) => {
-                eprintln!("fql: the shell cannot use the terminal: {e}");
-                repl.end(Exit::Failed);
-            }
+    while let Some(entry) = repl.next_entry(&mut editor, &cwd, &newline) {
+        if repl.keeps(&entry) {
+            let _ = editor.add_history_entry(entry.as_str());
         }
+        repl.line(&entry);
     }
     if repl.tx.is_some() {
         eprintln!("the open transaction was rolled back");
@@ -144,9 +137,10 @@ fn history(args: &ReplArgs) -> Option<PathBuf> {
     path
 }
 
-/// The line editor, with the shell's helper, and the current directory
-/// the helper completes relative paths from.
-fn editor(session: &Session) -> Result<(Editor<FqlHelper, FileHistory>, Cwd), Exit> {
+/// The line editor, with the shell's helper; the current directory the
+/// helper completes relative paths from; and the flag Alt-Enter raises
+/// to end a line but not the entry.
+fn editor(session: &Session) -> Result<(LineEditor, Cwd, Arc<AtomicBool>), Exit> {
     let usage = |e: ReadlineError| {
         eprintln!("fql: {e}");
         Exit::Usage
@@ -169,7 +163,16 @@ fn editor(session: &Session) -> Result<(Editor<FqlHelper, FileHistory>, Cwd), Ex
     );
     let cwd = helper.cwd.clone();
     editor.set_helper(Some(helper));
-    Ok((editor, cwd))
+    let newline = Arc::new(AtomicBool::new(false));
+    let handler = Box::new(NewLine(newline.clone()));
+    editor.bind_sequence(KeyEvent::alt('\r'), EventHandler::Conditional(handler));
+    Ok((editor, cwd, newline))
+}
+
+/// The prompt of the lines after an entry's first: as wide as `prompt`,
+/// so that the lines stand one under the other.
+fn continuation(prompt: &str) -> String {
+    format!("{:>width$}", "...> ", width = prompt.chars().count())
 }
 
 /// Saves the history, private, as it can hold keys and values: rustyline
@@ -192,28 +195,87 @@ impl Repl {
         } else {
             format!(" {root}")
         };
-        let tx = if self.tx.is_some() { "*" } else { "" };
+        // An open transaction, and how long since its first statement,
+        // since it dies 5 seconds after.
+        let tx = match (&self.tx, self.tx_since) {
+            (None, _) => String::new(),
+            (Some(_), None) => "*".into(),
+            (Some(_), Some(since)) => format!("* {}s/5s", since.elapsed().as_secs()),
+        };
         format!("fql{cwd}{tx}> ")
     }
 
-    /// Whether a line goes into the history: not one that writes (or
+    /// The next entry: its lines, each read after its prompt, up to the
+    /// one that ends it; `None` when the shell ends.
+    fn next_entry(
+        &mut self,
+        editor: &mut LineEditor,
+        cwd: &Cwd,
+        newline: &AtomicBool,
+    ) -> Option<String> {
+        // The lines typed so far, each ended by a line feed.
+        let mut entry = String::new();
+        while !self.quit {
+            *cwd.lock().unwrap_or_else(|e| e.into_inner()) =
+                self.session.settings.root.names().to_vec();
+            if self.tx.is_none() {
+                self.tx_since = None;
+            }
+            let prompt = match entry.is_empty() {
+                true => self.prompt(),
+                false => continuation(&self.prompt()),
+            };
+            match editor.readline(&prompt) {
+                Ok(line) => {
+                    entry.push_str(&line);
+                    let more = newline.swap(false, Ordering::Relaxed);
+                    if (more && !entry.trim_start().starts_with('\\')) || helper::continues(&entry)
+                    {
+                        entry.push('\n');
+                    } else if entry.trim().is_empty() {
+                        entry.clear();
+                    } else {
+                        return Some(entry);
+                    }
+                }
+                // Ctrl-C at the prompt drops the entry, all its lines.
+                Err(ReadlineError::Interrupted) => {
+                    entry.clear();
+                    newline.store(false, Ordering::Relaxed);
+                }
+                Err(ReadlineError::Eof) => return None,
+                // The prompt goes to standard output: a full disk there
+                // ends up here, as does a terminal that cannot be read.
+                Err(e) => {
+                    eprintln!("fql: the shell cannot use the terminal: {e}");
+                    self.end(Exit::Failed);
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether an entry goes into the history: not one that writes (or
     /// turns writes on), unless asked, so that it cannot be re-run by a
-    /// stray arrow key and Enter.
-    fn keeps(&self, line: &str) -> bool {
+    /// stray arrow key and Enter. An entry that does not parse may be a
+    /// write with a typo, which the recalled and corrected entry would
+    /// run: it is kept only without a `=`, which every write has.
+    fn keeps(&self, entry: &str) -> bool {
         if self.history_writes {
             return true;
         }
-        let line = line.trim();
-        if let Some(command) = line.strip_prefix('\\') {
-            return !command.starts_with("writemode on");
+        let entry = entry.trim();
+        if let Some(command) = entry.strip_prefix('\\') {
+            let mut words = command.split_whitespace();
+            return !(words.next() == Some("writemode") && words.next() == Some("on"));
         }
         // Read as it runs: `users(1)=2` is the write `./users(1)=2`.
-        match fql::syntax::parse(&path::resolve(line)) {
+        match fql::syntax::parse(&path::resolve(entry)) {
             Ok(script) => !script.items.iter().any(|item| match item {
                 fql::syntax::ast::Item::Statement(s) => s.kind().writes(),
                 fql::syntax::ast::Item::Meta(_) => false,
             }),
-            Err(_) => true,
+            Err(_) => !entry.contains('='),
         }
     }
 
@@ -232,11 +294,16 @@ impl Repl {
         self.quit = true;
     }
 
-    /// Runs one entry: a meta-command or FQL.
+    /// Runs one entry: a meta-command or FQL, or answers a command of
+    /// fdbcli or psql with the fql way, running nothing.
     fn line(&mut self, line: &str) {
         let trimmed = line.trim();
         if let Some(command) = trimmed.strip_prefix('\\') {
             self.meta(command);
+            return;
+        }
+        if let Some(hint) = habits::hint(trimmed) {
+            eprintln!("{hint}");
             return;
         }
         let (text, added) = path::resolve_marked(line);
@@ -251,10 +318,22 @@ impl Repl {
             Some((name, typed)) => Script::rewritten(name, text, typed),
             None => Script::text("<input>", text),
         };
+        let start = Instant::now();
         let result = self
             .session
             .run(&script, self.tx.as_deref_mut().map(|t| t as _));
         let stopped = self.settle();
+        // The clock starts with the first statement that ran in it.
+        let ran = !matches!(
+            result,
+            Err(Failure {
+                exit: Exit::Invalid | Exit::Usage,
+                ..
+            })
+        );
+        if ran && self.tx.is_some() && self.tx_since.is_none() {
+            self.tx_since = Some(start);
+        }
         if let Err(Failure {
             output: Some(exit), ..
         }) = result

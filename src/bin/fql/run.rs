@@ -86,8 +86,7 @@ fn run(script: &Script, exec: &ExecArgs, store_args: &StoreArgs, color: Color) -
     let settings = Settings::from_args(exec, color)?;
     // Check everything that needs no database before opening one; a
     // script of comments alone needs none at all.
-    let (params, root) = (&settings.params, &settings.root);
-    let checked = crate::session::check(script, params, root, settings.color, true)?;
+    let checked = crate::session::check(script, &settings, true)?;
     if checked.statements == 0 {
         return Ok(());
     }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use fql::exec::Engine;
 use fql::kv::{Activity, Database, Observed, Transaction};
-use fql::plan::{Params, Plan, Planner, Root};
+use fql::plan::{Params, Plan, Planner, Root, Supply};
 use fql::syntax::{Report, Sources};
 
 use crate::args::{BytesShown, Color, ExecArgs, Format, OnError};
@@ -42,6 +42,8 @@ pub struct Settings {
     pub color_out: bool,
     /// How to allow writes, for the refusal's message.
     pub write_hint: &'static str,
+    /// How to supply a parameter, for the help of errors that need one.
+    pub supply: Supply,
     /// Where relative paths start: `--root`, then the shell's `\cd`.
     pub root: Root,
 }
@@ -59,6 +61,7 @@ impl Settings {
             color: color.enabled_for_stderr(),
             color_out: color.enabled_for_stdout(),
             write_hint: "pass -w/--write to allow writes",
+            supply: Supply::Flag,
             root,
         })
     }
@@ -159,13 +162,7 @@ impl Session {
         self.activity.restart();
         let settings = &self.settings;
         // A shell entry need not use every parameter: they last the session.
-        let checked = check(
-            script,
-            &settings.params,
-            &settings.root,
-            settings.color,
-            false,
-        )?;
+        let checked = check(script, settings, false)?;
         self.run_checked(script, &checked, tx)
     }
 
@@ -209,6 +206,7 @@ impl Session {
     fn run_pieces(&self, script: &Script, checked: &Checked, run: &mut Run<'_, '_>) {
         let mut planner = Planner::new(&self.settings.params)
             .with_root(self.settings.root.clone())
+            .with_supply(self.settings.supply)
             .with_feeders(checked.feeders.clone());
         // How many pieces were read, and the input and line after the last.
         let mut read = 0;
@@ -279,32 +277,21 @@ fn changed(name: &str, line: usize) -> Exit {
     Exit::Failed
 }
 
-/// Parses, checks and plans a script, reporting every error against its
-/// sources, and hands the plan to `f`.
-pub fn with_plan<T>(
-    sources: &Sources,
-    params: &Params,
-    root: &Root,
-    color: bool,
-    f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
-) -> Result<T, Exit> {
-    planned(sources, None, params, root, color, false, f)
-}
-
-/// [`with_plan`] for text the shell rewrote from what the user typed
-/// (`typed`), which reports show instead.
+/// Parses, checks and plans a script by `planner` (which says where
+/// relative paths start and how a missing parameter is supplied),
+/// reporting every error against its sources, or against what the user
+/// typed (`typed`) when the shell rewrote it, and hands the plan to `f`.
 pub fn with_plan_typed<T>(
     sources: &Sources,
     typed: Option<&Typed>,
-    params: &Params,
-    root: &Root,
+    planner: Planner<'_>,
     color: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
 ) -> Result<T, Exit> {
-    planned(sources, typed, params, root, color, false, f)
+    planned(sources, typed, planner, color, false, f)
 }
 
-/// [`with_plan`] for a script given whole on the command line (`fql
+/// [`with_plan_typed`] for a script given whole on the command line (`fql
 /// explain`, a schema): a parameter that no statement uses is an error too.
 pub fn with_whole_plan<T>(
     sources: &Sources,
@@ -313,14 +300,14 @@ pub fn with_whole_plan<T>(
     color: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
 ) -> Result<T, Exit> {
-    planned(sources, None, params, root, color, true, f)
+    let planner = Planner::new(params).with_root(root.clone());
+    planned(sources, None, planner, color, true, f)
 }
 
 fn planned<T>(
     sources: &Sources,
     typed: Option<&Typed>,
-    params: &Params,
-    root: &Root,
+    mut planner: Planner<'_>,
     color: bool,
     all_used: bool,
     f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
@@ -332,10 +319,9 @@ fn planned<T>(
         eprint!("{shown}{}", report.summary(&sources.name()));
         Exit::Invalid
     })?;
-    let mut planner = Planner::new(params).with_root(root.clone());
     let plan = planner.plan(&script);
     let unused = match all_used {
-        true => params::all_used(params, planner.wanted()),
+        true => params::all_used(planner.params(), planner.wanted()),
         false => Ok(()),
     };
     let plan = plan.map_err(|errors| {

@@ -1,17 +1,19 @@
-//! What rustyline asks of the shell while a line is typed: colours, whether
-//! Enter ends the entry, and completions.
+//! What rustyline asks of the shell while a line is typed: colours,
+//! completions, and the key that starts a new line of the entry; and
+//! whether Enter ends the entry.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use fql::kv::{Database, RetryOptions};
 use fql::syntax::ast::{AtomicOp, OptName, Type};
-use fql::syntax::is_open;
+use fql::syntax::{Class, is_open};
 use rustyline::completion::{Completer, Pair};
 use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::Hinter;
-use rustyline::validate::{ValidationContext, ValidationResult, Validator};
-use rustyline::{Context, Helper};
+use rustyline::validate::Validator;
+use rustyline::{Cmd, ConditionalEventHandler, Context, Event, EventContext, Helper, RepeatCount};
 
 use super::lister::Lister;
 use super::meta::{COMMANDS, TOPICS};
@@ -67,16 +69,38 @@ impl Highlighter for FqlHelper {
     }
 }
 
-impl Validator for FqlHelper {
-    /// Enter goes on to a new line while a tuple, variable, options or
-    /// string is open; a command is always one line.
-    fn validate(&self, ctx: &mut ValidationContext<'_>) -> rustyline::Result<ValidationResult> {
-        let input = ctx.input();
-        if !input.trim_start().starts_with('\\') && is_open(input) {
-            Ok(ValidationResult::Incomplete)
-        } else {
-            Ok(ValidationResult::Valid(None))
-        }
+/// Enter always ends the line: whether the entry goes on to another is
+/// [`continues`]'s to say, so that each line gets its own prompt.
+impl Validator for FqlHelper {}
+
+/// Whether an entry goes on to another line after Enter: while a tuple
+/// is open in it (nothing else may span lines: an unclosed string or
+/// variable ends the entry, to show its error at once), or after a line
+/// of query options alone, which stand on the line above their query.
+/// A command (`\name`) is always one line.
+pub fn continues(entry: &str) -> bool {
+    if entry.trim_start().starts_with('\\') {
+        return false;
+    }
+    if fql::syntax::continues(entry) {
+        return true;
+    }
+    let last = entry.rsplit('\n').next().unwrap_or(entry);
+    let tokens = fql::syntax::highlight(last);
+    !is_open(last)
+        && tokens.iter().any(|t| t.class == Class::Options)
+        && tokens
+            .iter()
+            .all(|t| matches!(t.class, Class::Options | Class::Comment))
+}
+
+/// Alt-Enter: ends the line but not the entry, whatever is open.
+pub struct NewLine(pub Arc<AtomicBool>);
+
+impl ConditionalEventHandler for NewLine {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, _: &EventContext<'_>) -> Option<Cmd> {
+        self.0.store(true, Ordering::Relaxed);
+        Some(Cmd::AcceptLine)
     }
 }
 

@@ -18,7 +18,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "begin",
-        "open a transaction; queries run in it until \\commit or \\rollback",
+        "open a transaction, until \\commit or \\rollback; it lives 5 s from its first query (the prompt shows its age)",
     ),
     ("commit", "commit the open transaction"),
     ("rollback", "drop the open transaction and its writes"),
@@ -32,6 +32,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "[PATH]  make PATH the root relative queries start from (alone: back to --root)",
     ),
     ("pwd", "print the current root"),
+    (
+        "set",
+        "[NAME VALUE]  give :NAME a value for later entries, read as -p reads one (alone: list them)",
+    ),
+    ("unset", "NAME  forget the value of :NAME"),
     (
         "timing",
         "[on|off]  print each query's time and result count",
@@ -78,7 +83,10 @@ pub const TOPICS: &[(&str, &str)] = &[
          \x20 /app/users                   list a directory; /app/users=remove removes it\n\
          Relative queries (`./users(1)`, `../x(1)`, or just `users(1)`) start\n\
          \x20 from the root \\cd chose (--root at first).\n\
-         Enter continues a line while a tuple, variable or string is open.\n\
+         Enter goes on to a new line while a tuple is open, or after a line of\n\
+         \x20 options alone; Alt-Enter starts a new line anyway. An entry of several\n\
+         \x20 lines is one script: `<id:int>` in one statement feeds `:id` in the next.\n\
+         \x20 \\set NAME VALUE gives `:NAME` a value for every entry after.\n\
          See docs/language.md for the whole language.",
     ),
     (
@@ -111,6 +119,8 @@ impl Repl {
             "q" | "quit" | "exit" => self.quit = true,
             "begin" | "commit" | "rollback" => self.transaction(name),
             "writemode" | "timing" | "format" | "bytes" => self.setting(name, arg),
+            "set" => self.set(arg),
+            "unset" => self.unset(arg),
             "pwd" => self.print(&format!("{}\n", self.session.settings.root)),
             "cd" if arg.is_empty() => self.session.settings.root = self.home.clone(),
             "cd" => {
@@ -136,12 +146,13 @@ impl Repl {
                 let typed = crate::source::Typed::new(arg, &text, added);
                 let sources = Sources::single("<input>", text);
                 let settings = &self.session.settings;
-                let (params, root) = (&settings.params, &settings.root);
+                let planner = fql::plan::Planner::new(&settings.params)
+                    .with_root(settings.root.clone())
+                    .with_supply(settings.supply);
                 let plan = crate::session::with_plan_typed(
                     &sources,
                     Some(&typed),
-                    params,
-                    root,
+                    planner,
                     settings.color,
                     |p| Ok(p.to_string()),
                 );
@@ -179,7 +190,14 @@ impl Repl {
                 None => eprintln!("no transaction is open; \\begin opens one"),
                 Some(mut tx) => match tx.commit() {
                     Ok(_) => eprintln!("committed"),
-                    Err(e) => eprintln!("fql: the commit failed, nothing was written: {e}"),
+                    Err(e) => {
+                        eprintln!("fql: the commit failed, nothing was written: {e}");
+                        if e == fql::kv::Error::TransactionTooOld {
+                            eprintln!(
+                                "a transaction lives 5 seconds from its first query; \\begin a new one and commit sooner"
+                            );
+                        }
+                    }
                 },
             },
             _ => match self.tx.take() {
@@ -218,6 +236,68 @@ impl Repl {
                 "" => eprintln!("bytes are {}", bytes_name(settings.bytes)),
                 _ => eprintln!("\\bytes takes full or len"),
             },
+        }
+    }
+
+    /// `\set NAME VALUE`: `:NAME` has the value in every later entry,
+    /// read by the rules of `-p NAME=VALUE`, as joins across statements
+    /// typed one entry at a time need. `\set` alone lists them, as the
+    /// commands that set them again.
+    fn set(&mut self, arg: &str) {
+        if arg.is_empty() {
+            return self.list_params();
+        }
+        let (name, value) = arg
+            .split_once(char::is_whitespace)
+            .map_or((arg, ""), |(n, v)| (n, v.trim()));
+        let shown = fql::syntax::plain_or_quoted(name);
+        if value.is_empty() {
+            eprintln!(
+                "fql: \\set {shown} needs a value: \\set NAME VALUE (\\unset NAME forgets one)"
+            );
+            return;
+        }
+        if name.contains('=') {
+            eprintln!("fql: `{shown}` is not a parameter name: \\set NAME VALUE");
+            return;
+        }
+        // Said already when it is not a parameter.
+        let settings = &self.session.settings;
+        let flag = [format!("{name}={value}")];
+        if let Ok(params) = crate::session::params(&flag, &settings.root, settings.color) {
+            self.session.settings.params.extend(params);
+        }
+    }
+
+    /// `\set` alone: each value as the command that sets it.
+    fn list_params(&mut self) {
+        let mut params: Vec<_> = self.session.settings.params.iter().collect();
+        if params.is_empty() {
+            eprintln!("no parameters are set; \\set NAME VALUE sets one");
+            return;
+        }
+        params.sort_by(|a, b| a.0.cmp(b.0));
+        let text: String = params
+            .iter()
+            .map(|(name, value)| {
+                let name = fql::syntax::plain_or_quoted(name);
+                format!("\\set {name} {value}\n")
+            })
+            .collect();
+        self.print(&text);
+    }
+
+    /// `\unset NAME...`: the names have no value any more.
+    fn unset(&mut self, arg: &str) {
+        if arg.is_empty() {
+            eprintln!("fql: \\unset takes the NAME of a parameter; \\set lists them");
+            return;
+        }
+        for name in arg.split_whitespace() {
+            if self.session.settings.params.remove(name).is_none() {
+                let name = fql::syntax::plain_or_quoted(name);
+                eprintln!("fql: `:{name}` has no value; \\set lists those set");
+            }
         }
     }
 

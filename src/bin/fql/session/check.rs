@@ -4,10 +4,11 @@
 //! writes, how many there are, and a fingerprint of each piece of text
 //! read.
 
-use fql::plan::{Params, Plan, Planner, Root, Statements};
+use fql::plan::{Plan, Planner, Statements};
 use fql::syntax::ast::{Item, Script as Parsed};
 use fql::syntax::{Report, Sources};
 
+use super::Settings;
 use super::fingerprints::Fingerprints;
 use crate::output::{self, Exit};
 use crate::source::Script;
@@ -50,15 +51,12 @@ pub fn first_write(sources: &Sources, plan: &Plan<'_>) -> Option<WriteAt> {
 /// every error against its input: a syntax or static error in any
 /// transaction, else every planning error (a reference nothing supplies),
 /// and, when `all_used`, every parameter that no statement uses.
-pub fn check(
-    script: &Script,
-    params: &Params,
-    root: &Root,
-    color: bool,
-    all_used: bool,
-) -> Result<Checked, Exit> {
-    let width = output::width();
-    let mut planner = Planner::new(params).with_root(root.clone());
+pub fn check(script: &Script, settings: &Settings, all_used: bool) -> Result<Checked, Exit> {
+    let (width, color) = (output::width(), settings.color);
+    let params = &settings.params;
+    let mut planner = Planner::new(params)
+        .with_root(settings.root.clone())
+        .with_supply(settings.supply);
     let mut invalid = Report::default();
     // Planning errors are shown only if nothing is invalid: held until
     // the end, the first few rendered.
