@@ -77,10 +77,19 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "FQL_HISTORY",
         "The shell's history file, before the default.",
     ),
-    ("PAGER", "The program the shell shows long results through."),
+    (
+        "PAGER",
+        "The program the shell shows results longer than the screen through (less -FRX \
+         when unset; set and empty, none).",
+    ),
+    (
+        "LINES",
+        "The screen's height the shell's pager starts past, instead of the terminal's.",
+    ),
     (
         "EDITOR, VISUAL",
-        "The editor the shell's \\e opens the last entry in.",
+        "The editor the shell's \\e opens the last entry in (EDITOR first, then VISUAL, \
+         else vi).",
     ),
     (
         "NO_COLOR",
