@@ -815,6 +815,12 @@ fn e_edits_the_last_entry_and_runs_it() {
     p.send_line("\\e").unwrap();
     p.exp_string("/p(2)=2").expect("the edited entry ran");
     p.exp_string("fql> ").unwrap();
+    // The history holds what ran: Up recalls the edited entry.
+    p.send("\x1b[A").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("/p(2)=2")
+        .expect("Up recalls the edited entry");
+    p.exp_string("fql> ").unwrap();
     std::fs::write(&fail, "").unwrap();
     p.send_line("\\e").unwrap();
     p.exp_string("ended with exit status: 3; nothing ran")

@@ -203,7 +203,7 @@ fql [..] on the embedded in-memory database
 Type \\help for help, \\quit or Ctrl-D to leave.
 fql> /a(1)=2
 fql> /a(<int>,
-  ...)=<>
+...>   ...)=<>
 /a(1)=2
 fql> /a(<string>)
 fql::unknown_type

@@ -53,6 +53,8 @@ pub struct Repl {
     results: Results,
     /// The last FQL entry, for `\e`.
     last: Option<String>,
+    /// The entry `\e` ran, for the history.
+    edited: Option<String>,
     /// The name and typed text of the FQL the next query runs, when it is
     /// an entry the shell rewrote, for its reports.
     pending: Option<(String, Typed)>,
@@ -102,6 +104,7 @@ pub fn run(
         ended: None,
         results: Results::default(),
         last: None,
+        edited: None,
         pending: None,
         failed: false,
         depth: 0,
@@ -112,6 +115,12 @@ pub fn run(
             let _ = editor.add_history_entry(entry.as_str());
         }
         repl.line(&entry);
+        // What `\e` ran is recalled as typed entries are.
+        if let Some(edited) = repl.edited.take()
+            && repl.keeps(&edited)
+        {
+            let _ = editor.add_history_entry(edited.as_str());
+        }
     }
     if repl.tx.is_some() {
         eprintln!("the open transaction was rolled back");

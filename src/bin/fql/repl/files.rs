@@ -109,6 +109,7 @@ impl Repl {
             eprintln!("the entry is empty; nothing ran");
             return;
         }
+        self.edited = Some(entry.to_string());
         self.line(entry);
     }
 }

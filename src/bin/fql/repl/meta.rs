@@ -41,8 +41,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "timing",
         "[on|off]  print each query's time and result count",
     ),
-    ("format", "text|json|jsonl  how results print"),
-    ("bytes", "full|len  print bytes in full or as their length"),
+    (
+        "format",
+        "[text|json|jsonl]  how results print (alone: say which)",
+    ),
+    (
+        "bytes",
+        "[full|len]  print bytes in full or as their length (alone: say which)",
+    ),
     (
         "explain",
         "QUERY  print the plan of a query without running it",
