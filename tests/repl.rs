@@ -35,6 +35,13 @@ fn quit(mut p: PtySession) {
     );
 }
 
+/// Types `line` and waits for the next prompt: an entry whose output
+/// the test does not look at.
+fn entry(p: &mut PtySession, line: &str) {
+    p.send_line(line).unwrap();
+    p.exp_string("fql> ").unwrap();
+}
+
 #[test]
 fn a_statement_goes_on_over_lines_while_a_tuple_is_open() {
     let dir = tempfile::tempdir().unwrap();
@@ -160,8 +167,7 @@ fn cd_moves_the_root_that_relative_paths_start_from() {
     p.exp_string("fql /app> ").unwrap();
     p.send_line("\\cd ./users").unwrap();
     p.exp_string("fql /app/users> ").unwrap();
-    p.send_line("\\cd ../..").unwrap();
-    p.exp_string("fql> ").unwrap();
+    entry(&mut p, "\\cd ../..");
     p.send_line("\\cd ..").unwrap();
     p.exp_string("fql::above_root")
         .expect("never a silent stay at `/`");
@@ -204,6 +210,13 @@ struct Held {
 }
 
 impl Held {
+    /// Leaves the shell, which must end with status 0.
+    fn quit(mut self) {
+        self.send(b"\\quit\r");
+        let status = nix::sys::wait::waitpid(self.child, None).expect("the shell ends");
+        assert_eq!(status, nix::sys::wait::WaitStatus::Exited(self.child, 0));
+    }
+
     fn spawn(db: &std::path::Path) -> Held {
         Held::spawn_env(db, &[])
     }
@@ -336,9 +349,7 @@ fn ctrl_c_cancels_a_long_read_and_the_shell_goes_on() {
     p.send(b"/big(59999)=<str>\r");
     p.expect("/big(59999)=\"xxxx");
     p.expect("fql> ");
-    p.send(b"\\quit\r");
-    let status = nix::sys::wait::waitpid(p.child, None).expect("the shell ends");
-    assert_eq!(status, nix::sys::wait::WaitStatus::Exited(p.child, 0));
+    p.quit();
 }
 
 #[test]
@@ -356,13 +367,10 @@ fn history_keeps_reads_but_not_writes_unless_asked() {
             .env("TERM", "xterm");
         let mut p = spawn_command(cmd, Some(20_000)).unwrap();
         p.exp_string("fql> ").unwrap();
-        p.send_line("/h(1)=\"one\"").unwrap();
-        p.exp_string("fql> ").unwrap();
+        entry(&mut p, "/h(1)=\"one\"");
         // Relative writes are writes too, with `./` or without.
-        p.send_line("./h(2)=\"two\"").unwrap();
-        p.exp_string("fql> ").unwrap();
-        p.send_line("h(3)=\"three\"").unwrap();
-        p.exp_string("fql> ").unwrap();
+        entry(&mut p, "./h(2)=\"two\"");
+        entry(&mut p, "h(3)=\"three\"");
         p.send_line("/h(<int>)=<str>").unwrap();
         p.exp_string("/h(1)=\"one\"").unwrap();
         p.exp_string("fql> ").unwrap();
@@ -393,8 +401,7 @@ fn the_default_history_and_its_directories_are_private() {
         .env_remove("FQL_HISTORY");
     let mut p = spawn_command(cmd, Some(20_000)).unwrap();
     p.exp_string("fql> ").unwrap();
-    p.send_line("/h(<int>)").unwrap();
-    p.exp_string("fql> ").unwrap();
+    entry(&mut p, "/h(<int>)");
     quit(p);
     let mode = |path: &str| {
         let meta = std::fs::metadata(home.join(path)).unwrap();
@@ -484,32 +491,30 @@ fn validate_and_infer_follow_the_current_root() {
     quit(p);
 }
 
-#[test]
-fn a_long_read_shows_progress_on_a_terminal() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("fql.db");
-    let fill: String = (0..50_000).map(|i| format!("/p({i})=\"{i}\"\n")).collect();
-    let script = dir.path().join("fill.fql");
-    std::fs::write(&script, fill).unwrap();
-    let out = Command::new(cargo_bin("fql"))
-        .arg("--db")
-        .arg(&db)
-        .args(["-w", "-f"])
-        .arg(&script)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    // Reads that print nothing for far longer than progress waits to
-    // show, in one transaction, stopped once it shows.
-    let scans = ["/p(<str>)"; 500].join("\n");
+/// `fql` on a terminal running `scans` reads of 50,000 keys that match
+/// none, in one transaction, once its progress line shows.
+fn scanning(db: &std::path::Path, scans: usize, extra: &[&str]) -> PtySession {
+    fill(db, 50_000);
+    let scans = vec!["/p(<str>)"; scans].join("\n");
     let mut cmd = Command::new(cargo_bin("fql"));
     cmd.arg("--db")
-        .arg(&db)
+        .arg(db)
+        .args(extra)
         .args(["-q", &scans])
         .env("TERM", "xterm");
     let mut p = spawn_command(cmd, Some(60_000)).unwrap();
     p.exp_regex(r"[0-9.]+[kM]? keys read \([0-9.]+[kM]?/s\), 0 results")
         .expect("a progress line");
+    p
+}
+
+#[test]
+fn a_long_read_shows_progress_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    // Reads that print nothing for far longer than progress waits to
+    // show, in one transaction, stopped once it shows.
+    let mut p = scanning(&db, 500, &[]);
     p.send_control('c').unwrap();
     p.exp_eof().unwrap();
 }
@@ -604,10 +609,8 @@ fn long_results_go_through_the_pager() {
     assert!(direct.contains("/p(29)=29"), "{direct:?}");
     assert!(!direct.contains("\t/p("), "{direct:?}");
     // `\timing` says the time after the result, paged or not.
-    p.send_line("\\pager on").unwrap();
-    p.exp_string("fql> ").unwrap();
-    p.send_line("\\timing on").unwrap();
-    p.exp_string("fql> ").unwrap();
+    entry(&mut p, "\\pager on");
+    entry(&mut p, "\\timing on");
     p.send_line("/p(<int>)=<int>").unwrap();
     p.exp_string("    30\t/p(29)=29").unwrap();
     p.exp_string("Time: ").unwrap();
@@ -666,9 +669,7 @@ fn ctrl_c_during_a_paged_result_returns_to_the_prompt() {
     p.send(b"/p(19999)=<int>\r");
     p.expect("/p(19999)=19999");
     p.expect("fql> ");
-    p.send(b"\\quit\r");
-    let status = nix::sys::wait::waitpid(p.child, None).expect("the shell ends");
-    assert_eq!(status, nix::sys::wait::WaitStatus::Exited(p.child, 0));
+    p.quit();
 }
 
 /// Ctrl-C, twice, while a pager that ignores it waits for the user does
@@ -716,8 +717,7 @@ fn o_sends_results_to_a_file() {
     p.send_line("/p(<int>)=<int>").unwrap();
     let shown = p.exp_string("fql> ").unwrap();
     assert!(!shown.contains("/p(1)=1"), "{shown:?}");
-    p.send_line("\\explain /p(1)").unwrap();
-    p.exp_string("fql> ").unwrap();
+    entry(&mut p, "\\explain /p(1)");
     let schema = dir.path().join("s.fql");
     std::fs::write(&schema, "/p(<int>)=<str>\n").unwrap();
     p.send_line(&format!("\\validate {}", schema.display()))
@@ -866,8 +866,7 @@ fn commands_say_what_they_did_and_what_is_set() {
     p.send_line("\\format").unwrap();
     p.exp_string("format is text").unwrap();
     p.exp_string("fql> ").unwrap();
-    p.send_line("\\format jsonl").unwrap();
-    p.exp_string("fql> ").unwrap();
+    entry(&mut p, "\\format jsonl");
     p.send_line("\\format").unwrap();
     p.exp_string("format is jsonl").unwrap();
     p.exp_string("fql> ").unwrap();
@@ -932,28 +931,9 @@ fn error_reports_show_the_entry_as_typed() {
 fn progress_is_wiped_before_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("fql.db");
-    let fill: String = (0..50_000).map(|i| format!("/p({i})=\"{i}\"\n")).collect();
-    let script = dir.path().join("fill.fql");
-    std::fs::write(&script, fill).unwrap();
-    let out = Command::new(cargo_bin("fql"))
-        .arg("--db")
-        .arg(&db)
-        .args(["-w", "-f"])
-        .arg(&script)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
     // Reads that print nothing for longer than progress waits to show,
     // in one transaction that runs out of time.
-    let scans = ["/p(<str>)"; 2000].join("\n");
-    let mut cmd = Command::new(cargo_bin("fql"));
-    cmd.arg("--db")
-        .arg(&db)
-        .args(["--color", "never", "--timeout", "3", "-q", &scans])
-        .env("TERM", "xterm");
-    let mut p = spawn_command(cmd, Some(60_000)).unwrap();
-    p.exp_regex(r"keys read \([0-9.]+[kM]?/s\), 0 results")
-        .expect("a progress line");
+    let mut p = scanning(&db, 2000, &["--color", "never", "--timeout", "3"]);
     let before = p.exp_string("transaction_timed_out").unwrap();
     let at = before.rfind("fql::").expect("the report's code");
     assert!(
@@ -977,22 +957,19 @@ fn set_gives_references_a_value_in_later_entries() {
     p.send_line("\\set").unwrap();
     p.exp_string("no parameters are set").unwrap();
     p.exp_string("fql> ").unwrap();
-    p.send_line("\\set id 2").unwrap();
-    p.exp_string("fql> ").unwrap();
+    entry(&mut p, "\\set id 2");
     p.send_line("/app/users(:id,<str>)=<int>").unwrap();
     p.exp_string(r#"/app/users(2,"bob")=20"#)
         .expect("the value feeds the reference, as -p does");
     p.exp_string("fql> ").unwrap();
     // Listed as the commands that set them, stored text escaped.
-    p.send_line(r#"\set who "a\x07b""#).unwrap();
-    p.exp_string("fql> ").unwrap();
+    entry(&mut p, r#"\set who "a\x07b""#);
     p.send_line("\\set").unwrap();
     p.exp_string("\\set id 2\r\n").unwrap();
     let listed = p.exp_string("fql> ").unwrap();
     assert!(listed.contains(r#"\set who "a\x07b""#), "{listed:?}");
     assert!(!listed.contains('\u{7}'), "{listed:?}");
-    p.send_line("\\unset id").unwrap();
-    p.exp_string("fql> ").unwrap();
+    entry(&mut p, "\\unset id");
     // The help says how the shell gives a value, not `-p`.
     p.send_line("/app/users(:id,<str>)=<int>").unwrap();
     p.exp_string("fql::unbound").unwrap();
@@ -1165,8 +1142,7 @@ fn an_open_transaction_shows_its_age_and_dies_with_a_plain_code() {
     p.send_line("/a(1)").unwrap();
     p.exp_regex(AGED)
         .expect("the age of the transaction, against its 5 s");
-    p.send_line("\\rollback").unwrap();
-    p.exp_string("fql> ").unwrap();
+    entry(&mut p, "\\rollback");
     quit(p);
 
     // Every read too old, as one 5 s after the first would be.
