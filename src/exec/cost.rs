@@ -50,8 +50,8 @@ pub struct DataReads {
 pub struct StatementCost {
     /// The statement's position in the script, from 0 ([`Step::id`](crate::plan::Step::id)).
     pub id: usize,
-    /// How many times it ran: once per attempt, or once per row of the
-    /// statement that drives it.
+    /// How many times it ran: once per attempt of its transaction (a
+    /// statement driven by another's rows runs once for all of them).
     pub runs: u64,
     /// The time it ran, reads included.
     pub time: Duration,
