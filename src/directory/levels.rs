@@ -84,7 +84,10 @@ impl Levels {
     /// levels of the children it lists.
     pub fn range(&mut self, begin: &[u8], kvs: &[KeyValue]) -> Option<Lookup> {
         let elements = self.decode(begin)?;
-        let node = elements.first().and_then(Element::as_bytes).map(|b| b.to_vec());
+        let node = elements
+            .first()
+            .and_then(Element::as_bytes)
+            .map(|b| b.to_vec());
         let depth = node.and_then(|n| self.depths.get(&n).copied());
         match (depth, &elements[1..]) {
             (Some(depth), [Element::Int(0), ..]) => {
@@ -130,7 +133,7 @@ mod tests {
     use super::*;
     use crate::directory::DirectoryLayer;
     use crate::kv::embedded::Embedded;
-    use crate::kv::{DatabaseExt, Transaction};
+    use crate::kv::{Database, DatabaseExt};
 
     /// Opening a path of three names reads two keys at each level.
     #[test]
@@ -153,7 +156,10 @@ mod tests {
             seen.push(levels.get(&key, layer.as_deref()));
         }
         let level = |n| Some(Lookup::Level(n));
-        assert_eq!(seen, [level(1), level(1), level(2), level(2), level(3), level(3)]);
+        assert_eq!(
+            seen,
+            [level(1), level(1), level(2), level(2), level(3), level(3)]
+        );
         let version = Layout::standard().version_key();
         assert_eq!(levels.get(&version, None), Some(Lookup::Other));
         assert_eq!(levels.get(b"\x15\x01data", None), None);

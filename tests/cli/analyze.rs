@@ -52,7 +52,10 @@ fn annotates_the_plan_with_what_each_statement_read() {
         range.contains("    rows: 2 returned, 1 filtered on the client\n"),
         "{range}"
     );
-    assert!(range.contains(", 0 point reads, 1 range batch)\n"), "{range}");
+    assert!(
+        range.contains(", 0 point reads, 1 range batch)\n"),
+        "{range}"
+    );
     let point = &analyzed[analyzed.find("read one key").unwrap()..];
     // The directory was looked up by the statement before, in the same
     // transaction.
@@ -60,7 +63,10 @@ fn annotates_the_plan_with_what_each_statement_read() {
         point.contains("    round trips: 1 (0 of directories, 1 point read, 0 range batches)\n"),
         "{point}"
     );
-    assert!(point.contains("    rows: 1 returned, 0 filtered"), "{point}");
+    assert!(
+        point.contains("    rows: 1 returned, 0 filtered"),
+        "{point}"
+    );
     assert!(point.contains("  retries: 0\n  conflicts: 0\n"), "{point}");
 }
 
@@ -104,7 +110,10 @@ fn an_aggregate_folds_what_it_reads() {
             .args(["explain", "--analyze"])
             .write_stdin("/shop/eu/items(<>)=<count>\n"),
     );
-    assert!(out.contains("    rows: 3 read, folded into 1 result\n"), "{out}");
+    assert!(
+        out.contains("    rows: 3 read, folded into 1 result\n"),
+        "{out}"
+    );
 }
 
 /// A write runs only with -w, and then lands, with its figures.
@@ -117,11 +126,21 @@ fn a_write_needs_w_and_reports_what_it_wrote() {
     let read = || stdout(fql().args(["-q", "/shop/eu/items(4)=<>"]));
     assert_eq!(read(), "", "nothing written");
 
-    let out = stdout(fql().args(["explain", "--analyze", "-w"]).write_stdin(write));
-    assert!(out.starts_with("transaction 1 (read-write)\n  set: "), "{out}");
+    let out = stdout(
+        fql()
+            .args(["explain", "--analyze", "-w"])
+            .write_stdin(write),
+    );
+    assert!(
+        out.starts_with("transaction 1 (read-write)\n  set: "),
+        "{out}"
+    );
     assert!(out.contains("    written: 1 write, "), "{out}");
     for level in 1..=3 {
-        assert!(out.contains(&format!("    directory level {level}: ")), "{out}");
+        assert!(
+            out.contains(&format!("    directory level {level}: ")),
+            "{out}"
+        );
     }
     assert!(out.contains("  committed in "), "{out}");
     assert_eq!(read(), "/shop/eu/items(4)=\"d\"\n");
@@ -179,8 +198,13 @@ fn a_failed_transaction_stops_the_run() {
     );
     assert!(err.contains("exists"), "{err}");
     assert!(out.contains("  failed after "), "{out}");
-    let second = &out[out.find("transaction 2 (read-only)\n").expect("the plan goes on")..];
-    assert!(second.ends_with("    client filter: key (<>)\n  not run\n"), "{out}");
+    let second = &out[out
+        .find("transaction 2 (read-only)\n")
+        .expect("the plan goes on")..];
+    assert!(
+        second.ends_with("    client filter: key (<>)\n  not run\n"),
+        "{out}"
+    );
     assert!(!second.contains("    time: "), "{out}");
 }
 

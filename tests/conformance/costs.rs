@@ -39,7 +39,9 @@ fn stored_bytes(b: &Backend, path: &[&str]) -> u64 {
             Ok::<_, fql::directory::Error>(kv::collect_range(tx, &range, false)?)
         })
         .expect("the directory is read");
-    kvs.iter().map(|kv| (kv.key.len() + kv.value.len()) as u64).sum()
+    kvs.iter()
+        .map(|kv| (kv.key.len() + kv.value.len()) as u64)
+        .sum()
 }
 
 /// A range read of a directory three levels down reads each level of its
@@ -61,10 +63,7 @@ pub fn reads_are_counted_by_level_and_filtered_rows_apart(b: &Backend) {
     assert_eq!(s.data.bytes, stored_bytes(b, &["a", "b", "c"]));
     assert_eq!((s.data.range_batches, s.data.point_reads), (1, 0));
     assert_eq!((s.returned, s.filtered()), (2, Some(1)));
-    assert_eq!(
-        s.round_trips(),
-        3 * per_level + s.directory_other.reads + 1
-    );
+    assert_eq!(s.round_trips(), 3 * per_level + s.directory_other.reads + 1);
     assert_eq!(s.runs, 1);
     assert!(costs[0].retries.is_empty());
     assert_eq!(costs[0].commits, 1);

@@ -47,6 +47,8 @@ fn refuse_without_analyze(args: &ExplainArgs) -> Result<(), Exit> {
         _ if args.write => "-w/--write",
         _ => return Ok(()),
     };
-    eprintln!("fql: {flag} needs --analyze: `fql explain` alone runs nothing and prints the plan as text");
+    eprintln!(
+        "fql: {flag} needs --analyze: `fql explain` alone runs nothing and prints the plan as text"
+    );
     Err(Exit::Usage)
 }
