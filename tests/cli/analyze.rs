@@ -221,3 +221,23 @@ fn flags_that_need_analyze_are_usage_errors() {
         assert!(err.contains("--analyze"), "{args:?}: {err}");
     }
 }
+
+/// A statement driven by another's rows reads one key per row: each is a
+/// round trip, and the rows it keeps for the next count as returned.
+#[test]
+fn a_join_reads_a_key_per_row_of_its_driver() {
+    let (_dir, fql) = shop();
+    let out = stdout(
+        fql()
+            .args(["explain", "--analyze", "--format", "json"])
+            .write_stdin("/shop/eu/items(<id:int>)=<>\n/shop/eu/items(:id)=<str>\n"),
+    );
+    let statements = &json(&out)["transactions"][0]["statements"];
+    let (driver, driven) = (&statements[0], &statements[1]);
+    assert_eq!(driver["rows_returned"], 3, "kept for the join: {driver}");
+    assert_eq!(driven["point_reads"], 3, "{driven}");
+    assert_eq!(driven["keys_read"], 3);
+    assert_eq!(driven["rows_returned"], 2);
+    assert_eq!(driven["rows_filtered"], 1, "the number is not a string");
+    assert_eq!(driven["runs"], 1);
+}

@@ -16,6 +16,9 @@ use crate::source::Typed;
 
 /// What became of one transaction of the plan.
 enum Outcome {
+    /// A transaction with no statements (a script that ends with
+    /// `@commit`): nothing to run.
+    Empty,
     Committed,
     Failed(String),
     NotRun,
@@ -49,7 +52,10 @@ pub fn analyze(
             ran.push(Ran {
                 costs: TransactionCost::default(),
                 time: Duration::ZERO,
-                outcome: Outcome::NotRun,
+                outcome: match status {
+                    Ok(()) => Outcome::Empty,
+                    Err(_) => Outcome::NotRun,
+                },
             });
             continue;
         }
@@ -80,6 +86,7 @@ pub fn analyze(
 /// Prints a failed transaction's error as a run prints it; its status.
 fn report(session: &Session, e: &exec::Error, sources: &Sources, typed: Option<&Typed>) -> Exit {
     if session.activity.stopped() {
+        eprintln!("fql: interrupted; the open transaction was rolled back");
         return Exit::Interrupted;
     }
     let (color, width) = (session.settings.color, output::width());
@@ -173,6 +180,7 @@ fn statement_text(s: &StatementCost) -> String {
 fn transaction_text(ran: &Ran) -> String {
     let costs = &ran.costs;
     let mut out = match &ran.outcome {
+        Outcome::Empty => return String::new(),
         Outcome::NotRun => return "  not run\n".to_string(),
         Outcome::Committed => format!("  committed in {}", ms(ran.time)),
         Outcome::Failed(_) => format!("  failed after {}", ms(ran.time)),
@@ -231,7 +239,7 @@ fn transaction_json(n: usize, steps: &[Step<'_>], sources: &Sources, ran: &Ran) 
         })
         .collect();
     let (outcome, error) = match &ran.outcome {
-        Outcome::Committed => ("committed", Value::Null),
+        Outcome::Empty | Outcome::Committed => ("committed", Value::Null),
         Outcome::Failed(e) => ("failed", Value::from(e.as_str())),
         Outcome::NotRun => ("not run", Value::Null),
     };
