@@ -28,6 +28,7 @@ mod edit;
 mod error;
 mod hca;
 mod layer;
+mod levels;
 mod node;
 
 use std::fmt;
@@ -36,6 +37,7 @@ pub use error::{Error, Result};
 pub use foundationdb_tuple::Subspace;
 pub use hca::{Candidates, RandomCandidates};
 pub use layer::DirectoryLayer;
+pub use levels::{Levels, Lookup};
 
 use crate::syntax::ast::{DirElem, DirElems, ElemKind, Span};
 

@@ -33,6 +33,7 @@
 
 mod aggregate;
 mod bindings;
+mod cost;
 mod dirs;
 mod error;
 mod found;
@@ -47,11 +48,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::directory::DirectoryLayer;
-use crate::kv::{AsKvError, Committed, Database, DatabaseExt, RetryOptions, Transaction, WINDOW};
+use crate::kv::{
+    AsKvError, Committed, Database, DatabaseExt, Metered, RetryOptions, Transaction, WINDOW,
+};
 use crate::plan::{Guard, Plan, Step};
 
 pub use bindings::Bindings;
 use bindings::Fed;
+pub use cost::{Costs, DataReads, StatementCost, Timed, TransactionCost};
 pub use error::Error;
 pub use found::{Batch, Each, Found, Sink};
 pub use output::{DirPath, Output, Part, RawRow, Row};
@@ -163,6 +167,8 @@ pub struct Engine {
     /// Where the relative paths of the texts [`Engine::run_text`] plans
     /// start.
     root: crate::plan::Root,
+    /// Where the statements' costs go, when they are measured.
+    costs: Option<Arc<Costs>>,
 }
 
 impl Engine {
@@ -174,6 +180,23 @@ impl Engine {
             split_reads: false,
             retry: RetryOptions::default(),
             root: crate::plan::Root::default(),
+            costs: None,
+        }
+    }
+
+    /// This engine with what its statements cost measured into `costs`:
+    /// its database wrapped in a [`Metered`] one, and each statement
+    /// announced as it runs, so that each read counts for the statement
+    /// that made it. An engine not made so measures nothing and pays
+    /// nothing for it.
+    pub fn metered(&self, costs: Arc<Costs>) -> Engine {
+        Engine {
+            db: Arc::new(Metered::new(self.db.clone(), costs.clone())),
+            layer: self.layer.clone(),
+            split_reads: self.split_reads,
+            retry: self.retry,
+            root: self.root.clone(),
+            costs: Some(costs),
         }
     }
 
@@ -376,6 +399,10 @@ impl Engine {
         let driver = step.driver.and_then(|d| fed.get(d));
         let mut kept = step.feeds.then(|| fed.builder(driver));
         let mut filled = driver.map(|set| step::Filled::new(step.query(), set));
+        if let Some(costs) = &self.costs {
+            costs.begin(step.id, step::aggregates(step.query()));
+        }
+        let mut returned = 0;
         let mut run = |row: &[u8]| -> Result<(), Error> {
             let query = match &mut filled {
                 Some(filled) => filled.fill(row)?,
@@ -389,7 +416,7 @@ impl Engine {
                 matched: false,
             };
             let guard = step.options.guard;
-            step::run(tx, attempt, step, query, &mut |hit| match hit {
+            let ran = step::run(tx, attempt, step, query, &mut |hit| match hit {
                 Hit::One { found, captures } => seen.one(found, captures, sink),
                 // Rows that only print go on to the sink together.
                 Hit::Batch(batch) if guard.is_none() && !step.feeds => {
@@ -399,15 +426,21 @@ impl Engine {
                 Hit::Batch(mut batch) => {
                     batch.try_for_each(|found| seen.one(found, &mut Vec::new(), sink))
                 }
-            })?;
+            });
+            returned += seen.count;
+            ran?;
             seen.verdict()
         };
-        match (step.driver, driver) {
-            (None, _) => run(&[])?,
-            (Some(_), Some(set)) => set.try_for_each(&mut run)?,
+        let ran = match (step.driver, driver) {
+            (None, _) => run(&[]),
+            (Some(_), Some(set)) => set.try_for_each(&mut run),
             // Its driver did not run (its transaction failed): no times.
-            (Some(_), None) => {}
+            (Some(_), None) => Ok(()),
+        };
+        if let Some(costs) = &self.costs {
+            costs.end(returned);
         }
+        ran?;
         if let Some(kept) = kept {
             fed.insert(step.id, kept)?;
         }

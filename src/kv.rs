@@ -31,6 +31,7 @@ mod error;
 pub mod faults;
 #[cfg(feature = "fdb")]
 pub mod fdb;
+mod metered;
 mod observed;
 mod range;
 mod retry;
@@ -44,6 +45,7 @@ pub use codes::{
 };
 pub use error::{Cause, Error, Result};
 pub use faults::{FaultPlan, Faulty};
+pub use metered::{Meter, Metered};
 pub use observed::{Activity, Observed};
 pub use range::{
     KeyValue, RangeCursor, RangeOption, RangeResult, StreamingMode, collect_range, key_after,

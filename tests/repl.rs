@@ -1170,3 +1170,39 @@ fn an_open_transaction_shows_its_age_and_dies_with_a_plain_code() {
         .expect("no transaction is open any more");
     quit(p);
 }
+
+/// `\explain analyze QUERY` runs the query and prints its plan with what
+/// it cost; a write needs `\writemode on`, and an open transaction is
+/// left alone.
+#[test]
+fn explain_analyze_runs_a_query_and_shows_its_costs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/a/b(1)=\"x\"");
+    let mut p = shell(&db, &[]);
+    p.send_line("\\explain analyze /a/b(<int>)=<str>").unwrap();
+    p.exp_string("range read: /a/b(<int>)=<str>").unwrap();
+    p.exp_string("directory level 1: ").unwrap();
+    p.exp_string("directory level 2: ").unwrap();
+    p.exp_string("read: 1 key, ").unwrap();
+    p.exp_string("rows: 1 returned, 0 filtered on the client")
+        .unwrap();
+    p.exp_string("retries: 0").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\explain analyze /a/b(2)=\"y\"").unwrap();
+    p.exp_string("refusing to write").unwrap();
+    p.exp_string("fql> ").unwrap();
+    entry(&mut p, "\\writemode on");
+    p.send_line("\\explain analyze /a/b(2)=\"y\"").unwrap();
+    p.exp_string("written: 1 write, ").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\begin").unwrap();
+    p.exp_string("fql*> ").unwrap();
+    p.send_line("\\explain analyze /a/b(<int>)=<str>").unwrap();
+    p.exp_string("\\commit or \\rollback the open one first")
+        .unwrap();
+    p.exp_string("fql*> ").unwrap();
+    entry(&mut p, "\\rollback");
+    quit(p);
+    assert_eq!(query(&db, "/a/b(2)=<>"), "/a/b(2)=\"y\"\n");
+}

@@ -247,6 +247,11 @@ fn read(
     }
 }
 
+/// Whether `query` folds what it reads into aggregates.
+pub fn aggregates(query: &Query<'_>) -> bool {
+    matches!(query, Query::KeyValue(kv) if has_aggregate(kv))
+}
+
 /// Whether the key or the value holds an aggregate.
 fn has_aggregate(kv: &KeyValue<'_>) -> bool {
     let agg =

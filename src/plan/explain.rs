@@ -8,6 +8,27 @@ use crate::syntax::ast::*;
 
 impl Display for Plan<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.write_annotated(f, &mut |_, _| String::new())
+    }
+}
+
+impl Plan<'_> {
+    /// The plan in words, as its `Display` gives it, with the lines
+    /// `note` gives after each statement (`note(n, Some(step))`) and after
+    /// each transaction (`note(n, None)`), `n` counting transactions from
+    /// 0: what `fql explain --analyze` measured of them.
+    pub fn annotated(&self, note: &mut dyn FnMut(usize, Option<&Step<'_>>) -> String) -> String {
+        let mut out = String::new();
+        // Writing to a string does not fail.
+        let _ = self.write_annotated(&mut out, note);
+        out
+    }
+
+    fn write_annotated(
+        &self,
+        f: &mut dyn fmt::Write,
+        note: &mut dyn FnMut(usize, Option<&Step<'_>>) -> String,
+    ) -> fmt::Result {
         for (n, steps) in self.transactions().enumerate() {
             let writes = steps.iter().any(|s| s.kind.writes());
             writeln!(
@@ -18,7 +39,9 @@ impl Display for Plan<'_> {
             )?;
             for step in steps {
                 write!(f, "{step}")?;
+                f.write_str(&note(n, Some(step)))?;
             }
+            f.write_str(&note(n, None))?;
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ use std::process::{Child, Command, Stdio};
 
 use assert_cmd::cargo::cargo_bin;
 
+mod analyze;
 mod atomics;
 mod command;
 mod faults;

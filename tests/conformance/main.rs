@@ -12,6 +12,7 @@
 
 mod atomics;
 mod backend;
+mod costs;
 mod directory;
 mod fixtures;
 mod kv;
@@ -91,6 +92,9 @@ const CASES: &[Case] = cases![
     directory::concurrency::threads_never_share_a_prefix,
     directory::concurrency::the_same_candidate_twice_conflicts,
     directory::concurrency::different_candidates_do_not_conflict,
+    costs::reads_are_counted_by_level_and_filtered_rows_apart,
+    costs::levels_go_on_inside_a_partition,
+    costs::writes_and_retries_are_counted,
 ];
 
 fn main() -> ExitCode {

@@ -229,7 +229,8 @@ pub enum Command {
 
     /// Print what a script would do, statement by statement, without
     /// running it: the directories, the keys read or written, and what is
-    /// filtered on the client.
+    /// filtered on the client. With --analyze, run it and print what each
+    /// statement cost.
     Explain(ExplainArgs),
 
     /// Show which database fql uses and check that it answers.
@@ -375,6 +376,23 @@ pub struct ExplainArgs {
     /// The directory relative paths start from, as for `fql run`.
     #[arg(long, value_name = "DIR")]
     pub root: Option<String>,
+
+    /// Run the script, its results counted and not printed, and print
+    /// under each statement what it cost: directory reads per level of
+    /// its path, round trips, keys and bytes read, rows returned and
+    /// filtered on the client, writes, time; and under each transaction
+    /// its commit, retries and conflicts.
+    #[arg(long)]
+    pub analyze: bool,
+
+    /// Allow the analyzed script to write, as `fql run -w` does.
+    #[arg(short, long, requires = "analyze")]
+    pub write: bool,
+
+    /// With --analyze: `text` (the default), the plan with the figures
+    /// under each statement; `json` or `jsonl`, one JSON document.
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+    pub format: Option<Format>,
 }
 
 /// `--on-error`.

@@ -2,6 +2,7 @@
 
 #![deny(unsafe_code)]
 
+mod analyze;
 mod args;
 mod cluster_file;
 mod explain;
@@ -63,7 +64,9 @@ fn main() -> ExitCode {
         }
         Some(Command::Explain(mut explain)) => {
             explain.root = explain.root.or(args.exec.root);
-            explain::run(&explain, stderr_color)
+            explain.format = explain.format.or(args.exec.format);
+            explain.write |= args.exec.write;
+            explain::run(&explain, &args.store, color)
         }
         Some(Command::Status(status)) => {
             status::run(&args.store, status.format.or(args.exec.format))

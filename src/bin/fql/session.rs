@@ -26,6 +26,7 @@ pub use check::{Checked, check};
 use check::{WriteAt, first_write};
 pub use params::params;
 use run::Run;
+pub use run::exit_of;
 
 /// How scripts run; the shell changes these as it goes.
 #[derive(Clone, Debug)]
@@ -188,16 +189,7 @@ impl Session {
 
     /// Refuses a statement that writes unless writes are allowed.
     fn gate(&self, write: Option<&WriteAt>) -> Result<(), Exit> {
-        match write {
-            Some(WriteAt { name, line, noun }) if !self.settings.write => {
-                eprintln!(
-                    "fql: refusing to write: {name} has a {noun} at line {line}; {}",
-                    self.settings.write_hint
-                );
-                Err(Exit::Usage)
-            }
-            _ => Ok(()),
-        }
+        gate(&self.settings, write)
     }
 
     /// The script again, a transaction at a time, each piece of text
@@ -260,6 +252,26 @@ impl Session {
     pub fn stop_on_interrupt(&self) {
         crate::interrupt::stop_on_interrupt(self.activity.clone());
     }
+}
+
+/// Refuses a statement that writes unless `settings` allow writes.
+fn gate(settings: &Settings, write: Option<&WriteAt>) -> Result<(), Exit> {
+    match write {
+        Some(WriteAt { name, line, noun }) if !settings.write => {
+            eprintln!(
+                "fql: refusing to write: {name} has a {noun} at line {line}; {}",
+                settings.write_hint
+            );
+            Err(Exit::Usage)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Refuses `plan`, planned from `sources`, if it writes and `settings`
+/// do not allow writes.
+pub fn refuse_writes(settings: &Settings, sources: &Sources, plan: &Plan<'_>) -> Result<(), Exit> {
+    gate(settings, first_write(sources, plan).as_ref())
 }
 
 /// [`changed`] at the start of `piece`.

@@ -51,7 +51,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "explain",
-        "QUERY  print the plan of a query without running it",
+        "[analyze] QUERY  print the plan of a query without running it; with analyze, run it (writes need \\writemode on) and print what each statement cost",
     ),
     (
         "validate",
@@ -147,25 +147,7 @@ impl Repl {
                     self.query(&text);
                 }
             }
-            "explain" => {
-                let (text, added) = path::resolve_marked(arg);
-                let typed = crate::source::Typed::new(arg, &text, added);
-                let sources = Sources::single("<input>", text);
-                let settings = &self.session.settings;
-                let planner = fql::plan::Planner::new(&settings.params)
-                    .with_root(settings.root.clone())
-                    .with_supply(settings.supply);
-                let plan = crate::session::with_plan_typed(
-                    &sources,
-                    Some(&typed),
-                    planner,
-                    settings.color,
-                    |p| Ok(p.to_string()),
-                );
-                if let Ok(plan) = plan {
-                    self.result(&plan);
-                }
-            }
+            "explain" => self.explain(arg),
             "validate" => self.validate(arg),
             "infer" => self.infer(arg),
             "pager" => self.pager(arg),
@@ -308,6 +290,49 @@ impl Repl {
     }
 
     /// `\validate SCHEMA`: violations as FQL with a comment, then counts.
+    /// `\explain QUERY`, and `\explain analyze QUERY`, which runs it.
+    fn explain(&mut self, arg: &str) {
+        let (analyze, arg) = match arg.split_once(char::is_whitespace) {
+            Some(("analyze", query)) => (true, query.trim()),
+            _ => (arg == "analyze", if arg == "analyze" { "" } else { arg }),
+        };
+        if analyze && arg.is_empty() {
+            return eprintln!("fql: \\explain analyze takes a query to run and measure");
+        }
+        if analyze && self.tx.is_some() {
+            return eprintln!(
+                "fql: \\explain analyze runs the query in transactions of its own; \\commit or \\rollback the open one first"
+            );
+        }
+        let (text, added) = path::resolve_marked(arg);
+        let typed = crate::source::Typed::new(arg, &text, added);
+        let sources = Sources::single("<input>", text);
+        let session = &self.session;
+        let settings = &session.settings;
+        let planner = fql::plan::Planner::new(&settings.params)
+            .with_root(settings.root.clone())
+            .with_supply(settings.supply);
+        let shown = crate::session::with_plan_typed(
+            &sources,
+            Some(&typed),
+            planner,
+            settings.color,
+            |plan| {
+                if !analyze {
+                    return Ok(plan.to_string());
+                }
+                crate::session::refuse_writes(settings, &sources, plan)?;
+                // A failure is reported on standard error; the figures
+                // up to it are shown all the same.
+                let (report, _) = crate::analyze::analyze(session, plan, &sources, Some(&typed));
+                Ok(report)
+            },
+        );
+        if let Ok(shown) = shown {
+            self.result(&shown);
+        }
+    }
+
     fn validate(&mut self, arg: &str) {
         if arg.is_empty() {
             eprintln!("fql: \\validate takes a schema file or a named script");

@@ -193,7 +193,7 @@ fn standard_output(color: bool) -> (Box<dyn Write>, bool, bool) {
 
 /// The exit status of a transaction that failed: a guard's is 1, a
 /// database error's what [`crate::store::exit_of`] says, anything else 4.
-fn exit_of(e: &exec::Error) -> Exit {
+pub fn exit_of(e: &exec::Error) -> Exit {
     match e {
         exec::Error::Guard { .. } => Exit::Unmet,
         exec::Error::Interrupted { source, .. } => crate::store::exit_of(source),
