@@ -69,6 +69,7 @@ const CASES: &[Case] = cases![
     kv::past_its_timeout_a_transaction_reads_and_commits_nothing,
     kv::system_keys_need_their_options,
     kv::special_keys_answer_status_json_and_fail_the_rest,
+    kv::estimated_range_size_follows_the_data,
     directory::golden::standard_layout_byte_for_byte,
     directory::golden::partition_layout_byte_for_byte,
     directory::golden::reads_write_nothing_and_the_first_write_adds_the_version,
