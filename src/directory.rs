@@ -29,6 +29,7 @@ mod error;
 mod hca;
 mod layer;
 mod node;
+mod survey;
 
 use std::fmt;
 
@@ -36,6 +37,7 @@ pub use error::{Error, Result};
 pub use foundationdb_tuple::Subspace;
 pub use hca::{Candidates, RandomCandidates};
 pub use layer::DirectoryLayer;
+pub use survey::{Count, Holdings, TreeNode, count};
 
 use crate::syntax::ast::{DirElem, DirElems, ElemKind, Span};
 

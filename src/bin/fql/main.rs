@@ -4,6 +4,7 @@
 
 mod args;
 mod cluster_file;
+mod dirs;
 mod explain;
 mod fmt;
 mod interrupt;
@@ -64,6 +65,24 @@ fn main() -> ExitCode {
         Some(Command::Explain(mut explain)) => {
             explain.root = explain.root.or(args.exec.root);
             explain::run(&explain, stderr_color)
+        }
+        Some(Command::Count(mut count)) => {
+            count.format = count.format.or(args.exec.format);
+            dirs::count(&count, args.exec.root.as_deref(), &args.store, stderr_color)
+        }
+        Some(Command::Tree(mut tree)) => {
+            tree.format = tree.format.or(args.exec.format);
+            dirs::tree(&tree, args.exec.root.as_deref(), &args.store, stderr_color)
+        }
+        Some(Command::Dir { command }) => {
+            let write = args.exec.write || command.write();
+            dirs::admin(
+                &command,
+                write,
+                args.exec.root.as_deref(),
+                &args.store,
+                stderr_color,
+            )
         }
         Some(Command::Status(status)) => {
             status::run(&args.store, status.format.or(args.exec.format))

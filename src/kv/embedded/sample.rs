@@ -48,7 +48,7 @@ fn sampled(key: &[u8]) -> bool {
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^= h >> 33;
-    h % RATE == 0
+    h.is_multiple_of(RATE)
 }
 
 fn entry_key(key: &[u8]) -> Vec<u8> {
