@@ -176,6 +176,17 @@ pub fn count<S: AsRef<str>>(
     db: &dyn Database,
     retry: RetryOptions,
     path: &[S],
+    progress: impl FnMut(&Count),
+) -> Result<Count> {
+    count_in_slices(db, retry, path, COUNT_SLICE, progress)
+}
+
+/// [`count`], reading for `slice` in each transaction.
+fn count_in_slices<S: AsRef<str>>(
+    db: &dyn Database,
+    retry: RetryOptions,
+    path: &[S],
+    slice: Duration,
     mut progress: impl FnMut(&Count),
 ) -> Result<Count> {
     let layer = DirectoryLayer::new();
@@ -185,7 +196,7 @@ pub fn count<S: AsRef<str>>(
     let mut total = Count::default();
     let mut from = Some(prefix);
     while let Some(begin) = from.take() {
-        let (slice, _) = db.run_with(retry, |tx, _| count_slice(tx, &begin, &end))?;
+        let (slice, _) = db.run_with(retry, |tx, _| count_slice(tx, &begin, &end, slice))?;
         total.keys += slice.keys;
         total.bytes += slice.bytes;
         total.transactions += 1;
@@ -203,7 +214,12 @@ struct Slice {
     rest: Option<Vec<u8>>,
 }
 
-fn count_slice(tx: &mut dyn Transaction, begin: &[u8], end: &[u8]) -> Result<Slice, Error> {
+fn count_slice(
+    tx: &mut dyn Transaction,
+    begin: &[u8],
+    end: &[u8],
+    time: Duration,
+) -> Result<Slice, Error> {
     let started = Instant::now();
     let range = RangeOption::new(begin.to_vec(), end.to_vec()).mode(StreamingMode::WantAll);
     let mut cursor = RangeCursor::new(range, true);
@@ -218,7 +234,7 @@ fn count_slice(tx: &mut dyn Transaction, begin: &[u8], end: &[u8]) -> Result<Sli
             .iter()
             .map(|kv| (kv.key.len() + kv.value.len()) as u64)
             .sum::<u64>();
-        if started.elapsed() > COUNT_SLICE
+        if started.elapsed() >= time
             && let Some(last) = batch.last()
         {
             slice.rest = Some(kv::key_after(&last.key));
@@ -226,4 +242,43 @@ fn count_slice(tx: &mut dyn Transaction, begin: &[u8], end: &[u8]) -> Result<Sli
         }
     }
     Ok(slice)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kv::embedded::Embedded;
+
+    /// With no time to read in, each transaction reads one batch and
+    /// the next goes on after it: the count is the same.
+    #[test]
+    fn a_count_split_into_many_transactions_is_exact() {
+        let db = Embedded::memory();
+        let layer = DirectoryLayer::new();
+        let dir = db
+            .run(|tx, _| layer.create_or_open(tx, &["c"], b""))
+            .unwrap();
+        let space = dir.subspace().unwrap();
+        db.run(|tx, _| {
+            for i in 0..20_000i64 {
+                tx.set(&space.pack(&(i,)), b"v")?;
+            }
+            Ok::<_, Error>(())
+        })
+        .unwrap();
+        let bytes: u64 = (0..20_000i64)
+            .map(|i| space.pack(&(i,)).len() as u64 + 1)
+            .sum();
+        let mut seen = Vec::new();
+        let counted = count_in_slices(&db, RetryOptions::default(), &["c"], Duration::ZERO, |c| {
+            seen.push(c.keys)
+        })
+        .unwrap();
+        assert_eq!((counted.keys, counted.bytes), (20_000, bytes));
+        assert!(counted.transactions > 2, "{counted:?}");
+        assert_eq!(seen.len() as u64, counted.transactions);
+        assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+        let whole = count(&db, RetryOptions::default(), &["c"], |_| {}).unwrap();
+        assert_eq!((whole.keys, whole.transactions), (20_000, 1));
+    }
 }
