@@ -515,6 +515,15 @@ fn tree_draws_the_directories_under_a_path() {
     p.send_line("\\tree nope").unwrap();
     p.exp_string("directory /t/nope does not exist").unwrap();
     p.exp_string("fql /t> ").unwrap();
+    // Its path completes as \\ls's does.
+    p.send("\\tree ../t/a/de\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("deep").expect("the name completes");
+    // Completion ends at the `/` that goes on with the path; drop it.
+    p.send("\x7f").unwrap();
+    p.send_line("").unwrap();
+    p.exp_regex(r"/t/a/deep  prefix 0x[0-9a-f]+").unwrap();
+    p.exp_string("fql /t> ").unwrap();
     quit(p);
 }
 
