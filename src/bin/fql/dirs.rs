@@ -2,13 +2,17 @@
 //! administered. The work is the library's (`fql::directory`); this
 //! module reads the arguments and prints.
 
+use std::io::IsTerminal;
+use std::sync::Arc;
+
 use fql::directory::{self, DirectoryLayer, TreeNode};
-use fql::kv::{DatabaseExt, RetryOptions};
+use fql::kv::{Activity, DatabaseExt, Observed, RetryOptions};
 use fql::plan::Root;
 use serde_json::{Value, json};
 
 use crate::args::{CountArgs, DirCommand, Format, StoreArgs, TreeArgs};
 use crate::output::{self, Exit};
+use crate::progress::Progress;
 use crate::store::{self, Missing, Opened};
 
 /// `fql count DIR [--estimate]`.
@@ -39,7 +43,14 @@ pub fn count(
             }
         });
     }
-    let counted = directory::count(&*opened.db, retry, &dir, |_| {}).map_err(failed)?;
+    // A count of a large directory takes a while: on a terminal, the
+    // progress line shows the keys read so far, as for a long query.
+    let activity = Arc::new(Activity::default());
+    let db = Observed::new(opened.db, activity.clone());
+    let progress = Progress::start(activity, std::io::stderr().is_terminal());
+    let counted = directory::count(&db, retry, &dir, |_| {});
+    drop(progress);
+    let counted = counted.map_err(failed)?;
     if counted.transactions > 1 {
         eprintln!(
             "fql: counted in {} transactions, each at its own version: writes made meanwhile may be counted in part",
