@@ -30,6 +30,7 @@ mod hca;
 mod layer;
 mod levels;
 mod node;
+mod survey;
 
 use std::fmt;
 
@@ -38,6 +39,7 @@ pub use foundationdb_tuple::Subspace;
 pub use hca::{Candidates, RandomCandidates};
 pub use layer::DirectoryLayer;
 pub use levels::{Levels, Lookup};
+pub use survey::{Count, Holdings, TreeNode, count};
 
 use crate::syntax::ast::{DirElem, DirElems, ElemKind, Span};
 

@@ -393,6 +393,9 @@ impl fql::kv::Transaction for SlowTx {
     fn get(&mut self, key: &[u8], snapshot: bool) -> fql::kv::Result<Option<Vec<u8>>> {
         self.0.get(key, snapshot)
     }
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> fql::kv::Result<u64> {
+        self.0.estimated_range_size(begin, end)
+    }
     fn get_range(
         &mut self,
         range: &fql::kv::RangeOption,

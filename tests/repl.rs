@@ -491,6 +491,42 @@ fn validate_and_infer_follow_the_current_root() {
     quit(p);
 }
 
+/// `\tree` draws the directories under the current root, or under a
+/// path, to a depth, with stored names escaped.
+#[test]
+fn tree_draws_the_directories_under_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/t/a/deep(1)=nil");
+    query(&db, "/t/\"b\\x07\"(1)=nil");
+    let mut p = spawn_at(&db, &["--root", "/t"]);
+    p.exp_string("fql /t> ").unwrap();
+    p.send_line("\\tree").unwrap();
+    p.exp_regex(r"/t  prefix 0x[0-9a-f]+  ~0 B").unwrap();
+    // The pseudo-terminal's reader takes bytes as Latin-1, so only the
+    // ASCII after each branch is looked for.
+    p.exp_regex(r" a  prefix 0x[0-9a-f]+  ~0 B\r\n").unwrap();
+    p.exp_regex(r" deep  prefix 0x[0-9a-f]+").unwrap();
+    p.exp_string(r#" "b\x07"  prefix 0x"#).unwrap();
+    p.exp_string("fql /t> ").unwrap();
+    p.send_line("\\tree a 0").unwrap();
+    p.exp_string(" 1 more directory below --depth").unwrap();
+    p.exp_string("fql /t> ").unwrap();
+    p.send_line("\\tree nope").unwrap();
+    p.exp_string("directory /t/nope does not exist").unwrap();
+    p.exp_string("fql /t> ").unwrap();
+    // Its path completes as \\ls's does.
+    p.send("\\tree ../t/a/de\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("deep").expect("the name completes");
+    // Completion ends at the `/` that goes on with the path; drop it.
+    p.send("\x7f").unwrap();
+    p.send_line("").unwrap();
+    p.exp_regex(r"/t/a/deep  prefix 0x[0-9a-f]+").unwrap();
+    p.exp_string("fql /t> ").unwrap();
+    quit(p);
+}
+
 /// `fql` on a terminal running `scans` reads of 50,000 keys that match
 /// none, in one transaction, once its progress line shows.
 fn scanning(db: &std::path::Path, scans: usize, extra: &[&str]) -> PtySession {

@@ -567,6 +567,11 @@ impl Transaction for FaultyTx {
         self.inner.get_range(range, iteration, snapshot)
     }
 
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
+        self.read()?;
+        self.inner.estimated_range_size(begin, end)
+    }
+
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         let r = self.inner.set(key, value);
         self.wrote(r)

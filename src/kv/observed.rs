@@ -153,6 +153,11 @@ impl Transaction for ObservedTx {
         Ok(batch)
     }
 
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
+        self.activity.check()?;
+        self.inner.estimated_range_size(begin, end)
+    }
+
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         self.activity.check()?;
         self.inner.set(key, value)

@@ -112,6 +112,15 @@ pub trait Transaction: Send {
         snapshot: bool,
     ) -> Result<RangeResult>;
 
+    /// The estimated bytes of keys and values in `begin <= key < end`, as
+    /// FDB's `get_estimated_range_size_bytes`: taken from a sample of the
+    /// stored data rather than by reading the range, so it is cheap on a
+    /// range of any size and rough on a small one (often 0 below a few
+    /// hundred kilobytes). It ignores this transaction's own writes and
+    /// takes no conflict. A `begin` past `end` is `inverted_range`; a range
+    /// past the keys a read may name is `key_outside_legal_range`.
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64>;
+
     /// Writes `value` at `key`.
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
 

@@ -10,6 +10,7 @@ use assert_cmd::cargo::cargo_bin;
 mod analyze;
 mod atomics;
 mod command;
+mod dirs;
 mod faults;
 mod mutex;
 use crate::support::mutex_show;

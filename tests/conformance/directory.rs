@@ -6,6 +6,7 @@ pub mod clients;
 pub mod concurrency;
 pub mod golden;
 pub mod partitions;
+pub mod survey;
 
 use fql::directory::{Candidates, DirectoryLayer, Error, ROOT};
 use fql::kv::{self, Database, DatabaseExt, RangeOption, Transaction};

@@ -111,6 +111,15 @@ impl Transaction for ScopedTx {
         Ok(batch)
     }
 
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> kv::Result<u64> {
+        if begin > end {
+            return Err(kv::Error::InvertedRange);
+        }
+        check_read_range(begin, end)?;
+        let (begin, end) = (self.key(begin), self.key(end));
+        self.tx.estimated_range_size(&begin, &end)
+    }
+
     fn set(&mut self, key: &[u8], value: &[u8]) -> kv::Result<()> {
         self.doom_on_error(check_key(key))?;
         let key = self.key(key);

@@ -68,6 +68,11 @@ impl Transaction for HookedTx {
         self.inner.get(key, snapshot)
     }
 
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
+        (self.hook)(Op::Read, begin)?;
+        self.inner.estimated_range_size(begin, end)
+    }
+
     fn get_range(
         &mut self,
         range: &RangeOption,

@@ -162,7 +162,7 @@ impl Tx {
         Ok(f)
     }
 
-    /// A snapshot scan of `[begin, end)` for the estimates, which FDB
+    /// A snapshot scan of `[begin, end)` for the split points, which FDB
     /// takes from its shards' samples and which cost no conflicts.
     fn scan(&self, begin: &[u8], end: &[u8], mut each: impl FnMut(&KeyValue)) -> Result<(), Code> {
         let mut st = self.lock();
@@ -187,13 +187,23 @@ impl Tx {
         Ok(())
     }
 
-    /// `fdb_transaction_get_estimated_range_size_bytes`: exact here.
+    /// `fdb_transaction_get_estimated_range_size_bytes`: the store's
+    /// estimate from its byte sample, which reads no key-value, as FDB's
+    /// comes from its storage servers' samples.
     pub fn estimated_size(&self, begin: &[u8], end: &[u8]) -> Result<i64, Code> {
-        let mut total = 0i64;
-        self.scan(begin, end, |kv| {
-            total += (kv.key.len() + kv.value.len()) as i64;
-        })?;
-        Ok(total)
+        let mut st = self.lock();
+        st.readable()?;
+        if begin > end {
+            return Err(INVERTED_RANGE);
+        }
+        if begin > st.max_read_key() || end > st.max_read_key() {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        let size = st
+            .inner
+            .estimated_range_size(begin, end)
+            .map_err(|e| crate::errors::of(&e))?;
+        Ok(i64::try_from(size).unwrap_or(i64::MAX))
     }
 
     /// `fdb_transaction_get_range_split_points`: `begin`, a key each time

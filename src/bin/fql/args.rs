@@ -233,6 +233,23 @@ pub enum Command {
     /// statement cost.
     Explain(ExplainArgs),
 
+    /// Count the key-values of a directory exactly, and their bytes,
+    /// reading in as many transactions as it takes; or, with --estimate,
+    /// print its estimated size without reading it.
+    ///
+    /// Subdirectories have prefixes of their own and are not counted.
+    Count(CountArgs),
+
+    /// Draw the directories under DIR (default: all) as a tree, with each
+    /// one's layer, prefix and estimated size.
+    Tree(TreeArgs),
+
+    /// Create, move and remove directories. Each needs -w/--write.
+    Dir {
+        #[command(subcommand)]
+        command: DirCommand,
+    },
+
     /// Show which database fql uses and check that it answers.
     ///
     /// Prints the database and its current read version; exits 5 when a
@@ -257,6 +274,94 @@ pub enum Command {
 
     /// Print the manual page (roff): `fql man | man -l -`.
     Man,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CountArgs {
+    /// The directory: absolute (`/app/users`), or relative to --root.
+    pub dir: String,
+
+    /// Print the size the database estimates from its sample of the
+    /// data instead of counting: nothing is read, so it answers at once at
+    /// any size, but roughly, and often 0 below a few hundred kilobytes.
+    #[arg(long)]
+    pub estimate: bool,
+
+    /// `text` (the default): a line for each figure; `json` or `jsonl`:
+    /// one JSON object.
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TreeArgs {
+    /// The directory at the top: absolute, or relative to --root
+    /// [default: the root, `/`].
+    pub dir: Option<String>,
+
+    /// Show this many levels below DIR; deeper ones are counted, not
+    /// shown.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+
+    /// `text` (the default): a tree drawn with box-drawing characters;
+    /// `json`: one nested JSON document; `jsonl`: one JSON object per
+    /// directory.
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DirCommand {
+    /// Create a directory, and any missing parents.
+    Mkdir {
+        /// The new directory: absolute, or relative to --root.
+        path: String,
+        /// The layer to give it (its parents get none).
+        #[arg(long, value_name = "LAYER", conflicts_with = "partition")]
+        layer: Option<String>,
+        /// Make it a partition: a directory layer of its own, whose
+        /// directories all lie under its prefix.
+        #[arg(long)]
+        partition: bool,
+        /// Allow the write (also before the command: `fql -w dir ...`).
+        #[arg(short, long)]
+        write: bool,
+    },
+    /// Move or rename a directory: only its link changes; its prefix,
+    /// keys and subdirectories stay as they are. The new parent must exist.
+    Mv {
+        /// The directory to move.
+        src: String,
+        /// Its new path, which must not exist.
+        dst: String,
+        /// Allow the write (also before the command: `fql -w dir ...`).
+        #[arg(short, long)]
+        write: bool,
+    },
+    /// Remove a directory with its keys and subdirectories. One that holds
+    /// subdirectories or key-values is refused without --force.
+    Rm {
+        /// The directory to remove.
+        path: String,
+        /// Remove it even if it holds subdirectories or key-values.
+        #[arg(long)]
+        force: bool,
+        /// Allow the write (also before the command: `fql -w dir ...`).
+        #[arg(short, long)]
+        write: bool,
+    },
+}
+
+impl DirCommand {
+    /// Whether -w/--write was given after the command.
+    pub fn write(&self) -> bool {
+        match self {
+            DirCommand::Mkdir { write, .. }
+            | DirCommand::Mv { write, .. }
+            | DirCommand::Rm { write, .. } => *write,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -5,6 +5,7 @@
 mod analyze;
 mod args;
 mod cluster_file;
+mod dirs;
 mod explain;
 mod fmt;
 mod interrupt;
@@ -67,6 +68,24 @@ fn main() -> ExitCode {
             explain.format = explain.format.or(args.exec.format);
             explain.write |= args.exec.write;
             explain::run(&explain, &args.store, color)
+        }
+        Some(Command::Count(mut count)) => {
+            count.format = count.format.or(args.exec.format);
+            dirs::count(&count, args.exec.root.as_deref(), &args.store, stderr_color)
+        }
+        Some(Command::Tree(mut tree)) => {
+            tree.format = tree.format.or(args.exec.format);
+            dirs::tree(&tree, args.exec.root.as_deref(), &args.store, stderr_color)
+        }
+        Some(Command::Dir { command }) => {
+            let write = args.exec.write || command.write();
+            dirs::admin(
+                &command,
+                write,
+                args.exec.root.as_deref(),
+                &args.store,
+                stderr_color,
+            )
         }
         Some(Command::Status(status)) => {
             status::run(&args.store, status.format.or(args.exec.format))

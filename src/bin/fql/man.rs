@@ -20,7 +20,8 @@ const EXIT_STATUS: &[(&str, &str)] = &[
         "1",
         "A check found things not as required: fmt --check a script not in canonical form, \
          a guard the database, validate data that does not conform or no key to check (without --allow-empty), fql mutex a mutex not \
-         acquired (within --wait), held or waited for, mutex show a directory that does not exist.",
+         acquired (within --wait), held or waited for, mutex show a directory that does not exist, \
+         dir rm without --force a directory that is not empty.",
     ),
     (
         "2",

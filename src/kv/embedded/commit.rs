@@ -104,7 +104,7 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<
         let stamp = stamp_of(version);
         let mutations = tx.buffer().mutations.iter().enumerate();
         let stamped = apply_all(
-            w,
+            &mut super::sample::Sampling(&mut *w),
             mutations
                 .filter(|(n, _)| live.as_ref().is_none_or(|live| live[*n]))
                 .map(|(_, m)| m),

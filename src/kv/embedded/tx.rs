@@ -344,6 +344,20 @@ impl Transaction for EmbeddedTx {
         })
     }
 
+    /// From the store's byte sample (see [`sample`](super::sample)), at
+    /// this transaction's read version.
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
+        if begin > end {
+            return Err(Error::InvertedRange);
+        }
+        self.system.check_read(begin, end)?;
+        if begin == end {
+            self.usable()?;
+            return Ok(0);
+        }
+        super::sample::estimate(self.snap()?, begin, end)
+    }
+
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
         let admitted = self

@@ -208,6 +208,19 @@ impl Transaction for FdbTx {
         })
     }
 
+    /// FDB's own estimate, from its storage servers' byte samples. The
+    /// bounds are checked first, as the embedded store checks them, so
+    /// both backends refuse the same ranges.
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
+        if begin > end {
+            return Err(Error::InvertedRange);
+        }
+        self.system.check_read(begin, end)?;
+        let size =
+            block_on(self.tx()?.get_estimated_range_size_bytes(begin, end)).map_err(from_fdb)?;
+        Ok(u64::try_from(size).unwrap_or_default())
+    }
+
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         let conflict = self.take_conflict();
         let write = self

@@ -137,7 +137,7 @@ impl FqlHelper {
             "bytes" => &["full", "len"],
             "pager" => &["on", "off"],
             "help" => &[],
-            "ls" | "cd" => return self.path(before, arg, cwd, false),
+            "ls" | "cd" | "tree" => return self.path(before, arg, cwd, false),
             _ => return (start, Vec::new()),
         };
         if name == "help" {

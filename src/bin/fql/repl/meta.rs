@@ -62,6 +62,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "[PATH]  print the shapes of the data in PATH (default: the current one) as a schema",
     ),
     (
+        "tree",
+        "[PATH] [DEPTH]  draw the directories under PATH (default: the current one) as a tree, DEPTH levels deep",
+    ),
+    (
         "pager",
         "[on|off]  page results longer than the screen through $PAGER (default: on)",
     ),
@@ -150,6 +154,7 @@ impl Repl {
             "explain" => self.explain(arg),
             "validate" => self.validate(arg),
             "infer" => self.infer(arg),
+            "tree" => self.tree(arg),
             "pager" => self.pager(arg),
             "o" => self.output_to(arg),
             "i" => self.include(arg),
@@ -412,6 +417,27 @@ impl Repl {
                 let text =
                     crate::schema::shapes_text(&shapes, crate::schema::relative(&spelled, root));
                 self.result(&text);
+            }
+            Err(e) => eprintln!("fql: {e}"),
+        }
+    }
+
+    /// `\tree [PATH] [DEPTH]`: the directories under PATH as `fql tree`
+    /// draws them, in the current format.
+    fn tree(&mut self, arg: &str) {
+        let (path, depth) = match arg.rsplit_once(char::is_whitespace) {
+            Some((p, d)) if d.parse::<usize>().is_ok() => (p.trim(), d.parse().ok()),
+            _ if arg.parse::<usize>().is_ok() => ("", arg.parse().ok()),
+            _ => (arg, None),
+        };
+        let Some(dir) = self.directory("tree", path) else {
+            return;
+        };
+        let retry = self.session.engine.retry_options();
+        match DirectoryLayer::new().tree(&*self.session.db, retry, dir.names(), depth) {
+            Ok(node) => {
+                let format = self.session.settings.format;
+                self.result(&crate::dirs::tree_output(&node, format));
             }
             Err(e) => eprintln!("fql: {e}"),
         }
