@@ -21,6 +21,7 @@ mod session;
 mod source;
 mod status;
 mod store;
+mod watch;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -65,6 +66,7 @@ fn main() -> ExitCode {
             explain.root = explain.root.or(args.exec.root);
             explain::run(&explain, stderr_color)
         }
+        Some(Command::Watch(w)) => watch::run(w, args.exec, &args.store, color),
         Some(Command::Status(status)) => {
             status::run(&args.store, status.format.or(args.exec.format))
         }
