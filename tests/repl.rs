@@ -1170,3 +1170,29 @@ fn an_open_transaction_shows_its_age_and_dies_with_a_plain_code() {
         .expect("no transaction is open any more");
     quit(p);
 }
+
+/// `\watch` prints what the query reads, then each change another
+/// process commits, until Ctrl-C brings the prompt back.
+#[test]
+fn watch_follows_changes_until_ctrl_c_and_the_shell_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/w(1)=\"one\"");
+    let mut p = shell(&db, &[]);
+    p.send_line("\\watch /w(<int>)=<str>").unwrap();
+    p.exp_string("/w(1)=\"one\"").unwrap();
+    query(&db, "/w(1)=\"uno\"");
+    p.exp_string("/w(1)=\"uno\"").unwrap();
+    query(&db, "/w(1)=clear");
+    p.exp_string("/w(1)=clear").unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("fql> ").unwrap();
+    query(&db, "/w(2)=\"two\"");
+    p.send_line("/w(<int>)=<str>").unwrap();
+    p.exp_string("/w(2)=\"two\"").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\help").unwrap();
+    p.exp_string("watch").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}
