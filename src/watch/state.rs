@@ -305,7 +305,7 @@ impl Target<'_> {
     /// The key-values `text` reads in `tx`.
     fn rows(&self, tx: &mut dyn Transaction, text: &str) -> Result<Vec<Output>, Error> {
         let engine = self.engine;
-        let planned = with_plan(text, self.params, self.root, |plan, _| {
+        with_plan(text, self.params, self.root, |plan, _| {
             let mut rows = Vec::new();
             let mut bindings = Bindings::default();
             for steps in plan.transactions() {
@@ -318,14 +318,13 @@ impl Target<'_> {
                 engine.run_in(tx, steps, &mut bindings, &mut keep)?;
             }
             Ok(rows)
-        });
-        planned
+        })
     }
 
     /// The bytes of the one key the query names, or `None` while its
     /// directory does not exist.
     fn single_key(&self, tx: &mut dyn Transaction) -> Result<Option<Vec<u8>>, Error> {
-        let planned = with_plan(self.text, self.params, self.root, |plan, _| {
+        with_plan(self.text, self.params, self.root, |plan, _| {
             let step = plan.transactions().flatten().next();
             let Some(Query::KeyValue(kv)) = step.map(|s| s.query()) else {
                 return Ok(None);
@@ -347,8 +346,7 @@ impl Target<'_> {
                 Some(p) => Ok(Some(encode(&p, &kv.key.tuple.elems)?)),
                 None => Ok(None),
             }
-        });
-        planned
+        })
     }
 
     /// The bytes of a key-value's key; `None` for one that has none to

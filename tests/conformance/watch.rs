@@ -57,7 +57,7 @@ fn watching(db: &Backend, query: &str, found: usize, writes: &[&str]) -> (Vec<St
             .unwrap()
         });
         let mut seen = Vec::new();
-        let mut next = |seen: &mut Vec<String>| {
+        let next = |seen: &mut Vec<String>| {
             seen.push(
                 rx.recv_timeout(PATIENCE)
                     .expect("the watch reports in time"),
