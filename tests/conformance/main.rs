@@ -59,6 +59,7 @@ const CASES: &[Case] = cases![
     kv::watch_of_uncommitted_transaction_is_cancelled,
     watch::a_range_reports_sets_changes_clears_and_new_keys,
     watch::one_key_reports_each_change,
+    watch::keys_past_the_bound_on_watches_are_followed_by_the_re_read,
     watch::quiet_watches_end_at_their_time_or_when_stopped,
     watch::writes_and_several_queries_are_refused,
     kv::limits_fail_and_write_nothing,

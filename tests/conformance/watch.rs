@@ -30,12 +30,23 @@ fn write(engine: &Engine, script: &str) {
 /// each after the watch reported what the one before it did; returns
 /// every event's text and why the watch ended.
 fn watching(db: &Backend, query: &str, found: usize, writes: &[&str]) -> (Vec<String>, Ended) {
+    watching_with(db, Options::default(), query, found, writes)
+}
+
+/// [`watching`] with `options` other than their defaults.
+fn watching_with(
+    db: &Backend,
+    options: Options,
+    query: &str,
+    found: usize,
+    writes: &[&str],
+) -> (Vec<String>, Ended) {
     let engine = engine(db);
     let (tx, rx) = mpsc::channel();
     let options = Options {
         count: Some(writes.len() as u64),
         until: Some(Instant::now() + PATIENCE),
-        ..Options::default()
+        ..options
     };
     std::thread::scope(|s| {
         let watcher = s.spawn(|| {
@@ -100,6 +111,30 @@ pub fn a_range_reports_sets_changes_clears_and_new_keys(db: &Backend) {
             r#"/w/r(3)="c""#,
             r#"/w/r(3)="C""#,
             "/w/r(1)=clear",
+        ]
+    );
+    assert_eq!(ended, Ended::Count);
+}
+
+/// Past the bound on watches, a key's changes still show: the range's
+/// re-read finds them.
+pub fn keys_past_the_bound_on_watches_are_followed_by_the_re_read(db: &Backend) {
+    write(&engine(db), "/w/b(1)=1\n/w/b(2)=2\n/w/b(3)=3");
+    let one = Options {
+        max_watches: 1,
+        ..Options::default()
+    };
+    let writes = ["/w/b(3)=30", "/w/b(1)=10", "/w/b(2)=clear"];
+    let (seen, ended) = watching_with(db, one, "/w/b(<int>)=<int>", 3, &writes);
+    assert_eq!(
+        seen,
+        [
+            "/w/b(1)=1",
+            "/w/b(2)=2",
+            "/w/b(3)=3",
+            "/w/b(3)=30",
+            "/w/b(1)=10",
+            "/w/b(2)=clear"
         ]
     );
     assert_eq!(ended, Ended::Count);
