@@ -236,9 +236,10 @@ pub enum Command {
     /// committed, until Ctrl-C (exit 130), --count or --for.
     ///
     /// One key is followed by a database watch, with no polling; a range
-    /// or pattern by a watch on each key found, and is read again in full,
-    /// at most every 2 seconds when idle, for new keys. A cleared key
-    /// prints as `KEY=clear`. See docs/cli.md, "fql watch".
+    /// or pattern by a watch on each key found, and for new keys it is
+    /// read again in full every 0.1 to 2 seconds (less often while
+    /// nothing is new). A cleared key prints as `KEY=clear`. See
+    /// docs/cli.md, "fql watch".
     Watch(WatchArgs),
 
     /// Show which database fql uses and check that it answers.
