@@ -46,6 +46,7 @@
 //! | [`exec`] | plans run in the retry loop, results streamed | plan and below |
 //! | [`schema`] | schemas validated against and inferred from a keyspace | exec and below |
 //! | [`scripts`], [`mutex`] | named FQL scripts, and the locks built from them | exec, schema and below |
+//! | [`watch`] | a query's key-values followed as they change | exec and below |
 //!
 //! The `fql` binary (feature `cli`, on by default) is a thin shell over this
 //! library. An embedding program turns default features off and compiles no
@@ -67,3 +68,4 @@ pub mod plan;
 pub mod schema;
 pub mod scripts;
 pub mod syntax;
+pub mod watch;

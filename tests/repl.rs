@@ -1242,3 +1242,29 @@ fn explain_analyze_runs_a_query_and_shows_its_costs() {
     quit(p);
     assert_eq!(query(&db, "/a/b(2)=<>"), "/a/b(2)=\"y\"\n");
 }
+
+/// `\watch` prints what the query reads, then each change another
+/// process commits, until Ctrl-C brings the prompt back.
+#[test]
+fn watch_follows_changes_until_ctrl_c_and_the_shell_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/w(1)=\"one\"");
+    let mut p = shell(&db, &[]);
+    p.send_line("\\watch /w(<int>)=<str>").unwrap();
+    p.exp_string("/w(1)=\"one\"").unwrap();
+    query(&db, "/w(1)=\"uno\"");
+    p.exp_string("/w(1)=\"uno\"").unwrap();
+    query(&db, "/w(1)=clear");
+    p.exp_string("/w(1)=clear").unwrap();
+    p.send_control('c').unwrap();
+    p.exp_string("fql> ").unwrap();
+    query(&db, "/w(2)=\"two\"");
+    p.send_line("/w(<int>)=<str>").unwrap();
+    p.exp_string("/w(2)=\"two\"").unwrap();
+    p.exp_string("fql> ").unwrap();
+    p.send_line("\\help").unwrap();
+    p.exp_string("watch").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}

@@ -142,6 +142,11 @@ impl Transaction for MeteredTx {
         self.inner.watch(key)
     }
 
+    // An estimate reads no key-value: no statement's figures change.
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
+        self.inner.estimated_range_size(begin, end)
+    }
+
     fn commit(&mut self) -> Result<Committed> {
         let began = Instant::now();
         let done = self.inner.commit();

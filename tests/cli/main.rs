@@ -26,6 +26,7 @@ mod scripts;
 mod store;
 mod streaming;
 mod terminal;
+mod watch;
 
 fn fql() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(cargo_bin("fql"));

@@ -17,6 +17,7 @@ mod directory;
 mod fixtures;
 mod kv;
 mod scoped;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -57,6 +58,11 @@ const CASES: &[Case] = cases![
     kv::watches_see_their_own_transactions_writes,
     kv::watches_of_a_failed_commit_fail_with_its_error,
     kv::watch_of_uncommitted_transaction_is_cancelled,
+    watch::a_range_reports_sets_changes_clears_and_new_keys,
+    watch::one_key_reports_each_change,
+    watch::keys_past_the_bound_on_watches_are_followed_by_the_re_read,
+    watch::quiet_watches_end_at_their_time_or_when_stopped,
+    watch::writes_and_several_queries_are_refused,
     kv::limits_fail_and_write_nothing,
     kv::clears_of_keys_too_long_to_store_do_not_fail,
     kv::transaction_size_counts_what_fdb_counts,

@@ -250,6 +250,16 @@ pub enum Command {
         command: DirCommand,
     },
 
+    /// Print the key-values a query reads, then each change as it is
+    /// committed, until Ctrl-C (exit 130), --count or --for.
+    ///
+    /// One key is followed by a database watch, with no polling; a range
+    /// or pattern by a watch on each key found, and for new keys it is
+    /// read again in full every 0.1 to 2 seconds (less often while
+    /// nothing is new). A cleared key prints as `KEY=clear`. See
+    /// docs/cli.md, "fql watch".
+    Watch(WatchArgs),
+
     /// Show which database fql uses and check that it answers.
     ///
     /// Prints the database and its current read version; exits 5 when a
@@ -498,6 +508,43 @@ pub struct ExplainArgs {
     /// under each statement; `json` or `jsonl`, one JSON document.
     #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
     pub format: Option<Format>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct WatchArgs {
+    /// The query: one read of key-values, such as '/app/users(<int>)=<str>'
+    /// or '/app/config("mode")'.
+    #[arg(value_name = "QUERY")]
+    pub query: String,
+
+    /// Stop after N changes (the key-values found first are not changes).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
+
+    /// Stop after this many seconds (a decimal, such as 0.5).
+    #[arg(long = "for", value_name = "SECONDS", value_parser = seconds)]
+    pub for_secs: Option<std::time::Duration>,
+
+    /// A parameter for the query's references, as for `fql run`.
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+
+    /// The directory relative paths start from, as for `fql run`.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<String>,
+
+    /// text (canonical FQL, a cleared key as `KEY=clear`) or jsonl (each
+    /// object with "change": found, set or clear).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+}
+
+/// A positive, finite number of seconds.
+fn seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(std::time::Duration::from_secs_f64(s)),
+        _ => Err(format!("`{text}` is not a number of seconds above 0")),
+    }
 }
 
 /// `--on-error`.

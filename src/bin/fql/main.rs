@@ -23,6 +23,7 @@ mod session;
 mod source;
 mod status;
 mod store;
+mod watch;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -87,6 +88,7 @@ fn main() -> ExitCode {
                 stderr_color,
             )
         }
+        Some(Command::Watch(w)) => watch::run(w, args.exec, &args.store, color),
         Some(Command::Status(status)) => {
             status::run(&args.store, status.format.or(args.exec.format))
         }

@@ -44,7 +44,7 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     ),
     (
         "130",
-        "Interrupted by Ctrl-C; the open transaction was rolled back.",
+        "Interrupted by Ctrl-C, which is how fql watch is usually ended; the open transaction was rolled back.",
     ),
     (
         "N",

@@ -8,6 +8,7 @@ use std::io::{self, Write};
 
 use fql::exec::{Found, Output, Part, RawRow, Row, json};
 use fql::syntax::ast::ElemKind;
+use fql::watch::Event;
 
 use crate::args::{BytesShown, Format};
 
@@ -126,6 +127,45 @@ impl<W: Write> Printer<W> {
             self.opened = false;
         }
         self.out.flush()
+    }
+
+    /// Prints what a watch reports, and writes it out at once: a
+    /// key-value as any result prints, a cleared key as the statement
+    /// that clears it (`/a(1)=clear`); in JSON, each object with a
+    /// `"change"` of `found`, `set` or `clear`.
+    pub fn print_event(&mut self, event: &Event) -> io::Result<()> {
+        match (self.format, event) {
+            (Format::Json | Format::Jsonl, _) => {
+                self.write_pending()?;
+                self.count += 1;
+                let bytes = match self.bytes {
+                    BytesShown::Full => json::Bytes::Hex,
+                    BytesShown::Len => json::Bytes::Len,
+                };
+                let object = json::Json::new(event.output(), bytes);
+                let mut value = serde_json::to_value(object).map_err(io::Error::other)?;
+                if let Some(map) = value.as_object_mut() {
+                    map.insert("change".into(), event.name().into());
+                }
+                json::write(&mut self.out, &value)?;
+                self.out.write_all(b"\n")?;
+            }
+            (Format::Text, Event::Clear(key)) => {
+                self.write_pending()?;
+                self.count += 1;
+                let key = match (self.bytes, key) {
+                    (BytesShown::Len, Output::KeyValue(row)) => short_row(row).to_string(),
+                    _ => key.to_string(),
+                };
+                let text = format!("{key}=clear");
+                match self.color {
+                    true => writeln!(self.out, "{}", crate::paint::paint(&text))?,
+                    false => writeln!(self.out, "{text}")?,
+                }
+            }
+            _ => self.print(event.output())?,
+        }
+        self.flush()
     }
 
     /// Writes out what is buffered.

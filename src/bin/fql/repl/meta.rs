@@ -8,6 +8,7 @@ use fql::syntax::Sources;
 use super::Repl;
 use super::path;
 use crate::args::{BytesShown, Format};
+use crate::output::Exit;
 
 /// Every command with its one-line description, for `\help` and
 /// completion. The first word is what completes.
@@ -52,6 +53,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "explain",
         "[analyze] QUERY  print the plan of a query without running it; with analyze, run it (writes need \\writemode on) and print what each statement cost",
+    ),
+    (
+        "watch",
+        "QUERY  print what QUERY reads, then each change as it is committed, until Ctrl-C",
     ),
     (
         "validate",
@@ -152,6 +157,7 @@ impl Repl {
                 }
             }
             "explain" => self.explain(arg),
+            "watch" => self.watch(arg),
             "validate" => self.validate(arg),
             "infer" => self.infer(arg),
             "tree" => self.tree(arg),
@@ -291,6 +297,49 @@ impl Repl {
                 let name = fql::syntax::plain_or_quoted(name);
                 eprintln!("fql: `:{name}` has no value; \\set lists those set");
             }
+        }
+    }
+
+    /// `\watch QUERY`: what `fql watch QUERY` prints, on the terminal
+    /// (an endless result has no place in a pager or a file), until
+    /// Ctrl-C brings the prompt back.
+    fn watch(&mut self, arg: &str) {
+        if arg.is_empty() {
+            eprintln!("fql: \\watch takes a query, such as \\watch /app/users(<int>)=<>");
+            return;
+        }
+        if self.tx.is_some() {
+            eprintln!("fql: \\watch runs its own transactions; \\commit or \\rollback first");
+            return;
+        }
+        let (text, added) = path::resolve_marked(arg);
+        let typed = crate::source::Typed::new(arg, &text, added);
+        let sources = Sources::single("<input>", text.clone());
+        let settings = &self.session.settings;
+        let planner = fql::plan::Planner::new(&settings.params)
+            .with_root(settings.root.clone())
+            .with_supply(settings.supply);
+        let color = settings.color;
+        if crate::session::with_plan_typed(&sources, Some(&typed), planner, color, |_| Ok(()))
+            .is_err()
+        {
+            return;
+        }
+        self.session.activity.restart();
+        let out = std::io::stdout();
+        let mut printer = crate::print::Printer::new(
+            out.lock(),
+            settings.format,
+            settings.bytes,
+            settings.color_out,
+            true,
+        );
+        let options = fql::watch::Options::default();
+        let result = crate::watch::watch(&self.session, &text, options, &mut printer);
+        drop(printer);
+        self.session.activity.restart();
+        if let Err(exit @ (Exit::Closed | Exit::Output)) = result {
+            self.end(exit);
         }
     }
 

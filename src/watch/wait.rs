@@ -1,0 +1,58 @@
+//! Waiting on many watches at once, with a deadline and a stop request.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::{self, Thread};
+use std::time::{Duration, Instant};
+
+use crate::kv::{Result, Watch};
+
+/// How often `stop` is asked while nothing fires: a Ctrl-C ends a wait
+/// within this.
+const TICK: Duration = Duration::from_millis(100);
+
+/// Waits until at least one watch resolves, `until` passes, or `stop`
+/// says so; returns the index and outcome of each watch that resolved
+/// (none when the wait ended otherwise). A resolved watch is spent: the
+/// caller drops it.
+pub(super) fn any(
+    watches: &mut [(usize, &mut Watch)],
+    until: Option<Instant>,
+    stop: &dyn Fn() -> bool,
+) -> Vec<(usize, Result<()>)> {
+    let waker = Waker::from(Arc::new(Unpark(thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        let fired: Vec<_> = watches
+            .iter_mut()
+            .filter_map(|(i, w)| match Pin::new(&mut **w).poll(&mut cx) {
+                Poll::Ready(r) => Some((*i, r)),
+                Poll::Pending => None,
+            })
+            .collect();
+        if !fired.is_empty() || stop() {
+            return fired;
+        }
+        let now = Instant::now();
+        let left = match until {
+            Some(u) if now >= u => return fired,
+            Some(u) => (u - now).min(TICK),
+            None => TICK,
+        };
+        thread::park_timeout(left);
+    }
+}
+
+struct Unpark(Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
