@@ -60,6 +60,7 @@
 pub mod check;
 pub mod codec;
 pub mod directory;
+pub mod dump;
 pub mod exec;
 pub mod kv;
 pub mod mutex;

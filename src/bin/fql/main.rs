@@ -4,6 +4,7 @@
 
 mod args;
 mod cluster_file;
+mod dump;
 mod explain;
 mod fmt;
 mod interrupt;
@@ -65,6 +66,8 @@ fn main() -> ExitCode {
             explain.root = explain.root.or(args.exec.root);
             explain::run(&explain, stderr_color)
         }
+        Some(Command::Dump(dump)) => dump::dump(&dump, &args.store, stderr_color),
+        Some(Command::Load(load)) => dump::load(&load, &args.store, stderr_color),
         Some(Command::Status(status)) => {
             status::run(&args.store, status.format.or(args.exec.format))
         }
