@@ -45,6 +45,7 @@
 //! | [`plan`] | a checked script as transactions of statements | check and below |
 //! | [`exec`] | plans run in the retry loop, results streamed | plan and below |
 //! | [`schema`] | schemas validated against and inferred from a keyspace | exec and below |
+//! | [`dump`] | directory subtrees written as FQL and loaded back | directory, codec and below |
 //! | [`scripts`], [`mutex`] | named FQL scripts, and the locks built from them | exec, schema and below |
 //!
 //! The `fql` binary (feature `cli`, on by default) is a thin shell over this

@@ -192,13 +192,19 @@ fn names(dir: &syntax::ast::Directory<'_>, text: &str) -> Result<Vec<String>, St
 
 /// `% layer LAYER PATH`: the layer is a string or bytes.
 fn layer(text: &str) -> Result<Line, String> {
-    let end = element_end(text).ok_or_else(|| format!("no layer in {}", syntax::printable(text)))?;
+    let end =
+        element_end(text).ok_or_else(|| format!("no layer in {}", syntax::printable(text)))?;
     let elem = syntax::parse_element(&text[..end])
         .map_err(|_| format!("{} is not a layer", syntax::printable(&text[..end])))?;
     let layer = match elem.kind {
         ElemKind::Str(s) => s.as_bytes().to_vec(),
         ElemKind::Bytes(b) => b,
-        _ => return Err(format!("{} is not a layer", syntax::printable(&text[..end]))),
+        _ => {
+            return Err(format!(
+                "{} is not a layer",
+                syntax::printable(&text[..end])
+            ));
+        }
     };
     let path = path(text[end..].trim_start())?;
     Ok(Line::Directory { path, layer })

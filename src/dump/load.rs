@@ -149,8 +149,15 @@ fn empty(db: &dyn Database, targets: &[Vec<String>], retry: RetryOptions) -> Res
 
 /// A write a line asks for, its directory where it lands.
 enum Item {
-    Directory { path: Vec<String>, layer: Vec<u8> },
-    Set { path: Vec<String>, key: Vec<u8>, value: Vec<u8> },
+    Directory {
+        path: Vec<String>,
+        layer: Vec<u8>,
+    },
+    Set {
+        path: Vec<String>,
+        key: Vec<u8>,
+        value: Vec<u8>,
+    },
 }
 
 /// The lines of a dump as writes, each checked.
@@ -364,7 +371,10 @@ impl Chunk {
             for (dir, suffix, value) in &self.sets {
                 let prefix = prefixes[*dir].as_ref().map_err(|path| Error::Line {
                     line: self.last,
-                    message: format!("{} is a partition, which holds no keys", directory::show(path)),
+                    message: format!(
+                        "{} is a partition, which holds no keys",
+                        directory::show(path)
+                    ),
                 })?;
                 key.clear();
                 key.extend_from_slice(prefix);

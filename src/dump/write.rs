@@ -55,7 +55,7 @@ pub fn dump(
             return Err(Error::NotFound(directory::show(root)));
         }
     }
-    let version = d.tx.read_version()?;
+    let version = d.read(|tx| Ok(tx.read_version()?))?;
     d.dumped.versions.push(version);
     writeln!(d.out, "{MAGIC}")?;
     for root in roots {
@@ -115,12 +115,22 @@ impl Dumper<'_> {
     /// the old one outlived its window, after a backoff after another
     /// retryable error, until the timeout. A read that succeeds at a new
     /// read version writes that version first.
-    fn read<T>(&mut self, mut f: impl FnMut(&mut dyn Transaction) -> Result<T, Error>) -> Result<T, Error> {
+    fn read<T>(
+        &mut self,
+        mut f: impl FnMut(&mut dyn Transaction) -> Result<T, Error>,
+    ) -> Result<T, Error> {
         let began = Instant::now();
         loop {
-            let e = match f(&mut *self.tx) {
-                Ok(value) => {
-                    self.versioned()?;
+            // After a failure the transaction may read at another
+            // version: it is taken before the read, which then reads at it.
+            let attempt = match self.renewed {
+                true => self.tx.read_version().map(Some).map_err(Error::from),
+                false => Ok(None),
+            };
+            let e = match attempt.and_then(|v| Ok((v, f(&mut *self.tx)?))) {
+                Ok((version, value)) => {
+                    self.renewed = false;
+                    self.versioned(version)?;
                     return Ok(value);
                 }
                 Err(e) => e,
@@ -144,13 +154,13 @@ impl Dumper<'_> {
         }
     }
 
-    /// After a read that followed a failed one: writes the read version
-    /// if it is a new one.
-    fn versioned(&mut self) -> Result<(), Error> {
-        if !std::mem::take(&mut self.renewed) {
+    /// Writes the read version a read after a failed one read at, if it
+    /// is a new one.
+    fn versioned(&mut self, version: Option<u64>) -> Result<(), Error> {
+        // Before the header, there is no version to follow.
+        let Some(version) = version.filter(|_| !self.dumped.versions.is_empty()) else {
             return Ok(());
-        }
-        let version = self.tx.read_version()?;
+        };
         if self.dumped.versions.last() != Some(&version) {
             self.dumped.versions.push(version);
             writeln!(self.out, "% read version {version}")?;

@@ -9,6 +9,7 @@ use assert_cmd::cargo::cargo_bin;
 
 mod atomics;
 mod command;
+mod dump;
 mod faults;
 mod mutex;
 use crate::support::mutex_show;

@@ -99,7 +99,11 @@ fn notes(dumped: &Dumped) {
             "fql: {} {} not {}, written as `% raw` lines: `fql load` writes them, \
              `fql -w -f` skips them",
             dumped.raw,
-            if dumped.raw == 1 { "key is" } else { "keys are" },
+            if dumped.raw == 1 {
+                "key is"
+            } else {
+                "keys are"
+            },
             if dumped.raw == 1 { "a tuple" } else { "tuples" }
         );
     }
