@@ -13,6 +13,7 @@
 mod atomics;
 mod backend;
 mod directory;
+mod dump;
 mod fixtures;
 mod kv;
 mod scoped;
@@ -35,6 +36,9 @@ macro_rules! cases {
 
 const CASES: &[Case] = cases![
     kv::keys_sort_as_unsigned_bytes,
+    dump::a_subtree_loads_under_another_path_byte_for_byte,
+    dump::a_load_refuses_data_outside_and_targets_that_hold_data,
+    dump::a_load_resumes_after_the_lines_it_committed,
     kv::range_edges_limits_and_reverse,
     kv::range_reads_stream_in_batches,
     kv::range_reads_read_ahead,
