@@ -276,3 +276,75 @@ fn key_value(text: &str) -> Result<Line, String> {
         value: value(elem, options)?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(path: &[&str]) -> Vec<String> {
+        path.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn directory_lines_read_back_what_was_written() {
+        for (path, layer) in [
+            (&["app", "my dir"][..], &b""[..]),
+            (&["a"], b"say \"hi\" \\ there"),
+            (&["a", "b"], b"\xff\x00"),
+        ] {
+            let mut line = String::new();
+            put_directory(&mut line, &names(path), layer);
+            assert_eq!(
+                parse(&line),
+                Ok(Line::Directory {
+                    path: names(path),
+                    layer: layer.to_vec()
+                }),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn keys_and_values_read_back_as_their_bytes() {
+        let prefix = [0x15, 0x20];
+        for (key, value) in [
+            (&[0x15, 0x20, 0x15, 0x01][..], &[0x02, b'x', 0x00][..]),
+            (&[0x15, 0x20, 0x01, 0xff], &[0x05, 0x15, 0x01, 0x00]),
+            (&[0x15, 0x20], &[]),
+            (&[0x15, 0x20, 0x1c, 0, 0, 0, 0, 0, 0, 0, 1], &[0xff]),
+        ] {
+            let mut line = String::new();
+            let mut elems = Vec::new();
+            put_key(&mut line, "/a", &prefix, key, &mut elems);
+            put_value(&mut line, value);
+            let (suffix, read) = match parse(&line) {
+                Ok(Line::KeyValue { path, key, value }) => {
+                    assert_eq!(path, names(&["a"]));
+                    (key, value)
+                }
+                Ok(Line::Raw { suffix, value }) => (suffix, value),
+                other => panic!("{line}: {other:?}"),
+            };
+            assert_eq!((&suffix[..], &read[..]), (&key[2..], value), "{line}");
+        }
+    }
+
+    #[test]
+    fn lines_that_are_no_dumps_are_named() {
+        for (text, says) in [
+            ("/a(<int>)=1", "<int>"),
+            ("/a/<>(1)=2", "is not an absolute path of names"),
+            ("./a(1)=2", "is not an absolute path of names"),
+            ("/a(1)", "is not a write of one key-value"),
+            ("% end x", "x is not a number"),
+            ("% layer \"x /a", "no layer"),
+            ("% raw 0x01...", "is not a raw write"),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+        assert_eq!(parse("% a comment"), Ok(Line::Nothing));
+        assert_eq!(parse(""), Ok(Line::Nothing));
+    }
+}
