@@ -153,9 +153,9 @@ fn statement(text: &str) -> Result<Query<'_>, String> {
         Some(e) => format!("{e}"),
         None => "does not parse".into(),
     })?;
-    let mut items = script.items.as_slice().iter();
+    let mut items = script.items.into_iter();
     match (items.next(), items.next()) {
-        (Some(Item::Statement(s)), None) if s.options.items.is_empty() => Ok(s.query.clone()),
+        (Some(Item::Statement(s)), None) if s.options.items.is_empty() => Ok(s.query),
         _ => Err(format!(
             "{} is not one statement of a dump",
             syntax::printable(text)
