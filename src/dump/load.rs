@@ -9,6 +9,11 @@ use crate::kv::{Database, DatabaseExt, RangeOption, RetryOptions};
 use super::Error;
 use super::format::{self, Line};
 
+/// At most this many directories are created or opened in one
+/// transaction: each costs reads, one per level of its path, and ten
+/// thousand take seconds of a transaction's five.
+const DIRECTORIES: usize = 1_000;
+
 /// How a load writes.
 #[derive(Clone, Debug)]
 pub struct LoadOptions {
@@ -109,7 +114,10 @@ pub fn load(
             checked = true;
         }
         chunk.push(item, number);
-        if chunk.bytes >= options.batch_bytes || chunk.writes() >= options.batch_keys {
+        if chunk.bytes >= options.batch_bytes
+            || chunk.writes() >= options.batch_keys
+            || chunk.dirs.len() >= DIRECTORIES
+        {
             chunk.commit(db, options.retry, &mut loaded)?;
             committed(&loaded);
         }

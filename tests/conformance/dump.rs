@@ -165,3 +165,15 @@ pub fn a_load_resumes_after_the_lines_it_committed(db: &Backend) {
         body(&text, "/src", "/dst")
     );
 }
+
+pub fn a_load_creates_at_most_a_thousand_directories_a_transaction(db: &Backend) {
+    let mut text = String::from("% fql dump 1\n% root /r\n% directory /r\n");
+    for i in 0..2_499 {
+        text.push_str(&format!("% directory /r/d{i}\n"));
+    }
+    text.push_str("% end 0\n");
+    let loaded = load(db, &text, &LoadOptions::default()).unwrap();
+    assert_eq!((loaded.directories, loaded.transactions), (2_500, 3));
+    let listed = run(db, |tx| DirectoryLayer::new().list(tx, &["r"]));
+    assert_eq!(listed.len(), 2_499);
+}
