@@ -13,6 +13,7 @@
 //! % layer "mylayer" /app/tagged    a directory with a layer
 //! /app/users(42)="ann"             a key-value
 //! % raw 0x01ff=0x02                a key under the last directory that is no tuple
+//! @commit                          every 10,000 key-values or 1 MB, for `fql -w -f`
 //! % end 2                          the key-values written; a dump cut short has none
 //! ```
 //!

@@ -119,6 +119,10 @@ pub fn parse(text: &str) -> Result<Line, String> {
     if text == MAGIC {
         return Ok(Line::Magic);
     }
+    // For `fql -w -f`; the loader makes transactions of its own.
+    if text.trim() == "@commit" {
+        return Ok(Line::Nothing);
+    }
     let Some(comment) = text.strip_prefix('%') else {
         if text.trim().is_empty() {
             return Ok(Line::Nothing);

@@ -14,6 +14,12 @@ use crate::syntax::ast::Elem;
 use super::Error;
 use super::format::{self, MAGIC};
 
+/// A dump ends a transaction of `fql -w -f` (`@commit`) after this many
+/// key-values, or this many bytes of their lines: well inside
+/// FoundationDB's 10 MB and five seconds. The loader makes its own.
+const COMMIT_ROWS: u64 = 10_000;
+const COMMIT_BYTES: usize = 1 << 20;
+
 /// What a dump wrote.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Dumped {
@@ -46,6 +52,7 @@ pub fn dump(
         line: String::new(),
         layer: DirectoryLayer::new(),
         dumped: Dumped::default(),
+        since_commit: 0,
         renewed: false,
     };
     d.bound()?;
@@ -95,6 +102,8 @@ struct Dumper<'o> {
     line: String,
     layer: DirectoryLayer,
     dumped: Dumped,
+    /// Bytes of key-value lines written since the last `@commit`.
+    since_commit: usize,
     /// Whether a read failed since the last one that succeeded, so that
     /// the transaction's read version may have changed.
     renewed: bool,
@@ -207,6 +216,11 @@ impl Dumper<'_> {
                 self.line.push('\n');
                 self.out.write_all(self.line.as_bytes())?;
                 self.dumped.key_values += 1;
+                self.since_commit += self.line.len();
+                if self.since_commit >= COMMIT_BYTES || self.dumped.key_values % COMMIT_ROWS == 0 {
+                    self.out.write_all(b"@commit\n")?;
+                    self.since_commit = 0;
+                }
             }
         }
         Ok(())

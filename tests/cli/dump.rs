@@ -90,6 +90,12 @@ fn a_subtree_dumped_and_loaded_back_is_equal() {
         |db: &Path| stdout(on(db, None).args(["-q", "/app/logs(...)", "-q", "/app/users(...)"]));
     assert_eq!(read(&to), read(&from));
     assert_eq!(read(&to).lines().count(), 12_000);
+    // The same file is a script: `fql -w -f` writes its key-values, a
+    // transaction at each `@commit`.
+    assert_eq!(written.matches("\n@commit\n").count(), 2);
+    let replayed = dir.path().join("replayed.db");
+    stdout(on(&replayed, None).arg("-w").arg("-f").arg(&file));
+    assert_eq!(read(&replayed), read(&from));
     assert!(!PathBuf::from(format!("{}.resume", file.display())).exists());
 }
 
