@@ -217,7 +217,9 @@ impl Dumper<'_> {
                 self.out.write_all(self.line.as_bytes())?;
                 self.dumped.key_values += 1;
                 self.since_commit += self.line.len();
-                if self.since_commit >= COMMIT_BYTES || self.dumped.key_values % COMMIT_ROWS == 0 {
+                if self.since_commit >= COMMIT_BYTES
+                    || self.dumped.key_values.is_multiple_of(COMMIT_ROWS)
+                {
                     self.out.write_all(b"@commit\n")?;
                     self.since_commit = 0;
                 }
