@@ -5,9 +5,10 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use fql::dump::{Dumped, Error, LoadOptions, Loaded};
-use fql::kv::RetryOptions;
+use fql::kv::{Activity, Database, Observed, RetryOptions};
 use fql::plan::Root;
 
 use crate::args::{DumpArgs, LoadArgs, StoreArgs};
@@ -27,17 +28,19 @@ pub fn dump(args: &DumpArgs, store_args: &StoreArgs, color: bool) -> Result<(), 
         .collect::<Result<Vec<_>, _>>()?;
     let opened = store::open_as(store_args, Missing::Refuse)?;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
-    let run = |out: &mut dyn Write| fql::dump::dump(&*opened.db, &dirs, retry, out);
+    let (db, activity) = stoppable(opened.db);
+    let run = |out: &mut dyn Write| fql::dump::dump(&db, &dirs, retry, out);
     let dumped = match &args.output {
-        Some(path) => to_file(path, run)?,
+        Some(path) => to_file(path, run),
         None => {
             let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
             run(&mut out).map_err(|e| match e {
                 Error::Io(e) => output::write_failed(&e),
                 e => failed(None, &e),
-            })?
+            })
         }
     };
+    let dumped = dumped.map_err(|exit| interrupted(&activity).unwrap_or(exit))?;
     notes(&dumped);
     Ok(())
 }
@@ -146,6 +149,7 @@ pub fn load(args: &LoadArgs, store_args: &StoreArgs, color: bool) -> Result<(), 
     }
     let opened = store::open(store_args)?;
     options.retry = RetryOptions::default().with_timeout(opened.timeout);
+    let (db, activity) = stoppable(opened.db);
     let input: Box<dyn BufRead> = match stdin {
         true => Box::new(io::stdin().lock()),
         false => Box::new(open(&args.file, &name)?),
@@ -153,7 +157,7 @@ pub fn load(args: &LoadArgs, store_args: &StoreArgs, color: bool) -> Result<(), 
     let total = checked.as_ref().map(|c| c.key_values);
     let mut shown = Shown::new(total, io::stderr().is_terminal());
     let mut committed = options.after;
-    let result = fql::dump::load(&*opened.db, input, &options, &mut |loaded| {
+    let result = fql::dump::load(&db, input, &options, &mut |loaded| {
         committed = loaded.line;
         if !stdin {
             point.record(loaded.line);
@@ -168,7 +172,7 @@ pub fn load(args: &LoadArgs, store_args: &StoreArgs, color: bool) -> Result<(), 
             Ok(())
         }
         Err(e) => {
-            let exit = failed(Some(&name), &e);
+            let exit = interrupted(&activity).unwrap_or_else(|| failed(Some(&name), &e));
             if committed > 0 && !stdin {
                 eprintln!(
                     "fql: {name} is loaded through line {committed}; \
@@ -178,6 +182,24 @@ pub fn load(args: &LoadArgs, store_args: &StoreArgs, color: bool) -> Result<(), 
             Err(exit)
         }
     }
+}
+
+/// The database with its operations stoppable by Ctrl-C: the first
+/// stops the dump or load at its next operation, with nothing more
+/// written (a dump's file is not put in place, a load's transaction rolls
+/// back, its resume point kept).
+fn stoppable(db: Box<dyn Database>) -> (Observed<Box<dyn Database>>, Arc<Activity>) {
+    let activity = Arc::new(Activity::default());
+    crate::interrupt::stop_on_interrupt(activity.clone());
+    (Observed::new(db, activity.clone()), activity)
+}
+
+/// Exit 130, said, when Ctrl-C stopped the work.
+fn interrupted(activity: &Activity) -> Option<Exit> {
+    activity.stopped().then(|| {
+        eprintln!("fql: interrupted; the open transaction was rolled back");
+        Exit::Interrupted
+    })
 }
 
 fn open(path: &PathBuf, name: &str) -> Result<BufReader<File>, Exit> {
@@ -203,6 +225,10 @@ fn summary(loaded: &Loaded) {
 
 /// Prints why a dump or load failed, and says with what status.
 fn failed(name: Option<&str>, e: &Error) -> Exit {
+    // Ctrl-C's, said by the caller.
+    if fql::kv::AsKvError::as_kv(e) == Some(&fql::kv::Error::TransactionCancelled) {
+        return Exit::Interrupted;
+    }
     match name {
         Some(name) => eprintln!("fql: {name}: {e}"),
         None => eprintln!("fql: {e}"),
