@@ -229,8 +229,8 @@ pub enum Command {
     /// Write a dump back: in transactions of bounded size, into empty
     /// directories (unless --force), resuming after a load that stopped.
     ///
-    /// Every line is checked before anything is written: each must be
-    /// one of a dump's and lie under the directories it holds.
+    /// A FILE is checked whole before anything is written: each line must
+    /// be one of a dump's and lie under the directories it holds.
     Load(LoadArgs),
 
     /// Print the shapes of the data stored in a directory as FQL patterns,

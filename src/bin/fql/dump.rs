@@ -70,7 +70,9 @@ fn to_file(
         .create_new(true)
         .mode(0o600)
         .open(&partial)
-        .map_err(cannot)?;
+        // A file that cannot be made is a usage error, as one that cannot
+        // be read; one that fails while written, a failure.
+        .map_err(|e| cannot(e).min(Exit::Usage))?;
     let mut out = BufWriter::with_capacity(1 << 16, file);
     let result = run(&mut out).and_then(|d| {
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
