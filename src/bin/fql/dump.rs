@@ -156,7 +156,7 @@ pub fn load(args: &LoadArgs, store_args: &StoreArgs, color: bool) -> Result<(), 
         true => Box::new(io::stdin().lock()),
         false => Box::new(open(&args.file, &name)?),
     };
-    let total = checked.as_ref().map(|c| c.key_values);
+    let total = checked.as_ref().map(|c| c.lines);
     let mut shown = Shown::new(total, io::stderr().is_terminal());
     let mut committed = options.after;
     let result = fql::dump::load(&db, input, &options, &mut |loaded| {
@@ -247,7 +247,8 @@ fn failed(name: Option<&str>, e: &Error) -> Exit {
     }
 }
 
-/// The progress line of a load on a terminal.
+/// The progress line of a load on a terminal, redrawn after each
+/// commit.
 struct Shown {
     total: Option<u64>,
     on: bool,
@@ -267,17 +268,16 @@ impl Shown {
         if !self.on {
             return;
         }
+        // Lines, not key-values: a resumed load's count starts after
+        // the lines it passes over.
         let of = match self.total {
-            Some(t) if t > 0 => format!(
-                " of {t} ({:.0}%)",
-                loaded.key_values as f64 * 100.0 / t as f64
-            ),
+            Some(t) if t > 0 => format!(" of {t} ({:.0}%)", loaded.line as f64 * 100.0 / t as f64),
             _ => String::new(),
         };
         let mut err = io::stderr().lock();
         let _ = write!(
             err,
-            "\r\x1b[Kloaded {} key-values{of}, through line {}",
+            "\r\x1b[Kloaded {} key-values, through line {}{of}",
             loaded.key_values, loaded.line
         );
         let _ = err.flush();
