@@ -9,7 +9,11 @@
 //!   database read: 3M point reads take longer than the five seconds a
 //!   transaction may live;
 //! - `join, point reads`: the same at 1M rows, each row feeding a read of
-//!   one key.
+//!   one key;
+//! - `dump`, `load of the dump`: `fql dump /load -o FILE` of the 1M rows
+//!   and `fql load FILE` into a new database, checked equal, beside
+//!   sqlite3's `.dump` and `.read` of the same rows in a table (when the
+//!   `sqlite3` command is installed).
 //!
 //! Target: each below 64 MB, and flat as N grows (the peak at 3M rows no
 //! more than a few MB above the peak at 1M).
@@ -72,6 +76,30 @@ fn measure(
             n => lines += buf[..n].iter().filter(|&&b| b == b'\n').count(),
         }
     }
+    let (peak, status) = reap(&child);
+    let took = start.elapsed();
+    writer.join().expect("the script was written");
+    assert_eq!(status, 0, "fql {args:?} failed");
+    Measured { peak, took, lines }
+}
+
+/// Runs `cmd` to its end: its peak and its time.
+fn measure_command(cmd: &mut Command) -> Measured {
+    let start = Instant::now();
+    // Reaped by `wait4` below, which measures it.
+    #[allow(clippy::zombie_processes)]
+    let child = cmd.stdin(Stdio::null()).spawn().expect("it starts");
+    let (peak, status) = reap(&child);
+    assert_eq!(status, 0, "{cmd:?} failed");
+    Measured {
+        peak,
+        took: start.elapsed(),
+        lines: 0,
+    }
+}
+
+/// Waits for `child`: its peak resident set in bytes and its exit status.
+fn reap(child: &std::process::Child) -> (u64, i32) {
     let pid = child.id() as nix::libc::pid_t;
     let mut status = 0;
     // SAFETY: `rusage` is plain data the call fills in; the child is ours
@@ -81,14 +109,53 @@ fn measure(
         assert_eq!(nix::libc::wait4(pid, &mut status, 0, &mut usage), pid);
         usage
     };
-    let took = start.elapsed();
-    writer.join().expect("the script was written");
-    assert_eq!(nix::libc::WEXITSTATUS(status), 0, "fql {args:?} failed");
-    Measured {
-        peak: usage.ru_maxrss as u64 * 1024,
-        took,
-        lines,
-    }
+    (
+        usage.ru_maxrss as u64 * 1024,
+        nix::libc::WEXITSTATUS(status),
+    )
+}
+
+/// `fql dump` of the 1M rows of `/load` in `db` and `fql load` of the
+/// dump into a new database, checked equal, against sqlite3's `.dump`
+/// and `.read` of the same rows in a table.
+fn dump_and_load(db: &Path, dir: &Path) {
+    let rows = 1_000_000;
+    let file = dir.join("load.fql");
+    let path = file.to_str().expect("a UTF-8 path");
+    let dumped = measure(&["dump", "/load", "-o", path], db, |_| {});
+    report("dump", rows, &dumped);
+    let copy = dir.join("copy.db");
+    let loaded = measure(&["load", path], &copy, |_| {});
+    report("load of the dump", rows, &loaded);
+    let again = Command::new(env!("CARGO_BIN_EXE_fql"))
+        .arg("--db")
+        .arg(&copy)
+        .args(["dump", "/load"])
+        .output()
+        .expect("fql runs");
+    let body = |text: &str| -> String {
+        text.lines()
+            .filter(|l| !l.starts_with("% read version"))
+            .collect()
+    };
+    let written = std::fs::read_to_string(&file).expect("the dump");
+    assert!(body(&String::from_utf8_lossy(&again.stdout)) == body(&written));
+    let Ok(_) = Command::new("sqlite3").arg("-version").output() else {
+        eprintln!("memory/sqlite3 is not installed: no comparison");
+        return;
+    };
+    let lite = dir.join("lite.db");
+    let fill = "create table load(k integer primary key, v text); \
+        with recursive n(i) as (select 0 union all select i + 1 from n where i < 999999) \
+        insert into load select i, 'value of row ' || i from n;";
+    measure_command(Command::new("sqlite3").arg(&lite).arg(fill));
+    let sql = dir.join("lite.sql");
+    let out = std::fs::File::create(&sql).expect("a file");
+    let dumped = measure_command(Command::new("sqlite3").arg(&lite).arg(".dump").stdout(out));
+    report("sqlite3 .dump", rows, &dumped);
+    let read = format!(".read {}", sql.display());
+    let loaded = measure_command(Command::new("sqlite3").arg(dir.join("lite2.db")).arg(read));
+    report("sqlite3 .read", rows, &loaded);
 }
 
 /// `rows` sets of `/load`, 1,000 a transaction, and a key of `/b` for one
@@ -157,6 +224,7 @@ fn main() {
             }
         }
     }
+    dump_and_load(&dir.path().join("1000000.db"), dir.path());
     eprintln!("target: every peak below 64 MB, and flat from 1M to 3M rows");
     for (what, rows, peak) in &peaks {
         if *rows == 1_000_000

@@ -45,6 +45,7 @@
 //! | [`plan`] | a checked script as transactions of statements | check and below |
 //! | [`exec`] | plans run in the retry loop, results streamed | plan and below |
 //! | [`schema`] | schemas validated against and inferred from a keyspace | exec and below |
+//! | [`dump`] | directory subtrees written as FQL and loaded back | directory, codec and below |
 //! | [`scripts`], [`mutex`] | named FQL scripts, and the locks built from them | exec, schema and below |
 //! | [`watch`] | a query's key-values followed as they change | exec and below |
 //!
@@ -61,6 +62,7 @@
 pub mod check;
 pub mod codec;
 pub mod directory;
+pub mod dump;
 pub mod exec;
 pub mod kv;
 pub mod mutex;

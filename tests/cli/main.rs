@@ -11,6 +11,7 @@ mod analyze;
 mod atomics;
 mod command;
 mod dirs;
+mod dump;
 mod faults;
 mod mutex;
 use crate::support::mutex_show;

@@ -14,6 +14,7 @@ mod atomics;
 mod backend;
 mod costs;
 mod directory;
+mod dump;
 mod fixtures;
 mod kv;
 mod scoped;
@@ -37,6 +38,10 @@ macro_rules! cases {
 
 const CASES: &[Case] = cases![
     kv::keys_sort_as_unsigned_bytes,
+    dump::a_subtree_loads_under_another_path_byte_for_byte,
+    dump::a_load_refuses_data_outside_and_targets_that_hold_data,
+    dump::a_load_resumes_after_the_lines_it_committed,
+    dump::a_load_creates_at_most_a_thousand_directories_a_transaction,
     kv::range_edges_limits_and_reverse,
     kv::range_reads_stream_in_batches,
     kv::range_reads_read_ahead,

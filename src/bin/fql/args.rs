@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+mod dump;
 mod mutex;
 
+pub use dump::{DumpArgs, LoadArgs};
 pub use mutex::{Client, MutexCommand, TimingArgs, WaitArgs};
 
 /// fql: the FQL query language for FoundationDB.
@@ -215,6 +217,21 @@ pub enum Command {
     /// that directory's patterns. Exits 0 when the data conforms, 1 when it
     /// does not, or when no key was read at all (see --allow-empty).
     Validate(ValidateArgs),
+
+    /// Write directories, with every directory under them and their
+    /// key-values, as a script that `fql load` (or `fql -w -f`) replays.
+    ///
+    /// The dump is read in one transaction while it can be; one that
+    /// outlives a transaction's five seconds goes on in new ones, and
+    /// says so on standard error.
+    Dump(DumpArgs),
+
+    /// Write a dump back: in transactions of bounded size, into empty
+    /// directories (unless --force), resuming after a load that stopped.
+    ///
+    /// A FILE is checked whole before anything is written: each line must
+    /// be one of a dump's and lie under the directories it holds.
+    Load(LoadArgs),
 
     /// Print the shapes of the data stored in a directory as FQL patterns,
     /// with counts: a schema for `fql validate`.

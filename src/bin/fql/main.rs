@@ -6,6 +6,7 @@ mod analyze;
 mod args;
 mod cluster_file;
 mod dirs;
+mod dump;
 mod explain;
 mod fmt;
 mod interrupt;
@@ -89,6 +90,8 @@ fn main() -> ExitCode {
             )
         }
         Some(Command::Watch(w)) => watch::run(w, args.exec, &args.store, color),
+        Some(Command::Dump(dump)) => dump::dump(&dump, &args.store, stderr_color),
+        Some(Command::Load(load)) => dump::load(&load, &args.store, stderr_color),
         Some(Command::Status(status)) => {
             status::run(&args.store, status.format.or(args.exec.format))
         }
