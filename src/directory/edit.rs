@@ -60,6 +60,7 @@ impl DirectoryLayer {
             }
             Found::Dir { node, .. } => node,
         };
+        self.changed(tx)?;
         self.remove_tree(tx, node)?;
         self.unlink(tx, parent, name)?;
         Ok(true)
@@ -146,6 +147,7 @@ impl DirectoryLayer {
                 parent: layout.absolute(new_parent),
             });
         };
+        self.changed(tx)?;
         tx.set(&parent.child_key(new_name), &node.prefix)?;
         if let Some((old_name, old_parent)) = old.split_last() {
             self.unlink(tx, old_parent, old_name)?;
