@@ -50,7 +50,16 @@ use crate::kv::{
 const MAX_ENTRIES: usize = 10_000;
 
 /// The metadata version as read: its value, `None` before any stamp.
-type Stamp = Option<Vec<u8>>;
+pub(super) type Stamp = Option<Vec<u8>>;
+
+/// What the cache knows of a path.
+pub(super) enum Cached {
+    /// The directory, checked in this transaction.
+    Hit(Entry),
+    /// Nothing usable; what is resolved now may be kept under this
+    /// metadata version, when there is one.
+    Miss(Option<Stamp>),
+}
 
 /// What one directory layer resolved, shared by every transaction and
 /// thread that uses it.
@@ -117,39 +126,45 @@ impl DirectoryLayer {
     /// The directory at `path` as resolved by an earlier transaction, when
     /// the metadata version and the directory's entry in its parent say it
     /// still is; the transaction then conflicts as if it had resolved it.
-    pub(super) fn cached(&self, tx: &mut dyn Transaction, path: &[String]) -> Result<Option<Entry>> {
+    /// A miss carries the metadata version to keep what is resolved under.
+    pub(super) fn cached(&self, tx: &mut dyn Transaction, path: &[String]) -> Result<Cached> {
         let Some(cache) = self.cache.as_deref().filter(|_| !path.is_empty()) else {
-            return Ok(None);
+            return Ok(Cached::Miss(None));
         };
         let Some(stamp) = read_stamp(tx)? else {
-            return Ok(None);
+            return Ok(Cached::Miss(None));
         };
         let Some(entry) = cache.get(&stamp, path) else {
-            return Ok(None);
+            return Ok(Cached::Miss(Some(stamp)));
         };
         // Another program may have written a layout version this code
         // cannot read: checked as an uncached lookup checks it.
         self.layout.check_version(tx, false)?;
         if tx.get(&entry.link, false)?.as_deref() != Some(entry.prefix.as_slice()) {
             cache.forget(path);
-            return Ok(None);
+            return Ok(Cached::Miss(Some(stamp)));
         }
         for key in &entry.read {
             tx.add_conflict_range(key, &kv::key_after(key), ConflictRangeType::Read)?;
         }
-        Ok(Some(entry))
+        Ok(Cached::Hit(entry))
     }
 
     /// [`Layout::find`](super::node::Layout::find), keeping a directory it
-    /// finds for later transactions.
-    pub(super) fn find_caching(&self, tx: &mut dyn Transaction, path: &[String]) -> Result<Found> {
-        let Some(cache) = self.cache.as_deref().filter(|_| !path.is_empty()) else {
+    /// finds for later transactions under `stamp`, the metadata version
+    /// this transaction read (`None`: keep nothing).
+    pub(super) fn find_caching(
+        &self,
+        tx: &mut dyn Transaction,
+        path: &[String],
+        stamp: Option<Stamp>,
+    ) -> Result<Found> {
+        let (Some(cache), Some(stamp)) = (self.cache.as_deref(), stamp) else {
             return self.layout.find(tx, path);
         };
-        let stamp = read_stamp(tx)?;
         let mut read = Vec::new();
         let found = self.layout.trace(tx, path, &mut read)?;
-        if let (Some(stamp), Found::Dir { node, layer }) = (stamp, &found) {
+        if let Found::Dir { node, layer } = &found {
             // Each name read its entry, then its layer: the last entry
             // read is the directory's own.
             let link = read[read.len() - 2].clone();

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use super::cache::Cache;
+use super::cache::{Cache, Cached};
 use super::hca::{self, Candidates, RandomCandidates};
 use super::node::{Found, Layout, Node};
 use super::{Directory, Error, Result, owned};
@@ -166,12 +166,13 @@ impl DirectoryLayer {
         prefix: Option<&[u8]>,
         mode: Mode,
     ) -> Result<Directory> {
-        if mode != Mode::Create
-            && prefix.is_none()
-            && let Some(entry) = self.cached(tx, path)?
-        {
-            return self.open_cached(entry, path, layer);
-        }
+        let stamp = match mode {
+            Mode::Open | Mode::Either if prefix.is_none() => match self.cached(tx, path)? {
+                Cached::Hit(entry) => return self.open_cached(entry, path, layer),
+                Cached::Miss(stamp) => stamp,
+            },
+            _ => None,
+        };
         let layout = &self.layout;
         layout.check_version(tx, false)?;
         if prefix.is_some() && !self.manual_prefixes {
@@ -185,7 +186,7 @@ impl DirectoryLayer {
                 action: "opened",
             });
         }
-        let node = match self.find_caching(tx, path)? {
+        let node = match self.find_caching(tx, path, stamp)? {
             Found::Partition { node, depth } => {
                 let inner = self.partition(&node, &path[..depth]);
                 return inner.create_or_open_at(tx, &path[depth..], layer, prefix, mode);
@@ -276,11 +277,11 @@ impl DirectoryLayer {
     }
 
     fn exists_at(&self, tx: &mut dyn Transaction, path: &[String]) -> Result<bool> {
-        if self.cached(tx, path)?.is_some() {
+        let Cached::Miss(stamp) = self.cached(tx, path)? else {
             return Ok(true);
-        }
+        };
         self.layout.check_version(tx, false)?;
-        match self.find_caching(tx, path)? {
+        match self.find_caching(tx, path, stamp)? {
             Found::Missing => Ok(false),
             Found::Dir { .. } => Ok(true),
             Found::Partition { node, depth } => self

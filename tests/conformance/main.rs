@@ -68,6 +68,7 @@ const CASES: &[Case] = cases![
     kv::retry_limit_and_timeout,
     kv::past_its_timeout_a_transaction_reads_and_commits_nothing,
     kv::system_keys_need_their_options,
+    kv::the_metadata_version_is_read_by_anyone_and_only_stamped,
     kv::special_keys_answer_status_json_and_fail_the_rest,
     directory::golden::standard_layout_byte_for_byte,
     directory::golden::partition_layout_byte_for_byte,
@@ -91,6 +92,9 @@ const CASES: &[Case] = cases![
     directory::concurrency::threads_never_share_a_prefix,
     directory::concurrency::the_same_candidate_twice_conflicts,
     directory::concurrency::different_candidates_do_not_conflict,
+    directory::cache::a_cached_path_costs_three_reads,
+    directory::cache::other_sessions_changes_are_seen,
+    directory::cache::a_writer_that_does_not_stamp,
 ];
 
 fn main() -> ExitCode {
