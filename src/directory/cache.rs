@@ -37,8 +37,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::layer::DirectoryLayer;
-use super::node::Found;
+use super::node::{Found, Layout};
 use super::{Directory, Error, Result};
 use crate::kv::{
     self, ConflictRangeType, METADATA_VERSION_KEY, METADATA_VERSION_STAMP, MutationType,
@@ -122,13 +121,19 @@ fn read_stamp(tx: &mut dyn Transaction) -> Result<Option<Stamp>> {
     }
 }
 
-impl DirectoryLayer {
+/// The cache of a layer, where its keys live.
+pub(super) struct Lookup<'a> {
+    pub cache: Option<&'a Cache>,
+    pub layout: &'a Layout,
+}
+
+impl Lookup<'_> {
     /// The directory at `path` as resolved by an earlier transaction, when
     /// the metadata version and the directory's entry in its parent say it
     /// still is; the transaction then conflicts as if it had resolved it.
     /// A miss carries the metadata version to keep what is resolved under.
     pub(super) fn cached(&self, tx: &mut dyn Transaction, path: &[String]) -> Result<Cached> {
-        let Some(cache) = self.cache.as_deref().filter(|_| !path.is_empty()) else {
+        let Some(cache) = self.cache.filter(|_| !path.is_empty()) else {
             return Ok(Cached::Miss(None));
         };
         let Some(stamp) = read_stamp(tx)? else {
@@ -159,7 +164,7 @@ impl DirectoryLayer {
         path: &[String],
         stamp: Option<Stamp>,
     ) -> Result<Found> {
-        let (Some(cache), Some(stamp)) = (self.cache.as_deref(), stamp) else {
+        let (Some(cache), Some(stamp)) = (self.cache, stamp) else {
             return self.layout.find(tx, path);
         };
         let mut read = Vec::new();
@@ -180,7 +185,7 @@ impl DirectoryLayer {
     }
 
     /// The directory of a cache hit, if its layer is the one asked for.
-    pub(super) fn open_cached(
+    pub(super) fn open(
         &self,
         entry: Entry,
         path: &[String],
@@ -200,19 +205,20 @@ impl DirectoryLayer {
         })
     }
 
-    /// Stamps the metadata version: this transaction changes directories,
-    /// so every session's cached prefixes stop being used once it commits.
-    /// Once per transaction (a second stamp changes nothing), and not on a
-    /// database that does not offer the key, where no cache can read it.
-    pub(super) fn changed(&self, tx: &mut dyn Transaction) -> Result<()> {
-        if read_stamp(tx)?.is_none() {
-            return Ok(());
-        }
-        tx.atomic_op(
-            METADATA_VERSION_KEY,
-            &METADATA_VERSION_STAMP,
-            MutationType::SetVersionstampedValue,
-        )?;
-        Ok(())
+}
+
+/// Stamps the metadata version: this transaction changes directories, so
+/// every session's cached prefixes stop being used once it commits. Once
+/// per transaction (a second stamp changes nothing), and not on a
+/// database that does not offer the key, where no cache can read it.
+pub(super) fn changed(tx: &mut dyn Transaction) -> Result<()> {
+    if read_stamp(tx)?.is_none() {
+        return Ok(());
     }
+    tx.atomic_op(
+        METADATA_VERSION_KEY,
+        &METADATA_VERSION_STAMP,
+        MutationType::SetVersionstampedValue,
+    )?;
+    Ok(())
 }

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use super::cache::{Cache, Cached};
+use super::cache::{self, Cache, Cached, Lookup};
 use super::hca::{self, Candidates, RandomCandidates};
 use super::node::{Found, Layout, Node};
 use super::{Directory, Error, Result, owned};
@@ -167,8 +167,8 @@ impl DirectoryLayer {
         mode: Mode,
     ) -> Result<Directory> {
         let stamp = match mode {
-            Mode::Open | Mode::Either if prefix.is_none() => match self.cached(tx, path)? {
-                Cached::Hit(entry) => return self.open_cached(entry, path, layer),
+            Mode::Open | Mode::Either if prefix.is_none() => match self.lookup().cached(tx, path)? {
+                Cached::Hit(entry) => return self.lookup().open(entry, path, layer),
                 Cached::Miss(stamp) => stamp,
             },
             _ => None,
@@ -186,7 +186,7 @@ impl DirectoryLayer {
                 action: "opened",
             });
         }
-        let node = match self.find_caching(tx, path, stamp)? {
+        let node = match self.lookup().find_caching(tx, path, stamp)? {
             Found::Partition { node, depth } => {
                 let inner = self.partition(&node, &path[..depth]);
                 return inner.create_or_open_at(tx, &path[depth..], layer, prefix, mode);
@@ -213,7 +213,7 @@ impl DirectoryLayer {
             }
             Found::Missing => {
                 layout.check_version(tx, true)?;
-                self.changed(tx)?;
+                cache::changed(tx)?;
                 let prefix = match prefix {
                     Some(prefix) => self.claim(tx, prefix)?,
                     None => self.allocate(tx)?,
@@ -268,6 +268,14 @@ impl DirectoryLayer {
         Ok(prefix.to_vec())
     }
 
+    /// The cache and where this layer's keys live.
+    fn lookup(&self) -> Lookup<'_> {
+        Lookup {
+            cache: self.cache.as_deref(),
+            layout: &self.layout,
+        }
+    }
+
     pub(super) fn contents(&self, node: Node, path: &[String], layer: Vec<u8>) -> Directory {
         Directory {
             path: self.layout.absolute(path),
@@ -277,11 +285,11 @@ impl DirectoryLayer {
     }
 
     fn exists_at(&self, tx: &mut dyn Transaction, path: &[String]) -> Result<bool> {
-        let Cached::Miss(stamp) = self.cached(tx, path)? else {
+        let Cached::Miss(stamp) = self.lookup().cached(tx, path)? else {
             return Ok(true);
         };
         self.layout.check_version(tx, false)?;
-        match self.find_caching(tx, path, stamp)? {
+        match self.lookup().find_caching(tx, path, stamp)? {
             Found::Missing => Ok(false),
             Found::Dir { .. } => Ok(true),
             Found::Partition { node, depth } => self
