@@ -185,12 +185,7 @@ impl Lookup<'_> {
     }
 
     /// The directory of a cache hit, if its layer is the one asked for.
-    pub(super) fn open(
-        &self,
-        entry: Entry,
-        path: &[String],
-        layer: &[u8],
-    ) -> Result<Directory> {
+    pub(super) fn open(&self, entry: Entry, path: &[String], layer: &[u8]) -> Result<Directory> {
         if !layer.is_empty() && entry.layer != layer {
             return Err(Error::IncompatibleLayer {
                 path: self.layout.absolute(path),
@@ -204,7 +199,6 @@ impl Lookup<'_> {
             layer: entry.layer,
         })
     }
-
 }
 
 /// Stamps the metadata version: this transaction changes directories, so

@@ -167,10 +167,12 @@ impl DirectoryLayer {
         mode: Mode,
     ) -> Result<Directory> {
         let stamp = match mode {
-            Mode::Open | Mode::Either if prefix.is_none() => match self.lookup().cached(tx, path)? {
-                Cached::Hit(entry) => return self.lookup().open(entry, path, layer),
-                Cached::Miss(stamp) => stamp,
-            },
+            Mode::Open | Mode::Either if prefix.is_none() => {
+                match self.lookup().cached(tx, path)? {
+                    Cached::Hit(entry) => return self.lookup().open(entry, path, layer),
+                    Cached::Miss(stamp) => stamp,
+                }
+            }
             _ => None,
         };
         let layout = &self.layout;

@@ -1179,9 +1179,15 @@ pub fn the_metadata_version_is_read_by_anyone_and_only_stamped(db: &Backend) {
     let mut tx = db.create_trx().unwrap();
     assert!(invalid(tx.set(key, b"1")), "set");
     let mut tx = db.create_trx().unwrap();
-    assert!(invalid(tx.atomic_op(key, &[1; 14], stamped)), "a stamp elsewhere");
+    assert!(
+        invalid(tx.atomic_op(key, &[1; 14], stamped)),
+        "a stamp elsewhere"
+    );
     let mut tx = db.create_trx().unwrap();
-    assert!(invalid(tx.atomic_op(key, &[0; 8], MutationType::Add)), "add");
+    assert!(
+        invalid(tx.atomic_op(key, &[0; 8], MutationType::Add)),
+        "add"
+    );
     let mut tx = db.create_trx().unwrap();
     assert_eq!(tx.clear(key), outside(), "clear");
     let (seen, committed) = db
