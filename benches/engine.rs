@@ -20,6 +20,14 @@
 //!   the report prints the time per directory at each N, which should
 //!   stay flat).
 //!
+//! - `dircache/{cached,uncached}`: `/a/b/c(1)=<>` read in 200 separate
+//!   transactions by one engine, with the directory cache and without;
+//!   the report prints the point reads (the sequential round trips on
+//!   FDB) each transaction made, and the time per transaction
+//!   (`FQL_BENCH_DIRCACHE=1` prints that report alone;
+//!   `FQL_BENCH_DIRCACHE=cached` or `uncached` runs that side once, for
+//!   instruction counts under callgrind).
+//!
 //! The engine reads a long range ahead: it fetches each batch on a second
 //! thread while it prints the one before (see `docs/engine.md`), so its
 //! read keeps two cores busy where the raw scan keeps one.
@@ -32,14 +40,17 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::io::Write as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group};
 use fql::directory::DirectoryLayer;
 use fql::exec::{Each, Engine, Found};
 use fql::kv::embedded::Embedded;
-use fql::kv::{Database, DatabaseExt, Error, RangeCursor, RangeOption, StreamingMode};
+use fql::kv::{
+    Committed, ConflictRangeType, Database, DatabaseExt, Error, MutationType, RangeCursor,
+    RangeOption, StreamingMode, Transaction, TransactionOption, Watch,
+};
 
 /// mimalloc, counting, while [`COUNTING`] is on, the bytes allocated
 /// since it was turned on, less those freed, and their peak. Off, it costs
@@ -364,9 +375,169 @@ fn directories(c: &mut Criterion) {
     std::io::stderr().write_all(report.as_bytes()).unwrap();
 }
 
-criterion_group!(benches, bench, joins, directories);
+/// Transactions of the `dircache` script.
+const DIRCACHE_TX: usize = 200;
+
+/// A database that counts its transactions' point reads.
+struct CountingDb {
+    inner: Arc<dyn Database>,
+    gets: Arc<AtomicUsize>,
+}
+
+impl Database for CountingDb {
+    fn create_trx(&self) -> fql::kv::Result<Box<dyn Transaction>> {
+        Ok(Box::new(CountingTx {
+            tx: self.inner.create_trx()?,
+            gets: self.gets.clone(),
+        }))
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+struct CountingTx {
+    tx: Box<dyn Transaction>,
+    gets: Arc<AtomicUsize>,
+}
+
+impl Transaction for CountingTx {
+    fn read_version(&mut self) -> fql::kv::Result<u64> {
+        self.tx.read_version()
+    }
+    fn get(&mut self, key: &[u8], snapshot: bool) -> fql::kv::Result<Option<Vec<u8>>> {
+        self.gets.fetch_add(1, Ordering::Relaxed);
+        self.tx.get(key, snapshot)
+    }
+    fn get_range(
+        &mut self,
+        r: &fql::kv::RangeOption,
+        i: usize,
+        snapshot: bool,
+    ) -> fql::kv::Result<fql::kv::RangeResult> {
+        self.tx.get_range(r, i, snapshot)
+    }
+    fn set(&mut self, key: &[u8], value: &[u8]) -> fql::kv::Result<()> {
+        self.tx.set(key, value)
+    }
+    fn clear(&mut self, key: &[u8]) -> fql::kv::Result<()> {
+        self.tx.clear(key)
+    }
+    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> fql::kv::Result<()> {
+        self.tx.clear_range(begin, end)
+    }
+    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> fql::kv::Result<()> {
+        self.tx.atomic_op(key, param, op)
+    }
+    fn add_conflict_range(
+        &mut self,
+        b: &[u8],
+        e: &[u8],
+        ty: ConflictRangeType,
+    ) -> fql::kv::Result<()> {
+        self.tx.add_conflict_range(b, e, ty)
+    }
+    fn set_option(&mut self, option: TransactionOption) -> fql::kv::Result<()> {
+        self.tx.set_option(option)
+    }
+    fn watch(&mut self, key: &[u8]) -> fql::kv::Result<Watch> {
+        self.tx.watch(key)
+    }
+    fn commit(&mut self) -> fql::kv::Result<Committed> {
+        self.tx.commit()
+    }
+    fn on_error(&mut self, error: fql::kv::Error) -> fql::kv::Result<()> {
+        self.tx.on_error(error)
+    }
+    fn reset(&mut self) {
+        self.tx.reset()
+    }
+}
+
+/// An engine over a file holding `/a/b/c(1)=1`, with the directory cache
+/// on or off, and the count of point reads its transactions make.
+fn dircache_engine(cached: bool) -> (Engine, Arc<AtomicUsize>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let file: Arc<dyn Database> = Arc::new(Embedded::open(dir.path().join("d.db")).expect("opens"));
+    let gets = Arc::new(AtomicUsize::new(0));
+    let db: Arc<dyn Database> = Arc::new(CountingDb {
+        inner: file,
+        gets: gets.clone(),
+    });
+    let engine = Engine::new(db).directory_cache(cached);
+    run_script(&engine, "/a/b/c(1)=1\n", &mut std::io::sink());
+    (engine, gets, dir)
+}
+
+fn dircache_script() -> String {
+    "/a/b/c(1)=<>\n@commit\n".repeat(DIRCACHE_TX)
+}
+
+fn dircache(c: &mut Criterion) {
+    let script = dircache_script();
+    let mut g = c.benchmark_group("dircache");
+    g.throughput(Throughput::Elements(DIRCACHE_TX as u64));
+    for (name, cached) in [("cached", true), ("uncached", false)] {
+        let (engine, _, _dir) = dircache_engine(cached);
+        g.bench_function(name, |b| {
+            b.iter(|| run_script(&engine, &script, &mut std::io::sink()))
+        });
+    }
+    g.finish();
+    dircache_report();
+}
+
+/// The `dircache` script run once, after the run that fills the cache.
+fn dircache_once(cached: bool) {
+    let script = dircache_script();
+    let (engine, _, _dir) = dircache_engine(cached);
+    run_script(&engine, "/a/b/c(1)=<>\n", &mut std::io::sink());
+    assert_eq!(
+        run_script(&engine, &script, &mut std::io::sink()),
+        DIRCACHE_TX
+    );
+}
+
+/// The point reads and time a transaction of the `dircache` script takes,
+/// cached and not, from the best of three runs.
+fn dircache_report() {
+    let script = dircache_script();
+    let mut report = String::new();
+    for (name, cached) in [("cached", true), ("uncached", false)] {
+        let (engine, gets, _dir) = dircache_engine(cached);
+        // The first transaction fills the cache.
+        run_script(&engine, &script, &mut std::io::sink());
+        gets.store(0, Ordering::Relaxed);
+        let took = best_of_three(|| {
+            assert_eq!(
+                run_script(&engine, &script, &mut std::io::sink()),
+                DIRCACHE_TX
+            );
+        });
+        writeln!(
+            report,
+            "dircache/{name}: {} point reads a transaction, {:.1} µs a transaction",
+            gets.load(Ordering::Relaxed) as f64 / (3 * DIRCACHE_TX) as f64,
+            took.as_secs_f64() * 1e6 / DIRCACHE_TX as f64
+        )
+        .unwrap();
+    }
+    std::io::stderr().write_all(report.as_bytes()).unwrap();
+}
+
+criterion_group!(benches, bench, joins, directories, dircache);
 
 fn main() {
+    if let Some(which) = std::env::var_os("FQL_BENCH_DIRCACHE") {
+        match which.to_str() {
+            // One side alone, for instruction counts under callgrind.
+            Some("cached") => dircache_once(true),
+            Some("uncached") => dircache_once(false),
+            _ => dircache_report(),
+        }
+        return;
+    }
     if std::env::var_os("FQL_BENCH_ONCE").is_some() {
         let engine = joined(JOINED);
         assert_eq!(point_read_join(&engine), JOINED);

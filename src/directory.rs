@@ -24,6 +24,7 @@
 //! # Ok::<(), fql::directory::Error>(())
 //! ```
 
+mod cache;
 mod edit;
 mod error;
 mod hca;

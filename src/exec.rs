@@ -209,6 +209,18 @@ impl Engine {
         self
     }
 
+    /// Keeps the directory prefixes the engine resolves across its
+    /// transactions (on by default; see `docs/directories.md`), or, when
+    /// off, resolves every path from the database in every transaction.
+    pub fn directory_cache(mut self, on: bool) -> Engine {
+        self.layer = if on {
+            DirectoryLayer::new()
+        } else {
+            DirectoryLayer::new().uncached()
+        };
+        self
+    }
+
     /// The database the engine runs on.
     pub fn database(&self) -> &Arc<dyn Database> {
         &self.db

@@ -38,7 +38,9 @@ mod retry;
 mod transaction;
 mod watch;
 
-pub use admit::{check_key, check_range, check_read_range};
+pub use admit::{
+    METADATA_VERSION_KEY, METADATA_VERSION_STAMP, check_key, check_range, check_read_range,
+};
 pub use ahead::Fetched;
 pub use codes::{
     ErrorPredicate, error_description, error_name, error_predicate, retried_by_on_error,

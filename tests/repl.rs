@@ -1268,3 +1268,25 @@ fn watch_follows_changes_until_ctrl_c_and_the_shell_goes_on() {
     p.exp_string("fql> ").unwrap();
     quit(p);
 }
+
+/// The shell keeps the directory prefixes it resolved across its entries
+/// (each entry a transaction of its own), and still sees a directory it
+/// read removed and made anew, with another prefix, by another process.
+#[test]
+fn directories_another_process_changes_are_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    query(&db, "/a/b/c(1)=1");
+    let mut p = shell(&db, &[]);
+    for _ in 0..2 {
+        p.send_line("/a/b/c(<int>)=<int>").unwrap();
+        p.exp_string("/a/b/c(1)=1").unwrap();
+        p.exp_string("fql> ").unwrap();
+    }
+    query(&db, "/a/b/c=remove");
+    query(&db, "/a/b/c(2)=2");
+    p.send_line("/a/b/c(<int>)=<int>").unwrap();
+    p.exp_string("/a/b/c(2)=2").unwrap();
+    p.exp_string("fql> ").unwrap();
+    quit(p);
+}

@@ -1,5 +1,6 @@
 //! Removing and moving directories.
 
+use super::cache;
 use super::layer::DirectoryLayer;
 use super::node::{Found, Node};
 use super::{Directory, Error, Result, owned};
@@ -60,6 +61,7 @@ impl DirectoryLayer {
             }
             Found::Dir { node, .. } => node,
         };
+        cache::changed(tx)?;
         self.remove_tree(tx, node)?;
         self.unlink(tx, parent, name)?;
         Ok(true)
@@ -146,6 +148,7 @@ impl DirectoryLayer {
                 parent: layout.absolute(new_parent),
             });
         };
+        cache::changed(tx)?;
         tx.set(&parent.child_key(new_name), &node.prefix)?;
         if let Some((old_name, old_parent)) = old.split_last() {
             self.unlink(tx, old_parent, old_name)?;

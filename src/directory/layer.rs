@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+use super::cache::{self, Cache, Cached, Lookup};
 use super::hca::{self, Candidates, RandomCandidates};
 use super::node::{Found, Layout, Node};
 use super::{Directory, Error, Result, owned};
@@ -11,15 +12,18 @@ use crate::kv::{self, RangeCursor, RangeOption, Transaction};
 /// A directory layer over one database: the standard one at `FE`, or one
 /// opened inside a partition.
 ///
-/// It holds no state from the database, only where its keys live and the
-/// allocator's random source, so one value serves every transaction and
-/// thread. Paths are absolute, from the root; a partition along a path is
-/// entered transparently.
+/// It holds where its keys live, the allocator's random source and the
+/// prefixes it resolved (kept correct by FDB's metadata version, see
+/// `docs/directories.md`), so one value serves every transaction and
+/// thread, and its clones share all three. Paths are absolute, from the
+/// root; a partition along a path is entered transparently.
 #[derive(Clone)]
 pub struct DirectoryLayer {
     pub(super) layout: Layout,
     manual_prefixes: bool,
     pub(super) candidates: Arc<Mutex<Box<dyn Candidates>>>,
+    /// `None` inside partitions, and when turned off.
+    pub(super) cache: Option<Arc<Cache>>,
 }
 
 impl fmt::Debug for DirectoryLayer {
@@ -27,6 +31,7 @@ impl fmt::Debug for DirectoryLayer {
         f.debug_struct("DirectoryLayer")
             .field("layout", &self.layout)
             .field("manual_prefixes", &self.manual_prefixes)
+            .field("cache", &self.cache.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -44,7 +49,17 @@ impl DirectoryLayer {
             layout: Layout::standard(),
             manual_prefixes: false,
             candidates: Arc::new(Mutex::new(Box::new(RandomCandidates::new()))),
+            cache: Some(Arc::default()),
         }
+    }
+
+    /// The same layer resolving every path from the database each time,
+    /// keeping nothing across transactions: to measure what the cache
+    /// saves, or for a caller that shares the database with programs that
+    /// move directories without stamping the metadata version.
+    pub fn uncached(mut self) -> DirectoryLayer {
+        self.cache = None;
+        self
     }
 
     /// The same layer drawing allocator candidates from `candidates`, so
@@ -69,6 +84,7 @@ impl DirectoryLayer {
             layout: Layout::partition(&node.prefix, self.layout.absolute(base)),
             manual_prefixes: false,
             candidates: Arc::clone(&self.candidates),
+            cache: None,
         }
     }
 
@@ -117,6 +133,20 @@ impl DirectoryLayer {
         self.create_or_open_at(tx, &owned(path), layer, None, Mode::Open)
     }
 
+    /// Opens `path` if it exists: [`open`](Self::open) with no layer check,
+    /// answering `None` for a missing path, in one lookup.
+    pub fn open_if_exists<S: AsRef<str>>(
+        &self,
+        tx: &mut dyn Transaction,
+        path: &[S],
+    ) -> Result<Option<Directory>> {
+        match self.create_or_open_at(tx, &owned(path), b"", None, Mode::Open) {
+            Ok(dir) => Ok(Some(dir)),
+            Err(Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Whether `path` exists; the root always does.
     pub fn exists<S: AsRef<str>>(&self, tx: &mut dyn Transaction, path: &[S]) -> Result<bool> {
         self.exists_at(tx, &owned(path))
@@ -136,6 +166,15 @@ impl DirectoryLayer {
         prefix: Option<&[u8]>,
         mode: Mode,
     ) -> Result<Directory> {
+        let stamp = match mode {
+            Mode::Open | Mode::Either if prefix.is_none() => {
+                match self.lookup().cached(tx, path)? {
+                    Cached::Hit(entry) => return self.lookup().open(entry, path, layer),
+                    Cached::Miss(stamp) => stamp,
+                }
+            }
+            _ => None,
+        };
         let layout = &self.layout;
         layout.check_version(tx, false)?;
         if prefix.is_some() && !self.manual_prefixes {
@@ -149,7 +188,7 @@ impl DirectoryLayer {
                 action: "opened",
             });
         }
-        let node = match layout.find(tx, path)? {
+        let node = match self.lookup().find_caching(tx, path, stamp)? {
             Found::Partition { node, depth } => {
                 let inner = self.partition(&node, &path[..depth]);
                 return inner.create_or_open_at(tx, &path[depth..], layer, prefix, mode);
@@ -176,6 +215,7 @@ impl DirectoryLayer {
             }
             Found::Missing => {
                 layout.check_version(tx, true)?;
+                cache::changed(tx)?;
                 let prefix = match prefix {
                     Some(prefix) => self.claim(tx, prefix)?,
                     None => self.allocate(tx)?,
@@ -230,6 +270,14 @@ impl DirectoryLayer {
         Ok(prefix.to_vec())
     }
 
+    /// The cache and where this layer's keys live.
+    fn lookup(&self) -> Lookup<'_> {
+        Lookup {
+            cache: self.cache.as_deref(),
+            layout: &self.layout,
+        }
+    }
+
     pub(super) fn contents(&self, node: Node, path: &[String], layer: Vec<u8>) -> Directory {
         Directory {
             path: self.layout.absolute(path),
@@ -239,8 +287,11 @@ impl DirectoryLayer {
     }
 
     fn exists_at(&self, tx: &mut dyn Transaction, path: &[String]) -> Result<bool> {
+        let Cached::Miss(stamp) = self.lookup().cached(tx, path)? else {
+            return Ok(true);
+        };
         self.layout.check_version(tx, false)?;
-        match self.layout.find(tx, path)? {
+        match self.lookup().find_caching(tx, path, stamp)? {
             Found::Missing => Ok(false),
             Found::Dir { .. } => Ok(true),
             Found::Partition { node, depth } => self

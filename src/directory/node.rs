@@ -157,14 +157,30 @@ impl Layout {
     /// Follows `path` from the root, stopping at the first missing name or
     /// at a partition with names left below it.
     pub fn find(&self, tx: &mut dyn Transaction, path: &[String]) -> Result<Found> {
+        self.trace(tx, path, &mut Vec::new())
+    }
+
+    /// [`Layout::find`], noting in `read` every key it reads, in order:
+    /// for each name its entry in the parent, then its layer.
+    pub fn trace(
+        &self,
+        tx: &mut dyn Transaction,
+        path: &[String],
+        read: &mut Vec<Vec<u8>>,
+    ) -> Result<Found> {
         let mut node = self.root.clone();
         let mut layer = Vec::new();
         for (i, name) in path.iter().enumerate() {
-            let Some(prefix) = tx.get(&node.child_key(name), false)? else {
+            let link = node.child_key(name);
+            let found = tx.get(&link, false)?;
+            read.push(link);
+            let Some(prefix) = found else {
                 return Ok(Found::Missing);
             };
             node = self.node(prefix);
-            layer = tx.get(&node.layer_key(), false)?.unwrap_or_default();
+            let key = node.layer_key();
+            layer = tx.get(&key, false)?.unwrap_or_default();
+            read.push(key);
             if layer == PARTITION && i + 1 < path.len() {
                 return Ok(Found::Partition { node, depth: i + 1 });
             }

@@ -75,10 +75,8 @@ impl<'a> Dirs<'a> {
         if stale {
             let dir = if create {
                 Some(self.layer.create_or_open(tx, path, b"")?)
-            } else if self.layer.exists(tx, path)? {
-                Some(self.layer.open(tx, path, b"")?)
             } else {
-                None
+                self.layer.open_if_exists(tx, path)?
             };
             let known = dir.map(|d| match d.prefix() {
                 Ok(p) if !d.is_partition() => Known::Prefix(p.to_vec()),

@@ -312,9 +312,10 @@ mod tests {
         let limits = Limits {
             key: 20,
             value: 20,
-            // The directory's creation, its reads included, and three of
-            // the writes below fit; the fourth does not.
-            transaction: 1_225,
+            // The directory's creation, its reads and its stamp of the
+            // metadata version (157 bytes) included, and three of the
+            // writes below fit; the fourth does not.
+            transaction: 1_382,
         };
         let many: String = (0..20)
             .map(|n| format!("/a({n})=\"0123456789\"\n"))

@@ -41,6 +41,17 @@ pub(crate) fn key_range_size(key: usize) -> usize {
     range_size(key, key + 1)
 }
 
+/// FDB's metadata version: a system key that any transaction may read
+/// without an option, and that a transaction changes only by writing a
+/// versionstamp into it (with [`METADATA_VERSION_STAMP`]), so that a
+/// client can keep metadata of its own cached across transactions and
+/// know, by reading the key, whether anyone who changed it said so.
+pub const METADATA_VERSION_KEY: &[u8] = b"\xff/metadataVersion";
+
+/// The one parameter FDB takes for the versionstamped value of
+/// [`METADATA_VERSION_KEY`]: a 10-byte stamp at offset 0.
+pub const METADATA_VERSION_STAMP: [u8; 14] = [0; 14];
+
 /// Keys starting with `0xff` are the system's: `key_outside_legal_range`.
 pub fn check_key(key: &[u8]) -> Result<()> {
     if key.first() == Some(&0xff) {
@@ -91,6 +102,24 @@ impl SystemKeys {
             SystemKeys::Access if key < SPECIAL_KEYS => Ok(()),
             _ => check_key(key),
         }
+    }
+
+    /// A key to set: [`SystemKeys::check_write`], but the metadata
+    /// version is never set, only stamped: `client_invalid_operation`.
+    pub fn check_set(self, key: &[u8]) -> Result<()> {
+        if key == METADATA_VERSION_KEY {
+            return Err(metadata_version_misuse());
+        }
+        self.check_write(key)
+    }
+
+    /// A key to read alone: before [`SystemKeys::read_end`], or the
+    /// metadata version, which FDB lets every transaction read.
+    pub fn check_get(self, key: &[u8]) -> Result<()> {
+        if key == METADATA_VERSION_KEY {
+            return Ok(());
+        }
+        self.check_read(key, key)
     }
 
     /// A range to clear: ordered, and ending at [`SystemKeys::write_end`]
@@ -164,6 +193,14 @@ pub fn check_read_range(begin: &[u8], end: &[u8]) -> Result<()> {
         return Err(Error::KeyOutsideLegalRange);
     }
     Ok(())
+}
+
+/// What FDB answers a write of the metadata version other than its stamp.
+fn metadata_version_misuse() -> Error {
+    Error::InvalidOperation(
+        "\\xff/metadataVersion only takes a versionstamped value with a 10-byte stamp at offset 0"
+            .into(),
+    )
 }
 
 /// Splits a versionstamped key or value into the bytes without their
@@ -256,6 +293,12 @@ impl Write {
         system: SystemKeys,
     ) -> Result<Write> {
         let conflict = match op {
+            _ if key == METADATA_VERSION_KEY => {
+                if op != MutationType::SetVersionstampedValue || param != METADATA_VERSION_STAMP {
+                    return Err(metadata_version_misuse());
+                }
+                conflict
+            }
             MutationType::SetVersionstampedKey => {
                 let (body, _) = stamp_offset(key)?;
                 system.check_write(&body)?;

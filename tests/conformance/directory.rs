@@ -2,6 +2,7 @@
 //! read them), its behaviour, and many clients allocating prefixes at once.
 
 pub mod behaviour;
+pub mod cache;
 pub mod clients;
 pub mod concurrency;
 pub mod golden;

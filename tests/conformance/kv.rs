@@ -1230,3 +1230,45 @@ pub fn estimated_range_size_follows_the_data(db: &Backend) {
     db.run(|tx, _| tx.clear_range(b"e/", b"e0")).unwrap();
     assert_eq!(settled_estimate(db, b"e/", b"e0", |n| n == 0), 0);
 }
+
+/// FDB's metadata version: any transaction reads `\xff/metadataVersion`
+/// without an option; a transaction changes it only by stamping it (a
+/// versionstamped value at offset 0, no option needed), after which it
+/// cannot read it until the commit; no other write is taken. A view of
+/// a directory's keys, as a tenant, offers no system key, this one
+/// included.
+pub fn the_metadata_version_is_read_by_anyone_and_only_stamped(db: &Backend) {
+    let (key, stamp) = (kv::METADATA_VERSION_KEY, kv::METADATA_VERSION_STAMP);
+    let stamped = MutationType::SetVersionstampedValue;
+    if db.is_scoped() {
+        let mut tx = db.create_trx().unwrap();
+        assert_eq!(tx.get(key, true), outside());
+        return;
+    }
+    let before = db.run(|tx, _| tx.get(key, false)).unwrap();
+    let invalid = |r: R| matches!(r, Err(Error::InvalidOperation(_)));
+    let mut tx = db.create_trx().unwrap();
+    assert!(invalid(tx.set(key, b"1")), "set");
+    let mut tx = db.create_trx().unwrap();
+    assert!(
+        invalid(tx.atomic_op(key, &[1; 14], stamped)),
+        "a stamp elsewhere"
+    );
+    let mut tx = db.create_trx().unwrap();
+    assert!(
+        invalid(tx.atomic_op(key, &[0; 8], MutationType::Add)),
+        "add"
+    );
+    let mut tx = db.create_trx().unwrap();
+    assert_eq!(tx.clear(key), outside(), "clear");
+    let (seen, committed) = db
+        .run_with(RetryOptions::default(), |tx, _| {
+            tx.atomic_op(key, &stamp, stamped)?;
+            Ok::<_, Error>(tx.get(key, true))
+        })
+        .unwrap();
+    assert_eq!(seen, Err(Error::AccessedUnreadable));
+    let after = db.run(|tx, _| tx.get(key, false)).unwrap();
+    assert_eq!(after, committed.versionstamp.map(|s| s.to_vec()));
+    assert_ne!(after, before);
+}

@@ -80,6 +80,7 @@ const CASES: &[Case] = cases![
     kv::retry_limit_and_timeout,
     kv::past_its_timeout_a_transaction_reads_and_commits_nothing,
     kv::system_keys_need_their_options,
+    kv::the_metadata_version_is_read_by_anyone_and_only_stamped,
     kv::special_keys_answer_status_json_and_fail_the_rest,
     kv::estimated_range_size_follows_the_data,
     directory::golden::standard_layout_byte_for_byte,
@@ -110,6 +111,9 @@ const CASES: &[Case] = cases![
     costs::reads_are_counted_by_level_and_filtered_rows_apart,
     costs::levels_go_on_inside_a_partition,
     costs::writes_and_retries_are_counted,
+    directory::cache::a_cached_path_costs_three_reads,
+    directory::cache::other_sessions_changes_are_seen,
+    directory::cache::a_writer_that_does_not_stamp,
 ];
 
 fn main() -> ExitCode {

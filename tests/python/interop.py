@@ -391,6 +391,30 @@ class FaultPlanErrors(unittest.TestCase):
         self.assertFalse(os.path.exists(path), "no database was created")
 
 
+METADATA_VERSION = b"\xff/metadataVersion"
+
+
+class MetadataVersion(unittest.TestCase):
+    def test_fql_stamps_it_and_the_bindings_read_and_stamp_it(self):
+        d = Database(self)
+        self.assertIsNone(fql_get(d, METADATA_VERSION))
+        fql(d.path, "-w", "-f", "-", stdin="/made/here(1)=2\n")
+        first = fql_get(d, METADATA_VERSION)
+        self.assertEqual(len(first), 10, "a directory made by fql stamps it")
+        fql(d.path, "-w", "-f", "-", stdin="/made/here(2)=3\n")
+        self.assertEqual(fql_get(d, METADATA_VERSION), first, "no directory made")
+
+        @fdb.transactional
+        def stamp(tr):
+            tr.set_versionstamped_value(METADATA_VERSION, b"\x00" * 14)
+            with self.assertRaises(fdb.FDBError) as raised:
+                tr[METADATA_VERSION].present()
+            self.assertEqual(raised.exception.code, 1036)
+
+        stamp(d.db)
+        self.assertGreater(fql_get(d, METADATA_VERSION), first)
+
+
 def fql_get(d, key):
     """The value at `key`, read in a transaction with no faults to meet:
     reads fail only where the plan puts faults at reads, which these

@@ -256,10 +256,11 @@ fn validate_and_infer_give_up_at_the_callers_deadline() {
     let inner: Arc<dyn Database> = Arc::new(Embedded::memory());
     run(&inner, "/data/set(1)=2\n");
     // Every read fails, or those of the data only (the scan, not the
-    // directory layer's reads under 0xfe).
+    // directory layer's reads under 0xfe and of the metadata version).
     let every: hooked::Hook = Arc::new(|_, _: &[u8]| Err(hooked::process_behind()));
     let data: hooked::Hook = Arc::new(|_, key: &[u8]| match key.first() {
         Some(0xfe) => Ok(()),
+        _ if key == fql::kv::METADATA_VERSION_KEY => Ok(()),
         _ => Err(hooked::process_behind()),
     });
     let retry = RetryOptions::default().with_timeout(Duration::from_millis(300));

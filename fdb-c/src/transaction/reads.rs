@@ -11,7 +11,7 @@
 use std::ffi::CString;
 use std::sync::Arc;
 
-use fql::kv::{KeyValue, RangeOption, StreamingMode, TransactionOption};
+use fql::kv::{KeyValue, METADATA_VERSION_KEY, RangeOption, StreamingMode};
 
 use super::special::{self, SPECIAL};
 use super::{State, Tx};
@@ -24,8 +24,6 @@ use crate::range::{self, Raw};
 use crate::selector::Selector;
 use crate::watch;
 
-/// The key FDB lets every transaction read although it is a system key.
-const METADATA_VERSION_KEY: &[u8] = b"\xff/metadataVersion";
 /// Where the system keys begin.
 const SYSTEM: &[u8] = b"\xff";
 /// FDB's longest key.
@@ -37,17 +35,6 @@ fn read_cost(bytes: usize) -> i64 {
 }
 
 impl State {
-    /// Lets `\xff/metadataVersion` through the store's gate for a
-    /// transaction without `read_system_keys`. The store opens its system
-    /// keys to reads as a whole; the library checks every read against
-    /// FDB's ranges before the store sees it, so this key is the only one
-    /// that gets through.
-    fn open_metadata_version(&mut self) {
-        if !self.options.read_system_keys {
-            let _ = self.inner.set_option(TransactionOption::ReadSystemKeys);
-        }
-    }
-
     /// Counts a read's conflict range and cost as FDB's client does.
     fn count_read(&mut self, conflict_bytes: usize, read_bytes: usize, snapshot: bool) {
         if !snapshot {
@@ -72,9 +59,6 @@ impl Tx {
         // No stored key is longer.
         if key.len() > KEY_SIZE_LIMIT {
             return Ok(None);
-        }
-        if key == METADATA_VERSION_KEY {
-            st.open_metadata_version();
         }
         let value = st
             .inner

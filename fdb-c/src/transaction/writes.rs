@@ -6,19 +6,16 @@
 //! any key up to the special keys at `\xff\xff`, and goes to the store,
 //! which holds system keys as any other once the same option opens them.
 //! `\xff/metadataVersion` is FDB's to keep: a client may not set it, nor
-//! change it with any atomic operation but a versionstamped value, which
-//! the store does not keep for it (`unsupported_operation`).
+//! change it with anything but a versionstamped value whose stamp sits at
+//! offset 0 (`client_invalid_operation`); that one needs no option, and
+//! the store keeps it as FDB does.
 
-use fql::kv::{ConflictRangeType, MutationType};
+use fql::kv::{ConflictRangeType, METADATA_VERSION_KEY, METADATA_VERSION_STAMP, MutationType};
 
 use super::{State, Tx};
 use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVALID_MUTATION_TYPE, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
-    UNSUPPORTED_OPERATION,
 };
-
-/// The system key clients change only through a versionstamped value.
-const METADATA_VERSION_KEY: &[u8] = b"\xff/metadataVersion";
 
 /// FDB's size of a mutation's bookkeeping (`sizeof(MutationRef)`) and of
 /// a range (`sizeof(KeyRangeRef)`), which `get_approximate_size` counts.
@@ -120,12 +117,10 @@ impl State {
     fn atomic_op(&mut self, key: &[u8], param: &[u8], code: i32) -> Result<(), Code> {
         let op = mutation_type(code);
         if key == METADATA_VERSION_KEY {
-            return Err(match op {
-                Some(MutationType::SetVersionstampedValue) => UNSUPPORTED_OPERATION,
-                _ => CLIENT_INVALID_OPERATION,
-            });
-        }
-        if key >= self.max_write_key() {
+            if op != Some(MutationType::SetVersionstampedValue) || param != METADATA_VERSION_STAMP {
+                return Err(CLIENT_INVALID_OPERATION);
+            }
+        } else if key >= self.max_write_key() {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }
         let op = op.ok_or(INVALID_MUTATION_TYPE)?;

@@ -81,10 +81,11 @@ fn system_keys_are_written_and_read_with_their_options() {
     assert_eq!(keys(left), vec![system[2].clone()]);
 }
 
-/// `\xff/metadataVersion` is read by anyone and written by no client
-/// through the library.
+/// `\xff/metadataVersion` is read by anyone, set by no client, and
+/// stamped by any, without an option: a versionstamped value at offset 0,
+/// unreadable in the transaction that wrote it, as in FDB.
 #[test]
-fn the_metadata_version_is_readable_without_options() {
+fn the_metadata_version_is_readable_and_stamped_without_options() {
     let db = Db::new();
     let tx = db.tx();
     assert_eq!(tx.get(b"\xff/metadataVersion").value(), Ok(None));
@@ -93,6 +94,17 @@ fn the_metadata_version_is_readable_without_options() {
     assert_eq!(tx.option(ACCESS_SYSTEM_KEYS, None), 0);
     tx.set(b"\xff/metadataVersion", b"1");
     assert_eq!(tx.commit().wait_error(), 2000);
+    let tx = db.tx();
+    tx.atomic(b"\xff/metadataVersion", &[1; 14], 15);
+    assert_eq!(tx.commit().wait_error(), 2000);
+    let tx = db.tx();
+    tx.atomic(b"\xff/metadataVersion", &[0; 14], 15);
+    assert_eq!(tx.get(b"\xff/metadataVersion").value(), Err(1036));
+    let tx = db.tx();
+    tx.atomic(b"\xff/metadataVersion", &[0; 14], 15);
+    assert_eq!(tx.commit().wait_error(), 0);
+    let stamp = db.tx().get(b"\xff/metadataVersion").value().unwrap();
+    assert_eq!(stamp.map(|v| v.len()), Some(10));
 }
 
 #[test]

@@ -256,7 +256,7 @@ impl Transaction for EmbeddedTx {
             let version = self.snap()?.version();
             return super::special::get(key, version);
         }
-        self.system.check_read(key, key)?;
+        self.system.check_get(key)?;
         self.usable()?;
         if self.buffer.unreadable().contains(key) {
             return Err(Error::AccessedUnreadable);
@@ -362,7 +362,7 @@ impl Transaction for EmbeddedTx {
         let conflict = self.take_conflict();
         let admitted = self
             .system
-            .check_write(key)
+            .check_set(key)
             .and_then(|()| self.admit(Write::set(key, value, conflict)));
         self.doom_on_error(admitted)?;
         if conflict {

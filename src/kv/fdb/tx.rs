@@ -225,7 +225,7 @@ impl Transaction for FdbTx {
         let conflict = self.take_conflict();
         let write = self
             .system
-            .check_write(key)
+            .check_set(key)
             .map(|()| Write::set(key, value, conflict));
         self.write(write, |tx| tx.set(key, value))
     }
