@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use foundationdb_tuple::{Element, Subspace};
 
 use super::node::{Layout, PARTITION};
-use crate::kv::KeyValue;
+use crate::kv::{KeyValue, METADATA_VERSION_KEY};
 
 /// What a read of the directory layer's keys was for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,8 +22,9 @@ pub enum Lookup {
     /// Resolving the `n`th name of a path (from 1): the parent's entry for
     /// it, the directory's layer, or the listing of the parent's children.
     Level(usize),
-    /// The layer's version, its allocator, or a check that a new prefix
-    /// is free: reads of the directory layer not tied to one level.
+    /// The layer's version, its allocator, a check that a new prefix is
+    /// free, or the metadata version the prefix cache checks: reads of
+    /// the directory layer not tied to one level.
     Other,
 }
 
@@ -58,6 +59,9 @@ impl Levels {
     /// What a point read of `key` that found `value` was for; `None` for a
     /// key outside the directory layer.
     pub fn get(&mut self, key: &[u8], value: Option<&[u8]>) -> Option<Lookup> {
+        if key == METADATA_VERSION_KEY {
+            return Some(Lookup::Other);
+        }
         let elements = self.decode(key)?;
         let node = elements.first().and_then(Element::as_bytes)?.to_vec();
         let Some(&depth) = self.depths.get(&node) else {
