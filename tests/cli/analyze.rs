@@ -40,7 +40,7 @@ fn annotates_the_plan_with_what_each_statement_read() {
     }
     assert!(!analyzed.contains("\"a\""), "no results:\n{analyzed}");
     let range = &analyzed[..analyzed.find("read one key").unwrap()];
-    for (level, reads) in [(1, "4 reads"), (2, "4 reads"), (3, "4 reads")] {
+    for (level, reads) in [(1, "2 reads"), (2, "2 reads"), (3, "2 reads")] {
         assert!(
             range.contains(&format!("    directory level {level}: {reads} in ")),
             "{range}"
@@ -90,7 +90,7 @@ fn json_is_one_document_with_the_same_figures() {
     assert_eq!(levels.len(), 3, "one entry per level of the path: {s}");
     for (n, level) in levels.iter().enumerate() {
         assert_eq!(level["level"], n + 1);
-        assert_eq!(level["reads"], 4, "{s}");
+        assert_eq!(level["reads"], 2, "{s}");
     }
     assert_eq!(s["keys_read"], 3);
     assert_eq!(s["rows_returned"], 2);
@@ -154,7 +154,7 @@ fn a_retry_is_counted_with_its_error() {
     let db = dir.path().join("fql.db");
     let out = stdout(
         fql_db()
-            .env("FQL_FAULTS", "1020:0.5;seed=2")
+            .env("FQL_FAULTS", "1020:0.5;seed=6")
             .arg("--db")
             .arg(&db)
             .args(["explain", "--analyze", "-w"])
@@ -172,7 +172,7 @@ fn a_retry_is_counted_with_its_error() {
     );
     let out = stdout(
         fql_db()
-            .env("FQL_FAULTS", "1020:0.5;seed=2")
+            .env("FQL_FAULTS", "1020:0.5;seed=6")
             .arg("--memory")
             .args(["explain", "--analyze", "-w", "--format", "json"])
             .write_stdin("/r/s(1)=2\n"),
@@ -240,4 +240,44 @@ fn a_join_reads_a_key_per_row_of_its_driver() {
     assert_eq!(driven["rows_returned"], 2);
     assert_eq!(driven["rows_filtered"], 1, "the number is not a string");
     assert_eq!(driven["runs"], 1);
+}
+
+/// A path the session resolved in an earlier transaction costs its
+/// check, not its lookup: the metadata version and the layout's version,
+/// then its last name's entry in its parent, where the first transaction
+/// read two entries a level.
+#[test]
+fn a_path_resolved_before_costs_three_reads_in_a_later_transaction() {
+    let (_dir, fql) = shop();
+    let script = "/shop/eu/items(1)=<>\n@commit\n/shop/eu/items(2)=<>\n";
+    let out = stdout(fql().args(["explain", "--analyze"]).write_stdin(script));
+    let (first, second) = out.split_once("transaction 2").unwrap();
+    for level in 1..=3 {
+        let line = format!("    directory level {level}: 2 reads in ");
+        assert!(first.contains(&line), "{first}");
+    }
+    assert!(
+        first.contains("    round trips: 9 (8 of directories, "),
+        "{first}"
+    );
+    assert!(
+        second.contains("    directory level 1: 0 reads in "),
+        "{second}"
+    );
+    assert!(
+        second.contains("    directory level 2: 0 reads in "),
+        "{second}"
+    );
+    assert!(
+        second.contains("    directory level 3: 1 read in "),
+        "{second}"
+    );
+    assert!(
+        second.contains("    directory layer, other: 2 reads in "),
+        "{second}"
+    );
+    assert!(
+        second.contains("    round trips: 4 (3 of directories, "),
+        "{second}"
+    );
 }
