@@ -444,6 +444,9 @@ impl Transaction for CountingTx {
     fn watch(&mut self, key: &[u8]) -> fql::kv::Result<Watch> {
         self.tx.watch(key)
     }
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> fql::kv::Result<u64> {
+        self.tx.estimated_range_size(begin, end)
+    }
     fn commit(&mut self) -> fql::kv::Result<Committed> {
         self.tx.commit()
     }

@@ -53,6 +53,9 @@ impl Transaction for Counting<'_> {
     fn watch(&mut self, key: &[u8]) -> kv::Result<Watch> {
         self.tx.watch(key)
     }
+    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> kv::Result<u64> {
+        self.tx.estimated_range_size(begin, end)
+    }
     fn commit(&mut self) -> kv::Result<Committed> {
         self.tx.commit()
     }
