@@ -166,7 +166,7 @@ fn range_of(dir: &Directory) -> (Vec<u8>, Vec<u8>) {
 }
 
 /// Counts the key-values of the directory at `path` exactly, and their
-/// bytes, reading for [`COUNT_SLICE`] in each transaction and going on in
+/// bytes, reading for two seconds in each transaction and going on in
 /// a new one from where it stopped, so that a directory of any size is
 /// counted. Subdirectories have prefixes of their own and are not
 /// counted; a partition has no key-values of its own and is refused
