@@ -106,6 +106,7 @@ const CASES: &[Case] = cases![
     costs::reads_are_counted_by_level_and_filtered_rows_apart,
     costs::levels_go_on_inside_a_partition,
     costs::writes_and_retries_are_counted,
+    costs::a_conflict_is_counted_with_its_range_and_reader,
 ];
 
 fn main() -> ExitCode {
