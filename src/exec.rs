@@ -55,7 +55,7 @@ use crate::plan::{Guard, Plan, Step};
 
 pub use bindings::Bindings;
 use bindings::Fed;
-pub use cost::{Costs, DataReads, StatementCost, Timed, TransactionCost};
+pub use cost::{Conflict, Costs, DataReads, SPANS, StatementCost, Timed, TransactionCost};
 pub use error::Error;
 pub use found::{Batch, Each, Found, Sink};
 pub use output::{DirPath, Output, Part, RawRow, Row};

@@ -26,6 +26,7 @@
 mod admit;
 mod ahead;
 mod codes;
+mod conflicting;
 pub mod embedded;
 mod error;
 pub mod faults;
@@ -44,6 +45,9 @@ pub use admit::{
 pub use ahead::Fetched;
 pub use codes::{
     ErrorPredicate, error_description, error_name, error_predicate, retried_by_on_error,
+};
+pub use conflicting::{
+    CONFLICTING_KEYS, CONFLICTING_KEYS_END, conflicting_ranges, conflicting_rows, read_conflicting,
 };
 pub use error::{Cause, Error, Result};
 pub use faults::{FaultPlan, Faulty};

@@ -5,7 +5,9 @@
 //! Honoured: `timeout`, `retry_limit`, `max_retry_delay`, `size_limit`,
 //! `next_write_no_write_conflict_range`, `read_system_keys` and
 //! `access_system_keys` (set on the store's transaction too, which opens
-//! its system keys likewise), `automatic_idempotency` (see `transaction::commit`), and
+//! its system keys likewise), `report_conflicting_keys` (likewise: the
+//! store keeps a failed commit's conflicting ranges for the special keys),
+//! `automatic_idempotency` (see `transaction::commit`), and
 //! the database options that set their defaults, plus `max_watches`. Values are checked as FDB checks them
 //! (`invalid_option_value`, `too_many_tags`, `tag_too_long`).
 //!

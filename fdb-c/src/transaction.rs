@@ -345,6 +345,14 @@ impl Tx {
             302 => {
                 let _ = st.inner.set_option(TransactionOption::ReadSystemKeys);
             }
+            // The store keeps the read ranges a failed commit found
+            // written, and answers `\xff\xff/transaction/conflicting_keys/`
+            // from them until the next attempt.
+            712 => {
+                let _ = st
+                    .inner
+                    .set_option(TransactionOption::ReportConflictingKeys);
+            }
             500 => self.arm_timeout(&mut st),
             _ => {}
         }

@@ -135,7 +135,32 @@ pub struct TransactionCost {
     pub commit_time: Duration,
     /// The error of each retry, in order.
     pub retries: Vec<kv::Error>,
+    /// The ranges the failed commits' conflicts were on, as the backend
+    /// reported them, each once, in the order they came.
+    pub conflicting: Vec<Conflict>,
+    /// Commits that failed with `not_committed` and whose conflicting
+    /// ranges the backend did not report.
+    pub unreported: usize,
 }
+
+/// A read range of a transaction that another commit wrote, failing the
+/// transaction's commit with `not_committed`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conflict {
+    /// Where the range begins.
+    pub begin: Vec<u8>,
+    /// Where it ends, past its last key.
+    pub end: Vec<u8>,
+    /// The statements ([`Step::id`](crate::plan::Step::id)) whose reads in
+    /// the failed attempt overlap the range, in order; none known when
+    /// the attempt read more than [`SPANS`] times.
+    pub statements: Vec<usize>,
+}
+
+/// At most this many reads of an attempt are kept to tell which
+/// statement read a conflicting range: a cap on what a long attempt
+/// costs to analyze.
+pub const SPANS: usize = 100_000;
 
 impl TransactionCost {
     /// Several transactions' costs as one's: those of the transactions a
@@ -147,6 +172,10 @@ impl TransactionCost {
             one.commits += more.commits;
             one.commit_time += more.commit_time;
             one.retries.extend(more.retries);
+            one.unreported += more.unreported;
+            for c in more.conflicting {
+                one.add_conflict(c);
+            }
             for s in more.statements {
                 match one.statements.iter_mut().find(|t| t.id == s.id) {
                     Some(t) => t.absorb(&s),
@@ -155,6 +184,29 @@ impl TransactionCost {
             }
         }
         one
+    }
+
+    /// Whether the backend reported the range of every conflict: then
+    /// [`conflicting`](Self::conflicting) is all of them.
+    pub fn conflicts_reported(&self) -> bool {
+        self.unreported == 0
+    }
+
+    /// Adds a conflicting range, merging the statements of one seen
+    /// before.
+    fn add_conflict(&mut self, c: Conflict) {
+        let seen = self
+            .conflicting
+            .iter_mut()
+            .find(|o| o.begin == c.begin && o.end == c.end);
+        match seen {
+            Some(o) => {
+                o.statements.extend(c.statements);
+                o.statements.sort_unstable();
+                o.statements.dedup();
+            }
+            None => self.conflicting.push(c),
+        }
     }
 
     /// The retries that were conflicts (`not_committed`).
@@ -179,7 +231,13 @@ struct State {
     /// The statement running, by its index in the last transaction, and
     /// since when.
     current: Option<(usize, Instant)>,
+    /// What the statements of the attempt running read: a statement's id
+    /// and a range. At most [`SPANS`]; `None` once past.
+    spans: Option<Vec<Span>>,
 }
+
+/// A statement's id and a range it read.
+type Span = (usize, Vec<u8>, Vec<u8>);
 
 impl State {
     fn transaction(&mut self) -> &mut TransactionCost {
@@ -188,6 +246,37 @@ impl State {
         }
         let last = self.transactions.len() - 1;
         &mut self.transactions[last]
+    }
+
+    /// Keeps that the statement running read `[begin, end)`.
+    fn read(&mut self, begin: &[u8], end: &[u8]) {
+        let Some(id) = self.statement().map(|s| s.id) else {
+            return;
+        };
+        match &mut self.spans {
+            Some(spans) if spans.len() < SPANS => spans.push((id, begin.to_vec(), end.to_vec())),
+            _ => self.spans = None,
+        }
+    }
+
+    /// A new attempt: what the last one read is forgotten.
+    fn attempt(&mut self) {
+        self.current = None;
+        self.spans = Some(Vec::new());
+    }
+
+    /// The statements whose reads overlap `[begin, end)`.
+    fn readers(&self, begin: &[u8], end: &[u8]) -> Vec<usize> {
+        let mut ids: Vec<usize> = self
+            .spans
+            .iter()
+            .flatten()
+            .filter(|(_, b, e)| b.as_slice() < end && begin < e.as_slice())
+            .map(|(id, ..)| *id)
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
 
     fn statement(&mut self) -> Option<&mut StatementCost> {
@@ -225,7 +314,7 @@ impl Costs {
     /// learnt of the directories' levels stays.)
     pub fn take(&self) -> Vec<TransactionCost> {
         let mut state = kv::lock(&self.state);
-        state.current = None;
+        state.attempt();
         std::mem::take(&mut state.transactions)
     }
 
@@ -267,11 +356,12 @@ impl Meter for Costs {
     fn transaction(&self) {
         let mut state = kv::lock(&self.state);
         state.transactions.push(TransactionCost::default());
-        state.current = None;
+        state.attempt();
     }
 
     fn get(&self, key: &[u8], value: Option<&[u8]>, took: Duration) {
         let mut state = kv::lock(&self.state);
+        state.read(key, &kv::key_after(key));
         if let Some(lookup) = state.levels.get(key, value) {
             return state.directory(lookup, took);
         }
@@ -286,6 +376,7 @@ impl Meter for Costs {
 
     fn range(&self, range: &RangeOption, batch: &RangeResult, took: Duration) {
         let mut state = kv::lock(&self.state);
+        state.read(&range.begin, &range.end);
         if let Some(lookup) = state.levels.range(&range.begin, &batch.kvs) {
             return state.directory(lookup, took);
         }
@@ -318,7 +409,26 @@ impl Meter for Costs {
 
     fn retry(&self, error: &kv::Error) {
         let mut state = kv::lock(&self.state);
-        state.current = None;
+        state.attempt();
         state.transaction().retries.push(error.clone());
+    }
+
+    fn conflict(&self, ranges: &[(Vec<u8>, Vec<u8>)]) {
+        let mut state = kv::lock(&self.state);
+        let conflicts: Vec<Conflict> = ranges
+            .iter()
+            .map(|(begin, end)| Conflict {
+                statements: state.readers(begin, end),
+                begin: begin.clone(),
+                end: end.clone(),
+            })
+            .collect();
+        let tx = state.transaction();
+        if conflicts.is_empty() {
+            tx.unreported += 1;
+        }
+        for c in conflicts {
+            tx.add_conflict(c);
+        }
     }
 }

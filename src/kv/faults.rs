@@ -21,7 +21,10 @@
 //!   `tag_throttled`, 1235 `transaction_throttled_hot_shard`, 1242
 //!   `transaction_rejected_range_locked`. `1021-applied` applies the
 //!   commit and then reports 1021; `1021-unapplied` reports it without
-//!   applying; a bare 1021 is each half the time.
+//!   applying; a bare 1021 is each half the time. `1020-real` makes a
+//!   real conflict: another transaction writes the last key the
+//!   transaction read (its value unchanged) just before the commit, which
+//!   then fails by itself, with the conflicting range the backend reports.
 //! - `SITE` is `read` (a get, a range read, the read version) or `commit`
 //!   (the commit of a transaction that wrote). Without it a fault happens
 //!   where FDB gives it: 1007 and 1031 at both, 1009, 1037, 1078 and 1213
@@ -63,6 +66,11 @@ pub enum Fault {
     UnknownApplied,
     /// The commit is not applied, and reported as `commit_unknown_result`.
     UnknownNotApplied,
+    /// A real conflict: just before the commit, another transaction
+    /// writes the last key this one read back as it was, so the commit
+    /// fails with `not_committed` by itself, and the backend can tell
+    /// which range conflicted.
+    Conflict,
 }
 
 /// Where a fault happens.
@@ -184,6 +192,7 @@ impl FaultPlan {
             }
             Fault::Error(code) => code,
             Fault::UnknownApplied | Fault::UnknownNotApplied => 1021,
+            Fault::Conflict => 1020,
         };
         let (allowed, _) = injectable(code).ok_or_else(|| item_error(&item, not_injected(code)))?;
         if !allowed.contains(&site) {
@@ -331,6 +340,7 @@ impl std::fmt::Display for Rule {
             Fault::Error(code) => write!(f, "{code}")?,
             Fault::UnknownApplied => f.write_str("1021-applied")?,
             Fault::UnknownNotApplied => f.write_str("1021-unapplied")?,
+            Fault::Conflict => f.write_str("1020-real")?,
         }
         write!(f, "@{}:{}", self.site.name(), self.rate)
     }
@@ -359,7 +369,7 @@ fn not_injected(code: i32) -> String {
 fn injects() -> String {
     let list: Vec<String> = INJECTABLE.iter().map(|(c, ..)| c.to_string()).collect();
     format!(
-        "it injects {} (and 1021-applied, 1021-unapplied), by code or by name",
+        "it injects {} (and 1021-applied, 1021-unapplied, 1020-real), by code or by name",
         list.join(", ")
     )
 }
@@ -398,7 +408,7 @@ fn parse_fault(item: &str) -> Result<Vec<(Fault, Site, f64)>, FaultsError> {
         None => (what.trim(), None),
     };
     let (code, kind) = match fault.rsplit_once('-') {
-        Some((code, kind @ ("applied" | "unapplied"))) => (code, Some(kind)),
+        Some((code, kind @ ("applied" | "unapplied" | "real"))) => (code, Some(kind)),
         _ => (fault, None),
     };
     let code = fault_code(code).ok_or_else(|| {
@@ -425,7 +435,8 @@ fn parse_fault(item: &str) -> Result<Vec<(Fault, Site, f64)>, FaultsError> {
     }
     let faults = match (code, kind) {
         (1021, Some("applied")) => vec![(Fault::UnknownApplied, rate)],
-        (1021, Some(_)) => vec![(Fault::UnknownNotApplied, rate)],
+        (1021, Some("unapplied")) => vec![(Fault::UnknownNotApplied, rate)],
+        (1020, Some("real")) => vec![(Fault::Conflict, rate)],
         (1021, None) => vec![
             (Fault::UnknownApplied, rate / 2.0),
             (Fault::UnknownNotApplied, rate / 2.0),
@@ -433,7 +444,7 @@ fn parse_fault(item: &str) -> Result<Vec<(Fault, Site, f64)>, FaultsError> {
         (_, Some(_)) => {
             return Err(item_error(
                 item,
-                "only commit_unknown_result (1021) has kinds (-applied, -unapplied)",
+                "only commit_unknown_result (1021) has kinds (-applied, -unapplied), and not_committed (1020) one (-real)",
             ));
         }
         (code, None) => vec![(Fault::Error(code), rate)],
@@ -456,7 +467,7 @@ fn fault_code(text: &str) -> Option<i32> {
 
 /// `inner`, with the faults of a plan.
 pub struct Faulty<D> {
-    inner: D,
+    inner: Arc<D>,
     plan: Arc<FaultPlan>,
     transactions: AtomicU64,
 }
@@ -465,7 +476,7 @@ impl<D: Database> Faulty<D> {
     /// `inner`, failing as `plan` says.
     pub fn new(inner: D, plan: FaultPlan) -> Faulty<D> {
         Faulty {
-            inner,
+            inner: Arc::new(inner),
             plan: Arc::new(plan),
             transactions: AtomicU64::new(0),
         }
@@ -482,10 +493,12 @@ impl<D: Database> Faulty<D> {
     }
 }
 
-impl<D: Database> Database for Faulty<D> {
+impl<D: Database + 'static> Database for Faulty<D> {
     fn create_trx(&self) -> Result<Box<dyn Transaction>> {
         Ok(Box::new(FaultyTx {
             inner: self.inner.create_trx()?,
+            db: self.inner.clone(),
+            last_read: None,
             plan: self.plan.clone(),
             number: self.transactions.fetch_add(1, Ordering::Relaxed),
             draws: 0,
@@ -504,6 +517,10 @@ impl<D: Database> Database for Faulty<D> {
 
 struct FaultyTx {
     inner: Box<dyn Transaction>,
+    /// The database, for the other transaction of a real conflict.
+    db: Arc<dyn Database>,
+    /// The last key read with a conflict, the one a real conflict writes.
+    last_read: Option<Vec<u8>>,
     plan: Arc<FaultPlan>,
     /// Which transaction of its database this is, from 0.
     number: u64,
@@ -540,6 +557,27 @@ impl FaultyTx {
         }
     }
 
+    /// Keeps `key` as the last read with a conflict; the system and
+    /// special keys, which another transaction could not write, are left.
+    fn note_read(&mut self, key: &[u8], snapshot: bool) {
+        if !snapshot && key < b"\xff".as_slice() {
+            self.last_read = Some(key.to_vec());
+        }
+    }
+
+    /// Another transaction writes the last key read, its value as it is.
+    fn conflict(&mut self) -> Result<()> {
+        let Some(key) = self.last_read.clone() else {
+            return Ok(());
+        };
+        let mut other = self.db.create_trx()?;
+        match other.get(&key, true)? {
+            Some(value) => other.set(&key, &value)?,
+            None => other.clear(&key)?,
+        }
+        other.commit().map(drop)
+    }
+
     fn wrote<T>(&mut self, result: Result<T>) -> Result<T> {
         self.wrote |= result.is_ok();
         result
@@ -554,7 +592,9 @@ impl Transaction for FaultyTx {
 
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         self.read()?;
-        self.inner.get(key, snapshot)
+        let value = self.inner.get(key, snapshot)?;
+        self.note_read(key, snapshot);
+        Ok(value)
     }
 
     fn get_range(
@@ -563,8 +603,19 @@ impl Transaction for FaultyTx {
         iteration: usize,
         snapshot: bool,
     ) -> Result<RangeResult> {
-        self.read()?;
-        self.inner.get_range(range, iteration, snapshot)
+        // FDB's client answers the conflicting keys itself, from the
+        // failed commit's reply: no server is asked, so nothing can fail.
+        let local = super::CONFLICTING_KEYS <= range.begin.as_slice()
+            && range.end.as_slice() <= super::CONFLICTING_KEYS_END;
+        if !local {
+            self.read()?;
+        }
+        let batch = self.inner.get_range(range, iteration, snapshot)?;
+        let last = batch.kvs.last().map(|kv| kv.key.clone());
+        if let Some(key) = last.or_else(|| (range.begin < range.end).then(|| range.begin.clone())) {
+            self.note_read(&key, snapshot);
+        }
+        Ok(batch)
     }
 
     fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
@@ -628,18 +679,24 @@ impl Transaction for FaultyTx {
                 self.inner.commit()?;
                 Err(Error::CommitUnknownResult)
             }
+            Some(Fault::Conflict) => {
+                self.conflict()?;
+                self.inner.commit()
+            }
         }
     }
 
     fn on_error(&mut self, error: Error) -> Result<()> {
         self.inner.on_error(error)?;
         self.wrote = false;
+        self.last_read = None;
         Ok(())
     }
 
     fn reset(&mut self) {
         self.inner.reset();
         self.wrote = false;
+        self.last_read = None;
     }
 
     fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus> {
@@ -805,10 +862,11 @@ mod tests {
     fn draws_repeat_with_their_seed() {
         let draws = |seed: u64| {
             let plan = FaultPlan::parse(&format!("1020:0.3,1235:0.2;seed={seed}")).unwrap();
+            let db = Arc::new(crate::kv::embedded::Embedded::memory());
             let mut tx = FaultyTx {
-                inner: crate::kv::embedded::Embedded::memory()
-                    .create_trx()
-                    .unwrap(),
+                inner: db.create_trx().unwrap(),
+                db,
+                last_read: None,
                 plan: Arc::new(plan),
                 number: 4,
                 draws: 0,

@@ -7,6 +7,11 @@
 //! reads (a cache of directory prefixes reads less, and the meter counts
 //! less). Nothing is metered unless a database is wrapped: a run that is
 //! not analyzed pays nothing.
+//!
+//! Each transaction asks for its conflicts to be reported
+//! ([`TransactionOption::ReportConflictingKeys`], set again on every
+//! attempt), and a commit that fails with `not_committed` reads the
+//! conflicting keys before the retry forgets them.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -37,6 +42,11 @@ pub trait Meter: Send + Sync {
 
     /// The transaction agreed to be retried after `error`.
     fn retry(&self, error: &Error);
+
+    /// A commit failed with `not_committed`, because of a write to
+    /// `ranges`: the read ranges the backend reported (FDB's conflicting
+    /// keys), none if it reported none. Comes before the retry.
+    fn conflict(&self, ranges: &[(Vec<u8>, Vec<u8>)]);
 }
 
 /// `D`, with every transaction reported to a [`Meter`].
@@ -54,7 +64,8 @@ impl<D: Database> Metered<D> {
 
 impl<D: Database> Database for Metered<D> {
     fn create_trx(&self) -> Result<Box<dyn Transaction>> {
-        let inner = self.inner.create_trx()?;
+        let mut inner = self.inner.create_trx()?;
+        inner.set_option(TransactionOption::ReportConflictingKeys)?;
         self.meter.transaction();
         Ok(Box::new(MeteredTx {
             inner,
@@ -147,22 +158,37 @@ impl Transaction for MeteredTx {
         self.inner.estimated_range_size(begin, end)
     }
 
+    /// A conflict's ranges are read at once, as only the failed attempt
+    /// knows them; a backend that cannot read them reports none.
     fn commit(&mut self) -> Result<Committed> {
         let began = Instant::now();
         let done = self.inner.commit();
         self.meter.commit(began.elapsed());
+        if let Err(e) = &done
+            && e.code() == Error::NotCommitted.code()
+        {
+            let ranges = super::read_conflicting(&mut *self.inner).unwrap_or_default();
+            self.meter.conflict(&ranges);
+        }
         done
     }
 
-    /// Counts a retry once the transaction has agreed to one.
+    /// Counts a retry once the transaction has agreed to one, and asks
+    /// the new attempt to report its conflicts too.
     fn on_error(&mut self, error: Error) -> Result<()> {
         self.inner.on_error(error.clone())?;
         self.meter.retry(&error);
-        Ok(())
+        self.inner
+            .set_option(TransactionOption::ReportConflictingKeys)
     }
 
     fn reset(&mut self) {
-        self.inner.reset()
+        self.inner.reset();
+        // Every backend takes the option; one that refused it would only
+        // report no conflicting range.
+        let _ = self
+            .inner
+            .set_option(TransactionOption::ReportConflictingKeys);
     }
 
     fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus> {

@@ -279,6 +279,15 @@ pub enum TransactionOption {
     /// Reads and writes may name the system keys (FDB's
     /// `access_system_keys`).
     AccessSystemKeys,
+    /// A commit that fails with `not_committed` keeps which of the
+    /// transaction's read conflict ranges another commit wrote, readable
+    /// until the transaction is reset or retried as FDB's special keys
+    /// `\xff\xff/transaction/conflicting_keys/<begin>` = `1` and
+    /// `.../<end>` = `0` (FDB's `report_conflicting_keys`; see
+    /// [`CONFLICTING_KEYS`](super::CONFLICTING_KEYS)). Not one of FDB's
+    /// persistent options: `on_error` and `reset` clear it, so each
+    /// attempt that wants the report sets it.
+    ReportConflictingKeys,
 }
 
 /// FDB's size limits, which the embedded backend enforces by default so

@@ -185,6 +185,51 @@ fn a_retry_is_counted_with_its_error() {
     assert_eq!(tx["statements"][0]["runs"], 2);
 }
 
+/// A real conflict (`1020-real`: another transaction writes the key the
+/// first statement read, just before the commit) is shown with the range
+/// the store reports, in hex, and the statement that read it; the JSON
+/// lists it as a pair of hex keys.
+#[test]
+fn a_conflict_shows_its_range_and_the_statement_that_read_it() {
+    // On the embedded store, where the draws of the seed are known.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let fql = || {
+        let mut cmd = fql_db();
+        cmd.arg("--db").arg(&db);
+        cmd
+    };
+    stdout(fql().args(["-w", "-q", "/r/s(1)=2"]));
+    let script = "/r/s(1)=<>\n/r/s(2)=3\n";
+    let analyze = |format: &str| {
+        stdout(
+            fql()
+                .env("FQL_FAULTS", "1020-real:0.5;seed=3")
+                .args(["explain", "--analyze", "-w", "--format", format])
+                .write_stdin(script),
+        )
+    };
+    let doc = json(&analyze("json"));
+    let tx = &doc["transactions"][0];
+    assert_eq!(tx["conflicts"], 1, "{tx}");
+    assert_eq!(tx["conflicting_ranges_reported"], true);
+    let ranges = tx["conflicting_ranges"].as_array().expect("a list");
+    assert_eq!(ranges.len(), 1, "{tx}");
+    let (begin, end) = (
+        ranges[0][0].as_str().unwrap(),
+        ranges[0][1].as_str().unwrap(),
+    );
+    // The key `(1)` of the directory, and the end of its range.
+    assert!(begin.ends_with("1501"), "{begin}");
+    assert_eq!(end, format!("{begin}00"));
+    assert_eq!(tx["conflicting_ranges_read_by"], serde_json::json!([[1]]));
+    let out = analyze("text");
+    let line = format!(
+        "  conflicts: 1; the conflicting range: 0x{begin}..0x{end} (read by statement 1)\n"
+    );
+    assert!(out.contains(&line), "{line:?} missing in:\n{out}");
+}
+
 /// A transaction that fails is reported as a run reports it, its figures
 /// shown up to there, and the transactions after it do not run.
 #[test]

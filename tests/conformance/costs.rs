@@ -119,3 +119,51 @@ pub fn writes_and_retries_are_counted(b: &Backend) {
     assert!(s.bytes_written >= written, "{s:?}");
     assert_eq!(s.returned, 0);
 }
+
+/// A real conflict is counted with the range the backend reports: the
+/// key the first statement read, which another transaction wrote after
+/// the attempt's read version, and that statement as its reader. A backend that cannot
+/// read the special keys (a directory's view) leaves it unreported.
+pub fn a_conflict_is_counted_with_its_range_and_reader(b: &Backend) {
+    run(&Engine::new(b.handle()), "/c(1)=2\n");
+    let key = b
+        .run(|tx, _| {
+            let dir = DirectoryLayer::new().open(tx, &["c"], b"")?;
+            Ok::<_, fql::directory::Error>(dir.subspace()?.pack(&(1i64,)))
+        })
+        .unwrap();
+    let costs = Arc::new(Costs::default());
+    let engine = Engine::new(b.handle()).metered(costs.clone());
+    let parsed = fql::check::load("/c(1)=<>\n/c(2)=3\n").unwrap();
+    let plan = fql::plan::plan(&parsed, &Default::default()).unwrap();
+    let steps = plan.transactions().next().unwrap();
+    let mut first = true;
+    engine
+        .run_transaction_with(
+            steps,
+            &mut Bindings::default(),
+            &mut exec::Each(|_: exec::Found<'_>| Ok(())),
+            // Before the statements: the key is read (its read version
+            // taken), then written by another transaction.
+            |tx| {
+                if std::mem::take(&mut first) {
+                    tx.get(&key, false)?;
+                    b.run(|other, _| other.set(&key, b"\x15\x02"))?;
+                }
+                Ok::<_, exec::Error>(())
+            },
+        )
+        .expect("committed on the second attempt");
+    let costs = costs.take();
+    let tx = &costs[0];
+    assert_eq!(tx.retries, [kv::Error::NotCommitted]);
+    if b.is_scoped() {
+        assert_eq!((tx.conflicting.len(), tx.unreported), (0, 1), "{tx:?}");
+        return;
+    }
+    assert!(tx.conflicts_reported(), "{tx:?}");
+    assert_eq!(tx.conflicting.len(), 1, "{tx:?}");
+    let c = &tx.conflicting[0];
+    assert_eq!((&c.begin, &c.end), (&key, &kv::key_after(&key)), "{c:?}");
+    assert_eq!(c.statements, [0], "{c:?}");
+}

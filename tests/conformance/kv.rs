@@ -886,6 +886,69 @@ pub fn conflicting_commits_fail_and_retry(db: &Backend) {
     assert_eq!(get(db, b"counter"), Some(b"intruder+".to_vec()));
 }
 
+/// With `ReportConflictingKeys`, a commit that fails with `not_committed`
+/// tells which of its read ranges another commit wrote, as FDB does: in
+/// the special keys under `\xff\xff/transaction/conflicting_keys/`, a key
+/// valued `1` where a range begins and `0` where it ends, the reads
+/// merged as they were sent, until the transaction is retried. Without
+/// the option, or without a conflict, the range reads empty.
+pub fn conflicting_keys_report_the_read_range_written(db: &Backend) {
+    if db.is_scoped() {
+        // The view is a keyspace without the special keys.
+        let mut tx = db.create_trx().unwrap();
+        let refused = tx.get(&[kv::CONFLICTING_KEYS, b"ck"].concat(), false);
+        assert_eq!(refused, Err(Error::KeyOutsideLegalRange));
+        return;
+    }
+    set_all(db, &[(b"ck", b"0"), (b"cl", b"0")]);
+    let conflicted = |report: bool| {
+        let mut reader = db.create_trx().unwrap();
+        if report {
+            reader
+                .set_option(TransactionOption::ReportConflictingKeys)
+                .unwrap();
+        }
+        reader.get(b"ck", false).unwrap();
+        let next = RangeOption::new(&b"ck\x00"[..], &b"cm"[..]);
+        reader.get_range(&next, 1, false).unwrap();
+        let apart = RangeOption::new(&b"x"[..], &b"y"[..]);
+        reader.get_range(&apart, 1, false).unwrap();
+        set_all(db, &[(b"cl", b"1")]);
+        reader.set(b"w", b"1").unwrap();
+        assert_eq!(reader.commit(), Err(Error::NotCommitted));
+        reader
+    };
+    let mut reader = conflicted(true);
+    let all = RangeOption::new(kv::CONFLICTING_KEYS, kv::CONFLICTING_KEYS_END);
+    let rows = reader.get_range(&all, 1, false).unwrap();
+    let prefixed = |k: &[u8]| [kv::CONFLICTING_KEYS, k].concat();
+    let shown: Vec<(Vec<u8>, Vec<u8>)> =
+        rows.kvs.into_iter().map(|kv| (kv.key, kv.value)).collect();
+    assert_eq!(
+        shown,
+        vec![
+            (prefixed(b"ck"), b"1".to_vec()),
+            (prefixed(b"cm"), b"0".to_vec())
+        ]
+    );
+    assert!(!rows.more);
+    assert_eq!(reader.get(&prefixed(b"ck"), false), Ok(Some(b"1".to_vec())));
+    assert_eq!(reader.get(&prefixed(b"cl"), false), Ok(None));
+    let ranges = kv::read_conflicting(&mut *reader).unwrap();
+    assert_eq!(ranges, vec![(b"ck".to_vec(), b"cm".to_vec())]);
+    reader.on_error(Error::NotCommitted).unwrap();
+    assert_eq!(kv::read_conflicting(&mut *reader).unwrap(), vec![]);
+    let mut unasked = conflicted(false);
+    assert_eq!(kv::read_conflicting(&mut *unasked).unwrap(), vec![]);
+    let mut calm = db.create_trx().unwrap();
+    calm.set_option(TransactionOption::ReportConflictingKeys)
+        .unwrap();
+    calm.get(b"ck", false).unwrap();
+    calm.set(b"w", b"2").unwrap();
+    assert_eq!(kv::read_conflicting(&mut *calm).unwrap(), vec![]);
+    calm.commit().unwrap();
+}
+
 pub fn concurrent_increments_lose_no_update(db: &Backend) {
     set_all(db, &[(b"n", &0u32.to_be_bytes())]);
     std::thread::scope(|s| {

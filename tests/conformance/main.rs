@@ -72,6 +72,7 @@ const CASES: &[Case] = cases![
     kv::clears_of_keys_too_long_to_store_do_not_fail,
     kv::transaction_size_counts_what_fdb_counts,
     kv::conflicting_commits_fail_and_retry,
+    kv::conflicting_keys_report_the_read_range_written,
     kv::concurrent_increments_lose_no_update,
     kv::snapshot_reads_do_not_conflict,
     kv::manual_conflict_ranges,
@@ -114,6 +115,7 @@ const CASES: &[Case] = cases![
     directory::cache::a_cached_path_costs_three_reads,
     directory::cache::other_sessions_changes_are_seen,
     directory::cache::a_writer_that_does_not_stamp,
+    costs::a_conflict_is_counted_with_its_range_and_reader,
 ];
 
 fn main() -> ExitCode {

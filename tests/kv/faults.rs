@@ -8,6 +8,7 @@ use std::time::Duration;
 use fql::kv::faults::{Fault, FaultPlan, Faulty, Site};
 use fql::kv::{
     self, Database, DatabaseExt, Error, MutationType, RangeOption, RetryOptions, Transaction,
+    TransactionOption,
 };
 
 use super::support::{Backend, get};
@@ -196,4 +197,30 @@ fn only_commits_that_write_fail() {
     tx.on_error(Error::from_code(1037)).unwrap();
     tx.commit().unwrap();
     assert_eq!(get(&backend, b"k"), None, "the retry dropped the write");
+}
+
+/// `1020-real` makes a real conflict: another transaction writes the key
+/// read last, its value unchanged, so the commit fails by itself, the
+/// store reports that key's range, and the retry commits once.
+#[test]
+fn a_real_conflict_reports_the_key_read_and_the_retry_commits() {
+    let backend = Backend::memory();
+    backend.db.run(|tx, _| tx.set(b"k", b"v")).unwrap();
+    let db = Faulty::new(backend.db.clone(), plan("1020-real:1"));
+    let mut tx = db.create_trx().unwrap();
+    tx.set_option(TransactionOption::ReportConflictingKeys)
+        .unwrap();
+    tx.get(b"a", false).unwrap();
+    tx.get(b"k", false).unwrap();
+    tx.set(b"w", b"1").unwrap();
+    assert_eq!(tx.commit().map(drop), Err(Error::NotCommitted));
+    let ranges = kv::read_conflicting(&mut *tx).unwrap();
+    assert_eq!(ranges, vec![(b"k".to_vec(), b"k\x00".to_vec())]);
+    assert_eq!(get(&backend.db, b"k"), Some(b"v".to_vec()));
+    // A transaction that read nothing has nothing to conflict on.
+    let mut blind = db.create_trx().unwrap();
+    blind.set(b"w", b"2").unwrap();
+    blind.commit().unwrap();
+    let plan = plan("1020-real:0.5;seed=1");
+    assert_eq!(FaultPlan::parse(&plan.to_string()).unwrap(), plan);
 }

@@ -75,6 +75,13 @@ impl Tx {
             persistent.iter().partition(|(code, _)| *code == 500);
         for (code, value) in others.into_iter().chain(timeouts.last().copied()) {
             st.options.apply(*code, value.as_deref())?;
+            // The database's `transaction_report_conflicting_keys`: the
+            // store reports each attempt's conflicts.
+            if *code == 712 {
+                let _ = st
+                    .inner
+                    .set_option(TransactionOption::ReportConflictingKeys);
+            }
         }
         self.arm_timeout(st);
         Ok(())

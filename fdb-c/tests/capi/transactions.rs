@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::support::{Db, int};
+use crate::support::{Db, Tx, int};
 
 #[test]
 fn writes_commit_and_read_back_with_their_version_and_versionstamp() {
@@ -92,6 +92,43 @@ fn a_conflict_is_retried_by_on_error_which_resets_the_transaction() {
     assert_eq!(retry.wait_error(), 0);
     // Reset: its write is gone and it reads the winner's.
     assert_eq!(t2.get(b"k").value(), Ok(Some(b"1".to_vec())));
+}
+
+/// `report_conflicting_keys` (712, or the database's 702): after a
+/// conflict, `\xff\xff/transaction/conflicting_keys/` holds the read range
+/// another commit wrote, a key valued `1` at its begin and `0` at its end,
+/// until `on_error`; without the option it is empty.
+#[test]
+fn conflicting_keys_are_reported_with_the_option() {
+    const PREFIX: &[u8] = b"\xff\xff/transaction/conflicting_keys/";
+    let end = [PREFIX, b"\xff\xff"].concat();
+    let conflicted = |db: &Db, option: bool| {
+        let (t1, t2) = (db.tx(), db.tx());
+        if option {
+            assert_eq!(t2.option(712, None), 0);
+        }
+        t2.get(b"k").value().unwrap();
+        t2.get(b"x").value().unwrap();
+        t1.set(b"k", b"1");
+        t2.set(b"w", b"2");
+        assert_eq!(t1.commit().wait_error(), 0);
+        assert_eq!(t2.commit().wait_error(), 1020);
+        t2
+    };
+    let reported = |tx: &Tx| tx.range(PREFIX, &end, 0, -2, false).rows().unwrap().0;
+    let db = Db::new();
+    let t2 = conflicted(&db, true);
+    let want = vec![
+        ([PREFIX, b"k"].concat(), b"1".to_vec()),
+        ([PREFIX, b"k\x00"].concat(), b"0".to_vec()),
+    ];
+    assert_eq!(reported(&t2), want);
+    assert_eq!(t2.on_error(1020).wait_error(), 0);
+    assert_eq!(reported(&t2), vec![]);
+    assert_eq!(reported(&conflicted(&db, false)), vec![]);
+    // The database's default reaches every transaction.
+    assert_eq!(db.option(702, None), 0);
+    assert_eq!(reported(&conflicted(&db, false)), want);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fql::exec::{self, Bindings, Costs, StatementCost, TransactionCost};
+use fql::exec::{self, Bindings, Conflict, Costs, StatementCost, TransactionCost};
 use fql::plan::{Plan, Step};
 use fql::syntax::Sources;
 use serde_json::{Value, json};
@@ -191,11 +191,44 @@ fn transaction_text(ran: &Ran) -> String {
         out += &format!(", after {}", retried(&costs.retries));
     }
     out += &format!("\n  conflicts: {}", costs.conflicts());
-    if costs.conflicts() > 0 {
-        out += "; the conflicting range: not reported by this backend";
-    }
+    out += &conflicting_text(costs);
     out.push('\n');
     out
+}
+
+/// The ranges the conflicts were on, as raw keys in hex, each with the
+/// statements that read it when known; and how many conflicts came
+/// without their range.
+fn conflicting_text(costs: &TransactionCost) -> String {
+    let mut out = String::new();
+    let ranges: Vec<String> = costs.conflicting.iter().map(conflict_text).collect();
+    match ranges.len() {
+        0 => {}
+        1 => out += &format!("; the conflicting range: {}", ranges[0]),
+        _ => out += &format!("; the conflicting ranges: {}", ranges.join(", ")),
+    }
+    match (costs.unreported, ranges.is_empty()) {
+        (0, _) => {}
+        (_, true) => out += "; the conflicting range: not reported by this backend",
+        (n, false) => out += &format!("; {} not reported", plural(n as u64, "range", "ranges")),
+    }
+    out
+}
+
+/// `0x..0x.. (read by statement N)`: hex, so no stored byte reaches the
+/// terminal raw.
+fn conflict_text(c: &Conflict) -> String {
+    let range = format!("0x{}..0x{}", hex(&c.begin), hex(&c.end));
+    let ids: Vec<String> = c.statements.iter().map(|id| (id + 1).to_string()).collect();
+    match ids.len() {
+        0 => range,
+        1 => format!("{range} (read by statement {})", ids[0]),
+        _ => format!("{range} (read by statements {})", ids.join(", ")),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The errors retried after, in order, a run of the same error once:
@@ -257,10 +290,36 @@ fn transaction_json(n: usize, steps: &[Step<'_>], sources: &Sources, ran: &Ran) 
         "commit_ms": millis(costs.commit_time),
         "retries": retries,
         "conflicts": costs.conflicts(),
-        "conflicting_ranges": Value::Null,
-        "conflicting_ranges_reported": false,
+        "conflicting_ranges": conflicting_json(costs),
+        "conflicting_ranges_reported": costs.conflicts_reported(),
+        "conflicting_ranges_read_by": read_by_json(costs),
         "statements": statements,
     })
+}
+
+/// `[[begin, end], ...]` in hex; `null` when a conflict's range was not
+/// reported.
+fn conflicting_json(costs: &TransactionCost) -> Value {
+    if !costs.conflicts_reported() {
+        return Value::Null;
+    }
+    let ranges: Vec<Value> = costs
+        .conflicting
+        .iter()
+        .map(|c| json!([hex(&c.begin), hex(&c.end)]))
+        .collect();
+    Value::from(ranges)
+}
+
+/// The statements (from 1) that read each conflicting range, in the
+/// order of `conflicting_ranges`.
+fn read_by_json(costs: &TransactionCost) -> Value {
+    let read_by: Vec<Vec<usize>> = costs
+        .conflicting
+        .iter()
+        .map(|c| c.statements.iter().map(|id| id + 1).collect())
+        .collect();
+    json!(read_by)
 }
 
 fn statement_json(step: &Step<'_>, sources: &Sources, cost: Option<&StatementCost>) -> Value {

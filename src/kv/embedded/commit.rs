@@ -48,6 +48,10 @@ pub(super) trait Committable {
     fn idempotency_id(&self) -> Option<IdempotencyId>;
     fn buffer(&self) -> &WriteBuffer;
     fn reads(&self) -> &RangeSet;
+    /// Whether a conflict is to be reported (`ReportConflictingKeys`).
+    fn reports_conflicts(&self) -> bool;
+    /// Keeps the read ranges a failed commit found written since.
+    fn conflicted(&mut self, ranges: RangeSet);
     /// The write conflict ranges, merged when the commit asks.
     fn writes(&mut self) -> &mut RangeList;
     /// Lets go of the snapshot before the commit waits for the write lock,
@@ -90,13 +94,15 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<
         .then(|| live(&tx.buffer().mutations));
     let logged = tx.writes().coarsened(LOGGED_RANGES);
     let mut outcome = None;
-    shared.store.write(tx.deadline(), &mut |w| {
+    let mut conflicting = None;
+    let report = tx.reports_conflicts();
+    let written = shared.store.write(tx.deadline(), &mut |w| {
         if let Some((rv, _)) = read {
             if rv < w.log_floor()? {
                 return Err(Error::TransactionTooOld);
             }
-            let reads = tx.reads();
-            if !reads.is_empty() && w.any_write_since(rv, &mut |b, e| reads.overlaps(b, e))? {
+            conflicting = conflicts(w, rv, tx.reads(), report)?;
+            if conflicting.is_some() {
                 return Err(Error::NotCommitted);
             }
         }
@@ -120,7 +126,11 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<
         }
         outcome = Some((version, stamp));
         Ok(())
-    })?;
+    });
+    if let Some(ranges) = conflicting {
+        tx.conflicted(ranges);
+    }
+    written?;
     let (version, stamp) = outcome.expect("set by a successful write");
     tx.spend();
     shared.store.after_commit();
@@ -135,6 +145,32 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<
         version: Some(version),
         versionstamp: Some(stamp),
     })
+}
+
+/// The read ranges of `reads` that a commit after `rv` wrote, if any
+/// was: all of them when `report` asks (for the conflicting keys), else
+/// none, found at the first (the commit fails the same).
+fn conflicts(
+    w: &mut dyn Writer,
+    rv: u64,
+    reads: &RangeSet,
+    report: bool,
+) -> Result<Option<RangeSet>> {
+    if reads.is_empty() {
+        return Ok(None);
+    }
+    if !report {
+        let any = w.any_write_since(rv, &mut |b, e| reads.overlaps(b, e))?;
+        return Ok(any.then(RangeSet::default));
+    }
+    let mut hit = RangeSet::default();
+    w.any_write_since(rv, &mut |b, e| {
+        for (rb, re) in reads.overlapping(b, e) {
+            hit.insert(rb, re);
+        }
+        false
+    })?;
+    Ok((!hit.is_empty()).then_some(hit))
 }
 
 /// Applies the mutations in order; returns the write conflict ranges of

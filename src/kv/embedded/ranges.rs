@@ -48,7 +48,6 @@ impl RangeSet {
         Some(end)
     }
 
-    #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
         self.ranges
             .iter()
@@ -156,6 +155,19 @@ impl RangeSet {
 
     pub fn contains(&self, key: &[u8]) -> bool {
         self.containing(key).is_some()
+    }
+
+    /// The ranges of the set that overlap `[begin, end)`, in order.
+    pub fn overlapping(&self, begin: &[u8], end: &[u8]) -> Vec<(&[u8], &[u8])> {
+        if begin >= end {
+            return Vec::new();
+        }
+        let first = self.at_or_before(begin).filter(|(_, e)| *e > begin);
+        let rest = self
+            .ranges
+            .range::<[u8], _>((Excluded(begin), Excluded(end)))
+            .map(|(b, e)| (b.as_slice(), e.as_slice()));
+        first.into_iter().chain(rest).collect()
     }
 
     /// Whether any range of the set overlaps `[begin, end)`.

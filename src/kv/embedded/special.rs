@@ -1,11 +1,15 @@
 //! The special keys, from `0xffff` on: keys no store holds, which FDB's
-//! client answers from what it knows. The embedded store answers the one
-//! it can answer truthfully, `\xff\xff/status/json`, and fails every other
-//! as FDB's client fails a special key no module of its answers.
+//! client answers from what it knows. The embedded store answers those it
+//! can answer truthfully, `\xff\xff/status/json` and a transaction's
+//! conflicting keys (`\xff\xff/transaction/conflicting_keys/`, which the
+//! transaction answers from its last commit), and fails every other as
+//! FDB's client fails a special key no module of its answers.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::kv::{Error, KeyValue, RangeOption, Result, key_after};
+use crate::kv::{
+    CONFLICTING_KEYS, CONFLICTING_KEYS_END, Error, KeyValue, RangeOption, Result, key_after,
+};
 
 /// FDB's machine-readable status: a JSON document.
 pub(super) const STATUS_JSON: &[u8] = b"\xff\xff/status/json";
@@ -19,25 +23,55 @@ pub(super) fn get(key: &[u8], version: u64) -> Result<Option<Vec<u8>>> {
     Err(Error::from_code(NO_MODULE))
 }
 
-/// A range of the special keys. As in FDB, a range must lie in one
-/// module's keys: within the status document's (which holds one key), or
-/// it fails, with `special_keys_cross_module_read` when it reaches into
-/// that module's keys from outside, else `special_keys_no_module_found`.
+/// The modules of special keys the store answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Module {
+    /// `\xff\xff/status/json`, one key.
+    Status,
+    /// `\xff\xff/transaction/conflicting_keys/`: the transaction's last
+    /// conflict, which the transaction answers (see
+    /// [`conflicting_rows`](crate::kv::conflicting_rows)).
+    ConflictingKeys,
+}
+
+/// The module that holds `[begin, end)` (`begin < end`). As in FDB, a
+/// range must lie in one module's keys, or it fails, with
+/// `special_keys_cross_module_read` when it reaches into a module's keys
+/// from outside, else `special_keys_no_module_found`.
+pub(super) fn module(begin: &[u8], end: &[u8]) -> Result<Module> {
+    let status_end = key_after(STATUS_JSON);
+    let modules = [
+        (Module::Status, STATUS_JSON, status_end.as_slice()),
+        (
+            Module::ConflictingKeys,
+            CONFLICTING_KEYS,
+            CONFLICTING_KEYS_END,
+        ),
+    ];
+    for (module, lo, hi) in modules {
+        if lo <= begin && end <= hi {
+            return Ok(module);
+        }
+        if begin < hi && end > lo {
+            return Err(Error::from_code(CROSS_MODULE));
+        }
+    }
+    Err(Error::from_code(NO_MODULE))
+}
+
+/// A range of the status module's keys (see [`module`]); other ranges
+/// fail as there.
 pub(super) fn get_range(range: &RangeOption, version: u64) -> Result<Vec<KeyValue>> {
-    let module_end = key_after(STATUS_JSON);
     let (begin, end) = (&range.begin[..], &range.end[..]);
     if begin >= end {
         return Ok(Vec::new());
     }
-    let inside = begin >= STATUS_JSON && end <= &module_end[..];
-    let overlaps = begin < &module_end[..] && end > STATUS_JSON;
-    match (inside, overlaps) {
-        (true, _) => Ok(vec![KeyValue {
+    match module(begin, end)? {
+        Module::Status => Ok(vec![KeyValue {
             key: STATUS_JSON.to_vec(),
             value: status_json(version),
         }]),
-        (false, true) => Err(Error::from_code(CROSS_MODULE)),
-        (false, false) => Err(Error::from_code(NO_MODULE)),
+        Module::ConflictingKeys => Ok(Vec::new()),
     }
 }
 
@@ -92,5 +126,12 @@ mod tests {
             b"\xff\xff/worker_interfaces0",
         );
         assert_eq!(get_range(&elsewhere, 1).unwrap_err().code(), NO_MODULE);
+        let conflicts = range(CONFLICTING_KEYS, CONFLICTING_KEYS_END);
+        assert_eq!(
+            module(&conflicts.begin, &conflicts.end).unwrap(),
+            Module::ConflictingKeys
+        );
+        let past = range(CONFLICTING_KEYS, b"\xff\xff/transaction0");
+        assert_eq!(get_range(&past, 1).unwrap_err().code(), CROSS_MODULE);
     }
 }

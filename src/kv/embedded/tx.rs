@@ -10,6 +10,7 @@ use super::buffer::{Entry, WriteBuffer};
 use super::commit::{self, Committable};
 use super::ranges::{RangeList, RangeSet};
 use super::read::read_batch;
+use super::special::Module;
 use super::store::Snapshot;
 use super::watches::Watched;
 use crate::kv::admit::{
@@ -52,6 +53,12 @@ pub(crate) struct EmbeddedTx {
     /// How far into the system keys reads and writes may reach; kept
     /// through retries, as FDB keeps options.
     system: SystemKeys,
+    /// `ReportConflictingKeys`, until a retry or a reset.
+    report_conflicts: bool,
+    /// The read ranges the last commit found written by another, when it
+    /// failed with `not_committed` and conflicts are reported: what the
+    /// conflicting keys answer until a reset or a retry.
+    conflicting: RangeSet,
 }
 
 impl EmbeddedTx {
@@ -76,6 +83,8 @@ impl EmbeddedTx {
             retries: 0,
             backoff: Backoff::default(),
             system: SystemKeys::Closed,
+            report_conflicts: false,
+            conflicting: RangeSet::default(),
         }
     }
 
@@ -184,6 +193,20 @@ impl EmbeddedTx {
         self.no_conflict_next = false;
         self.spent = false;
         self.idempotency_id = None;
+        self.report_conflicts = false;
+        self.conflicting.clear();
+    }
+
+    /// The conflicting keys' rows in `[begin, end)`, from the last
+    /// commit's conflict: answered from the transaction alone, so they
+    /// can be read after the commit let go of its snapshot.
+    fn conflicting_rows(&self, begin: &[u8], end: &[u8]) -> Vec<KeyValue> {
+        let ranges: Vec<(Vec<u8>, Vec<u8>)> = self
+            .conflicting
+            .iter()
+            .map(|(b, e)| (b.to_vec(), e.to_vec()))
+            .collect();
+        crate::kv::conflicting_rows(&ranges, begin, end)
     }
 }
 
@@ -231,6 +254,14 @@ impl Committable for EmbeddedTx {
         &self.reads
     }
 
+    fn reports_conflicts(&self) -> bool {
+        self.report_conflicts
+    }
+
+    fn conflicted(&mut self, ranges: RangeSet) {
+        self.conflicting = ranges;
+    }
+
     fn writes(&mut self) -> &mut RangeList {
         &mut self.writes
     }
@@ -253,6 +284,10 @@ impl Transaction for EmbeddedTx {
 
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         if key >= SPECIAL_KEYS {
+            if super::special::module(key, &key_after(key))? == Module::ConflictingKeys {
+                let rows = self.conflicting_rows(key, &key_after(key));
+                return Ok(rows.into_iter().next().map(|kv| kv.value));
+            }
             let version = self.snap()?.version();
             return super::special::get(key, version);
         }
@@ -295,8 +330,14 @@ impl Transaction for EmbeddedTx {
             (mode, None) => mode.batch_rows(iteration),
         };
         if range.begin.as_slice() >= SPECIAL_KEYS {
-            let version = self.snap()?.version();
-            let mut kvs = super::special::get_range(range, version)?;
+            let mut kvs = if range.begin >= range.end {
+                Vec::new()
+            } else if super::special::module(&range.begin, &range.end)? == Module::ConflictingKeys {
+                self.conflicting_rows(&range.begin, &range.end)
+            } else {
+                let version = self.snap()?.version();
+                super::special::get_range(range, version)?
+            };
             if range.reverse {
                 kvs.reverse();
             }
@@ -460,6 +501,7 @@ impl Transaction for EmbeddedTx {
             TransactionOption::IdempotencyId(id) => self.idempotency_id = Some(id),
             TransactionOption::ReadSystemKeys => self.system = self.system.max(SystemKeys::Read),
             TransactionOption::AccessSystemKeys => self.system = SystemKeys::Access,
+            TransactionOption::ReportConflictingKeys => self.report_conflicts = true,
         }
         Ok(())
     }

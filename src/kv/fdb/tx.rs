@@ -20,8 +20,9 @@ use crate::kv::admit::{
     storable_bounds,
 };
 use crate::kv::{
-    Committed, ConflictRangeType, Error, KeyValue, Limits, MutationType, RangeOption, RangeResult,
-    Result, StreamingMode, Transaction, TransactionOption, Watch,
+    CONFLICTING_KEYS, CONFLICTING_KEYS_END, Committed, ConflictRangeType, Error, KeyValue, Limits,
+    MutationType, RangeOption, RangeResult, Result, StreamingMode, Transaction, TransactionOption,
+    Watch, conflicting_rows, key_after,
 };
 
 type StampFuture = Pin<Box<dyn Future<Output = FdbResult<FdbSlice>> + Send>>;
@@ -115,6 +116,27 @@ impl FdbTx {
 
     /// A commit error as the interface's error, with the sizes the client
     /// does not report.
+    /// The conflicting keys in `[begin, end)` after a failed commit. FDB's
+    /// client answers them from the failed transaction, which the crate
+    /// keeps inside the commit's error and reads them through alone;
+    /// `None` for any other read.
+    fn conflicting(&self, begin: &[u8], end: &[u8]) -> Option<Result<Vec<KeyValue>>> {
+        let State::Failed(failed) = &self.state else {
+            return None;
+        };
+        if !(CONFLICTING_KEYS <= begin && begin < end && end <= CONFLICTING_KEYS_END) {
+            return None;
+        }
+        let ranges = block_on(failed.conflicting_keys()).map_err(from_fdb);
+        Some(ranges.map(|ranges| {
+            let ranges: Vec<(Vec<u8>, Vec<u8>)> = ranges
+                .iter()
+                .map(|r| (r.begin().to_vec(), r.end().to_vec()))
+                .collect();
+            conflicting_rows(&ranges, begin, end)
+        }))
+    }
+
     fn commit_error(&self, code: i32) -> Error {
         match code {
             2101 => Error::TransactionTooLarge {
@@ -166,6 +188,9 @@ impl Transaction for FdbTx {
     }
 
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
+        if let Some(rows) = self.conflicting(key, &key_after(key)) {
+            return Ok(rows?.into_iter().next().map(|kv| kv.value));
+        }
         let value = block_on(self.tx()?.get(key, snapshot)).map_err(from_fdb)?;
         if !snapshot {
             self.reads += key_range_size(key.len());
@@ -182,6 +207,14 @@ impl Transaction for FdbTx {
         // FDB reads a limit of 0 as "no limit".
         if range.limit == Some(0) {
             return Ok(RangeResult::default());
+        }
+        if let Some(rows) = self.conflicting(&range.begin, &range.end) {
+            let mut kvs = rows?;
+            if range.reverse {
+                kvs.reverse();
+            }
+            kvs.truncate(range.limit.unwrap_or(usize::MAX));
+            return Ok(RangeResult { kvs, more: false });
         }
         let opt = foundationdb::RangeOption {
             begin: selector(&range.begin),
@@ -313,6 +346,7 @@ impl Transaction for FdbTx {
                 self.system = SystemKeys::Access;
                 FdbOption::AccessSystemKeys
             }
+            TransactionOption::ReportConflictingKeys => FdbOption::ReportConflictingKeys,
         };
         self.tx()?.set_option(option).map_err(from_fdb)
     }
