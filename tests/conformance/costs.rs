@@ -103,10 +103,14 @@ pub fn writes_and_retries_are_counted(b: &Backend) {
         .expect("committed on the second attempt");
     let costs = costs.take();
     let tx = &costs[0];
-    assert_eq!(tx.retries, [kv::Error::NotCommitted]);
-    assert_eq!(tx.conflicts(), 1);
+    // On a cluster shared with other cases running at once, a real
+    // conflict may follow the one made here: each is counted too.
+    assert_eq!(tx.retries[0], kv::Error::NotCommitted);
+    assert!(tx.retries.iter().all(|e| *e == kv::Error::NotCommitted));
+    assert_eq!(tx.conflicts(), tx.retries.len());
     let s = &tx.statements[0];
-    assert_eq!(s.runs, 1, "the first attempt stopped before it: {s:?}");
+    // The first attempt stopped before the statement; each later one ran it.
+    assert_eq!(s.runs, tx.retries.len() as u64, "{s:?}");
     let written = b
         .run(|tx, _| {
             let dir = DirectoryLayer::new().open(tx, &["w"], b"")?;
