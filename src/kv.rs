@@ -64,6 +64,7 @@ pub use transaction::{
     CommitStatus, Committed, ConflictRangeType, Database, DatabaseExt, IdempotencyId, Limits,
     MutationType, Transaction, TransactionOption,
 };
+pub(crate) use watch::thread_waker;
 pub use watch::{Watch, WatchFuture};
 
 /// Locks `mutex`, whatever a thread that panicked while holding it left.

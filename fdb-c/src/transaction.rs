@@ -36,8 +36,8 @@ use fql::kv::{self, TransactionOption};
 
 use crate::database::Db;
 use crate::errors::{
-    self, CLIENT_INVALID_OPERATION, Code, TRANSACTION_CANCELLED, TRANSACTION_TIMED_OUT,
-    TRANSACTION_TOO_LARGE, USED_DURING_COMMIT,
+    self, CLIENT_INVALID_OPERATION, Code, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
+    TRANSACTION_CANCELLED, TRANSACTION_TIMED_OUT, TRANSACTION_TOO_LARGE, USED_DURING_COMMIT,
 };
 use crate::future::Future;
 use crate::guard::lock;
@@ -171,6 +171,19 @@ impl State {
     fn readable(&mut self) -> Result<(), Code> {
         self.usable()?;
         self.check_version()
+    }
+
+    /// [`readable`](Self::readable), for a read of the range `[begin,
+    /// end)`: in order, and within the keys reads may reach.
+    fn range_readable(&mut self, begin: &[u8], end: &[u8]) -> Result<(), Code> {
+        self.readable()?;
+        if begin > end {
+            return Err(INVERTED_RANGE);
+        }
+        if begin > self.max_read_key() || end > self.max_read_key() {
+            return Err(KEY_OUTSIDE_LEGAL_RANGE);
+        }
+        Ok(())
     }
 
     /// Whether a call that returns nothing should go ahead. After a commit

@@ -38,7 +38,7 @@ impl Watch {
     /// again).
     pub fn wait(&mut self, timeout: Option<Duration>) -> Result<bool> {
         let deadline = timeout.map(|t| Instant::now() + t);
-        let waker = Waker::from(Arc::new(Unpark(thread::current())));
+        let waker = thread_waker();
         let mut cx = Context::from_waker(&waker);
         loop {
             if let Poll::Ready(r) = self.future.as_mut().poll(&mut cx) {
@@ -64,6 +64,12 @@ impl Future for Watch {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         self.future.as_mut().poll(cx)
     }
+}
+
+/// A waker that unparks the calling thread: what a synchronous wait on
+/// watches parks on between polls.
+pub(crate) fn thread_waker() -> Waker {
+    Waker::from(Arc::new(Unpark(thread::current())))
 }
 
 struct Unpark(Thread);

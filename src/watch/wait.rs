@@ -2,12 +2,11 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
-use std::thread::{self, Thread};
+use std::task::{Context, Poll};
+use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::kv::{Result, Watch};
+use crate::kv::{Result, Watch, thread_waker};
 
 /// How often `stop` is asked while nothing fires: a Ctrl-C ends a wait
 /// within this.
@@ -22,7 +21,7 @@ pub(super) fn any(
     until: Option<Instant>,
     stop: &dyn Fn() -> bool,
 ) -> Vec<(usize, Result<()>)> {
-    let waker = Waker::from(Arc::new(Unpark(thread::current())));
+    let waker = thread_waker();
     let mut cx = Context::from_waker(&waker);
     loop {
         let fired: Vec<_> = watches
@@ -42,17 +41,5 @@ pub(super) fn any(
             None => TICK,
         };
         thread::park_timeout(left);
-    }
-}
-
-struct Unpark(Thread);
-
-impl Wake for Unpark {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.unpark();
     }
 }

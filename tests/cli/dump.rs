@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{fql_db, outputs, stderr, stdout, text};
+use super::{fql_db, interrupt_when_blocked, outputs, stderr, stdout, text};
 
 /// `fql --db DB`, with no fault plan unless `faults`.
 fn on(db: &Path, faults: Option<&str>) -> assert_cmd::Command {
@@ -371,11 +371,10 @@ fn usage_errors_name_what_is_wrong() {
 /// not put in place.
 #[test]
 fn ctrl_c_stops_a_dump() {
-    use std::io::Read;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("fql.db");
     fill(&db, 60_000);
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("fql"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("fql"))
         .env_remove("FQL_FAULTS")
         .env_remove("FDB_CLUSTER_FILE")
         .arg("--db")
@@ -387,17 +386,7 @@ fn ctrl_c_stops_a_dump() {
         .unwrap();
     // The pipe is not read, so the dump blocks with it full; it is still
     // running when the signal comes.
-    let mut out = child.stdout.take().unwrap();
-    let mut first = [0u8; 10];
-    out.read_exact(&mut first).unwrap();
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let mut rest = Vec::new();
-    out.read_to_end(&mut rest).unwrap();
-    let done = child.wait_with_output().unwrap();
+    let (done, rest) = interrupt_when_blocked(child);
     assert_eq!(done.status.code(), Some(130), "{done:?}");
     assert!(text(&done.stderr).contains("fql: interrupted"), "{done:?}");
     assert!(!String::from_utf8_lossy(&rest).contains("% end"));

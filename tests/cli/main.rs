@@ -53,6 +53,24 @@ fn temp_file(name: &str, contents: &[u8]) -> std::path::PathBuf {
     path
 }
 
+/// Sends SIGINT to `child` once it has written to its piped standard
+/// output, which nothing reads until then: a child still busy, blocked on
+/// a full pipe. Returns how it ended and what it wrote after the signal.
+fn interrupt_when_blocked(mut child: Child) -> (std::process::Output, Vec<u8>) {
+    use std::io::Read;
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 10];
+    out.read_exact(&mut first).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).unwrap();
+    (child.wait_with_output().unwrap(), rest)
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
 }

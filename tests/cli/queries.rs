@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Output};
 
-use super::{fql, on_db, outputs, spawn_piped, stderr, stdout, text};
+use super::{fql, interrupt_when_blocked, on_db, outputs, spawn_piped, stderr, stdout, text};
 
 /// `fql --db DIR/fql.db ARGS` with its output piped, for the tests that stop it mid-way.
 fn spawn(dir: &Path, args: &[&str]) -> Child {
@@ -184,20 +184,10 @@ fn interrupt_stops_a_run_with_status_130_and_rolls_back() {
     let lines: String = (0..60_000).map(|i| format!("/i({i})=\"{i}\"\n")).collect();
     std::fs::write(&script, lines).unwrap();
     db().args(["-w", "-f"]).arg(&script).assert().success();
-    let mut child = spawn(dir.path(), &["-q", "/i(<int>)=<str>"]);
+    let child = spawn(dir.path(), &["-q", "/i(<int>)=<str>"]);
     // The pipe is not read, so the read blocks with its buffer full; it is
     // still running when the signal comes.
-    let mut out = child.stdout.take().unwrap();
-    let mut first = [0u8; 10];
-    out.read_exact(&mut first).unwrap();
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let mut rest = Vec::new();
-    out.read_to_end(&mut rest).unwrap();
-    let done = child.wait_with_output().unwrap();
+    let (done, rest) = interrupt_when_blocked(child);
     assert_eq!(done.status.code(), Some(130), "{done:?}");
     assert!(text(&done.stderr).contains("interrupted"), "{done:?}");
     let printed = String::from_utf8_lossy(&rest);

@@ -16,8 +16,8 @@ use fql::kv::{KeyValue, METADATA_VERSION_KEY, RangeOption, StreamingMode};
 use super::special::{self, SPECIAL};
 use super::{State, Tx};
 use crate::errors::{
-    CLIENT_INVALID_OPERATION, Code, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE, KEY_TOO_LARGE,
-    TOO_MANY_WATCHES, UNSUPPORTED_OPERATION,
+    CLIENT_INVALID_OPERATION, Code, KEY_OUTSIDE_LEGAL_RANGE, KEY_TOO_LARGE, TOO_MANY_WATCHES,
+    UNSUPPORTED_OPERATION,
 };
 use crate::future::{Future, KeyValues, Keys, Strings, Value};
 use crate::range::{self, Raw};
@@ -150,13 +150,7 @@ impl Tx {
     /// takes from its shards' samples and which cost no conflicts.
     fn scan(&self, begin: &[u8], end: &[u8], mut each: impl FnMut(&KeyValue)) -> Result<(), Code> {
         let mut st = self.lock();
-        st.readable()?;
-        if begin > end {
-            return Err(INVERTED_RANGE);
-        }
-        if begin > st.max_read_key() || end > st.max_read_key() {
-            return Err(KEY_OUTSIDE_LEGAL_RANGE);
-        }
+        st.range_readable(begin, end)?;
         if begin >= end {
             return Ok(());
         }
@@ -176,13 +170,7 @@ impl Tx {
     /// comes from its storage servers' samples.
     pub fn estimated_size(&self, begin: &[u8], end: &[u8]) -> Result<i64, Code> {
         let mut st = self.lock();
-        st.readable()?;
-        if begin > end {
-            return Err(INVERTED_RANGE);
-        }
-        if begin > st.max_read_key() || end > st.max_read_key() {
-            return Err(KEY_OUTSIDE_LEGAL_RANGE);
-        }
+        st.range_readable(begin, end)?;
         let size = st
             .inner
             .estimated_range_size(begin, end)
