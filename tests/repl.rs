@@ -42,6 +42,14 @@ fn entry(p: &mut PtySession, line: &str) {
     p.exp_string("fql> ").unwrap();
 }
 
+/// Types `line`, expects `shown` in what it prints, and waits for the
+/// next prompt.
+fn ask(p: &mut PtySession, line: &str, shown: &str) {
+    p.send_line(line).unwrap();
+    p.exp_string(shown).unwrap();
+    p.exp_string("fql> ").unwrap();
+}
+
 #[test]
 fn a_statement_goes_on_over_lines_while_a_tuple_is_open() {
     let dir = tempfile::tempdir().unwrap();
@@ -72,9 +80,7 @@ fn tab_completes_a_directory_name_read_from_the_database() {
     p.flush().unwrap();
     p.exp_string("orders_2026").expect("the name completes");
     // Enter lists the completed directory.
-    p.send_line("").unwrap();
-    p.exp_string("/shop/orders_2026\r\n").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "", "/shop/orders_2026\r\n");
     // Commands and their arguments complete too.
     p.send("\\writ\t").unwrap();
     p.flush().unwrap();
@@ -107,9 +113,7 @@ fn begin_and_commit_make_one_transaction() {
     p.exp_regex(AGED).unwrap();
     // ... and another process sees none of them before the commit.
     assert_eq!(query(&db, "/bank(<str>)=<int>"), "");
-    p.send_line("\\commit").unwrap();
-    p.exp_string("committed").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\commit", "committed");
     assert_eq!(
         query(&db, "/bank(<str>)=<int>"),
         "/bank(\"ann\")=10\n/bank(\"bob\")=20\n"
@@ -120,9 +124,7 @@ fn begin_and_commit_make_one_transaction() {
     p.exp_string("fql*> ").unwrap();
     p.send_line("/bank(\"eve\")=30").unwrap();
     p.exp_regex(AGED).unwrap();
-    p.send_line("\\rollback").unwrap();
-    p.exp_string("rolled back").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\rollback", "rolled back");
     assert!(!query(&db, "/bank(<str>)=<int>").contains("eve"));
     quit(p);
 }
@@ -172,9 +174,7 @@ fn cd_moves_the_root_that_relative_paths_start_from() {
     p.exp_string("fql::above_root")
         .expect("never a silent stay at `/`");
     p.exp_string("fql> ").unwrap();
-    p.send_line("..(1)").unwrap();
-    p.exp_string("fql::above_root").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "..(1)", "fql::above_root");
     p.send_line("\\cd").unwrap();
     p.exp_string("fql /app> ").expect("back to --root");
     p.send_line("\\cd <>").unwrap();
@@ -371,9 +371,7 @@ fn history_keeps_reads_but_not_writes_unless_asked() {
         // Relative writes are writes too, with `./` or without.
         entry(&mut p, "./h(2)=\"two\"");
         entry(&mut p, "h(3)=\"three\"");
-        p.send_line("/h(<int>)=<str>").unwrap();
-        p.exp_string("/h(1)=\"one\"").unwrap();
-        p.exp_string("fql> ").unwrap();
+        ask(&mut p, "/h(<int>)=<str>", "/h(1)=\"one\"");
         quit(p);
         std::fs::read_to_string(&history).unwrap()
     };
@@ -637,9 +635,7 @@ fn long_results_go_through_the_pager() {
     p.send_line("\\pager").unwrap();
     p.exp_string("the pager is on: results longer than the screen go through `cat -n`")
         .unwrap();
-    p.send_line("\\pager off").unwrap();
-    p.exp_string("the pager is off").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\pager off", "the pager is off");
     p.send_line("/p(<int>)=<int>").unwrap();
     let direct = p.exp_string("fql> ").unwrap();
     assert!(direct.contains("/p(29)=29"), "{direct:?}");
@@ -747,9 +743,7 @@ fn o_sends_results_to_a_file() {
     std::fs::write(&out, "old\n").unwrap();
     std::fs::remove_file(&out).unwrap();
     let mut p = shell(&db, &[]);
-    p.send_line(&format!("\\o {}", out.display())).unwrap();
-    p.exp_string("results go to").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, &format!("\\o {}", out.display()), "results go to");
     p.send_line("/p(<int>)=<int>").unwrap();
     let shown = p.exp_string("fql> ").unwrap();
     assert!(!shown.contains("/p(1)=1"), "{shown:?}");
@@ -761,9 +755,7 @@ fn o_sends_results_to_a_file() {
     let shown = p.exp_string("3 violations").unwrap();
     assert!(!shown.contains("expected str"), "{shown:?}");
     p.exp_string("fql> ").unwrap();
-    p.send_line("\\o").unwrap();
-    p.exp_string("results go to the terminal").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\o", "results go to the terminal");
     p.send_line("/p(2)=<int>").unwrap();
     p.exp_string("/p(2)=2").expect("on the terminal again");
     p.exp_string("fql> ").unwrap();
@@ -845,9 +837,7 @@ fn e_edits_the_last_entry_and_runs_it() {
     std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
     let editor = editor.display().to_string();
     let mut p = shell_env(&db, &[], &[("EDITOR", &editor)]);
-    p.send_line("/p(1)=<int>").unwrap();
-    p.exp_string("/p(1)=1").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "/p(1)=<int>", "/p(1)=1");
     p.send_line("\\e").unwrap();
     p.exp_string("/p(2)=2").expect("the edited entry ran");
     p.exp_string("fql> ").unwrap();
@@ -874,12 +864,8 @@ fn ctrl_r_finds_a_past_entry() {
     let db = dir.path().join("fql.db");
     fill(&db, 3);
     let mut p = shell(&db, &[]);
-    p.send_line("/p(1)=<int>").unwrap();
-    p.exp_string("/p(1)=1").unwrap();
-    p.exp_string("fql> ").unwrap();
-    p.send_line("/p(2)=<int>").unwrap();
-    p.exp_string("/p(2)=2").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "/p(1)=<int>", "/p(1)=1");
+    ask(&mut p, "/p(2)=<int>", "/p(2)=2");
     p.send_control('r').unwrap();
     p.send("(1").unwrap();
     p.flush().unwrap();
@@ -899,22 +885,14 @@ fn commands_say_what_they_did_and_what_is_set() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("fql.db");
     let mut p = shell(&db, &[]);
-    p.send_line("\\format").unwrap();
-    p.exp_string("format is text").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\format", "format is text");
     entry(&mut p, "\\format jsonl");
-    p.send_line("\\format").unwrap();
-    p.exp_string("format is jsonl").unwrap();
-    p.exp_string("fql> ").unwrap();
-    p.send_line("\\bytes").unwrap();
-    p.exp_string("bytes are full").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\format", "format is jsonl");
+    ask(&mut p, "\\bytes", "bytes are full");
     p.send_line("\\begin").unwrap();
     p.exp_string("transaction open; \\commit or \\rollback")
         .unwrap();
-    p.send_line("\\rollback").unwrap();
-    p.exp_string("rolled back").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\rollback", "rolled back");
     p.send_line("\\help").unwrap();
     p.exp_string("\\validate SCHEMA").unwrap();
     p.exp_string("\\pager [on|off]").unwrap();
@@ -924,9 +902,7 @@ fn commands_say_what_they_did_and_what_is_set() {
     p.exp_string("validate").unwrap();
     p.send_line("").unwrap();
     p.exp_string("\\validate takes a schema").unwrap();
-    p.send_line("\\ls /nope").unwrap();
-    p.exp_string("there is no directory /nope").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\ls /nope", "there is no directory /nope");
     quit(p);
 }
 
@@ -990,9 +966,7 @@ fn set_gives_references_a_value_in_later_entries() {
     query(&db, r#"/app/users(1,"ann")=10"#);
     query(&db, r#"/app/users(2,"bob")=20"#);
     let mut p = shell(&db, &[]);
-    p.send_line("\\set").unwrap();
-    p.exp_string("no parameters are set").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\set", "no parameters are set");
     entry(&mut p, "\\set id 2");
     p.send_line("/app/users(:id,<str>)=<int>").unwrap();
     p.exp_string(r#"/app/users(2,"bob")=20"#)
@@ -1012,12 +986,8 @@ fn set_gives_references_a_value_in_later_entries() {
     p.exp_string("`\\set id VALUE`").unwrap();
     let help = p.exp_string("fql> ").unwrap();
     assert!(!help.contains("-p id"), "{help:?}");
-    p.send_line("\\unset id").unwrap();
-    p.exp_string("`:id` has no value").unwrap();
-    p.exp_string("fql> ").unwrap();
-    p.send_line("\\set id").unwrap();
-    p.exp_string("needs a value").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\unset id", "`:id` has no value");
+    ask(&mut p, "\\set id", "needs a value");
     quit(p);
 }
 
@@ -1048,15 +1018,15 @@ fn alt_enter_makes_an_entry_of_several_statements_run_as_one_script() {
     // An open tuple goes on by itself, with the same prompt.
     p.send_line("/app/emails(").unwrap();
     p.exp_string("...> ").unwrap();
-    p.send_line("<int>)").unwrap();
-    p.exp_string(r#"/app/emails(1)="ann@example.com""#).unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "<int>)", r#"/app/emails(1)="ann@example.com""#);
     // So do options on a line of their own, which stand above a query.
     p.send_line("[reverse]").unwrap();
     p.exp_string("...> ").unwrap();
-    p.send_line("/app/users(<int>,<str>)").unwrap();
-    p.exp_string(r#"/app/users(1,"ann")=1"#).unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(
+        &mut p,
+        "/app/users(<int>,<str>)",
+        r#"/app/users(1,"ann")=1"#,
+    );
     // Ctrl-C drops every line of the entry.
     p.send(&format!("/app/nothing(1)=2{ALT_ENTER}")).unwrap();
     p.flush().unwrap();
@@ -1098,9 +1068,7 @@ fn history_keeps_no_relative_write_nor_a_write_with_a_typo() {
         .env("TERM", "xterm");
     let mut p = spawn_command(cmd, Some(20_000)).unwrap();
     p.exp_string("fql> ").unwrap();
-    p.send_line("\\writemode   on").unwrap();
-    p.exp_string("writes are on").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\writemode   on", "writes are on");
     p.send_line("\\cd /app").unwrap();
     p.exp_string("fql /app> ").unwrap();
     for line in ["users(2)=2", "users(3)=3 x", "users(4 4)=4"] {
@@ -1155,13 +1123,9 @@ fn commands_of_fdbcli_and_psql_are_answered_not_run() {
         assert!(!rest.contains("fql::"), "{typed}: {rest:?}");
     }
     // Nothing ran: writes are still off, and no transaction is open.
-    p.send_line("/w(1)=1").unwrap();
-    p.exp_string("refusing to write").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "/w(1)=1", "refusing to write");
     // A directory named so is listed by its path.
-    p.send_line("./quit").unwrap();
-    p.exp_string("/quit\r\n").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "./quit", "/quit\r\n");
     quit(p);
 }
 
@@ -1170,9 +1134,7 @@ fn an_open_transaction_shows_its_age_and_dies_with_a_plain_code() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("fql.db");
     let mut p = shell(&db, &[]);
-    p.send_line("\\help").unwrap();
-    p.exp_string("lives 5 s").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\help", "lives 5 s");
     p.send_line("\\begin").unwrap();
     p.exp_string("fql*> ").unwrap();
     p.send_line("/a(1)").unwrap();
@@ -1225,13 +1187,17 @@ fn explain_analyze_runs_a_query_and_shows_its_costs() {
         .unwrap();
     p.exp_string("retries: 0").unwrap();
     p.exp_string("fql> ").unwrap();
-    p.send_line("\\explain analyze /a/b(2)=\"y\"").unwrap();
-    p.exp_string("refusing to write").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(
+        &mut p,
+        "\\explain analyze /a/b(2)=\"y\"",
+        "refusing to write",
+    );
     entry(&mut p, "\\writemode on");
-    p.send_line("\\explain analyze /a/b(2)=\"y\"").unwrap();
-    p.exp_string("written: 1 write, ").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(
+        &mut p,
+        "\\explain analyze /a/b(2)=\"y\"",
+        "written: 1 write, ",
+    );
     p.send_line("\\begin").unwrap();
     p.exp_string("fql*> ").unwrap();
     p.send_line("\\explain analyze /a/b(<int>)=<str>").unwrap();
@@ -1260,12 +1226,8 @@ fn watch_follows_changes_until_ctrl_c_and_the_shell_goes_on() {
     p.send_control('c').unwrap();
     p.exp_string("fql> ").unwrap();
     query(&db, "/w(2)=\"two\"");
-    p.send_line("/w(<int>)=<str>").unwrap();
-    p.exp_string("/w(2)=\"two\"").unwrap();
-    p.exp_string("fql> ").unwrap();
-    p.send_line("\\help").unwrap();
-    p.exp_string("watch").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "/w(<int>)=<str>", "/w(2)=\"two\"");
+    ask(&mut p, "\\help", "watch");
     quit(p);
 }
 
@@ -1279,14 +1241,10 @@ fn directories_another_process_changes_are_seen() {
     query(&db, "/a/b/c(1)=1");
     let mut p = shell(&db, &[]);
     for _ in 0..2 {
-        p.send_line("/a/b/c(<int>)=<int>").unwrap();
-        p.exp_string("/a/b/c(1)=1").unwrap();
-        p.exp_string("fql> ").unwrap();
+        ask(&mut p, "/a/b/c(<int>)=<int>", "/a/b/c(1)=1");
     }
     query(&db, "/a/b/c=remove");
     query(&db, "/a/b/c(2)=2");
-    p.send_line("/a/b/c(<int>)=<int>").unwrap();
-    p.exp_string("/a/b/c(2)=2").unwrap();
-    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "/a/b/c(<int>)=<int>", "/a/b/c(2)=2");
     quit(p);
 }

@@ -405,6 +405,13 @@ pub fn quote(s: &str) -> String {
     out
 }
 
+/// A bytes literal for `b`: `0x` and lowercase hex.
+pub fn bytes_literal(b: &[u8]) -> String {
+    let mut out = String::with_capacity(2 + 2 * b.len());
+    write_bytes(&mut out, b).expect("writing to a String");
+    out
+}
+
 /// Writes bytes as `0x` and lowercase hex.
 pub fn write_bytes(f: &mut impl Write, b: &[u8]) -> fmt::Result {
     f.write_str("0x")?;

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use fql::exec::{self, Bindings, Conflict, Costs, StatementCost, TransactionCost};
 use fql::plan::{Plan, Step};
-use fql::syntax::Sources;
+use fql::syntax::{Sources, bytes_literal, counted};
 use serde_json::{Value, json};
 
 use crate::args::Format;
@@ -98,10 +98,6 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// The plan as `fql explain` prints it, each statement followed by what
 /// it cost and each transaction by its commit, retries and conflicts.
 fn text(plan: &Plan<'_>, ran: &[Ran]) -> String {
@@ -124,20 +120,20 @@ fn statement_text(s: &StatementCost) -> String {
     let mut out = format!(
         "    time: {} ({})\n",
         ms(s.time),
-        plural(s.runs, "run", "runs")
+        counted(s.runs, "run", "runs")
     );
     for (n, level) in s.levels.iter().enumerate() {
         out += &format!(
             "    directory level {}: {} in {}\n",
             n + 1,
-            plural(level.reads, "read", "reads"),
+            counted(level.reads, "read", "reads"),
             ms(level.time)
         );
     }
     if s.directory_other.reads > 0 {
         out += &format!(
             "    directory layer, other: {} in {}\n",
-            plural(s.directory_other.reads, "read", "reads"),
+            counted(s.directory_other.reads, "read", "reads"),
             ms(s.directory_other.time)
         );
     }
@@ -145,13 +141,13 @@ fn statement_text(s: &StatementCost) -> String {
         "    round trips: {} ({} of directories, {}, {})\n",
         s.round_trips(),
         s.directory_reads().reads,
-        plural(s.data.point_reads, "point read", "point reads"),
-        plural(s.data.range_batches, "range batch", "range batches"),
+        counted(s.data.point_reads, "point read", "point reads"),
+        counted(s.data.range_batches, "range batch", "range batches"),
     );
     out += &format!(
         "    read: {}, {}\n",
-        plural(s.data.keys, "key", "keys"),
-        plural(s.data.bytes, "byte", "bytes")
+        counted(s.data.keys, "key", "keys"),
+        counted(s.data.bytes, "byte", "bytes")
     );
     // A write that read nothing has no rows to speak of.
     let rows = s.data.keys > 0 || s.returned > 0 || s.writes == 0;
@@ -164,14 +160,14 @@ fn statement_text(s: &StatementCost) -> String {
         None => format!(
             "    rows: {} read, folded into {}\n",
             s.data.keys,
-            plural(s.returned, "result", "results")
+            counted(s.returned, "result", "results")
         ),
     };
     if s.writes > 0 {
         out += &format!(
             "    written: {}, {}\n",
-            plural(s.writes, "write", "writes"),
-            plural(s.bytes_written, "byte", "bytes")
+            counted(s.writes, "write", "writes"),
+            counted(s.bytes_written, "byte", "bytes")
         );
     }
     out
@@ -210,7 +206,7 @@ fn conflicting_text(costs: &TransactionCost) -> String {
     match (costs.unreported, ranges.is_empty()) {
         (0, _) => {}
         (_, true) => out += "; the conflicting range: not reported by this backend",
-        (n, false) => out += &format!("; {} not reported", plural(n as u64, "range", "ranges")),
+        (n, false) => out += &format!("; {} not reported", counted(n as u64, "range", "ranges")),
     }
     out
 }
@@ -218,17 +214,13 @@ fn conflicting_text(costs: &TransactionCost) -> String {
 /// `0x..0x.. (read by statement N)`: hex, so no stored byte reaches the
 /// terminal raw.
 fn conflict_text(c: &Conflict) -> String {
-    let range = format!("0x{}..0x{}", hex(&c.begin), hex(&c.end));
+    let range = format!("{}..{}", bytes_literal(&c.begin), bytes_literal(&c.end));
     let ids: Vec<String> = c.statements.iter().map(|id| (id + 1).to_string()).collect();
     match ids.len() {
         0 => range,
         1 => format!("{range} (read by statement {})", ids[0]),
         _ => format!("{range} (read by statements {})", ids.join(", ")),
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The errors retried after, in order, a run of the same error once:
@@ -306,7 +298,7 @@ fn conflicting_json(costs: &TransactionCost) -> Value {
     let ranges: Vec<Value> = costs
         .conflicting
         .iter()
-        .map(|c| json!([hex(&c.begin), hex(&c.end)]))
+        .map(|c| json!([const_hex::encode(&c.begin), const_hex::encode(&c.end)]))
         .collect();
     Value::from(ranges)
 }

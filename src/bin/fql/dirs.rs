@@ -8,6 +8,7 @@ use std::sync::Arc;
 use fql::directory::{self, DirectoryLayer, TreeNode};
 use fql::kv::{Activity, DatabaseExt, Observed, RetryOptions};
 use fql::plan::Root;
+use fql::syntax::bytes_literal;
 use serde_json::{Value, json};
 
 use crate::args::{CountArgs, DirCommand, Format, StoreArgs, TreeArgs};
@@ -162,7 +163,7 @@ fn details(node: &TreeNode) -> String {
         out.push_str(&format!("  layer {}", layer_text(&node.layer)));
     }
     if let Some(prefix) = &node.prefix {
-        out.push_str(&format!("  prefix {}", hex(prefix)));
+        out.push_str(&format!("  prefix {}", bytes_literal(prefix)));
     }
     if let Some(bytes) = node.estimated_bytes {
         out.push_str(&format!("  ~{}", human(bytes)));
@@ -174,14 +175,8 @@ fn details(node: &TreeNode) -> String {
 fn layer_text(layer: &[u8]) -> String {
     match std::str::from_utf8(layer) {
         Ok(s) => fql::syntax::quote(s),
-        Err(_) => hex(layer),
+        Err(_) => bytes_literal(layer),
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::new();
-    fql::syntax::write_bytes(&mut out, bytes).expect("writing to a String");
-    out
 }
 
 /// Bytes in decimal units, as FDB reports sizes: `812 B`, `12.3 KB`.
@@ -203,12 +198,12 @@ pub fn human(bytes: u64) -> String {
 fn node_json(node: &TreeNode) -> Value {
     let layer = match std::str::from_utf8(&node.layer) {
         Ok(s) => s.to_string(),
-        Err(_) => hex(&node.layer),
+        Err(_) => bytes_literal(&node.layer),
     };
     json!({
         "path": directory::show(&node.path),
         "layer": layer,
-        "prefix": node.prefix.as_deref().map(hex),
+        "prefix": node.prefix.as_deref().map(bytes_literal),
         "estimated_bytes": node.estimated_bytes,
         "hidden": node.hidden,
     })

@@ -5,6 +5,8 @@
 //! one of these forms is taken: a directory named `quit` is still listed
 //! by `./quit` or `/quit`.
 
+use fql::syntax::bytes_literal;
+
 /// The answer to `entry` when it is one of those habits.
 pub fn hint(entry: &str) -> Option<String> {
     let entry = entry.trim();
@@ -53,7 +55,7 @@ pub fn hint(entry: &str) -> Option<String> {
         }
         ("set", [key, value]) => {
             let mut query = Raw::key(key);
-            query.text.push_str(&format!("={}", hex(value)));
+            query.text.push_str(&format!("={}", bytes_literal(value)));
             Some(raw(word, "write a raw key", &query, "/dir(1)=\"v\""))
         }
         ("clear", [key]) => {
@@ -88,7 +90,7 @@ impl Raw {
     fn key(key: &[u8]) -> Raw {
         Raw {
             options: system(key.first() == Some(&0xff)),
-            text: hex(key),
+            text: bytes_literal(key),
         }
     }
 
@@ -99,7 +101,7 @@ impl Raw {
         let reaches = begin.first() == Some(&0xff) || (end.first() == Some(&0xff) && end.len() > 1);
         Raw {
             options: system(reaches),
-            text: format!("{}..{}", hex(begin), hex(end)),
+            text: format!("{}..{}", bytes_literal(begin), bytes_literal(end)),
         }
     }
 }
@@ -125,16 +127,6 @@ fn raw(word: &str, what: &str, query: &Raw, tuple: &str) -> String {
          Keys under a directory are tuples: {tuple}; \\help syntax shows more.",
         query.text
     )
-}
-
-/// `0x` and the bytes in lowercase hex, as FQL writes bytes.
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(2 + 2 * bytes.len());
-    out.push_str("0x");
-    for b in bytes {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
 }
 
 /// The arguments as fdbcli reads them: separated by spaces, `"..."` to
@@ -186,7 +178,7 @@ mod tests {
         );
         assert!(words("\"open").is_none());
         assert!(words(r"\q").is_none());
-        assert_eq!(hex(b"k\xff"), "0x6bff");
+        assert_eq!(bytes_literal(b"k\xff"), "0x6bff");
     }
 
     #[test]
