@@ -12,9 +12,11 @@
 //! mutex's keys (`layout`), so a mutex command pointed at a user's data
 //! refuses it and writes nothing.
 
+mod election;
 mod layout;
 mod reaper;
 mod state;
+mod task;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,6 +31,9 @@ use crate::syntax::ast::{Elem, ElemKind, Span, Tuple};
 
 pub use reaper::{Reaped, Reaper};
 pub use state::{State, Waiter};
+
+pub use election::{Campaign, Election, Leader, Observe, Stopper, Term, observe};
+pub use task::{Finish, Taken, Task};
 
 /// Timing of a mutex: how often holders and waiters beat, and how long a
 /// reaper lets a heartbeat stand still before it takes the mutex away.

@@ -24,6 +24,8 @@ macro_rules! scripts {
 scripts![
     "lock/slot",
     "lock/take-task",
+    "lock/beat-task",
+    "lock/retake-task",
     "lock/finish-task",
     "mutex/answer",
     "mutex/cancel",

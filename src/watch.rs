@@ -43,7 +43,7 @@
 //! ```
 
 mod state;
-mod wait;
+pub(crate) mod wait;
 
 use std::fmt::{self, Display, Formatter};
 use std::time::{Duration, Instant};

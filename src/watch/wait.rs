@@ -16,7 +16,7 @@ const TICK: Duration = Duration::from_millis(100);
 /// says so; returns the index and outcome of each watch that resolved
 /// (none when the wait ended otherwise). A resolved watch is spent: the
 /// caller drops it.
-pub(super) fn any(
+pub(crate) fn any(
     watches: &mut [(usize, &mut Watch)],
     until: Option<Instant>,
     stop: &dyn Fn() -> bool,

@@ -1,7 +1,9 @@
 //! `fql mutex`: the distributed mutex from the shell.
 
 mod child;
+mod elect;
 mod show;
+mod task;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -50,7 +52,7 @@ pub fn run(
 ) -> Result<(), Exit> {
     // Only `show` merely looks: it creates no database file.
     let missing = match command {
-        MutexCommand::Show { .. } => Missing::Refuse,
+        MutexCommand::Show { .. } | MutexCommand::Observe { .. } => Missing::Refuse,
         _ => Missing::Create,
     };
     let opened = crate::store::open_as(store_args, missing)?;
@@ -104,6 +106,33 @@ pub fn run(
             ran.map_err(failed)?;
             unwritten.map_or(Ok(()), Err)
         }
+        MutexCommand::Elect {
+            client,
+            wait,
+            format: own,
+            grace,
+            command,
+        } => elect::elect(
+            db,
+            &client,
+            wait,
+            (own.or(format), grace),
+            &command,
+            timeout,
+        ),
+        MutexCommand::Observe {
+            dir,
+            count,
+            for_secs,
+            format: own,
+        } => elect::observe(
+            &db,
+            &directory(&dir)?,
+            (count, for_secs),
+            own.or(format),
+            timeout,
+        ),
+        MutexCommand::Task { command } => task::run(db, command, timeout),
         MutexCommand::Run {
             client,
             wait,

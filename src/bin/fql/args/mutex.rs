@@ -84,6 +84,136 @@ pub enum MutexCommand {
         #[arg(last = true, required = true, value_name = "CMD")]
         command: Vec<String>,
     },
+
+    // Leader election and the task lock: built on the same keys.
+    /// Campaign to lead: wait in line, print the leader and term once
+    /// elected, lead until SIGINT, SIGTERM or SIGHUP, then resign.
+    ///
+    /// A candidate is a waiter of the mutex in DIR, the leader its owner,
+    /// the term the fencing token of the grant. Prints `leader NAME term
+    /// TOKEN` (with --format json, one JSON object) when elected; beats
+    /// every --heartbeat while leading. Stopped, it leaves the queue or
+    /// resigns, and exits 0; 1 when --wait passed first; 4 when the lead
+    /// was lost (another candidate took over). With `-- CMD`, runs the
+    /// command while leading, as `fql mutex run` does.
+    Elect {
+        #[command(flatten)]
+        client: Client,
+        #[command(flatten)]
+        wait: WaitArgs,
+        /// `text` (the default): `leader NAME term TOKEN`; `json` or
+        /// `jsonl`: one JSON object.
+        #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+        format: Option<super::Format>,
+        /// With a command: seconds between SIGTERM and SIGKILL.
+        #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+        grace: f64,
+        /// A command to run while leading, as `fql mutex run` runs it.
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
+    /// Print who leads the election in DIR, then each change of leader
+    /// or term, one line each, until interrupted.
+    ///
+    /// Waits on database watches of the owner and fence keys. Lines are
+    /// `leader NAME term TOKEN` or `no leader`; with --format json or
+    /// jsonl, one JSON object per line. Exits 0 after --count changes or
+    /// --for seconds, 130 on Ctrl-C.
+    Observe {
+        /// The mutex directory: a path such as `/locks/nightly`, or a tuple
+        /// of names such as `("locks","nightly")`, as `-p dir=` takes.
+        dir: String,
+        /// Stop after N changes (the leader found first is not a change).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        count: Option<u64>,
+        /// Stop after this many seconds (a decimal, such as 0.5).
+        #[arg(long = "for", value_name = "SECONDS", value_parser = super::seconds)]
+        for_secs: Option<std::time::Duration>,
+        /// `text` (the default), or `json`/`jsonl`: a JSON object per line.
+        #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+        format: Option<super::Format>,
+    },
+    /// The state-transition task lock, with a lease: take, beat, finish.
+    Task {
+        #[command(subcommand)]
+        command: TaskCommand,
+    },
+}
+
+/// `fql mutex task`'s subcommands: the `lock/*-task` scripts, with a
+/// taker that judges a running task's heartbeat on its own clock.
+#[derive(Debug, Subcommand)]
+pub enum TaskCommand {
+    /// Take a task that waits or failed; prints its fencing token.
+    ///
+    /// A running task is taken over when its heartbeat stood still for
+    /// --lease seconds, watched by this process (so a take of a running
+    /// task waits that long); a task whose worker beat meanwhile, or that
+    /// is done, missing or in another state, is refused: exit 1, nothing
+    /// written.
+    Take {
+        #[command(flatten)]
+        task: TaskArgs,
+        /// Seconds a running task's heartbeat must stand still before the
+        /// task is taken over.
+        #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+        lease: f64,
+    },
+    /// Beat as the worker of a running task, so nobody takes it over.
+    /// Exits 1 if the task is no longer this take's.
+    Beat {
+        #[command(flatten)]
+        task: TaskArgs,
+        /// The token `take` printed.
+        #[arg(long, value_name = "TOKEN", value_parser = token)]
+        token: fql::mutex::Token,
+    },
+    /// Finish a running task as done or failed. Exits 1, writing nothing,
+    /// if the task is no longer this take's.
+    Finish {
+        #[command(flatten)]
+        task: TaskArgs,
+        /// The token `take` printed.
+        #[arg(long, value_name = "TOKEN", value_parser = token)]
+        token: fql::mutex::Token,
+        /// `done`, or `failed` (another worker may take it again).
+        #[arg(long, value_enum)]
+        state: TaskState,
+    },
+}
+
+/// A task and its worker.
+#[derive(Debug, clap::Args)]
+pub struct TaskArgs {
+    /// The tasks' directory: a path such as `/jobs/hourly`, or a tuple of
+    /// names, as `-p dir=` takes.
+    pub dir: String,
+    /// The task's name: the second element of its `("task", TASK)` key.
+    pub task: String,
+    /// This worker's name.
+    #[arg(long)]
+    pub name: String,
+}
+
+/// A state a worker finishes a task in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TaskState {
+    Done,
+    Failed,
+}
+
+/// A fencing token as fql prints it: 24 hex digits.
+fn token(text: &str) -> Result<fql::mutex::Token, String> {
+    let text = text.strip_prefix("0x").unwrap_or(text);
+    let mut token = [0; 12];
+    const_hex::decode_to_slice(text, &mut token)
+        .map(|()| fql::mutex::Token(token))
+        .map_err(|_| {
+            format!(
+                "`{}` is not a token: 24 hex digits, as take prints",
+                fql::syntax::printable(text)
+            )
+        })
 }
 
 /// A client of a mutex.
