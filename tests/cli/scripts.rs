@@ -59,24 +59,54 @@ fn the_state_transition_lock_moves_tasks_only_from_allowed_states() {
             .code()
     };
     let take = |who: &str| run("lock/take-task", who, &[]);
+    // The take's token, as finish wants it.
+    let token = || {
+        let fence = stdout(db().args(["-q", "/tasks(\"fence\",\"t1\")=<bytes>"]));
+        fence.trim().rsplit_once('=').unwrap().1.to_string()
+    };
     assert_eq!(take("ann"), Some(0));
+    let ann = token();
     assert_eq!(take("bob"), Some(1), "running: not takeable");
-    let finish = |who: &str, state: &str| {
-        run(
-            "lock/finish-task",
-            who,
-            &["-p".into(), format!("state={state}")],
-        )
+    let finish = |who: &str, token: &str, state: &str| {
+        let more = [
+            "-p".into(),
+            format!("token={token}"),
+            "-p".into(),
+            format!("state={state}"),
+        ];
+        run("lock/finish-task", who, &more)
     };
     assert_eq!(
-        finish("bob", "done"),
+        finish("bob", &ann, "done"),
         Some(1),
         "only the worker that took it"
     );
-    assert_eq!(finish("ann", "failed"), Some(0));
+    assert_eq!(
+        finish("ann", "0x00", "done"),
+        Some(1),
+        "only under its token"
+    );
+    for state in ["cancelled", "running", "waiting", "42"] {
+        assert_eq!(
+            finish("ann", &ann, state),
+            Some(1),
+            "not a final state: {state}"
+        );
+    }
+    assert_eq!(finish("ann", &ann, "failed"), Some(0));
     assert_eq!(take("bob"), Some(0), "a failed task can be taken again");
-    assert_eq!(finish("bob", "done"), Some(0));
+    assert_eq!(finish("bob", &token(), "done"), Some(0));
     assert_eq!(take("carl"), Some(1), "done is final");
+    // No other state, nor a value of another type, is taken.
+    for value in ["\"cancelled\"", "42", "nil", "\"Waiting\""] {
+        db().args(["-w", "-q"])
+            .arg(format!("/tasks(\"task\",\"t1\")={value}"))
+            .assert()
+            .success();
+        let before = stdout(db().args(["-q", "/tasks(...)"]));
+        assert_eq!(take("dan"), Some(1), "{value}");
+        assert_eq!(stdout(db().args(["-q", "/tasks(...)"])), before, "{value}");
+    }
 }
 
 #[test]

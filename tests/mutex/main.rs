@@ -3,7 +3,9 @@
 //! contending through `fql mutex run`.
 
 use crate::support::hooked;
+mod election;
 mod processes;
+mod task;
 use crate::support::reach;
 
 use std::sync::Arc;
