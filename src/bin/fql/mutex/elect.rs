@@ -32,6 +32,12 @@ pub fn elect(
         let names = (client.dir.as_str(), client.name.as_str());
         return super::child::run(&mutex, names, wait, grace, command);
     }
+    if client.timing.compat {
+        eprintln!(
+            "fql: an election's terms are fencing tokens, which --compat does not keep; elect without it (or run a command with `fql mutex run --compat`)"
+        );
+        return Err(Exit::Usage);
+    }
     let dir = super::directory(&client.dir)?;
     let election =
         Election::new(db, dir, &client.name, client.timing.timing()?, timeout).map_err(|e| {
