@@ -41,8 +41,14 @@ impl Lines {
     }
 
     /// Stops it with SIGTERM; its exit code.
-    fn stop(mut self) -> Option<i32> {
-        signal(&self.child, "-TERM");
+    fn stop(self) -> Option<i32> {
+        self.stop_with(nix::sys::signal::Signal::SIGTERM)
+    }
+
+    /// Stops it with `sig`; its exit code.
+    fn stop_with(mut self, sig: nix::sys::signal::Signal) -> Option<i32> {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let _ = nix::sys::signal::kill(pid, sig);
         self.child.wait().unwrap().code()
     }
 }
@@ -157,8 +163,9 @@ fn a_killed_leader_is_taken_over() {
     let _ = reaper.wait();
 }
 
-/// A candidate stopped while it waits leaves the queue and exits 0; one
-/// whose --wait passes exits 1; names print escaped.
+/// A candidate stopped while it waits (Ctrl-C) leaves the queue and exits
+/// 0; one whose --wait passes exits 1; a leader stopped by SIGHUP
+/// resigns; names print escaped.
 #[test]
 fn candidates_leave_no_trace_and_names_print_escaped() {
     let dir = tempfile::tempdir().unwrap();
@@ -181,7 +188,8 @@ fn candidates_leave_no_trace_and_names_print_escaped() {
     );
     let waiting = candidate(&db, "w", &[]);
     queued(&db, "w");
-    assert_eq!(waiting.stop(), Some(0), "a stopped candidate exits 0");
+    let interrupted = waiting.stop_with(nix::sys::signal::Signal::SIGINT);
+    assert_eq!(interrupted, Some(0), "a stopped candidate exits 0");
     let late = fql(&db)
         .args([
             "mutex",
@@ -202,5 +210,12 @@ fn candidates_leave_no_trace_and_names_print_escaped() {
         .unwrap();
     let show = String::from_utf8(show.stdout).unwrap();
     assert!(show.contains("queue: 0 waiting"), "{show}");
-    assert_eq!(leader.stop(), Some(0));
+    let hung_up = leader.stop_with(nix::sys::signal::Signal::SIGHUP);
+    assert_eq!(hung_up, Some(0));
+    let show = fql(&db)
+        .args(["mutex", "show", "/locks/lead"])
+        .output()
+        .unwrap();
+    let show = String::from_utf8(show.stdout).unwrap();
+    assert!(show.starts_with("owner: none"), "resigned: {show}");
 }
