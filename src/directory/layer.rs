@@ -152,6 +152,29 @@ impl DirectoryLayer {
         self.exists_at(tx, &owned(path))
     }
 
+    /// While `path` does not exist, the key whose writing makes it exist:
+    /// the entry of its first missing directory in that directory's
+    /// parent. A database watch on it fires when `path`, or the missing
+    /// directory above it, is created, so a reader waiting for a
+    /// directory need not poll. `None` when `path` exists or runs through
+    /// a partition.
+    pub fn creation_key<S: AsRef<str>>(
+        &self,
+        tx: &mut dyn Transaction,
+        path: &[S],
+    ) -> Result<Option<Vec<u8>>> {
+        let path = owned(path);
+        let mut parent = self.layout.root.clone();
+        for depth in 1..=path.len() {
+            match self.open_if_exists(tx, &path[..depth])? {
+                None => return Ok(Some(parent.child_key(&path[depth - 1]))),
+                Some(dir) if dir.is_partition() => return Ok(None),
+                Some(dir) => parent = self.layout.node(dir.prefix()?.to_vec()),
+            }
+        }
+        Ok(None)
+    }
+
     /// The names of `path`'s children in byte order of their UTF-8; the
     /// empty path lists the root, a partition lists its own root.
     pub fn list<S: AsRef<str>>(&self, tx: &mut dyn Transaction, path: &[S]) -> Result<Vec<String>> {

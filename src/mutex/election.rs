@@ -37,8 +37,8 @@ pub struct Observe {
     pub count: Option<u64>,
     /// Stop at this instant.
     pub until: Option<Instant>,
-    /// How often to look while the directory does not exist: there is no
-    /// key of the mutex to watch yet.
+    /// How often to look while the directory does not exist and lies in
+    /// a partition: there is no key to watch then.
     pub poll: Duration,
 }
 
@@ -102,12 +102,18 @@ pub fn observe<E: From<Error>>(
 }
 
 /// In one transaction: the leader, and watches on the fence key and on
-/// the leader's owner key (or Go's free marker when nobody leads). No
-/// watch while the directory does not exist.
+/// the leader's owner key (or Go's free marker when nobody leads); while
+/// the directory does not exist, on the key that creating it writes (none
+/// inside a partition: then [`Observe::poll`] says when to look again).
 fn look(engine: &Engine, dir: &[String]) -> Result<(Option<Leader>, Vec<Watch>), Error> {
+    let layer = crate::directory::DirectoryLayer::new();
     let (found, _) = in_mutex(engine, dir, |tx, prefix| match prefix {
         Some(prefix) => leader_in(tx, prefix),
-        None => Ok((None, Vec::new())),
+        None => {
+            let created = layer.creation_key(tx, dir)?;
+            let watch = created.map(|key| tx.watch(&key)).transpose()?;
+            Ok((None, watch.into_iter().collect()))
+        }
     })?;
     Ok(found)
 }

@@ -59,3 +59,38 @@ fn allocated_prefixes_are_packed_integers() {
         assert_eq!(const_hex::encode(Subspace::all().pack(&(n,))), hex);
     }
 }
+
+/// While a path is missing, `creation_key` names the key its creation
+/// writes: at any depth of what is missing, and none once it exists or
+/// where a partition lies on the way.
+#[test]
+fn the_creation_key_of_a_missing_path_is_written_by_its_creation() {
+    let db = Embedded::memory();
+    let dirs = DirectoryLayer::new();
+    let target = ["a", "b", "c"];
+    for made in [&[][..], &["a"][..], &["a", "b"][..]] {
+        run(&db, |tx| {
+            dirs.remove_if_exists(tx, &["a"])?;
+            if !made.is_empty() {
+                dirs.create(tx, made, b"")?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        let key = run(&db, |tx| dirs.creation_key(tx, &target))
+            .unwrap()
+            .expect("a missing path has one");
+        assert_eq!(run(&db, |tx| Ok(tx.get(&key, false)?)).unwrap(), None);
+        run(&db, |tx| dirs.create(tx, &target, b"").map(drop)).unwrap();
+        assert!(
+            run(&db, |tx| Ok(tx.get(&key, false)?)).unwrap().is_some(),
+            "created below {made:?}"
+        );
+        assert_eq!(run(&db, |tx| dirs.creation_key(tx, &target)).unwrap(), None);
+    }
+    run(&db, |tx| dirs.create(tx, &["p"], b"partition").map(drop)).unwrap();
+    assert_eq!(
+        run(&db, |tx| dirs.creation_key(tx, &["p", "x"])).unwrap(),
+        None
+    );
+}

@@ -17,8 +17,11 @@ fn observe_reports_the_leader_then_each_change() {
     let (tx, rx) = channel();
     let engine = Engine::new(db.clone());
     let observer = std::thread::spawn(move || {
+        // Only a watch can wake it in time: the directory does not
+        // exist yet, and the fallback poll is far off.
         let options = Observe {
             count: Some(2),
+            poll: Duration::from_secs(3600),
             ..Observe::default()
         };
         let mut sink = |l: Option<&Leader>| {
