@@ -152,3 +152,63 @@ fn mutex_commands_exit_with_what_happened() {
     .assert()
     .code(2);
 }
+
+/// Mistakes with elections and tasks are usage errors (exit 2); a
+/// directory that is not a mutex is refused (exit 4); a missing task or
+/// a candidate that waited long enough exits 1.
+#[test]
+fn election_and_task_commands_refuse_mistakes() {
+    let (dir, db) = on_db();
+    // Observing only reads: no database file is made for it.
+    let missing = dir.path().join("none.db");
+    let missing = missing.to_str().unwrap();
+    fql()
+        .args(["--db", missing, "mutex", "observe", "/l"])
+        .assert()
+        .code(2);
+    assert!(!std::path::Path::new(missing).exists());
+    for args in [
+        &["mutex", "observe", "l"][..],
+        &["mutex", "observe", "/l", "--count", "0"],
+        &["mutex", "elect", "/l", "--name", ""],
+        &["mutex", "elect", "/l", "--name", "a", "--compat"],
+        &[
+            "mutex", "task", "take", "/j", "t", "--name", "a", "--lease", "0",
+        ],
+        &["mutex", "task", "take", "/j", "t", "--name", ""],
+        &[
+            "mutex", "task", "beat", "/j", "t", "--name", "a", "--token", "zz",
+        ],
+        &[
+            "mutex", "task", "finish", "/j", "t", "--name", "a", "--token", "00", "--state", "done",
+        ],
+        &[
+            "mutex",
+            "task",
+            "finish",
+            "/j",
+            "t",
+            "--name",
+            "a",
+            "--state",
+            "cancelled",
+        ],
+    ] {
+        db().args(args).assert().code(2);
+    }
+    let err = stderr(
+        db().args(["mutex", "task", "take", "/j", "t", "--name", "a"]),
+        1,
+    );
+    assert!(err.contains("there is no task t"), "{err}");
+    db().args(["-w", "-q", r#"/users("email","bob")="bob@example.com""#])
+        .assert()
+        .success();
+    for args in [
+        &["mutex", "observe", "/users", "--for", "1"][..],
+        &["mutex", "elect", "/users", "--name", "a", "--wait", "1"],
+    ] {
+        let err = stderr(db().args(args), 4);
+        assert!(err.contains("/users is not a mutex"), "{args:?}: {err}");
+    }
+}
