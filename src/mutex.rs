@@ -11,6 +11,10 @@
 //! Every transaction first checks that the directory holds nothing but a
 //! mutex's keys (`layout`), so a mutex command pointed at a user's data
 //! refuses it and writes nothing.
+//!
+//! Built on it: leader election (`election`: a candidate is a waiter, the
+//! leader the owner, the term the token) and the task lock with a lease
+//! (`task`, the `lock/*-task` scripts).
 
 mod election;
 mod layout;

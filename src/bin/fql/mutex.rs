@@ -50,7 +50,7 @@ pub fn run(
     store_args: &StoreArgs,
     format: Option<Format>,
 ) -> Result<(), Exit> {
-    // Only `show` merely looks: it creates no database file.
+    // Only `show` and `observe` merely look: they create no database file.
     let missing = match command {
         MutexCommand::Show { .. } | MutexCommand::Observe { .. } => Missing::Refuse,
         _ => Missing::Create,
