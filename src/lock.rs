@@ -340,13 +340,13 @@ impl Lock {
     ) -> Result<T, Error> {
         let layer = DirectoryLayer::new();
         let layout = crate::mutex::layout::of(SCHEMA);
-        let (found, _) = self
-            .engine
-            .database()
-            .run_with(self.engine.retry_options(), |tx, _| {
-                let prefix = layout.check(tx, &layer, &self.dir)?;
-                f(tx, prefix.as_deref())
-            })?;
+        let (found, _) =
+            self.engine
+                .database()
+                .run_with(self.engine.retry_options(), |tx, _| {
+                    let prefix = layout.check(tx, &layer, &self.dir)?;
+                    f(tx, prefix.as_deref())
+                })?;
         Ok(found)
     }
 
@@ -446,12 +446,10 @@ fn run_script_once(
     let mut committed = Committed::default();
     let mut bindings = Bindings::default();
     for steps in plan.transactions() {
-        let ran = engine.run_transaction_with(
-            steps,
-            &mut bindings,
-            &mut |_: Output| Ok(()),
-            |tx| layout.check(tx, &layer, dir).map(drop),
-        );
+        let ran =
+            engine.run_transaction_with(steps, &mut bindings, &mut |_: Output| Ok(()), |tx| {
+                layout.check(tx, &layer, dir).map(drop)
+            });
         match ran {
             Ok(c) => committed = c,
             Err(crate::mutex::Error::Run(ExecError::Guard { .. })) => return Ok(Outcome::Refused),

@@ -64,18 +64,16 @@ pub fn inspect(
     let engine = Engine::new(db).timeout(timeout);
     let layer = DirectoryLayer::new();
     let layout = crate::mutex::layout::of(SCHEMA);
-    let read = engine
-        .database()
-        .run_with(engine.retry_options(), |tx, _| {
-            let prefix = match layout.check(tx, &layer, dir) {
-                Ok(Some(prefix)) => prefix,
-                Ok(None) | Err(crate::mutex::Error::Foreign { .. }) => return Ok(None),
-                Err(e) => return Err(e),
-            };
-            let range = RangeOption::prefix(&prefix);
-            let rows = collect_range(tx, &range, true)?;
-            Ok(Some((prefix, rows, tx.read_version()?)))
-        });
+    let read = engine.database().run_with(engine.retry_options(), |tx, _| {
+        let prefix = match layout.check(tx, &layer, dir) {
+            Ok(Some(prefix)) => prefix,
+            Ok(None) | Err(crate::mutex::Error::Foreign { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let range = RangeOption::prefix(&prefix);
+        let rows = collect_range(tx, &range, true)?;
+        Ok(Some((prefix, rows, tx.read_version()?)))
+    });
     let Some((prefix, rows, read_version)) = read?.0 else {
         return Ok(None);
     };
@@ -119,9 +117,10 @@ impl State {
                 [ElemKind::Str(k), ElemKind::Str(name)] if k == "writer" => {
                     writer = Some(name.to_string())
                 }
-                [ElemKind::Str(k), ElemKind::Int(crate::syntax::ast::Int::Small(n))]
-                    if k == "permit" =>
-                {
+                [
+                    ElemKind::Str(k),
+                    ElemKind::Int(crate::syntax::ast::Int::Small(n)),
+                ] if k == "permit" => {
                     permits.push((String::from_utf8_lossy(&kv.value).into_owned(), *n))
                 }
                 [ElemKind::Str(k), ElemKind::Str(name)] if k == "wants" => {

@@ -91,7 +91,9 @@ fn open(
     timeout: Duration,
 ) -> Result<Lock, Exit> {
     if client.timing.compat {
-        eprintln!("fql: --compat is for a mutex shared with Go clients; a read-write lock or a semaphore has no Go counterpart");
+        eprintln!(
+            "fql: --compat is for a mutex shared with Go clients; a read-write lock or a semaphore has no Go counterpart"
+        );
         return Err(Exit::Usage);
     }
     let timing = client.timing.timing()?;
