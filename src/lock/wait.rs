@@ -169,10 +169,9 @@ fn look(lock: &Lock) -> Result<Look, Error> {
             return Ok(Look::NotQueued);
         };
         let at = |t: Vec<u8>| [prefix, &t].concat();
-        if let Some(t) = tx.get(&at(pack(&("holder", name))), false)? {
-            if let Ok(t) = <[u8; 12]>::try_from(t.as_slice()) {
-                return Ok(Look::Holds(Token(t)));
-            }
+        let held = tx.get(&at(pack(&("holder", name))), false)?;
+        if let Some(t) = held.and_then(|t| <[u8; 12]>::try_from(t.as_slice()).ok()) {
+            return Ok(Look::Holds(Token(t)));
         }
         let Some(since) = tx.get(&at(pack(&("waiter", name))), false)? else {
             return Ok(Look::NotQueued);
