@@ -278,17 +278,34 @@ fn is_constant(e: &Elem<'_>) -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_families_come_from_the_schema() {
-        let layout = layout();
-        let names: Vec<(String, Option<usize>)> = layout
+    /// Each family's first constant and bound, in key order.
+    fn families(layout: &Layout) -> Vec<(String, Option<usize>)> {
+        layout
             .families
             .iter()
             .map(|f| {
                 let elems = codec::decode_key(b"", &f.begin).expect("a tuple");
                 (elems[0].kind.to_string(), f.max)
             })
+            .collect()
+    }
+
+    #[test]
+    fn a_read_write_lock_has_its_own_families() {
+        let names = families(of("rwlock/schema"));
+        let bounded: Vec<&str> = names
+            .iter()
+            .filter(|(_, max)| *max == Some(1))
+            .map(|(n, _)| n.as_str())
             .collect();
+        assert_eq!(bounded, [r#""config""#, r#""turn""#, r#""writer""#]);
+        assert_eq!(names.len(), 9);
+        assert!(std::ptr::eq(of("rwlock/schema"), of("rwlock/schema")));
+    }
+
+    #[test]
+    fn the_families_come_from_the_schema() {
+        let names = families(layout());
         assert_eq!(
             names,
             [
