@@ -397,3 +397,66 @@ fn never_more_holders_than_permits_with_kills_pauses_and_no_reaper() {
         }
     }
 }
+
+/// A waiter killed in the queue is dropped by the waiter behind it,
+/// which then takes the lock when the holder releases it; no reaper runs.
+#[test]
+fn a_killed_waiter_is_dropped_by_the_one_behind_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let lock = "/locks/dw";
+    let holder = fql(&db)
+        .args(["mutex", "run", lock, "--name", "h", "--write"])
+        .args(TIMING)
+        .args(["--", "sleep", "2"])
+        .spawn()
+        .unwrap();
+    await_show(&db, lock, "  h write");
+    let mut dead = acquirer(&db, lock, "a", &["--read"], TIMING);
+    await_show(&db, lock, "1. a read");
+    let next = acquirer(&db, lock, "b", &["--read"], TIMING);
+    await_show(&db, lock, "2. b read");
+    signal(&dead, "-KILL");
+    let _ = dead.wait();
+    wait_ok(holder);
+    wait_ok(next);
+    let shown = show(&db, lock);
+    assert!(shown.contains("holders: 1\n  b read"), "{shown}");
+    assert!(shown.contains("queue: 0 waiting"), "{shown}");
+}
+
+/// A directory of a user's data, or of a mutex, is no read-write lock or
+/// semaphore: refused, and left as it was.
+#[test]
+fn a_directory_that_is_not_such_a_lock_is_refused_and_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let wrote = fql(&db)
+        .args(["-w", "-q", "/users(\"email\",\"bob\")=\"bob@example.com\""])
+        .status()
+        .unwrap();
+    assert!(wrote.success());
+    assert!(
+        mutex(&db, &["try-acquire", "/locks/m", "--name", "m"])
+            .status
+            .success()
+    );
+    for (path, flag) in [("/users", "--read"), ("/locks/m", "--permits=2")] {
+        let before = fql(&db)
+            .args(["-q", &format!("{path}(...)")])
+            .output()
+            .unwrap();
+        let out = mutex(&db, &["acquire", path, "--name", "x", flag, "--wait", "1"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{path} is not a read-write lock or a semaphore")),
+            "{stderr}"
+        );
+        let after = fql(&db)
+            .args(["-q", &format!("{path}(...)")])
+            .output()
+            .unwrap();
+        assert_eq!(before.stdout, after.stdout, "{path} changed");
+    }
+}
