@@ -458,3 +458,77 @@ fn run_script_once(
     }
     Ok(Outcome::Ran(committed))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(db: &Arc<dyn Database>, name: &str, want: (Kind, Mode)) -> Lock {
+        let timing = Timing::default();
+        Lock::new(db.clone(), vec!["l".into()], name, timing, want).expect("a client")
+    }
+
+    const READ: (Kind, Mode) = (Kind::ReadWrite, Mode::Read);
+    const WRITE: (Kind, Mode) = (Kind::ReadWrite, Mode::Write);
+
+    #[test]
+    fn readers_share_writers_wait_and_tokens_grow() {
+        let db: Arc<dyn Database> = Arc::new(crate::kv::embedded::Embedded::memory());
+        let r1 = client(&db, "r1", READ)
+            .try_acquire()
+            .unwrap()
+            .expect("free");
+        let r2 = client(&db, "r2", READ)
+            .try_acquire()
+            .unwrap()
+            .expect("shared");
+        assert!(r2 > r1);
+        let writer = client(&db, "w", WRITE);
+        assert_eq!(writer.try_acquire().unwrap(), None);
+        assert!(client(&db, "r1", READ).release().unwrap());
+        assert!(client(&db, "r2", READ).release().unwrap());
+        let w = writer.try_acquire().unwrap().expect("nobody holds it");
+        assert!(w > r2);
+        // Holding counts as taking: the same token again.
+        assert_eq!(writer.try_acquire().unwrap(), Some(w));
+        let state = inspect(db.clone(), &["l".into()], Duration::from_secs(5))
+            .unwrap()
+            .expect("a read-write lock");
+        assert_eq!(state.kind, Kind::ReadWrite);
+        assert_eq!(state.holders.len(), 1);
+        assert_eq!(
+            (state.holders[0].mode, state.holders[0].token),
+            ("write", Some(w))
+        );
+    }
+
+    #[test]
+    fn another_kind_or_mode_is_refused() {
+        let db: Arc<dyn Database> = Arc::new(crate::kv::embedded::Embedded::memory());
+        client(&db, "a", READ).try_acquire().unwrap().expect("free");
+        let sem = client(&db, "b", (Kind::Semaphore(2), Mode::Permit));
+        assert!(matches!(sem.try_acquire(), Err(Error::Mismatch { .. })));
+        let timing = Timing::default();
+        let dir = vec!["m".to_string()];
+        let bad = Lock::new(
+            db.clone(),
+            dir.clone(),
+            "c",
+            timing,
+            (Kind::Semaphore(2), Mode::Read),
+        );
+        assert!(matches!(bad, Err(Error::Mode { .. })));
+        let none = Lock::new(
+            db.clone(),
+            dir,
+            "c",
+            timing,
+            (Kind::Semaphore(0), Mode::Permit),
+        );
+        assert!(matches!(none, Err(Error::NoPermits)));
+        assert_eq!(
+            inspect(db, &["m".into()], Duration::from_secs(5)).unwrap(),
+            None
+        );
+    }
+}

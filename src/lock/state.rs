@@ -15,10 +15,10 @@ use super::{Error, Kind, SCHEMA};
 /// What one snapshot of a lock holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
-    /// Its kind, as stored; `None` for a directory nobody took yet.
-    pub kind: Option<Kind>,
+    /// Its kind, as stored.
+    pub kind: Kind,
     /// The heartbeat interval and staleness stored with it, in ms.
-    pub timing_ms: Option<(i64, i64)>,
+    pub timing_ms: (i64, i64),
     /// The holders, by name.
     pub holders: Vec<Holder>,
     /// The waiters, longest-waiting first.
@@ -54,8 +54,10 @@ pub struct Waiter {
 }
 
 /// The state of the lock in `dir`, from one snapshot: `None` when the
-/// directory does not exist or holds anything but a read-write lock's or
-/// a semaphore's keys (a mutex, a user's data). Writes nothing.
+/// directory is no read-write lock or semaphore: it does not exist, holds
+/// no lock's kind (nobody took it), or holds anything but such a lock's
+/// keys (a mutex, a user's data). Writes nothing; a listing of locks
+/// calls it on each directory.
 pub fn inspect(
     db: Arc<dyn Database>,
     dir: &[String],
@@ -77,14 +79,20 @@ pub fn inspect(
     let Some((prefix, rows, read_version)) = read?.0 else {
         return Ok(None);
     };
-    Ok(Some(State::from_rows(&prefix, &rows, read_version)))
+    Ok(State::from_rows(&prefix, &rows, read_version))
 }
 
 impl State {
-    fn from_rows(prefix: &[u8], rows: &[crate::kv::KeyValue], read_version: u64) -> State {
+    /// The state the rows of a lock's directory hold; `None` without a
+    /// kind.
+    fn from_rows(prefix: &[u8], rows: &[crate::kv::KeyValue], read_version: u64) -> Option<State> {
+        let config = rows
+            .iter()
+            .find(|kv| kv.key == [prefix, &super::pack(&("config",))].concat())?;
+        let (kind, timing_ms) = config_of(&config.value)?;
         let mut state = State {
-            kind: None,
-            timing_ms: None,
+            kind,
+            timing_ms,
             holders: Vec::new(),
             queue: Vec::new(),
             read_version,
@@ -104,7 +112,6 @@ impl State {
             };
             let kinds: Vec<&ElemKind<'_>> = elems.iter().map(|e| &e.kind).collect();
             match kinds.as_slice() {
-                [ElemKind::Str(k)] if k == "config" => state.config(&kv.value),
                 [ElemKind::Str(k), ElemKind::Str(name)] if k == "holder" => {
                     state.holders.push(Holder {
                         name: name.to_string(),
@@ -151,21 +158,20 @@ impl State {
                 w.mode = mode.clone();
             }
         }
-        state
+        Some(state)
     }
+}
 
-    fn config(&mut self, value: &[u8]) {
-        type Config = (String, i64, i64, i64);
-        let unpacked = foundationdb_tuple::unpack::<Config>(value)
-            .or_else(|_| foundationdb_tuple::unpack::<(Config,)>(value).map(|(c,)| c));
-        let Ok((kind, permits, h, l)) = unpacked else {
-            return;
-        };
-        self.kind = match kind.as_str() {
-            "rwlock" => Some(Kind::ReadWrite),
-            "semaphore" => u32::try_from(permits).ok().map(Kind::Semaphore),
-            _ => None,
-        };
-        self.timing_ms = Some((h, l));
-    }
+/// The kind and timing a config value holds.
+fn config_of(value: &[u8]) -> Option<(Kind, (i64, i64))> {
+    type Config = (String, i64, i64, i64);
+    let unpacked = foundationdb_tuple::unpack::<Config>(value)
+        .or_else(|_| foundationdb_tuple::unpack::<(Config,)>(value).map(|(c,)| c));
+    let (kind, permits, h, l) = unpacked.ok()?;
+    let kind = match kind.as_str() {
+        "rwlock" => Kind::ReadWrite,
+        "semaphore" => Kind::Semaphore(u32::try_from(permits).ok()?),
+        _ => return None,
+    };
+    Some((kind, (h, l)))
 }

@@ -137,7 +137,7 @@ fn show(
         Err(exit) => return Some(Err(exit)),
     };
     let state = match fql::lock::inspect(db.clone(), &names, timeout) {
-        Ok(Some(state)) if state.kind.is_some() => state,
+        Ok(Some(state)) => state,
         Ok(_) => return None,
         Err(e) => return Some(Err(failed(e))),
     };
@@ -149,13 +149,13 @@ fn show(
 }
 
 fn kind_text(state: &State) -> String {
-    let (h, l) = state.timing_ms.unwrap_or_default();
+    let (h, l) = state.timing_ms;
     let what = match state.kind {
-        Some(Kind::Semaphore(n)) => format!(
+        Kind::Semaphore(n) => format!(
             "semaphore of {}",
             fql::syntax::counted(u64::from(n), "permit", "permits")
         ),
-        _ => "read-write lock".into(),
+        Kind::ReadWrite => "read-write lock".into(),
     };
     format!("{what} (heartbeat {h} ms, stale {l} ms)")
 }
@@ -201,10 +201,10 @@ fn text(state: &State) -> String {
 /// The same facts as one JSON object.
 fn json(state: &State, dir: &[String]) -> String {
     let (kind, permits) = match state.kind {
-        Some(Kind::Semaphore(n)) => ("semaphore", Some(n)),
-        _ => ("rwlock", None),
+        Kind::Semaphore(n) => ("semaphore", Some(n)),
+        Kind::ReadWrite => ("rwlock", None),
     };
-    let (h, l) = state.timing_ms.unwrap_or_default();
+    let (h, l) = state.timing_ms;
     let holders: Vec<serde_json::Value> = state
         .holders
         .iter()
