@@ -65,6 +65,7 @@ pub mod directory;
 pub mod dump;
 pub mod exec;
 pub mod kv;
+pub mod lock;
 pub mod mutex;
 pub mod plan;
 pub mod schema;

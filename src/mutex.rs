@@ -17,7 +17,7 @@
 //! (`task`, the `lock/*-task` scripts).
 
 mod election;
-mod layout;
+pub(crate) mod layout;
 mod reaper;
 mod state;
 mod task;
@@ -436,7 +436,7 @@ pub fn dir_param(dir: &[String]) -> ElemKind<'static> {
     }))
 }
 
-fn elem(kind: ElemKind<'static>) -> Elem<'static> {
+pub(crate) fn elem(kind: ElemKind<'static>) -> Elem<'static> {
     Elem {
         kind,
         span: Span::default(),
@@ -476,7 +476,7 @@ fn run_script(
 }
 
 /// Whether a run failed without knowing whether its commit landed.
-fn unknown_result(e: &Error) -> bool {
+pub(crate) fn unknown_result(e: &Error) -> bool {
     matches!(e, Error::Run(ExecError::UnknownResult))
         || crate::kv::AsKvError::as_kv(e).is_some_and(crate::kv::Error::is_maybe_committed)
 }

@@ -45,6 +45,22 @@ scripts![
     "mutex/show",
     "mutex/try-acquire",
     "mutex/waiting",
+    "rwlock/cancel",
+    "rwlock/claim-permit",
+    "rwlock/claim-read",
+    "rwlock/claim-write",
+    "rwlock/drop-waiter",
+    "rwlock/enqueue",
+    "rwlock/heartbeat",
+    "rwlock/init",
+    "rwlock/release",
+    "rwlock/schema",
+    "rwlock/show",
+    "rwlock/takeover",
+    "rwlock/try-permit",
+    "rwlock/try-read",
+    "rwlock/try-write",
+    "rwlock/waiting",
 ];
 
 impl Script {

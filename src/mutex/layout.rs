@@ -36,8 +36,9 @@ use crate::syntax::ast::{Elem, ElemKind, Kind, Query};
 
 use super::{Error, dir_param, elem};
 
-/// The families of keys of a mutex, in key order.
-pub(super) struct Layout {
+/// The families of keys of a mutex (or of another lock that keeps its
+/// layout in a schema script), in key order.
+pub(crate) struct Layout {
     families: Vec<Family>,
 }
 
@@ -55,14 +56,32 @@ struct Family {
 
 /// The layout of `mutex/schema`, built once.
 pub(super) fn layout() -> &'static Layout {
-    static LAYOUT: OnceLock<Layout> = OnceLock::new();
-    LAYOUT.get_or_init(Layout::from_schema)
+    of("mutex/schema")
+}
+
+/// The layout of the shipped schema script `schema`, built once per
+/// process: each kind of lock states its keys in its own schema, and the
+/// same check guards them all.
+pub(crate) fn of(schema: &'static str) -> &'static Layout {
+    static LAYOUTS: OnceLock<std::sync::Mutex<Vec<(&'static str, &'static Layout)>>> =
+        OnceLock::new();
+    let mut built = LAYOUTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, layout)) = built.iter().find(|(name, _)| *name == schema) {
+        return layout;
+    }
+    // Built once per schema and kept for the process's life.
+    let layout: &'static Layout = Box::leak(Box::new(Layout::from_schema(schema)));
+    built.push((schema, layout));
+    layout
 }
 
 impl Layout {
-    fn from_schema() -> Layout {
-        let source = crate::scripts::find("mutex/schema")
-            .expect("mutex/schema ships with fql")
+    fn from_schema(schema: &str) -> Layout {
+        let source = crate::scripts::find(schema)
+            .unwrap_or_else(|| panic!("{schema} ships with fql"))
             .source;
         // Built once per process and kept for its life.
         let script = Box::leak(Box::new(
@@ -107,7 +126,7 @@ impl Layout {
         families.sort_by(|a, b| a.begin.cmp(&b.begin));
         assert!(
             families.windows(2).all(|w| w[0].end <= w[1].begin),
-            "the families of mutex/schema do not overlap"
+            "the families of {schema} do not overlap"
         );
         Layout { families }
     }
@@ -116,7 +135,7 @@ impl Layout {
     /// of a mutex, and returns its prefix, so that the caller need not
     /// resolve the directory again. A missing directory is a fresh mutex:
     /// `None`.
-    pub(super) fn check(
+    pub(crate) fn check(
         &self,
         tx: &mut dyn Transaction,
         layer: &DirectoryLayer,
@@ -259,17 +278,34 @@ fn is_constant(e: &Elem<'_>) -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_families_come_from_the_schema() {
-        let layout = layout();
-        let names: Vec<(String, Option<usize>)> = layout
+    /// Each family's first constant and bound, in key order.
+    fn families(layout: &Layout) -> Vec<(String, Option<usize>)> {
+        layout
             .families
             .iter()
             .map(|f| {
                 let elems = codec::decode_key(b"", &f.begin).expect("a tuple");
                 (elems[0].kind.to_string(), f.max)
             })
+            .collect()
+    }
+
+    #[test]
+    fn a_read_write_lock_has_its_own_families() {
+        let names = families(of("rwlock/schema"));
+        let bounded: Vec<&str> = names
+            .iter()
+            .filter(|(_, max)| *max == Some(1))
+            .map(|(n, _)| n.as_str())
             .collect();
+        assert_eq!(bounded, [r#""config""#, r#""turn""#, r#""writer""#]);
+        assert_eq!(names.len(), 9);
+        assert!(std::ptr::eq(of("rwlock/schema"), of("rwlock/schema")));
+    }
+
+    #[test]
+    fn the_families_come_from_the_schema() {
+        let names = families(layout());
         assert_eq!(
             names,
             [

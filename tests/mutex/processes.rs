@@ -10,6 +10,7 @@ use super::reach::{reach, reach_shell};
 
 mod elect;
 mod task;
+mod kinds;
 
 const TIMING: [&str; 4] = ["--heartbeat", "0.1", "--stale", "0.4"];
 

@@ -9,7 +9,9 @@ mod dump;
 mod mutex;
 
 pub use dump::{DumpArgs, LoadArgs};
-pub use mutex::{Client, MutexCommand, TaskArgs, TaskCommand, TaskState, TimingArgs, WaitArgs};
+pub use mutex::{
+    Client, KindArgs, MutexCommand, TaskArgs, TaskCommand, TaskState, TimingArgs, WaitArgs,
+};
 
 /// fql: the FQL query language for FoundationDB.
 ///

@@ -2,6 +2,8 @@
 
 mod child;
 mod elect;
+mod held;
+mod kinds;
 mod show;
 mod task;
 
@@ -15,6 +17,7 @@ use fql::mutex::{Mutex, Reaped, Reaper, Timing};
 use crate::args::{Client, Format, MutexCommand, StoreArgs, TimingArgs, WaitArgs};
 use crate::output::Exit;
 use crate::store::Missing;
+use held::Held;
 
 impl TimingArgs {
     fn timing(self) -> Result<Timing, Exit> {
@@ -58,6 +61,11 @@ pub fn run(
     let opened = crate::store::open_as(store_args, missing)?;
     let timeout = opened.timeout;
     let db: Arc<dyn Database> = Arc::from(opened.db);
+    // Read-write locks and semaphores: the commands their flags name, and
+    // `show` of a directory that holds one.
+    if let Some(done) = kinds::run(&command, &db, timeout, format) {
+        return done;
+    }
     let mutex = |client: &Client| client.mutex(db.clone(), timeout);
     match command {
         MutexCommand::Acquire { client, wait } => {
@@ -195,11 +203,11 @@ pub(crate) fn failed(e: fql::mutex::Error) -> Exit {
 /// token, so nobody would use the mutex or release it. The exit status
 /// then says the mutex is not held: 1 (not acquired) for a closed pipe,
 /// where other commands end with 0, and 4 for output that failed.
-fn granted(
-    mutex: &Mutex,
-    result: Result<Option<fql::mutex::Token>, fql::mutex::Error>,
+fn granted<M: Held>(
+    mutex: &M,
+    result: Result<Option<fql::mutex::Token>, M::Error>,
 ) -> Result<(), Exit> {
-    let Some(token) = result.map_err(failed)? else {
+    let Some(token) = result.map_err(M::failed)? else {
         eprintln!("fql: not acquired");
         return Err(Exit::Unmet);
     };
@@ -218,7 +226,7 @@ fn granted(
     match mutex.release() {
         Ok(_) => Err(exit),
         Err(e) => {
-            let release = failed(e);
+            let release = M::failed(e);
             eprintln!(
                 "fql: the mutex stays held until this client releases it or a reaper hands it on"
             );

@@ -227,6 +227,27 @@ pub struct Client {
     pub name: String,
     #[command(flatten)]
     pub timing: TimingArgs,
+    #[command(flatten)]
+    pub kind: KindArgs,
+}
+
+/// Which kind of lock the directory holds, when it is not a plain mutex:
+/// a read-write lock (`--read`, `--write`) or a semaphore (`--permits
+/// N`). The kind, the number of permits and the timing are stored in the
+/// lock when it is first used; a client that asks for others is refused.
+#[derive(Debug, Clone, Copy, clap::Args)]
+#[group(multiple = false)]
+pub struct KindArgs {
+    /// Use a read-write lock, taking it for reading: beside other
+    /// readers, after every writer queued before.
+    #[arg(long, help_heading = "Lock kind")]
+    pub read: bool,
+    /// Use a read-write lock, taking it for writing: alone.
+    #[arg(long, help_heading = "Lock kind")]
+    pub write: bool,
+    /// Use a semaphore of N permits: up to N holders at once.
+    #[arg(long, value_name = "N", help_heading = "Lock kind")]
+    pub permits: Option<u32>,
 }
 
 /// How long to wait in line for the mutex. Its own flag, since the

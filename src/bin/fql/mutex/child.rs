@@ -12,26 +12,26 @@ use std::process::{Command, ExitStatus};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use fql::mutex::Mutex;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::{Handle, Signals};
 
+use super::held::Held;
 use crate::output::Exit;
 
 /// Runs `command` while holding `mutex` (of directory and client name
 /// `names`): acquires, waiting at most `wait` (`None`: as long as it
 /// takes), beats while the command runs, and releases when it ends; the
 /// exit status is the command's.
-pub fn run(
-    mutex: &Mutex,
+pub fn run<M: Held>(
+    mutex: &M,
     (dir, name): (&str, &str),
     wait: Option<Duration>,
     grace: Duration,
     command: &[String],
 ) -> Result<(), Exit> {
-    let token = match mutex.acquire(wait).map_err(super::failed)? {
+    let token = match mutex.acquire(wait).map_err(M::failed)? {
         Some(token) => token,
         None => {
             eprintln!("fql: not acquired within --wait; the command did not run");
@@ -96,8 +96,8 @@ fn forward(mut signals: Signals, group: Pid) -> Handle {
 /// Beats every heartbeat until the command ends; stops the command's
 /// group if the mutex is lost. The command's status, and whether the
 /// mutex was lost.
-fn hold(
-    mutex: &Mutex,
+fn hold<M: Held>(
+    mutex: &M,
     ended: &mpsc::Receiver<std::io::Result<ExitStatus>>,
     group: Pid,
     grace: Duration,

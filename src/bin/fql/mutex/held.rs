@@ -1,0 +1,63 @@
+//! What `run` and the printing of a grant need of a lock, whatever its
+//! kind: a mutex, a read-write lock, a semaphore.
+
+use std::time::Duration;
+
+use fql::lock::Lock;
+use fql::mutex::{Mutex, Timing, Token};
+
+use crate::output::Exit;
+
+/// A client of a lock that can be taken, kept and handed back.
+pub trait Held {
+    /// Why an operation failed.
+    type Error: std::fmt::Display;
+    /// Takes the lock, waiting at most `wait` (`None`: as long as it takes).
+    fn acquire(&self, wait: Option<Duration>) -> Result<Option<Token>, Self::Error>;
+    /// Beats as a holder; `false` once the lock is lost.
+    fn heartbeat(&self) -> Result<bool, Self::Error>;
+    /// Hands the lock back; `false` if this client did not hold it.
+    fn release(&self) -> Result<bool, Self::Error>;
+    /// The heartbeat interval and staleness.
+    fn timing(&self) -> Timing;
+    /// Reports the error; the exit status it calls for.
+    fn failed(e: Self::Error) -> Exit;
+}
+
+impl Held for Mutex {
+    type Error = fql::mutex::Error;
+    fn acquire(&self, wait: Option<Duration>) -> Result<Option<Token>, Self::Error> {
+        Mutex::acquire(self, wait)
+    }
+    fn heartbeat(&self) -> Result<bool, Self::Error> {
+        Mutex::heartbeat(self)
+    }
+    fn release(&self) -> Result<bool, Self::Error> {
+        Mutex::release(self)
+    }
+    fn timing(&self) -> Timing {
+        Mutex::timing(self)
+    }
+    fn failed(e: Self::Error) -> Exit {
+        super::failed(e)
+    }
+}
+
+impl Held for Lock {
+    type Error = fql::lock::Error;
+    fn acquire(&self, wait: Option<Duration>) -> Result<Option<Token>, Self::Error> {
+        Lock::acquire(self, wait)
+    }
+    fn heartbeat(&self) -> Result<bool, Self::Error> {
+        Lock::heartbeat(self)
+    }
+    fn release(&self) -> Result<bool, Self::Error> {
+        Lock::release(self)
+    }
+    fn timing(&self) -> Timing {
+        Lock::timing(self)
+    }
+    fn failed(e: Self::Error) -> Exit {
+        super::kinds::failed(e)
+    }
+}

@@ -1,0 +1,242 @@
+//! `fql mutex … --read | --write | --permits N`: read-write locks and
+//! semaphores, with the mutex's commands; and `show` of their
+//! directories.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use fql::kv::Database;
+use fql::lock::{Kind, Lock, Mode, State};
+use fql::syntax::plain_or_quoted;
+
+use super::{directory, granted, seconds};
+use crate::args::{Client, Format, KindArgs, MutexCommand};
+use crate::output::Exit;
+
+impl KindArgs {
+    /// The kind and mode these flags ask for; `None` for a plain mutex.
+    fn lock(self) -> Option<(Kind, Mode)> {
+        match (self.read, self.write, self.permits) {
+            (true, _, _) => Some((Kind::ReadWrite, Mode::Read)),
+            (_, true, _) => Some((Kind::ReadWrite, Mode::Write)),
+            (_, _, Some(n)) => Some((Kind::Semaphore(n), Mode::Permit)),
+            _ => None,
+        }
+    }
+}
+
+/// Runs `command` if it is for a read-write lock or a semaphore: a
+/// client command with a kind flag, or `show` of a directory that holds
+/// such a lock. `None` leaves it to the mutex.
+pub fn run(
+    command: &MutexCommand,
+    db: &Arc<dyn Database>,
+    timeout: Duration,
+    format: Option<Format>,
+) -> Option<Result<(), Exit>> {
+    let lock = |client: &Client| -> Option<Result<Lock, Exit>> {
+        let kind = client.kind.lock()?;
+        Some(open(client, kind, db.clone(), timeout))
+    };
+    let done = match command {
+        MutexCommand::Acquire { client, wait } => {
+            let lock = lock(client)?;
+            acquire(lock, wait.wait)
+        }
+        MutexCommand::TryAcquire { client } => {
+            let lock = lock(client)?;
+            lock.and_then(|l| granted(&l, l.try_acquire()))
+        }
+        MutexCommand::Release { client } => {
+            lock(client)?.and_then(|l| done(l.release(), "does not hold"))
+        }
+        MutexCommand::Heartbeat { client } => {
+            lock(client)?.and_then(|l| done(l.heartbeat(), "does not hold"))
+        }
+        MutexCommand::Cancel { client } => {
+            lock(client)?.and_then(|l| done(l.cancel(), "is not waiting for"))
+        }
+        MutexCommand::Run {
+            client,
+            wait,
+            grace,
+            command,
+        } => {
+            let lock = lock(client)?;
+            lock.and_then(|l| {
+                let wait = wait.duration()?;
+                let grace = seconds(*grace, "--grace")?;
+                let names = (client.dir.as_str(), client.name.as_str());
+                super::child::run(&l, names, wait, grace, command)
+            })
+        }
+        MutexCommand::Show { dir, format: own } => {
+            return show(db, dir, timeout, own.or(format).unwrap_or_default());
+        }
+        MutexCommand::Reap { .. } => return None,
+    };
+    Some(done)
+}
+
+fn acquire(lock: Result<Lock, Exit>, wait: Option<f64>) -> Result<(), Exit> {
+    let lock = lock?;
+    let wait = wait.map(|w| seconds(w, "--wait")).transpose()?;
+    granted(&lock, lock.acquire(wait))
+}
+
+fn open(
+    client: &Client,
+    kind: (Kind, Mode),
+    db: Arc<dyn Database>,
+    timeout: Duration,
+) -> Result<Lock, Exit> {
+    if client.timing.compat {
+        eprintln!(
+            "fql: --compat is for a mutex shared with Go clients; a read-write lock or a semaphore has no Go counterpart"
+        );
+        return Err(Exit::Usage);
+    }
+    let timing = client.timing.timing()?;
+    Lock::new(db, directory(&client.dir)?, &client.name, timing, kind)
+        .map(|l| l.timeout(timeout))
+        .map_err(|e| {
+            eprintln!("fql: {e}");
+            Exit::Usage
+        })
+}
+
+/// Reports a lock error; a client whose kind or timing differs from the
+/// lock's is a usage error (2), as a bad flag is.
+pub fn failed(e: fql::lock::Error) -> Exit {
+    eprintln!("fql: {e}");
+    match &e {
+        fql::lock::Error::Mismatch { .. } => Exit::Usage,
+        e => fql::kv::AsKvError::as_kv(e).map_or(Exit::Failed, crate::store::exit_of),
+    }
+}
+
+fn done(result: Result<bool, fql::lock::Error>, not: &str) -> Result<(), Exit> {
+    if result.map_err(failed)? {
+        Ok(())
+    } else {
+        eprintln!("fql: this client {not} the lock");
+        Err(Exit::Unmet)
+    }
+}
+
+/// Shows the lock in `dir` if it is a read-write lock or a semaphore;
+/// `None` leaves anything else to the mutex's `show`.
+fn show(
+    db: &Arc<dyn Database>,
+    dir: &str,
+    timeout: Duration,
+    format: Format,
+) -> Option<Result<(), Exit>> {
+    let names = match directory(dir) {
+        Ok(names) => names,
+        Err(exit) => return Some(Err(exit)),
+    };
+    let state = match fql::lock::inspect(db.clone(), &names, timeout) {
+        Ok(Some(state)) => state,
+        Ok(_) => return None,
+        Err(e) => return Some(Err(failed(e))),
+    };
+    let report = match format {
+        Format::Text => text(&state),
+        Format::Json | Format::Jsonl => format!("{}\n", json(&state, &names)),
+    };
+    Some(crate::output::print(&report))
+}
+
+fn kind_text(state: &State) -> String {
+    let (h, l) = state.timing_ms;
+    let what = match state.kind {
+        Kind::Semaphore(n) => format!(
+            "semaphore of {}",
+            fql::syntax::counted(u64::from(n), "permit", "permits")
+        ),
+        Kind::ReadWrite => "read-write lock".into(),
+    };
+    format!("{what} (heartbeat {h} ms, stale {l} ms)")
+}
+
+fn age(age: Option<u64>) -> String {
+    match age {
+        Some(v) => format!(
+            "last beat {} before this snapshot",
+            fql::syntax::counted(v, "version", "versions")
+        ),
+        None => "no heartbeat".into(),
+    }
+}
+
+/// A line for each fact; names quoted and escaped when not plain.
+fn text(state: &State) -> String {
+    let mut out = format!("kind: {}\n", kind_text(state));
+    out.push_str(&format!("holders: {}\n", state.holders.len()));
+    for h in &state.holders {
+        let permit = h.permit.map(|n| format!(" {n}")).unwrap_or_default();
+        let token = h.token.map(|t| t.to_string()).unwrap_or_default();
+        out.push_str(&format!(
+            "  {} {}{permit}, token {token} ({})\n",
+            plain_or_quoted(&h.name),
+            h.mode,
+            age(h.heartbeat_age)
+        ));
+    }
+    out.push_str(&format!("queue: {} waiting\n", state.queue.len()));
+    for (n, w) in state.queue.iter().enumerate() {
+        out.push_str(&format!(
+            "  {}. {} {} ({})\n",
+            n + 1,
+            plain_or_quoted(&w.name),
+            plain_or_quoted(&w.mode),
+            age(w.heartbeat_age)
+        ));
+    }
+    out.push_str(&format!("read version: {}\n", state.read_version));
+    out
+}
+
+/// The same facts as one JSON object.
+fn json(state: &State, dir: &[String]) -> String {
+    let (kind, permits) = match state.kind {
+        Kind::Semaphore(n) => ("semaphore", Some(n)),
+        Kind::ReadWrite => ("rwlock", None),
+    };
+    let (h, l) = state.timing_ms;
+    let holders: Vec<serde_json::Value> = state
+        .holders
+        .iter()
+        .map(|h| {
+            serde_json::json!({
+                "name": h.name,
+                "mode": h.mode,
+                "permit": h.permit,
+                "token": h.token.map(|t| t.to_string()),
+                "heartbeat_age": h.heartbeat_age,
+            })
+        })
+        .collect();
+    let queue: Vec<serde_json::Value> = state
+        .queue
+        .iter()
+        .map(|w| {
+            serde_json::json!({
+                "name": w.name,
+                "mode": w.mode,
+                "heartbeat_age": w.heartbeat_age,
+            })
+        })
+        .collect();
+    fql::exec::json::to_string(&serde_json::json!({
+        "path": dir,
+        "kind": kind,
+        "permits": permits,
+        "heartbeat_ms": h,
+        "stale_ms": l,
+        "holders": holders,
+        "queue": queue,
+        "read_version": state.read_version,
+    }))
+}
