@@ -172,6 +172,7 @@ fn election_and_task_commands_refuse_mistakes() {
         &["mutex", "observe", "/l", "--count", "0"],
         &["mutex", "elect", "/l", "--name", ""],
         &["mutex", "elect", "/l", "--name", "a", "--compat"],
+        &["mutex", "elect", "/l", "--name", "a", "--permits", "2"],
         &[
             "mutex", "task", "take", "/j", "t", "--name", "a", "--lease", "0",
         ],

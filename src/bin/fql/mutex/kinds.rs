@@ -73,7 +73,16 @@ pub fn run(
         MutexCommand::Show { dir, format: own } => {
             return show(db, dir, timeout, own.or(format).unwrap_or_default());
         }
-        MutexCommand::Reap { .. } => return None,
+        MutexCommand::Elect { client, .. } if client.kind.lock().is_some() => {
+            eprintln!(
+                "fql: an election is held in a mutex: elect without --read, --write or --permits"
+            );
+            Err(Exit::Usage)
+        }
+        MutexCommand::Reap { .. }
+        | MutexCommand::Elect { .. }
+        | MutexCommand::Observe { .. }
+        | MutexCommand::Task { .. } => return None,
     };
     Some(done)
 }
