@@ -1,6 +1,7 @@
 //! `fql mutex`: the distributed mutex from the shell.
 
 mod child;
+mod refused;
 mod show;
 
 use std::sync::Arc;
@@ -158,6 +159,9 @@ pub fn directory(arg: &str) -> Result<Vec<String>, Exit> {
 
 pub(crate) fn failed(e: fql::mutex::Error) -> Exit {
     eprintln!("fql: {e}");
+    if let Some(exit) = refused::advise(&e) {
+        return exit;
+    }
     fql::kv::AsKvError::as_kv(&e).map_or(Exit::Failed, crate::store::exit_of)
 }
 
