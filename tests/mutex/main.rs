@@ -1041,3 +1041,53 @@ fn a_go_client_waiting_on_the_free_marker_is_woken_by_a_compat_release() {
     assert!(watch.wait(Some(Duration::from_secs(10))).unwrap());
     assert_eq!(go::owner(&db), "");
 }
+
+/// Stored settings that no client writes make the directory no mutex, as
+/// any key a mutex does not hold does: every operation refuses it, the
+/// reaper included, and writes nothing.
+#[test]
+fn settings_no_client_writes_are_refused() {
+    let db = db();
+    client(&db, "ann").try_acquire().unwrap().unwrap();
+    db.run(|tx, _| {
+        let p = DirectoryLayer::new()
+            .open(tx, &dir(), b"")?
+            .prefix()?
+            .to_vec();
+        let key = [&p[..], &("config",).pack_to_vec()].concat();
+        tx.set(&key, &(100i64, 300i64, "fast").pack_to_vec())?;
+        Ok::<_, fql::directory::Error>(())
+    })
+    .unwrap();
+    let before = raw(&db);
+    let err = client(&db, "bob")
+        .acquire(Some(Duration::from_secs(1)))
+        .unwrap_err();
+    assert!(matches!(err, fql::mutex::Error::Foreign { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains(r#"it holds /locks/job("config")=(100,300,"fast")"#),
+        "{err}"
+    );
+    assert!(client(&db, "ann").release().is_err());
+    let mut reaper = Reaper::new(db.clone(), dir(), FAST).unwrap();
+    assert!(matches!(
+        reaper.tick(),
+        Err(fql::mutex::Error::Foreign { .. })
+    ));
+    assert_eq!(raw(&db), before);
+}
+
+/// A name that is not plain is escaped in the refusal.
+#[test]
+fn a_refused_name_is_escaped() {
+    let db = db();
+    let odd = "web\u{1b}[31m";
+    client(&db, odd).try_acquire().unwrap().unwrap();
+    let err = client(&db, odd).try_acquire().unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(r#"another client named "web\x1b[31m" holds /locks/job"#),
+        "{err}"
+    );
+}
