@@ -19,6 +19,7 @@
 mod election;
 pub(crate) mod layout;
 mod reaper;
+mod settings;
 mod state;
 mod task;
 
@@ -34,6 +35,7 @@ use crate::kv::{Database, DatabaseExt, Transaction, Watch};
 use crate::syntax::ast::{Elem, ElemKind, Span, Tuple};
 
 pub use reaper::{Reaped, Reaper};
+pub use settings::Settings;
 pub use state::{State, Waiter};
 
 pub use election::{Campaign, Election, Leader, Observe, Stopper, Term, observe};
@@ -79,6 +81,37 @@ pub enum Error {
     /// A directory operation failed.
     #[error(transparent)]
     Directory(#[from] crate::directory::Error),
+    /// Another client of the mutex has this client's name: it holds the
+    /// mutex or waits for it. A name is a client's identity (a release,
+    /// heartbeat or cancel by that name acts for it), so two live clients
+    /// with one name would share one grant. Nothing was written.
+    #[error(
+        "another client named {} {} {dir}: names must be unique among the clients of a mutex",
+        crate::syntax::plain_or_quoted(.name),
+        if *.holds { "holds" } else { "waits for" }
+    )]
+    NameInUse {
+        /// The mutex's directory.
+        dir: String,
+        /// The name.
+        name: String,
+        /// The other client holds the mutex (else it waits for it).
+        holds: bool,
+    },
+    /// The mutex is held or waited for by clients with other settings
+    /// (timing or mode), stored in it by the first of them: a reaper
+    /// judges every client by those. Nothing was written.
+    #[error(
+        "{dir} is in use with {stored}, stored in the mutex; this client has {ours}, and every client of a mutex must use the same while it is held or waited for"
+    )]
+    Settings {
+        /// The mutex's directory.
+        dir: String,
+        /// The settings the mutex stores.
+        stored: Settings,
+        /// This client's.
+        ours: Settings,
+    },
     /// The directory holds a key that no mutex holds: it is a user's data,
     /// or a mistyped path. The transaction stopped before it wrote
     /// anything.
@@ -188,9 +221,20 @@ impl Mutex {
         self.timing
     }
 
+    /// The timing and mode this client uses, which every client of the
+    /// mutex must share while it is held or waited for.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            timing: self.timing,
+            compat: self.compat,
+        }
+    }
+
     /// Takes the mutex if it is free and nobody waits, in one transaction;
-    /// changes nothing otherwise. Holding it already counts as taking it,
-    /// so a retried or repeated call agrees with the first.
+    /// changes nothing otherwise. A mutex held or waited for by another
+    /// client of this name is refused ([`Error::NameInUse`]): the name is
+    /// the client's identity. A run retried after an unknown commit and
+    /// refused by its own grant answers with that grant's token.
     pub fn try_acquire(&self) -> Result<Option<Token>, Error> {
         match self.script("try-acquire", &[])? {
             Outcome::Ran(..) if self.compat => self.answer(),
@@ -199,7 +243,55 @@ impl Mutex {
                 token[..10].copy_from_slice(&stamp);
                 Token(token)
             })),
-            Outcome::Refused | Outcome::Settled => self.answer(),
+            Outcome::Settled => self.answer(),
+            Outcome::Refused => self.unique().map(|()| None),
+        }
+    }
+
+    /// Joins the queue, unless the mutex came free meanwhile (the caller
+    /// tries again) or a client of this name already holds it or waits
+    /// ([`Error::NameInUse`]). A run retried after an unknown commit and
+    /// refused by its own entry counts as queued.
+    fn enqueue(&self) -> Result<(), Error> {
+        match self.script("enqueue", &[])? {
+            Outcome::Ran(..) | Outcome::Settled => Ok(()),
+            Outcome::Refused => self.unique(),
+        }
+    }
+
+    /// After an acquiring script's guards refused it: refuses a name that
+    /// another client holds the mutex or waits with, in one transaction.
+    /// What refused the script may have changed since; the name is taken
+    /// if it is taken now, and a client that left meanwhile leaves the
+    /// caller free to go on, which its next script checks again.
+    fn unique(&self) -> Result<(), Error> {
+        let name = self.name.as_str();
+        let compat = self.compat;
+        let (taken, _) = in_mutex(&self.engine, &self.dir, |tx, prefix| {
+            let Some(prefix) = prefix else {
+                return Ok(None);
+            };
+            let key = |kind: &str| [prefix, &(kind, name).pack_to_vec()[..]].concat();
+            if tx.get(&key("owner"), true)?.is_some() {
+                return Ok(Some(true));
+            }
+            let waits = if compat {
+                let queue = [prefix, &("queue",).pack_to_vec()[..]].concat();
+                let range = crate::kv::RangeOption::prefix(&queue);
+                let entries = crate::kv::collect_range(tx, &range, true)?;
+                entries.iter().any(|kv| kv.value == name.as_bytes())
+            } else {
+                tx.get(&key("waiter"), true)?.is_some()
+            };
+            Ok(waits.then_some(false))
+        })?;
+        match taken {
+            Some(holds) => Err(Error::NameInUse {
+                dir: crate::directory::show(&self.dir),
+                name: self.name.clone(),
+                holds,
+            }),
+            None => Ok(()),
         }
     }
 
@@ -213,9 +305,8 @@ impl Mutex {
             if let Some(token) = self.try_acquire()? {
                 return Ok(Some(token));
             }
-            // Queue, unless the mutex came free meanwhile (try again) or
-            // this client is queued already (wait on).
-            self.script("enqueue", &[])?;
+            // Queue, unless the mutex came free meanwhile (try again).
+            self.enqueue()?;
             loop {
                 let state = if self.compat {
                     self.wait_state_compat()?
@@ -357,14 +448,23 @@ impl Mutex {
         Ok(wait)
     }
 
-    /// Runs a named mutex script with this client's parameters.
+    /// Runs a named mutex script with this client's parameters, checking
+    /// its settings against the mutex's in the same transaction: in full
+    /// for an operation that takes the mutex or queues (which stores them
+    /// where none bind), the mode for the others.
     fn script(&self, op: &str, extra: &[(&str, ElemKind<'static>)]) -> Result<Outcome, Error> {
         let name = if self.compat {
             format!("mutex/compat/{op}")
         } else {
             format!("mutex/{op}")
         };
-        run_script(&self.engine, &name, &self.dir, Some(&self.name), extra)
+        let expect = if settings::acquiring(op) {
+            settings::Expect::All(self.settings())
+        } else {
+            settings::Expect::Mode(self.settings())
+        };
+        let client = Some(self.name.as_str());
+        run_checked(&self.engine, &name, &self.dir, client, extra, expect)
     }
 
     /// [`Mutex::wait_state`] as a Go client sees the mutex: the first
@@ -458,10 +558,23 @@ fn run_script(
     name: Option<&str>,
     extra: &[(&str, ElemKind<'static>)],
 ) -> Result<Outcome, Error> {
+    run_checked(engine, script, dir, name, extra, settings::Expect::Nothing)
+}
+
+/// [`run_script`], with what each transaction asks of the mutex's
+/// stored settings.
+fn run_checked(
+    engine: &Engine,
+    script: &str,
+    dir: &[String],
+    name: Option<&str>,
+    extra: &[(&str, ElemKind<'static>)],
+    expect: settings::Expect,
+) -> Result<Outcome, Error> {
     let began = Instant::now();
     let mut unknown = false;
     loop {
-        match run_script_once(engine, script, dir, name, extra) {
+        match run_script_once(engine, script, dir, name, extra, expect) {
             Ok(Outcome::Refused) if unknown => return Ok(Outcome::Settled),
             Err(e) if unknown_result(&e) => {
                 let timeout = engine.retry_options().timeout;
@@ -487,6 +600,7 @@ fn run_script_once(
     dir: &[String],
     name: Option<&str>,
     extra: &[(&str, ElemKind<'static>)],
+    expect: settings::Expect,
 ) -> Result<Outcome, Error> {
     let source = crate::scripts::find(script)
         .unwrap_or_else(|| panic!("{script} ships with fql"))
@@ -499,8 +613,8 @@ fn run_script_once(
     for (k, v) in extra {
         params.insert(k.to_string(), v.clone().into());
     }
-    let script = crate::check::load(source).expect("shipped scripts load");
-    let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
+    let loaded = crate::check::load(source).expect("shipped scripts load");
+    let plan = crate::plan::plan(&loaded, &params).expect("shipped scripts plan");
     let layer = DirectoryLayer::new();
     let mut rows = Vec::new();
     let mut committed = Committed::default();
@@ -513,7 +627,10 @@ fn run_script_once(
                 rows.push(row);
                 Ok(())
             },
-            |tx| layout::layout().check(tx, &layer, dir).map(drop),
+            |tx| {
+                let found = layout::layout().inspect(tx, &layer, dir)?;
+                settings::enforce(tx, found.as_ref(), dir, script, expect)
+            },
         );
         match ran {
             Ok(c) => committed = c,

@@ -19,8 +19,15 @@
 //!   type sorts.
 //!
 //! That is one read per family, one more for the last key of each
-//! unbounded family and one for the range after the last family: nine
+//! unbounded family and one for the range after the last family: ten
 //! small reads, besides opening the directory.
+//!
+//! The keys of the unbounded families are read as snapshots and add no
+//! read conflict, so clients that join the queue at once do not make each
+//! other retry: an enqueue writes a versionstamped queue key, whose write
+//! conflict range runs, on FoundationDB, from the stamp of its read
+//! version to the end of the stamps (on the embedded store, the key it
+//! got), and nothing any enqueue reads lies there.
 //!
 //! The mutex scripts clear only keys of the bounded families and single
 //! keys they have checked or that match the layout by their shape alone,
@@ -33,6 +40,7 @@ use crate::directory::{DirectoryLayer, show};
 use crate::kv::{ConflictRangeType, KeyValue, RangeOption, Transaction, key_after, strinc};
 use crate::schema::Pattern;
 use crate::syntax::ast::{Elem, ElemKind, Kind, Query};
+use foundationdb_tuple::TuplePack;
 
 use super::{Error, dir_param, elem};
 
@@ -141,6 +149,17 @@ impl Layout {
         layer: &DirectoryLayer,
         dir: &[String],
     ) -> Result<Option<Vec<u8>>, Error> {
+        Ok(self.inspect(tx, layer, dir)?.map(|found| found.prefix))
+    }
+
+    /// [`Layout::check`], returning besides the prefix what the check saw
+    /// of the owner, the queue and the stored settings.
+    pub(super) fn inspect(
+        &self,
+        tx: &mut dyn Transaction,
+        layer: &DirectoryLayer,
+        dir: &[String],
+    ) -> Result<Option<Found>, Error> {
         let opened = match layer.open(tx, dir, b"") {
             Err(crate::directory::Error::NotFound { .. }) => return Ok(None),
             opened => opened?,
@@ -151,6 +170,7 @@ impl Layout {
             dir: show(dir),
             key: describe(dir, prefix, kv),
         };
+        let mut seen = Found::new(prefix);
         let mut gap = prefix.to_vec();
         for family in &self.families {
             let (begin, end) = (at(&family.begin), at(&family.end));
@@ -164,11 +184,71 @@ impl Layout {
             if let Some(kv) = found.iter().find(|kv| !family.allows(prefix, kv)) {
                 return Err(foreign(kv));
             }
+            seen.note(&begin, &found);
             gap = end;
         }
         match empty(tx, &gap, &strinc(prefix))? {
             Some(kv) => Err(foreign(&kv)),
-            None => Ok(Some(prefix.to_vec())),
+            None => Ok(Some(seen)),
+        }
+    }
+}
+
+/// What the layout check saw of a mutex that exists: enough to tell
+/// whether it is idle (free, nobody waiting) and which settings it
+/// stores, without another read.
+pub(super) struct Found {
+    /// The directory's prefix.
+    pub prefix: Vec<u8>,
+    /// The first key of the owner family, and of the queue family.
+    pub owners: Vec<u8>,
+    pub queue: Vec<u8>,
+    /// The key of the stored settings, and its value if it exists.
+    pub config_key: Vec<u8>,
+    pub config: Option<Vec<u8>>,
+    /// Someone holds the mutex: an owner key other than Go's free
+    /// marker `("owner","")`.
+    pub held: bool,
+    /// Someone waits in the queue.
+    pub queued: bool,
+}
+
+impl Found {
+    fn new(prefix: &[u8]) -> Found {
+        let at = |kind: &str| [prefix, &(kind,).pack_to_vec()].concat();
+        let config_key = [prefix, &("config",).pack_to_vec()].concat();
+        Found {
+            prefix: prefix.to_vec(),
+            owners: at("owner"),
+            queue: at("queue"),
+            config_key,
+            config: None,
+            held: false,
+            queued: false,
+        }
+    }
+
+    /// Notes the keys found of the family that starts at `begin`.
+    fn note(&mut self, begin: &[u8], found: &[KeyValue]) {
+        if begin == self.owners.as_slice() {
+            let marker = [&self.owners[..], b"\x02\x00"].concat();
+            self.held = found.iter().any(|kv| kv.key != marker);
+        } else if begin == self.queue.as_slice() {
+            self.queued = !found.is_empty();
+        } else if begin == self.config_key.as_slice() {
+            self.config = found.first().map(|kv| kv.value.clone());
+        }
+    }
+
+    /// The refusal of a settings key whose value no client writes.
+    pub fn foreign_config(&self, dir: &[String]) -> Error {
+        let kv = KeyValue {
+            key: self.config_key.clone(),
+            value: self.config.clone().unwrap_or_default(),
+        };
+        Error::Foreign {
+            dir: show(dir),
+            key: describe(dir, &self.prefix, &kv),
         }
     }
 }
@@ -309,6 +389,7 @@ mod tests {
         assert_eq!(
             names,
             [
+                (r#""config""#.to_string(), Some(1)),
                 (r#""fence""#.to_string(), Some(1)),
                 (r#""hb""#.to_string(), None),
                 (r#""owner""#.to_string(), Some(1)),

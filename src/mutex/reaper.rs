@@ -6,6 +6,10 @@
 //! I last looked?"), never with anyone's wall clock. A reaper that starts
 //! (or restarts) must therefore watch a heartbeat for a whole threshold
 //! before it may act on it.
+//!
+//! A reaper judges every mutex by the timing and mode its clients stored
+//! in it ([`Settings`](super::Settings)), looked up at each look: its own
+//! apply only to a mutex that stores none (one only Go clients use).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -37,6 +41,9 @@ pub struct Reaper {
     seen: HashMap<String, (Vec<u8>, Instant)>,
     /// Reaps as Go clients expect: by the owner key's value.
     compat: bool,
+    /// The timing and mode given to the reaper, for a mutex that stores
+    /// none; `timing` and `compat` are those in force.
+    own: (Timing, bool),
 }
 
 impl Reaper {
@@ -49,6 +56,7 @@ impl Reaper {
             timing,
             seen: HashMap::new(),
             compat: false,
+            own: (timing, false),
         })
     }
 
@@ -56,10 +64,28 @@ impl Reaper {
     /// `mutex/compat/reap`, writing only what Go clients write.
     pub fn compat(mut self, on: bool) -> Reaper {
         self.compat = on;
+        self.own.1 = on;
         self
     }
 
-    /// Looks once, and reaps what has stood still too long:
+    /// Takes the timing and mode the mutex stores, or the reaper's own
+    /// when it stores none. A change starts every judgement again: a
+    /// heartbeat seen under one mode or timing proves nothing under
+    /// another.
+    fn adopt(&mut self) -> Result<(), Error> {
+        let (timing, compat) = match super::settings::read(&self.engine, &self.dir)? {
+            Some(stored) => (stored.timing, stored.compat),
+            None => self.own,
+        };
+        if (timing, compat) != (self.timing, self.compat) {
+            self.seen.clear();
+        }
+        (self.timing, self.compat) = (timing, compat);
+        Ok(())
+    }
+
+    /// Looks once, and reaps what has stood still too long, by the timing
+    /// and mode the mutex stores:
     ///
     /// - an owner whose heartbeat has not moved for the staleness `L`;
     /// - an owner that has not beaten at all since its grant (its
@@ -68,6 +94,7 @@ impl Reaper {
     ///   waiter that reached the head of the queue costs `h`, not `L`;
     /// - a waiter whose heartbeat has not moved for `L`.
     pub fn tick(&mut self) -> Result<Vec<Reaped>, Error> {
+        self.adopt()?;
         let state = State::read(&self.engine, &self.dir)?;
         let now = Instant::now();
         let beats: HashMap<String, Vec<u8>> = if self.compat {
@@ -158,14 +185,14 @@ impl Reaper {
         stop: &AtomicBool,
         report: &mut dyn FnMut(Result<&Reaped, &Error>),
     ) -> Result<(), Error> {
-        let tick = self.timing.heartbeat / 4;
         while !stop.load(Ordering::SeqCst) {
             match self.tick() {
                 Ok(reaped) => reaped.iter().for_each(|r| report(Ok(r))),
                 Err(e @ Error::Foreign { .. }) => return Err(e),
                 Err(e) => report(Err(&e)),
             }
-            std::thread::sleep(tick);
+            // The timing in force, which the mutex may store.
+            std::thread::sleep(self.timing.heartbeat / 4);
         }
         Ok(())
     }

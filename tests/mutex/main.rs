@@ -11,6 +11,7 @@ use crate::support::reach;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use foundationdb_tuple::TuplePack;
 use fql::directory::DirectoryLayer;
 use fql::exec::Engine;
 use fql::kv::embedded::Embedded;
@@ -124,7 +125,8 @@ fn owner_and_queue_keys_are_the_go_clients_bytes() {
                 || rest.starts_with(&const_hex::decode("02717565756500").unwrap())
                 || rest.starts_with(b"\x02waiter\x00")
                 || rest.starts_with(b"\x02hb\x00")
-                || rest.starts_with(b"\x02fence\x00"),
+                || rest.starts_with(b"\x02fence\x00")
+                || rest == b"\x02config\x00",
             "{}",
             const_hex::encode(rest)
         );
@@ -288,8 +290,12 @@ fn a_queued_client_is_queued_once_and_never_barges() {
     ann.try_acquire().unwrap().unwrap();
     script(&db, "mutex/enqueue", &[("name", name("bob"))]);
     let before = raw(&db);
-    // Queueing again, or trying while queued, changes nothing.
-    assert_eq!(client(&db, "bob").try_acquire().unwrap(), None);
+    // A client of a queued name is refused, and changes nothing.
+    let err = client(&db, "bob").try_acquire().unwrap_err();
+    assert!(
+        matches!(err, fql::mutex::Error::NameInUse { holds: false, .. }),
+        "{err:?}"
+    );
     assert_eq!(raw(&db), before);
     // A newcomer cannot take the mutex between release and grant: the
     // release grants in the same transaction.
@@ -298,18 +304,56 @@ fn a_queued_client_is_queued_once_and_never_barges() {
     assert_eq!(state(&db).owner.as_deref(), Some("bob"));
 }
 
+/// A name is a client's identity: a second client with the name of one
+/// that holds the mutex, or waits for it, is refused and changes nothing
+/// (two of them would share one grant), while heartbeats and releases by
+/// that name, from any handle, act for the client.
 #[test]
-fn holding_already_counts_as_acquiring() {
-    // Defect 11: TryAcquire by the owner started another heartbeat.
+fn a_second_client_with_a_live_name_is_refused() {
+    // Defect 11: TryAcquire by the owner's name counted as holding it.
     let db = db();
     let ann = client(&db, "ann");
     let t = ann.try_acquire().unwrap().unwrap();
-    assert_eq!(ann.try_acquire().unwrap(), Some(t));
-    assert_eq!(
-        ann.acquire(Some(Duration::from_millis(10))).unwrap(),
-        Some(t)
+    let before = raw(&db);
+    let second = client(&db, "ann");
+    for got in [
+        second.try_acquire(),
+        second.acquire(Some(Duration::from_millis(10))),
+    ] {
+        let err = got.unwrap_err();
+        assert!(
+            matches!(err, fql::mutex::Error::NameInUse { holds: true, .. }),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "another client named ann holds /locks/job: names must be unique among the clients of a mutex"
+        );
+    }
+    assert_eq!(raw(&db), before);
+    let bob = {
+        let db = db.clone();
+        std::thread::spawn(move || client(&db, "bob").acquire(Some(Duration::from_secs(20))))
+    };
+    wait_until(|| state(&db).queue.len() == 1);
+    let err = client(&db, "bob")
+        .acquire(Some(Duration::from_millis(10)))
+        .unwrap_err();
+    assert!(
+        matches!(err, fql::mutex::Error::NameInUse { holds: false, .. }),
+        "{err:?}"
     );
-    assert!(state(&db).queue.is_empty());
+    assert!(
+        err.to_string().contains("named bob waits for /locks/job"),
+        "{err}"
+    );
+    assert_eq!(state(&db).queue.len(), 1, "bob is queued once");
+    // Another handle of the holder's name beats and releases for it.
+    let other = client(&db, "ann");
+    assert!(other.heartbeat().unwrap());
+    assert_eq!(other.held().unwrap(), Some(t));
+    assert!(other.release().unwrap());
+    assert!(bob.join().unwrap().unwrap().is_some(), "bob is granted");
 }
 
 #[test]
@@ -493,7 +537,6 @@ fn a_grant_costs_the_waiters_one_transaction_in_all() {
 /// runs them (including its own bugs, which are not exercised here).
 mod go {
     use super::*;
-    use foundationdb_tuple::TuplePack;
 
     fn prefix(tx: &mut dyn fql::kv::Transaction) -> Vec<u8> {
         DirectoryLayer::new()
@@ -526,6 +569,24 @@ mod go {
                     .unwrap()
                     .1
             }))
+        })
+        .unwrap()
+    }
+
+    /// `watchOwner`: in one transaction, read the owner as `getOwner`
+    /// does and watch its key; `""` (no owner key, or the free marker)
+    /// watches `("owner","")`.
+    pub fn watch_owner(db: &Arc<dyn Database>) -> fql::kv::Watch {
+        db.run(|tx, _| {
+            let p = prefix(tx);
+            let range = [&p[..], &("owner",).pack_to_vec()].concat();
+            let rows = fql::kv::collect_range(tx, &RangeOption::prefix(&range).limit(1), false)?;
+            let name = rows.first().map_or(String::new(), |kv| {
+                foundationdb_tuple::unpack::<(String, String)>(&kv.key[p.len()..])
+                    .unwrap()
+                    .1
+            });
+            tx.watch(&[&p[..], &("owner", name).pack_to_vec()].concat())
         })
         .unwrap()
     }
@@ -588,10 +649,13 @@ fn compat_clients_share_a_mutex_with_go_clients() {
     assert_eq!(go::owner(&db), "fql");
 
     // Only keys and values Go writes: the owner key, with Go's 12-byte
-    // heartbeat, and nothing of fql's own.
+    // heartbeat; of fql's own, only the settings, which Go never reads.
     let (p, rows) = raw(&db);
-    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows.len(), 2, "{rows:?}");
     let (key, value) = &rows[0];
+    assert_eq!(&key[p.len()..], &b"\x02config\x00"[..]);
+    assert_eq!(value, &(100i64, 300i64, "compat").pack_to_vec());
+    let (key, value) = &rows[1];
     assert_eq!(&key[p.len()..], &b"\x02owner\x00\x02fql\x00"[..]);
     assert_eq!(value.len(), 12);
     assert_eq!(&value[10..], &[0, 0]);
@@ -703,4 +767,329 @@ fn a_mutex_transaction_that_outlives_its_window_is_too_old() {
         "{err:?}"
     );
     assert_eq!(state(&plain).owner, None, "nothing was written");
+}
+
+/// How many transactions wrote a queue entry (each attempt of an enqueue
+/// writes one, retries included), counted through a hook on `db`.
+fn counting_enqueues(
+    db: Arc<dyn Database>,
+    count: Arc<std::sync::atomic::AtomicUsize>,
+) -> Arc<dyn Database> {
+    let hook: hooked::Hook = Arc::new(move |op, key: &[u8]| {
+        if op == hooked::Op::Write && key.windows(8).any(|w| w == b"\x02queue\x00\x33") {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        Ok(())
+    });
+    hooked::hooked(db, hook)
+}
+
+/// 24 clients, each on its own handle of one database file, start to
+/// acquire a held mutex at once: every one queues in one attempt. An
+/// enqueue reads the owner range (someone must hold the mutex) and writes
+/// only keys of its own and a versionstamped queue key, which no other
+/// enqueue reads, so none conflicts with another.
+#[test]
+fn simultaneous_enqueues_do_not_conflict() {
+    const CLIENTS: usize = 24;
+    let slow = Timing {
+        heartbeat: Duration::from_secs(10),
+        stale: Duration::from_secs(30),
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("fql.db");
+    let first: Arc<dyn Database> = Arc::new(Embedded::open(&path).unwrap());
+    let holder = Mutex::new(first.clone(), dir(), "holder", slow).unwrap();
+    holder.try_acquire().unwrap().expect("free");
+    let start = Arc::new(std::sync::Barrier::new(CLIENTS));
+    let counts: Vec<_> = (0..CLIENTS)
+        .map(|_| Arc::new(std::sync::atomic::AtomicUsize::new(0)))
+        .collect();
+    let clients: Vec<_> = counts
+        .iter()
+        .enumerate()
+        .map(|(n, attempts)| {
+            let (path, attempts, start) = (path.clone(), attempts.clone(), start.clone());
+            std::thread::spawn(move || {
+                let own: Arc<dyn Database> = Arc::new(Embedded::open(&path).unwrap());
+                let db = counting_enqueues(own, attempts);
+                let me = Mutex::new(db, dir(), format!("w{n}"), slow).unwrap();
+                start.wait();
+                let token = me.acquire(Some(Duration::from_secs(120))).unwrap();
+                assert!(me.release().unwrap());
+                token
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while state(&first).queue.len() < CLIENTS {
+        assert!(Instant::now() < deadline, "{:?}", state(&first));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let attempts: Vec<usize> = counts
+        .iter()
+        .map(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+        .collect();
+    assert!(holder.release().unwrap());
+    for c in clients {
+        assert!(
+            c.join().unwrap().is_some(),
+            "every client is granted in turn"
+        );
+    }
+    let retried = attempts.iter().filter(|&&a| a > 1).count();
+    let retries: usize = attempts.iter().map(|a| a - 1).sum();
+    assert_eq!(
+        (retried, retries),
+        (0, 0),
+        "clients whose enqueue retried after a conflict, and retries in all: {attempts:?}"
+    );
+}
+
+/// What the mutex stores of its clients' timing and mode, raw.
+fn stored_settings(db: &Arc<dyn Database>) -> Option<Vec<u8>> {
+    let (p, rows) = raw(db);
+    let key = [&p[..], b"\x02config\x00"].concat();
+    rows.into_iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+}
+
+/// The first client to take the mutex stores its timing and mode; a
+/// client with others is refused, writing nothing, while the mutex is
+/// held or waited for; the last owner's release clears them, and the
+/// next user may choose others.
+#[test]
+fn clients_share_the_timing_and_mode_the_mutex_stores() {
+    let db = db();
+    let ann = client(&db, "ann");
+    ann.try_acquire().unwrap().expect("free");
+    assert_eq!(
+        stored_settings(&db),
+        Some((100i64, 300i64, "default").pack_to_vec())
+    );
+    let slower = Timing {
+        heartbeat: Duration::from_millis(200),
+        stale: Duration::from_millis(900),
+    };
+    let before = raw(&db);
+    let other = Mutex::new(db.clone(), dir(), "bob", slower).unwrap();
+    let compat = client(&db, "bob").compat(true);
+    for refused in [
+        other.try_acquire(),
+        other.acquire(Some(Duration::from_secs(1))),
+        compat.acquire(Some(Duration::from_secs(1))),
+    ] {
+        let err = refused.unwrap_err();
+        assert!(matches!(err, fql::mutex::Error::Settings { .. }), "{err:?}");
+        assert!(
+            err.to_string().starts_with(
+                "/locks/job is in use with heartbeat 0.1 s, staleness 0.3 s, default mode, stored in the mutex; this client has "
+            ),
+            "{err}"
+        );
+    }
+    assert_eq!(raw(&db), before, "refused clients wrote nothing");
+    // A release in the other mode is refused too; one in the same mode,
+    // with any timing, is not.
+    assert!(client(&db, "ann").compat(true).release().is_err());
+    assert!(
+        Mutex::new(db.clone(), dir(), "ann", slower)
+            .unwrap()
+            .heartbeat()
+            .unwrap()
+    );
+    // While someone waits the settings stay; the last release clears them.
+    let bob = {
+        let db = db.clone();
+        std::thread::spawn(move || client(&db, "bob").acquire(Some(Duration::from_secs(20))))
+    };
+    wait_until(|| state(&db).queue.len() == 1);
+    assert!(ann.release().unwrap());
+    assert!(bob.join().unwrap().unwrap().is_some());
+    assert!(stored_settings(&db).is_some());
+    assert!(client(&db, "bob").release().unwrap());
+    assert_eq!(stored_settings(&db), None);
+    assert!(other.try_acquire().unwrap().is_some(), "other settings now");
+    assert_eq!(
+        stored_settings(&db),
+        Some((200i64, 900i64, "default").pack_to_vec())
+    );
+}
+
+/// Settings left on a mutex nobody holds or waits for (a Go client
+/// released it, which knows nothing of them) bind nobody: the next client
+/// to take it stores its own.
+#[test]
+fn settings_on_an_idle_mutex_bind_nobody() {
+    let db = db();
+    let ann = client(&db, "ann").compat(true);
+    ann.try_acquire().unwrap().expect("free");
+    // A Go client's grant and release, as fdb-mutex runs them.
+    go::set_owner(&db, "gopher");
+    go::release(&db);
+    assert!(stored_settings(&db).is_some());
+    let slower = Timing {
+        heartbeat: Duration::from_millis(200),
+        stale: Duration::from_millis(900),
+    };
+    let carl = Mutex::new(db.clone(), dir(), "carl", slower).unwrap();
+    assert!(carl.try_acquire().unwrap().is_some());
+    assert_eq!(
+        stored_settings(&db),
+        Some((200i64, 900i64, "default").pack_to_vec())
+    );
+}
+
+/// A reaper judges by the timing and mode the mutex stores, not its own:
+/// it does not reap a live owner that beats more slowly than its own
+/// staleness allows, nor judge a default owner by the owner key's value
+/// (which never changes there), and it reaps a dead compat owner by that
+/// value.
+#[test]
+fn a_reaper_judges_by_the_stored_timing_and_mode() {
+    let slower = Timing {
+        heartbeat: Duration::from_millis(250),
+        stale: Duration::from_millis(1500),
+    };
+    for (owner_compat, reaper_compat) in [(false, false), (false, true)] {
+        let db = db();
+        let ann = Mutex::new(db.clone(), dir(), "ann", slower)
+            .unwrap()
+            .compat(owner_compat);
+        ann.try_acquire().unwrap().expect("free");
+        let mut reaper = Reaper::new(db.clone(), dir(), FAST)
+            .unwrap()
+            .compat(reaper_compat);
+        let started = Instant::now();
+        let mut beat = Instant::now();
+        while started.elapsed() < Duration::from_secs(2) {
+            if beat.elapsed() >= slower.heartbeat {
+                assert!(ann.heartbeat().unwrap());
+                beat = Instant::now();
+            }
+            assert_eq!(reaper.tick().unwrap(), [], "reaper compat: {reaper_compat}");
+            std::thread::sleep(FAST.heartbeat / 4);
+        }
+        assert_eq!(state(&db).owner.as_deref(), Some("ann"));
+    }
+    // A compat owner that stopped beating, and a default reaper.
+    let db = db();
+    client(&db, "ann")
+        .compat(true)
+        .try_acquire()
+        .unwrap()
+        .unwrap();
+    let mut reaper = Reaper::new(db.clone(), dir(), slower).unwrap();
+    let started = Instant::now();
+    let reaped = loop {
+        let reaped = reaper.tick().unwrap();
+        if !reaped.is_empty() {
+            break reaped;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "never reaped");
+        std::thread::sleep(FAST.heartbeat / 4);
+    };
+    assert_eq!(reaped, [Reaped::Owner("ann".into())]);
+    assert_eq!(go::owner(&db), "", "handed to Go's free marker");
+}
+
+/// A Go client that found the mutex free (no owner key) watches
+/// `("owner","")`, as fdb-mutex's waiters do; a compatible release to an
+/// empty queue writes that key, as fdb-mutex's release does, so the Go
+/// client wakes and takes the mutex.
+#[test]
+fn a_go_client_waiting_on_the_free_marker_is_woken_by_a_compat_release() {
+    let db = db();
+    let fql_client = client(&db, "fql").compat(true);
+    // The Go client looks while nobody holds the mutex and nothing marks
+    // it free, then the fql client takes it.
+    let mut watch = go::watch_owner(&db);
+    fql_client.try_acquire().unwrap().expect("free");
+    assert!(
+        !watch.wait(Some(Duration::from_millis(100))).unwrap(),
+        "taking it leaves the marker's key as it was"
+    );
+    assert!(fql_client.release().unwrap());
+    assert!(
+        watch.wait(Some(Duration::from_secs(10))).unwrap(),
+        "the release writes (\"owner\",\"\")"
+    );
+    let (p, rows) = raw(&db);
+    let marker = [&p[..], b"\x02owner\x00\x02\x00"].concat();
+    assert_eq!(rows, [(marker, vec![])], "the marker, and nothing else");
+    // Woken, the Go client finds "" and takes the mutex.
+    assert_eq!(go::owner(&db), "");
+    go::set_owner(&db, "gopher");
+    assert_eq!(go::owner(&db), "gopher");
+    // An fql waiter behind it is granted by Go's release, and its own
+    // release to an empty queue marks the mutex free again.
+    let waiter = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            client(&db, "fql")
+                .compat(true)
+                .acquire(Some(Duration::from_secs(20)))
+        })
+    };
+    wait_until(|| {
+        raw(&db)
+            .1
+            .iter()
+            .any(|(k, _)| k.windows(6).any(|w| w == b"queue\x00"))
+    });
+    go::release(&db);
+    assert!(waiter.join().unwrap().unwrap().is_some());
+    let mut watch = go::watch_owner(&db);
+    assert!(client(&db, "fql").compat(true).release().unwrap());
+    assert!(watch.wait(Some(Duration::from_secs(10))).unwrap());
+    assert_eq!(go::owner(&db), "");
+}
+
+/// Stored settings that no client writes make the directory no mutex, as
+/// any key a mutex does not hold does: every operation refuses it, the
+/// reaper included, and writes nothing.
+#[test]
+fn settings_no_client_writes_are_refused() {
+    let db = db();
+    client(&db, "ann").try_acquire().unwrap().unwrap();
+    db.run(|tx, _| {
+        let p = DirectoryLayer::new()
+            .open(tx, &dir(), b"")?
+            .prefix()?
+            .to_vec();
+        let key = [&p[..], &("config",).pack_to_vec()].concat();
+        tx.set(&key, &(100i64, 300i64, "fast").pack_to_vec())?;
+        Ok::<_, fql::directory::Error>(())
+    })
+    .unwrap();
+    let before = raw(&db);
+    let err = client(&db, "bob")
+        .acquire(Some(Duration::from_secs(1)))
+        .unwrap_err();
+    assert!(matches!(err, fql::mutex::Error::Foreign { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains(r#"it holds /locks/job("config")=(100,300,"fast")"#),
+        "{err}"
+    );
+    assert!(client(&db, "ann").release().is_err());
+    let mut reaper = Reaper::new(db.clone(), dir(), FAST).unwrap();
+    assert!(matches!(
+        reaper.tick(),
+        Err(fql::mutex::Error::Foreign { .. })
+    ));
+    assert_eq!(raw(&db), before);
+}
+
+/// A name that is not plain is escaped in the refusal.
+#[test]
+fn a_refused_name_is_escaped() {
+    let db = db();
+    let odd = "web\u{1b}[31m";
+    client(&db, odd).try_acquire().unwrap().unwrap();
+    let err = client(&db, odd).try_acquire().unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(r#"another client named "web\x1b[31m" holds /locks/job"#),
+        "{err}"
+    );
 }

@@ -1,5 +1,7 @@
 //! Real processes contending through the `fql` binary on one database file.
 
+mod keys;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

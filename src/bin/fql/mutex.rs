@@ -4,6 +4,7 @@ mod child;
 mod elect;
 mod held;
 mod kinds;
+mod refused;
 mod show;
 mod task;
 
@@ -195,6 +196,9 @@ pub fn directory(arg: &str) -> Result<Vec<String>, Exit> {
 
 pub(crate) fn failed(e: fql::mutex::Error) -> Exit {
     eprintln!("fql: {e}");
+    if let Some(exit) = refused::advise(&e) {
+        return exit;
+    }
     fql::kv::AsKvError::as_kv(&e).map_or(Exit::Failed, crate::store::exit_of)
 }
 

@@ -56,6 +56,10 @@ pub enum MutexCommand {
     },
     /// Hand on the mutex when its owner stops beating, and drop dead
     /// waiters; runs until interrupted.
+    ///
+    /// Judges by the timing and mode the mutex stores, which its clients
+    /// share; --heartbeat, --stale and --compat apply to a mutex that
+    /// stores none (one only Go clients use).
     Reap {
         /// The mutex directory: a path such as `/locks/nightly`, or a tuple
         /// of names such as `("locks","nightly")`, as `-p dir=` takes.
@@ -222,7 +226,10 @@ pub struct Client {
     /// The mutex directory: a path such as `/locks/nightly`, or a tuple
     /// of names such as `("locks","nightly")`, as `-p dir=` takes.
     pub dir: String,
-    /// This client's name; unique among the clients of the mutex.
+    /// This client's name, unique among the clients of the mutex:
+    /// acquire, try-acquire and run with the name of a client that holds
+    /// it or waits for it are refused (exit 1); release, heartbeat and
+    /// cancel act for the client of this name.
     #[arg(long)]
     pub name: String,
     #[command(flatten)]
@@ -261,6 +268,9 @@ pub struct WaitArgs {
     pub wait: Option<f64>,
 }
 
+/// The timing and mode of a client. The mutex stores those of the client
+/// that takes it; while it is held or waited for, a client with others is
+/// refused (exit 2), and reap judges by the stored ones.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct TimingArgs {
     /// Write only what the Go client janderland/fdb-mutex writes, so Go
