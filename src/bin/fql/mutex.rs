@@ -94,6 +94,10 @@ pub fn run(
                     Ok(Reaped::Waiter(name)) => {
                         format!("dropped waiter {}\n", fql::syntax::plain_or_quoted(name))
                     }
+                    Ok(Reaped::Granted(name)) => format!(
+                        "granted the free mutex to {}\n",
+                        fql::syntax::plain_or_quoted(name)
+                    ),
                     Err(e) => return eprintln!("fql: the reaper goes on after: {e}"),
                 };
                 if let Err(exit) = crate::output::print(&line) {
