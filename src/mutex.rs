@@ -32,13 +32,15 @@ use judge::Judge;
 pub use reaper::{Reaped, Reaper};
 pub use state::{State, Waiter};
 
-/// Timing of a mutex: how often holders and waiters beat, and how long a
-/// reaper lets a heartbeat stand still before it takes the mutex away.
+/// Timing of a mutex: how often holders and waiters beat, and how long
+/// the head of the queue (or a reaper) lets a heartbeat stand still
+/// before it takes the mutex over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timing {
     /// `h`: the heartbeat interval.
     pub heartbeat: Duration,
-    /// `L`: the staleness after which an owner is reaped; at least `3h`.
+    /// `L`: the staleness after which an owner is taken over; at least
+    /// `3h`.
     pub stale: Duration,
 }
 
@@ -326,7 +328,10 @@ impl Mutex {
             return Ok((acted, position == 0));
         }
         let ahead = &state.queue[..position];
-        let dead: Vec<_> = ahead.iter().filter_map(|w| judge.dead_waiter(w, now)).collect();
+        let dead: Vec<_> = ahead
+            .iter()
+            .filter_map(|w| judge.dead_waiter(w, now))
+            .collect();
         if dead.len() < ahead.len() {
             // A waiter ahead lives: it heads the queue.
             return Ok((false, false));
@@ -367,7 +372,7 @@ impl Mutex {
         self.answer()
     }
 
-    /// If this client holds the mutex, beats, which tells a reaper the
+    /// If this client holds the mutex, beats, which tells the judges the
     /// grant reached a live client, and returns the token: one
     /// transaction.
     fn answer(&self) -> Result<Option<Token>, Error> {
@@ -469,7 +474,6 @@ impl Mutex {
         };
         run_script(&self.engine, &name, &self.dir, Some(&self.name), extra)
     }
-
 }
 
 /// What a waiter's look found.

@@ -67,7 +67,8 @@ impl Judge {
                 signs.push((Sign::Heartbeat(w.name.clone()), hb));
             }
         }
-        self.seen.retain(|sign, _| signs.iter().any(|(s, _)| s == sign));
+        self.seen
+            .retain(|sign, _| signs.iter().any(|(s, _)| s == sign));
         for (sign, value) in signs {
             match self.seen.get(&sign) {
                 Some((seen, _)) if *seen == value => {}
@@ -108,8 +109,8 @@ impl Judge {
         let (sign, _) = self.owner_sign(state, owner);
         let (value, stood) = self.still(&sign, now)?;
         let value = value.clone()?;
-        let unanswered = matches!(sign, Sign::Heartbeat(_))
-            && state.token.is_some_and(|t| t.0[..] == value[..]);
+        let unanswered =
+            matches!(sign, Sign::Heartbeat(_)) && state.token.is_some_and(|t| t.0[..] == value[..]);
         let limit = if unanswered {
             self.timing.heartbeat
         } else {

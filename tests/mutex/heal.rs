@@ -12,7 +12,10 @@ fn by_hand(db: &Arc<dyn Database>, text: &str) {
 }
 
 /// `name`'s `acquire`, on a thread, with a generous limit.
-fn acquiring(db: &Arc<dyn Database>, name: &str) -> std::thread::JoinHandle<Option<fql::mutex::Token>> {
+fn acquiring(
+    db: &Arc<dyn Database>,
+    name: &str,
+) -> std::thread::JoinHandle<Option<fql::mutex::Token>> {
     let me = client(db, name);
     std::thread::spawn(move || me.acquire(Some(Duration::from_secs(20))).unwrap())
 }

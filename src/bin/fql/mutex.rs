@@ -195,7 +195,7 @@ fn granted(
         Err(e) => {
             let release = failed(e);
             eprintln!(
-                "fql: the mutex stays held until this client releases it or a reaper hands it on"
+                "fql: the mutex stays held until this client releases it, or the head of the queue takes it over"
             );
             Err(exit.max(release))
         }

@@ -42,7 +42,12 @@ fn ends(child: &mut Child, what: &str) -> std::process::ExitStatus {
 /// /proc/PID/stat, which counts in USER_HZ = 100 ticks per second.
 fn cpu(pid: u32) -> Duration {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap().split_whitespace().collect();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
     // After the name: state is field 3, utime 14 and stime 15.
     let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
     Duration::from_millis(ticks * 10)
@@ -113,7 +118,10 @@ fn the_head_waiter_takes_over_a_killed_owner_with_no_reaper() {
     until_shown(&db, "/locks/t", "1. b ");
     // While the owner beats, the waiter waits.
     std::thread::sleep(Duration::from_secs(1));
-    assert!(next.try_wait().unwrap().is_none(), "b took a live owner's mutex");
+    assert!(
+        next.try_wait().unwrap().is_none(),
+        "b took a live owner's mutex"
+    );
     signal(&owner, "-KILL");
     let _ = owner.wait();
     end_command(&pidfile);
