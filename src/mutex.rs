@@ -258,14 +258,14 @@ impl Mutex {
                 Look::Queued(watch, state, position) => (watch, state, position),
             };
             let now = Instant::now();
+            let left = deadline.map(|d| d.saturating_duration_since(now));
+            if left == Some(Duration::ZERO) {
+                return Ok(Waited::Done(self.give_up()?));
+            }
             judge.observe(&state, now);
             let (acted, head) = self.tend(&judge, &state, position, now)?;
             if acted {
                 continue;
-            }
-            let left = deadline.map(|d| d.saturating_duration_since(now));
-            if left == Some(Duration::ZERO) {
-                return Ok(Waited::Done(self.give_up()?));
             }
             let period = if head { h / 4 } else { h };
             let mut wait = period.min(beat_at.saturating_duration_since(now));

@@ -205,13 +205,13 @@ fn a_free_mutex_with_waiters_is_granted_to_the_head_and_nobody_spins() {
 }
 
 /// The same in `--compat`, with Go's free marker `("owner","")` in place
-/// of the owner: newcomers used to spin and ignore `--wait`.
+/// of the owner and a killed waiter at the head of the queue: newcomers
+/// used to spin there and ignore their wait limit.
 #[test]
-fn a_compat_free_mutex_with_waiters_heals_and_wait_limits_hold() {
+fn a_compat_free_mutex_with_a_dead_head_heals_and_wait_limits_hold() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("fql.db");
-    let pidfile = dir.path().join("command.pid");
-    let compat = ["--compat", "--heartbeat", "0.2", "--stale", "30"];
+    let compat = ["--compat", "--heartbeat", "0.2", "--stale", "3"];
     let taken = fql(&db)
         .args(["mutex", "try-acquire", "/locks/g", "--name", "a"])
         .args(compat)
@@ -219,15 +219,10 @@ fn a_compat_free_mutex_with_waiters_heals_and_wait_limits_hold() {
         .status()
         .unwrap();
     assert!(taken.success());
-    let mut head = fql(&db)
-        .args(["mutex", "run", "/locks/g", "--name", "b"])
-        .args(compat)
-        .args(["--", "sh", "-c"])
-        .arg(command(&pidfile))
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    until_shown(&db, "/locks/g", "1. b ");
+    let mut dead = waiter(&db, "/locks/g", "d", &compat);
+    until_shown(&db, "/locks/g", "1. d ");
+    signal(&dead, "-KILL");
+    let _ = dead.wait();
     // What a Go client's release to an empty queue leaves, as a queue
     // forms: the owner gone, the free marker in its place.
     let freed = fql(&db)
@@ -240,21 +235,23 @@ fn a_compat_free_mutex_with_waiters_heals_and_wait_limits_hold() {
         .unwrap();
     assert!(freed.success());
     let started = Instant::now();
-    let mut newcomer = fql(&db)
-        .args(["mutex", "acquire", "/locks/g", "--name", "c", "--wait", "2"])
-        .args(compat)
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    until_shown(&db, "/locks/g", "owner: b ");
+    let mut newcomer = waiter(
+        &db,
+        "/locks/g",
+        "c",
+        &[&compat[..], &["--wait", "1.5"]].concat(),
+    );
+    // The newcomer grants the head, which is dead, and waits behind it.
+    until_shown(&db, "/locks/g", "owner: d ");
     not_spinning(&newcomer, "the newcomer");
-    // b holds past c's --wait: c gives up on time, and leaves no trace.
     let status = ends(&mut newcomer, "the newcomer");
     assert_eq!(status.code(), Some(1), "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(10));
-    let show = until_shown(&db, "/locks/g", "owner: b ");
-    assert!(!show.contains(" c "), "{show}");
-    signal(&head, "-TERM");
-    let _ = head.wait();
-    end_command(&pidfile);
+    let show = until_shown(&db, "/locks/g", "owner: d ");
+    assert!(!show.contains(" c "), "c left no trace: {show}");
+    // The next waiter heads the queue, and takes over the dead owner,
+    // with no reaper.
+    let mut next = waiter(&db, "/locks/g", "e", &compat);
+    assert!(ends(&mut next, "the next waiter").success());
+    until_shown(&db, "/locks/g", "owner: e ");
 }
