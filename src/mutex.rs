@@ -320,7 +320,8 @@ impl Mutex {
             return Ok((self.act(self.op("grant-head"), &[])?, position == 0));
         }
         if self.compat {
-            let patience = self.timing.stale * u32::try_from(position).unwrap_or(u32::MAX);
+            let behind = u32::try_from(position).unwrap_or(u32::MAX);
+            let patience = self.timing.stale.saturating_mul(behind);
             let acted = match judge.owner(state, now, patience) {
                 Some(v) => self.act(v.script, &v.params)?,
                 None => false,
