@@ -7,8 +7,11 @@
 //! `cargo bench --bench mutex` prints p50 and p99 for each queue length
 //! and the transactions the clients made per grant; then, with real
 //! processes of the `fql` binary, the time from `kill -9` of an owner to
-//! the next owner's return, with a reaper running (target: within
-//! L + h + 250 ms).
+//! the next owner's return, with a reaper running and with none (the head
+//! waiter takes over; target: within L + h + 250 ms both ways); ten dead
+//! waiters ahead of a live one (target: at most h in all once they have
+//! been dead for L); and false takeovers of a live owner beside a busy
+//! loop on every core (target: none).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex as Shared};
@@ -107,7 +110,11 @@ fn main() {
             handovers.len(),
         ));
     }
-    report.push_str(&dead_owner(dir.path()));
+    report.push_str(&dead_owner(dir.path(), true));
+    report.push_str(&dead_owner(dir.path(), false));
+    report.push_str(&dead_waiters(dir.path(), true));
+    report.push_str(&dead_waiters(dir.path(), false));
+    report.push_str(&live_owner_beside_hogs(dir.path()));
     eprint!("{report}");
 }
 
@@ -130,21 +137,24 @@ fn end_orphans() {
 }
 
 /// `kill -9` of an owner (`fql mutex run -- sleep`) to the return of the
-/// waiter's `fql mutex acquire`, with `fql mutex reap` running.
-fn dead_owner(dir: &std::path::Path) -> String {
+/// waiter's `fql mutex acquire`, with `fql mutex reap` running or not
+/// (then the waiter, at the head of the queue, takes over).
+fn dead_owner(dir: &std::path::Path, with_reaper: bool) -> String {
     use std::process::{Command, Stdio};
     let fql = env!("CARGO_BIN_EXE_fql");
-    let db = dir.join("dead-owner.db");
+    let db = dir.join(format!("dead-owner-{with_reaper}.db"));
     let timing = ["--heartbeat", "0.2", "--stale", "0.6"];
     let (h, l) = (Duration::from_millis(200), Duration::from_millis(600));
-    let mut reaper = Command::new(fql)
-        .arg("--db")
-        .arg(&db)
-        .args(["mutex", "reap", "/dead"])
-        .args(timing)
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("the reaper starts");
+    let mut reaper = with_reaper.then(|| {
+        Command::new(fql)
+            .arg("--db")
+            .arg(&db)
+            .args(["mutex", "reap", "/dead"])
+            .args(timing)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the reaper starts")
+    });
     let mut times = Vec::new();
     for round in 0..10 {
         let mut owner = Command::new(fql)
@@ -193,14 +203,174 @@ fn dead_owner(dir: &std::path::Path) -> String {
             .arg(format!("next{round}"))
             .status();
     }
-    let _ = reaper.kill();
-    let _ = reaper.wait();
+    if let Some(reaper) = &mut reaper {
+        let _ = reaper.kill();
+        let _ = reaper.wait();
+    }
     times.sort();
     format!(
-        "dead owner (kill -9) to next owner: median {:.0?}, max {:.0?} over {} runs; L + h + 250 ms = {:.0?}\n",
+        "dead owner (kill -9) to next owner, {}: median {:.0?}, max {:.0?} over {} runs; L + h + 250 ms = {:.0?}\n",
+        if with_reaper {
+            "reaper running"
+        } else {
+            "no reaper"
+        },
         times[times.len() / 2],
         times[times.len() - 1],
         times.len(),
         l + h + Duration::from_millis(250)
+    )
+}
+
+fn fql_at(db: &std::path::Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_fql"));
+    cmd.arg("--db").arg(db);
+    cmd
+}
+
+/// Waits until `show` prints `want`.
+fn shown(db: &std::path::Path, dir: &str, want: &str) {
+    loop {
+        let show = fql_at(db)
+            .args(["mutex", "show", dir])
+            .output()
+            .expect("show runs");
+        if String::from_utf8_lossy(&show.stdout).contains(want) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Ten waiters killed (`kill -9`) at the head of the queue, a live one
+/// behind them, and no reaper: from the owner's release to the live
+/// waiter's return. `settled`: the owner holds on for 2 L after the
+/// kills (the head of the queue has dropped them by then); else it
+/// releases at once, and the grant meets them.
+fn dead_waiters(dir: &std::path::Path, settled: bool) -> String {
+    use std::process::Stdio;
+    let db = dir.join(format!("dead-waiters-{settled}.db"));
+    let timing = ["--heartbeat", "0.2", "--stale", "0.6"];
+    let (h, l) = (Duration::from_millis(200), Duration::from_millis(600));
+    let mut times = Vec::new();
+    for round in 0..5 {
+        let owner = format!("owner{round}");
+        let taken = fql_at(&db)
+            .args(["mutex", "try-acquire", "/waiters", "--name", &owner])
+            .stdout(Stdio::null())
+            .status()
+            .expect("try-acquire runs");
+        assert!(taken.success());
+        let mut dead = Vec::new();
+        for n in 0..10 {
+            dead.push(
+                fql_at(&db)
+                    .args(["mutex", "acquire", "/waiters", "--name"])
+                    .arg(format!("dead{round}-{n}"))
+                    .args(timing)
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .expect("a waiter starts"),
+            );
+            shown(&db, "/waiters", &format!("{}. dead{round}-{n} ", n + 1));
+        }
+        let mut live = fql_at(&db)
+            .args(["mutex", "acquire", "/waiters", "--name"])
+            .arg(format!("live{round}"))
+            .args(timing)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the live waiter starts");
+        shown(&db, "/waiters", &format!("11. live{round} "));
+        for d in &mut dead {
+            d.kill().expect("kill -9");
+            let _ = d.wait();
+        }
+        if settled {
+            // The owner beats meanwhile, as a live one would.
+            let until = Instant::now() + l * 2;
+            while Instant::now() < until {
+                let _ = fql_at(&db)
+                    .args(["mutex", "heartbeat", "/waiters", "--name", &owner])
+                    .status();
+                std::thread::sleep(h / 2);
+            }
+        }
+        let released = Instant::now();
+        let _ = fql_at(&db)
+            .args(["mutex", "release", "/waiters", "--name", &owner])
+            .status();
+        assert!(live.wait().expect("the live waiter ends").success());
+        times.push(released.elapsed());
+        let _ = fql_at(&db)
+            .args(["mutex", "release", "/waiters", "--name"])
+            .arg(format!("live{round}"))
+            .status();
+    }
+    times.sort();
+    format!(
+        "10 dead waiters ahead ({}), release to the live waiter's return, no reaper: median {:.0?}, max {:.0?} over {} runs; h = {h:?}, L = {l:?}\n",
+        if settled {
+            "killed 2 L before the release"
+        } else {
+            "killed just before the release"
+        },
+        times[times.len() / 2],
+        times[times.len() - 1],
+        times.len(),
+    )
+}
+
+/// A live owner (`fql mutex run -- sleep 3`, beating every h) with a
+/// busy loop on every core beside it and a waiter behind it: a takeover
+/// before the owner's release is a false one.
+fn live_owner_beside_hogs(dir: &std::path::Path) -> String {
+    use std::process::{Command, Stdio};
+    let db = dir.join("hogs.db");
+    let timing = ["--heartbeat", "0.2", "--stale", "0.6"];
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut hogs: Vec<_> = (0..cores)
+        .map(|_| {
+            Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .expect("a busy loop starts")
+        })
+        .collect();
+    let (mut false_takeovers, rounds) = (0, 10);
+    for round in 0..rounds {
+        let started = Instant::now();
+        let mut owner = fql_at(&db)
+            .args(["mutex", "run", "/hogs", "--name"])
+            .arg(format!("owner{round}"))
+            .args(timing)
+            .args(["--", "sleep", "3"])
+            .spawn()
+            .expect("the owner starts");
+        shown(&db, "/hogs", &format!("owner: owner{round} "));
+        let mut waiter = fql_at(&db)
+            .args(["mutex", "acquire", "/hogs", "--name"])
+            .arg(format!("next{round}"))
+            .args(timing)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the waiter starts");
+        let held = owner.wait().expect("the owner ends");
+        let _ = waiter.wait();
+        // The owner's run ends 0 only if it held the mutex throughout.
+        if !held.success() || started.elapsed() < Duration::from_secs(3) {
+            false_takeovers += 1;
+        }
+        let _ = fql_at(&db)
+            .args(["mutex", "release", "/hogs", "--name"])
+            .arg(format!("next{round}"))
+            .status();
+    }
+    for hog in &mut hogs {
+        let _ = hog.kill();
+        let _ = hog.wait();
+    }
+    format!(
+        "live owner beating every h = 200 ms beside {cores} busy loops, L = 600 ms: {false_takeovers} false takeovers in {rounds} holds of 3 s\n"
     )
 }

@@ -17,6 +17,7 @@
 //! (`task`, the `lock/*-task` scripts).
 
 mod election;
+mod judge;
 pub(crate) mod layout;
 mod reaper;
 mod settings;
@@ -34,6 +35,7 @@ use crate::kv::Committed;
 use crate::kv::{Database, DatabaseExt, Transaction, Watch};
 use crate::syntax::ast::{Elem, ElemKind, Span, Tuple};
 
+use judge::Judge;
 pub use reaper::{Reaped, Reaper};
 pub use settings::Settings;
 pub use state::{State, Waiter};
@@ -41,13 +43,15 @@ pub use state::{State, Waiter};
 pub use election::{Campaign, Election, Leader, Observe, Stopper, Term, observe};
 pub use task::{Finish, Taken, Task};
 
-/// Timing of a mutex: how often holders and waiters beat, and how long a
-/// reaper lets a heartbeat stand still before it takes the mutex away.
+/// Timing of a mutex: how often holders and waiters beat, and how long
+/// the head of the queue (or a reaper) lets a heartbeat stand still
+/// before it takes the mutex over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timing {
     /// `h`: the heartbeat interval.
     pub heartbeat: Duration,
-    /// `L`: the staleness after which an owner is reaped; at least `3h`.
+    /// `L`: the staleness after which an owner is taken over; at least
+    /// `3h`.
     pub stale: Duration,
 }
 
@@ -251,11 +255,18 @@ impl Mutex {
     /// Joins the queue, unless the mutex came free meanwhile (the caller
     /// tries again) or a client of this name already holds it or waits
     /// ([`Error::NameInUse`]). A run retried after an unknown commit and
-    /// refused by its own entry counts as queued.
+    /// refused by its own entry counts as queued. A free mutex with
+    /// waiters, which only a crash or an operator leaves, also refuses an
+    /// enqueue: it is granted to the head of its queue, as nobody else
+    /// would grant it.
     fn enqueue(&self) -> Result<(), Error> {
         match self.script("enqueue", &[])? {
             Outcome::Ran(..) | Outcome::Settled => Ok(()),
-            Outcome::Refused => self.unique(),
+            Outcome::Refused => {
+                self.unique()?;
+                self.act(self.op("grant-head"), &[])?;
+                Ok(())
+            }
         }
     }
 
@@ -297,62 +308,165 @@ impl Mutex {
 
     /// Takes the mutex, waiting in the queue for at most `timeout` (for
     /// ever with `None`). Waiting blocks on a watch of this client's own
-    /// queue entry, beating every heartbeat interval so that a reaper
-    /// keeps it queued. On timeout the client leaves the queue.
+    /// queue entry, beating every heartbeat interval so that others see
+    /// it lives; the waiter at the head of the queue also watches the
+    /// owner, and takes the mutex over from one that stopped beating
+    /// ([`Mutex::tend`]). On timeout the client leaves the queue.
     pub fn acquire(&self, timeout: Option<Duration>) -> Result<Option<Token>, Error> {
         let deadline = timeout.map(|t| Instant::now() + t);
+        let mut rounds = 0u32;
         loop {
             if let Some(token) = self.try_acquire()? {
                 return Ok(Some(token));
             }
             // Queue, unless the mutex came free meanwhile (try again).
             self.enqueue()?;
-            loop {
-                let state = if self.compat {
-                    self.wait_state_compat()?
-                } else {
-                    self.wait_state()?
-                };
-                match state {
-                    Wait::Owner => return self.answer(),
-                    Wait::NotQueued => break,
-                    Wait::Free => {
-                        if let Outcome::Ran(..) = self.script("claim", &[])? {
-                            return self.answer();
-                        }
-                        // A client ahead in the queue claims it: give it
-                        // a moment rather than spin.
-                        if deadline.is_some_and(|d| Instant::now() >= d) {
-                            return self.give_up();
-                        }
-                        std::thread::sleep(self.timing.heartbeat / 10);
-                    }
-                    Wait::Queued(mut watch) => {
-                        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-                        if left == Some(Duration::ZERO) {
-                            return self.give_up();
-                        }
-                        let wait =
-                            left.map_or(self.timing.heartbeat, |l| l.min(self.timing.heartbeat));
-                        if !watch.wait(Some(wait))? {
-                            // Still waiting: show the reaper this client
-                            // lives (Go clients keep no such sign).
-                            if !self.compat {
-                                self.script("waiting", &[])?;
-                            }
-                        } else if self.compat {
-                            // Any change of the owner key: look again.
-                        } else if let Some(token) = self.answer()? {
-                            // Granted: one transaction answers it.
-                            return Ok(Some(token));
-                        }
-                    }
-                }
+            if let Waited::Done(token) = self.wait_in_line(deadline)? {
+                return Ok(token);
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return self.give_up();
             }
+            // Not queued after all: the first time is a race with a
+            // release, so try again at once; later rounds pause, so that
+            // no state of the mutex makes this loop spin.
+            rounds += 1;
+            if rounds > 1 {
+                let pause = self.timing.heartbeat / 10;
+                let left = deadline.map_or(pause, |d| d.saturating_duration_since(Instant::now()));
+                std::thread::sleep(pause.min(left));
+            }
         }
+    }
+
+    /// Waits in the queue until granted, dropped, or out of time. Each
+    /// round is one look (a transaction that reads the mutex and arms a
+    /// watch), then what the look calls for ([`Mutex::tend`]), then a wait
+    /// on the watch: `h` for a waiter behind a live one, `h / 4` for the
+    /// head, which watches the owner. A waiter beats every `h`.
+    fn wait_in_line(&self, deadline: Option<Instant>) -> Result<Waited, Error> {
+        let h = self.timing.heartbeat;
+        let mut judge = Judge::new(self.timing, self.compat);
+        let mut beat_at = Instant::now() + h;
+        loop {
+            let (watch, state, position) = match self.look()? {
+                Look::Owner => return Ok(Waited::Done(self.answer()?)),
+                Look::NotQueued => return Ok(Waited::NotQueued),
+                Look::Stray => {
+                    // Its waiter key names no queue entry: nothing would
+                    // ever grant it. Leave, and queue again.
+                    self.cancel()?;
+                    return Ok(Waited::NotQueued);
+                }
+                Look::Queued(watch, state, position) => (watch, state, position),
+            };
+            let now = Instant::now();
+            let left = deadline.map(|d| d.saturating_duration_since(now));
+            if left == Some(Duration::ZERO) {
+                return Ok(Waited::Done(self.give_up()?));
+            }
+            judge.observe(&state, now);
+            let (acted, head) = self.tend(&judge, &state, position, now)?;
+            if acted {
+                continue;
+            }
+            let period = if head { h / 4 } else { h };
+            let mut wait = period.min(beat_at.saturating_duration_since(now));
+            if let Some(left) = left {
+                wait = wait.min(left);
+            }
+            let fired = match watch {
+                Some(mut watch) => watch.wait(Some(wait))?,
+                None => {
+                    std::thread::sleep(wait);
+                    false
+                }
+            };
+            if fired && !self.compat {
+                // Granted, most likely: one transaction answers it.
+                if let Some(token) = self.answer()? {
+                    return Ok(Waited::Done(Some(token)));
+                }
+            }
+            if !self.compat && Instant::now() >= beat_at {
+                // Still waiting: show the others this client lives (Go
+                // clients keep no such sign).
+                self.script("waiting", &[])?;
+                beat_at = Instant::now() + h;
+            }
+        }
+    }
+
+    /// What a waiter does about the mutex it looked at; returns whether
+    /// it changed anything, and whether this waiter heads the queue.
+    ///
+    /// - A free mutex with waiters: grant it to the head of the queue.
+    /// - The head of the queue, and only it, judges the owner on its own
+    ///   clock and takes the mutex over when the [`Judge`] says so, in one
+    ///   transaction that re-checks the heartbeat it judged and grants
+    ///   the head of the queue, itself. The head is the first waiter that
+    ///   lives: a waiter whose every waiter ahead has stood still for `L`
+    ///   drops them (each drop guarded by the heartbeat judged) and heads
+    ///   the queue.
+    /// - In `--compat` no waiter shows a sign of life, so the waiter at
+    ///   `position` waits `position` more staleness periods than the
+    ///   head: one acts at a time, and a dead head holds nobody up for
+    ///   ever.
+    fn tend(
+        &self,
+        judge: &Judge,
+        state: &State,
+        position: usize,
+        now: Instant,
+    ) -> Result<(bool, bool), Error> {
+        if state.owner.is_none() {
+            return Ok((self.act(self.op("grant-head"), &[])?, position == 0));
+        }
+        if self.compat {
+            let behind = u32::try_from(position).unwrap_or(u32::MAX);
+            let patience = self.timing.stale.saturating_mul(behind);
+            let acted = match judge.owner(state, now, patience) {
+                Some(v) => self.act(v.script, &v.params)?,
+                None => false,
+            };
+            return Ok((acted, position == 0));
+        }
+        let ahead = &state.queue[..position];
+        let dead: Vec<_> = ahead
+            .iter()
+            .filter_map(|w| judge.dead_waiter(w, now))
+            .collect();
+        if dead.len() < ahead.len() {
+            // A waiter ahead lives: it heads the queue.
+            return Ok((false, false));
+        }
+        let mut acted = false;
+        for v in &dead {
+            acted |= self.act(v.script, &v.params)?;
+        }
+        if let Some(v) = judge.owner(state, now, Duration::ZERO) {
+            acted |= self.act(v.script, &v.params)?;
+        }
+        Ok((acted, true))
+    }
+
+    /// The name of one of this client's scripts, `--compat` or not.
+    fn op(&self, op: &str) -> &'static str {
+        let name = if self.compat {
+            format!("mutex/compat/{op}")
+        } else {
+            format!("mutex/{op}")
+        };
+        crate::scripts::find(&name)
+            .unwrap_or_else(|| panic!("{name} ships with fql"))
+            .name
+    }
+
+    /// Runs a script that acts on the mutex rather than as this client
+    /// (a grant, a takeover, a drop); whether its guards let it act.
+    fn act(&self, script: &str, params: &[(&str, ElemKind<'static>)]) -> Result<bool, Error> {
+        let ran = run_script(&self.engine, script, &self.dir, None, params)?;
+        Ok(matches!(ran, Outcome::Ran(..)))
     }
 
     /// Leaves the queue after a timeout; a grant that came just before
@@ -362,7 +476,7 @@ impl Mutex {
         self.answer()
     }
 
-    /// If this client holds the mutex, beats, which tells a reaper the
+    /// If this client holds the mutex, beats, which tells the judges the
     /// grant reached a live client, and returns the token: one
     /// transaction.
     fn answer(&self) -> Result<Option<Token>, Error> {
@@ -412,40 +526,47 @@ impl Mutex {
         Ok(state.owner.filter(|o| *o == self.name).and(state.token))
     }
 
-    /// In one transaction: whether this client holds the mutex, or is
-    /// queued (with a watch on its queue entry, armed in the same
-    /// transaction, so no grant is missed), or neither.
-    fn wait_state(&self) -> Result<Wait, Error> {
+    /// Looks at the mutex in one transaction: whether this client holds
+    /// it, or where it waits, with the state to judge the others by and a
+    /// watch armed in the same transaction, so no grant is missed. The
+    /// watch is on this client's waiter key, which only its grant or its
+    /// removal changes; in `--compat`, on the owner key, as Go's waiters
+    /// watch it (none while the mutex is free).
+    fn look(&self) -> Result<Look, Error> {
         let name = self.name.as_str();
-        self.in_dir(|tx, prefix| {
-            let key = |kind: &str| {
+        let (look, _) = in_mutex(&self.engine, &self.dir, |tx, prefix| {
+            let Some(prefix) = prefix else {
+                return Ok(Look::NotQueued);
+            };
+            let key = |kind: &str, name: &str| {
                 let mut k = prefix.to_vec();
                 (kind, name).pack_into_vec(&mut k);
                 k
             };
-            let owner = key("owner");
-            if tx.get(&owner, false)?.is_some() {
-                return Ok(Wait::Owner);
+            let state = State::read_in(&self.engine, &self.dir, tx, true)?;
+            if state.owner.as_deref() == Some(name) {
+                return Ok(Look::Owner);
             }
-            let waiter = key("waiter");
-            if tx.get(&waiter, false)?.is_none() {
-                return Ok(Wait::NotQueued);
-            }
-            Ok(Wait::Queued(tx.watch(&waiter)?))
-        })
-    }
-
-    /// Runs `f` in a transaction with the prefix of the mutex's directory;
-    /// with no directory, nobody is queued.
-    fn in_dir(
-        &self,
-        mut f: impl FnMut(&mut dyn Transaction, &[u8]) -> Result<Wait, Error>,
-    ) -> Result<Wait, Error> {
-        let (wait, _) = in_mutex(&self.engine, &self.dir, |tx, prefix| match prefix {
-            Some(prefix) => f(tx, prefix),
-            None => Ok(Wait::NotQueued),
+            let position = state.queue.iter().position(|w| w.name == name);
+            let watch = if self.compat {
+                match &state.owner {
+                    Some(owner) if position.is_some() => Some(tx.watch(&key("owner", owner))?),
+                    _ => None,
+                }
+            } else {
+                let waiter = key("waiter", name);
+                match (tx.get(&waiter, false)?, position) {
+                    (None, _) => return Ok(Look::NotQueued),
+                    (Some(_), None) => return Ok(Look::Stray),
+                    (Some(_), Some(_)) => Some(tx.watch(&waiter)?),
+                }
+            };
+            Ok(match position {
+                Some(at) => Look::Queued(watch, Box::new(state), at),
+                None => Look::NotQueued,
+            })
         })?;
-        Ok(wait)
+        Ok(look)
     }
 
     /// Runs a named mutex script with this client's parameters, checking
@@ -466,51 +587,27 @@ impl Mutex {
         let client = Some(self.name.as_str());
         run_checked(&self.engine, &name, &self.dir, client, extra, expect)
     }
-
-    /// [`Mutex::wait_state`] as a Go client sees the mutex: the first
-    /// owner key is the owner (none, or the name `""`, is free), and the
-    /// queue holds names as values. A free mutex with this client queued
-    /// is claimed ([`Wait::Free`]); otherwise the watch is on the owner's
-    /// key, as Go's waiters watch it.
-    fn wait_state_compat(&self) -> Result<Wait, Error> {
-        let name = self.name.as_str();
-        self.in_dir(|tx, prefix| {
-            // Every key whose tuple starts with `kind`.
-            let range = |kind: &str| {
-                let mut p = prefix.to_vec();
-                (kind,).pack_into_vec(&mut p);
-                crate::kv::RangeOption::prefix(&p)
-            };
-            let owners = crate::kv::collect_range(tx, &range("owner").limit(1), false)?;
-            let owner_key = owners.first().map(|kv| kv.key.clone());
-            let owner = owner_key
-                .as_deref()
-                .and_then(|k| {
-                    foundationdb_tuple::unpack::<(String, String)>(&k[prefix.len()..]).ok()
-                })
-                .map(|(_, n)| n)
-                .unwrap_or_default();
-            if owner == name {
-                return Ok(Wait::Owner);
-            }
-            let queue = crate::kv::collect_range(tx, &range("queue"), false)?;
-            if !queue.iter().any(|kv| kv.value == name.as_bytes()) {
-                return Ok(Wait::NotQueued);
-            }
-            match owner_key {
-                Some(key) if !owner.is_empty() => Ok(Wait::Queued(tx.watch(&key)?)),
-                _ => Ok(Wait::Free),
-            }
-        })
-    }
 }
 
-enum Wait {
+/// What a waiter's look found.
+enum Look {
+    /// This client holds the mutex.
     Owner,
-    /// Free, with this client queued (a Go client released to an empty
-    /// queue as this one queued).
-    Free,
-    Queued(Watch),
+    /// Not queued: never was, gave up, or was dropped.
+    NotQueued,
+    /// Its waiter key names no queue entry, which a crash or an operator
+    /// leaves.
+    Stray,
+    /// Queued at this position (0 heads the queue), with the watch
+    /// armed in the same transaction and what the look saw.
+    Queued(Option<Watch>, Box<State>, usize),
+}
+
+/// How a wait in line ended.
+enum Waited {
+    /// With this answer for `acquire`: granted, or given up.
+    Done(Option<Token>),
+    /// Not (or no longer) queued: try again.
     NotQueued,
 }
 

@@ -1,25 +1,26 @@
-//! The reaper: hands on a mutex whose owner stopped beating, and drops
-//! waiters that stopped beating from the queue.
+//! The reaper: hands on a mutex whose owner stopped beating, drops
+//! waiters that stopped beating from the queue, and grants a free mutex
+//! with waiters to its head.
 //!
-//! Staleness is measured on the reaper's own monotonic clock: a heartbeat
-//! is a versionstamp, only ever compared with itself ("has it changed since
-//! I last looked?"), never with anyone's wall clock. A reaper that starts
-//! (or restarts) must therefore watch a heartbeat for a whole threshold
-//! before it may act on it.
+//! Waiters take over a dead owner themselves (the head of the queue
+//! does); a reaper is still what drops dead waiters behind a live head,
+//! and what moves a queue in which nobody lives. It judges with the same
+//! [`Judge`] as the waiters: staleness on its own monotonic clock, so a
+//! reaper that starts (or restarts) watches a heartbeat for a whole
+//! threshold before it acts on it.
 //!
 //! A reaper judges every mutex by the timing and mode its clients stored
 //! in it ([`Settings`](super::Settings)), looked up at each look: its own
 //! apply only to a mutex that stores none (one only Go clients use).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::exec::Engine;
 use crate::kv::Database;
-use crate::syntax::ast::ElemKind;
 
+use super::judge::{Judge, Verdict};
 use super::{Error, Outcome, State, Timing, check_timing, run_script};
 
 /// What the reaper did.
@@ -29,6 +30,9 @@ pub enum Reaped {
     Owner(String),
     /// Dropped this waiter from the queue.
     Waiter(String),
+    /// Found the mutex free with waiters (an owner key cleared by hand,
+    /// or a crash) and granted it to this head of the queue.
+    Granted(String),
 }
 
 /// The reaper of one mutex.
@@ -36,9 +40,8 @@ pub struct Reaper {
     engine: Engine,
     dir: Vec<String>,
     timing: Timing,
-    /// Each client's heartbeat as last seen, and when it was first seen
-    /// with that value.
-    seen: HashMap<String, (Vec<u8>, Instant)>,
+    /// What it has seen of each client, and since when.
+    judge: Judge,
     /// Reaps as Go clients expect: by the owner key's value.
     compat: bool,
     /// The timing and mode given to the reaper, for a mutex that stores
@@ -54,7 +57,7 @@ impl Reaper {
             engine: Engine::new(db),
             dir,
             timing,
-            seen: HashMap::new(),
+            judge: Judge::new(timing, false),
             compat: false,
             own: (timing, false),
         })
@@ -65,6 +68,7 @@ impl Reaper {
     pub fn compat(mut self, on: bool) -> Reaper {
         self.compat = on;
         self.own.1 = on;
+        self.judge = Judge::new(self.timing, on);
         self
     }
 
@@ -78,92 +82,64 @@ impl Reaper {
             None => self.own,
         };
         if (timing, compat) != (self.timing, self.compat) {
-            self.seen.clear();
+            self.judge = Judge::new(timing, compat);
         }
         (self.timing, self.compat) = (timing, compat);
         Ok(())
     }
 
     /// Looks once, and reaps what has stood still too long, by the timing
-    /// and mode the mutex stores:
+    /// and mode the mutex stores, as the [`Judge`] rules:
     ///
     /// - an owner whose heartbeat has not moved for the staleness `L`;
     /// - an owner that has not beaten at all since its grant (its
     ///   heartbeat still equals the grant's token) within one heartbeat
     ///   interval `h`: a live client answers a grant at once, so a dead
     ///   waiter that reached the head of the queue costs `h`, not `L`;
-    /// - a waiter whose heartbeat has not moved for `L`.
+    /// - a waiter whose heartbeat has not moved for `L`;
+    ///
+    /// and grants a free mutex with waiters to the head of its queue.
     pub fn tick(&mut self) -> Result<Vec<Reaped>, Error> {
         self.adopt()?;
         let state = State::read(&self.engine, &self.dir)?;
         let now = Instant::now();
-        let beats: HashMap<String, Vec<u8>> = if self.compat {
-            let owner = state
-                .owner
-                .iter()
-                .map(|o| (o.clone(), state.owner_value.clone()));
-            owner.collect()
-        } else {
-            let beats = state.heartbeats.iter();
-            beats.map(|(n, hb)| (n.clone(), hb.to_vec())).collect()
-        };
-        self.seen.retain(|name, _| beats.contains_key(name));
-        for (name, hb) in beats {
-            match self.seen.get(&name) {
-                Some((seen, _)) if *seen == hb => {}
-                _ => {
-                    self.seen.insert(name, (hb, now));
-                }
-            }
-        }
+        self.judge.observe(&state, now);
         let mut reaped = Vec::new();
-        if let Some(owner) = &state.owner
-            && let Some((hb, since)) = self.seen.get(owner)
-        {
-            let unanswered = !self.compat && state.token.is_some_and(|t| t.0[..] == hb[..]);
-            let limit = if unanswered {
-                self.timing.heartbeat
+        if state.owner.is_none() && !state.queue.is_empty() {
+            let script = if self.compat {
+                "mutex/compat/grant-head"
             } else {
-                self.timing.stale
+                "mutex/grant-head"
             };
-            if now.duration_since(*since) >= limit {
-                let params = [
-                    ("owner", ElemKind::Str(owner.clone().into())),
-                    ("seen", ElemKind::Bytes(hb.clone())),
-                ];
-                let script = if self.compat {
-                    "mutex/compat/reap"
-                } else {
-                    "mutex/reap"
-                };
-                if let Outcome::Ran(..) =
-                    run_script(&self.engine, script, &self.dir, None, &params)?
-                {
-                    reaped.push(Reaped::Owner(owner.clone()));
-                }
+            if let Outcome::Ran(..) = run_script(&self.engine, script, &self.dir, None, &[])? {
+                reaped.push(Reaped::Granted(state.queue[0].name.clone()));
             }
         }
-        if self.compat {
-            // Go waiters show no sign of life to judge them by.
-            return Ok(reaped);
+        if let Some(verdict) = self.judge.owner(&state, now, Duration::ZERO)
+            && self.act(&verdict)?
+        {
+            reaped.push(Reaped::Owner(state.owner.clone().unwrap_or_default()));
         }
         for waiter in &state.queue {
-            let Some((hb, since)) = self.seen.get(&waiter.name) else {
-                continue;
-            };
-            if now.duration_since(*since) >= self.timing.stale {
-                let params = [
-                    ("waiter", ElemKind::Str(waiter.name.clone().into())),
-                    ("seen", ElemKind::Bytes(hb.clone())),
-                ];
-                let dropped =
-                    run_script(&self.engine, "mutex/drop-waiter", &self.dir, None, &params)?;
-                if let Outcome::Ran(..) = dropped {
-                    reaped.push(Reaped::Waiter(waiter.name.clone()));
-                }
+            if let Some(verdict) = self.judge.dead_waiter(waiter, now)
+                && self.act(&verdict)?
+            {
+                reaped.push(Reaped::Waiter(waiter.name.clone()));
             }
         }
         Ok(reaped)
+    }
+
+    /// Runs a verdict's script; whether its guards let it act.
+    fn act(&self, verdict: &Verdict) -> Result<bool, Error> {
+        let ran = run_script(
+            &self.engine,
+            verdict.script,
+            &self.dir,
+            None,
+            &verdict.params,
+        )?;
+        Ok(matches!(ran, Outcome::Ran(..)))
     }
 
     /// Gives up on each transaction, retries included, after `timeout`

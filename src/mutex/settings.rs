@@ -129,7 +129,11 @@ pub(super) fn acquiring(op: &str) -> bool {
 fn frees(script: &str) -> bool {
     matches!(
         script,
-        "mutex/release" | "mutex/reap" | "mutex/compat/release" | "mutex/compat/reap"
+        "mutex/release"
+            | "mutex/reap"
+            | "mutex/reap-silent"
+            | "mutex/compat/release"
+            | "mutex/compat/reap"
     )
 }
 

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use crate::exec::{Bindings, Engine, Output, Part};
+use crate::kv::Transaction;
 use crate::syntax::ast::ElemKind;
 
 use super::{Error, Token, dir_param, elem};
@@ -41,22 +42,34 @@ impl State {
     /// Reads the state of the mutex in `dir` with `mutex/show`, in one
     /// transaction; refuses a directory that is not a mutex.
     pub fn read(engine: &Engine, dir: &[String]) -> Result<State, Error> {
+        let (state, _) = super::in_mutex(engine, dir, |tx, prefix| {
+            State::read_in(engine, dir, tx, prefix.is_some())
+        })?;
+        Ok(state)
+    }
+
+    /// [`State::read`] inside a transaction that has checked the
+    /// directory already, so that a waiter's look at the mutex, its
+    /// check of its own keys and the watch it arms are one transaction.
+    pub(crate) fn read_in(
+        engine: &Engine,
+        dir: &[String],
+        tx: &mut dyn Transaction,
+        exists: bool,
+    ) -> Result<State, Error> {
         let source = crate::scripts::find("mutex/show").expect("shipped").source;
         let script = crate::check::load(source).expect("shipped scripts load");
         let params = [("dir".to_string(), elem(dir_param(dir)).into())].into();
         let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
-        let ((rows, read_version, exists), _) = super::in_mutex(engine, dir, |tx, prefix| {
-            let mut rows = Vec::new();
-            let mut bindings = Bindings::default();
-            for steps in plan.transactions() {
-                engine.run_in(tx, steps, &mut bindings, &mut |o| {
-                    rows.push(o);
-                    Ok(())
-                })?;
-            }
-            let version = tx.read_version()?;
-            Ok((rows, version, prefix.is_some()))
-        })?;
+        let mut rows = Vec::new();
+        let mut bindings = Bindings::default();
+        for steps in plan.transactions() {
+            engine.run_in(tx, steps, &mut bindings, &mut |o| {
+                rows.push(o);
+                Ok(())
+            })?;
+        }
+        let read_version = tx.read_version()?;
         let mut state = State {
             read_version,
             exists,

@@ -11,8 +11,9 @@ use assert_cmd::cargo::cargo_bin;
 use super::reach::{reach, reach_shell};
 
 mod elect;
-mod task;
 mod kinds;
+mod takeover;
+mod task;
 
 const TIMING: [&str; 4] = ["--heartbeat", "0.1", "--stale", "0.4"];
 

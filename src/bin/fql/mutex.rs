@@ -105,6 +105,10 @@ pub fn run(
                     Ok(Reaped::Waiter(name)) => {
                         format!("dropped waiter {}\n", fql::syntax::plain_or_quoted(name))
                     }
+                    Ok(Reaped::Granted(name)) => format!(
+                        "granted the free mutex to {}\n",
+                        fql::syntax::plain_or_quoted(name)
+                    ),
                     Err(e) => return eprintln!("fql: the reaper goes on after: {e}"),
                 };
                 if let Err(exit) = crate::output::print(&line) {
@@ -232,7 +236,7 @@ fn granted<M: Held>(
         Err(e) => {
             let release = M::failed(e);
             eprintln!(
-                "fql: the mutex stays held until this client releases it or a reaper hands it on"
+                "fql: the mutex stays held until this client releases it, or the head of the queue takes it over"
             );
             Err(exit.max(release))
         }

@@ -10,8 +10,8 @@ pub enum MutexCommand {
     /// holding the mutex, 1 when --wait passed first (the client then
     /// leaves the queue). A token that cannot be printed is handed back:
     /// exit 1 for a closed pipe, 4 for a failed write. The holder must
-    /// beat (`fql mutex heartbeat`) at least every --stale seconds or a
-    /// reaper hands the mutex on.
+    /// beat (`fql mutex heartbeat`) at least every --stale seconds or the
+    /// head of the queue (or a reaper) takes the mutex over.
     Acquire {
         #[command(flatten)]
         client: Client,
@@ -281,8 +281,8 @@ pub struct TimingArgs {
     /// Seconds between heartbeats (h).
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
     pub heartbeat: f64,
-    /// Seconds a heartbeat may stand still before the owner is reaped (L,
-    /// at least 3h).
+    /// Seconds a heartbeat may stand still before the owner is taken over
+    /// (L, at least 3h).
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub stale: f64,
 }
