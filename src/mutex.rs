@@ -286,14 +286,16 @@ impl Mutex {
             if tx.get(&key("owner"), true)?.is_some() {
                 return Ok(Some(true));
             }
-            let waits = if compat {
-                let queue = [prefix, &("queue",).pack_to_vec()[..]].concat();
-                let range = crate::kv::RangeOption::prefix(&queue);
-                let entries = crate::kv::collect_range(tx, &range, true)?;
-                entries.iter().any(|kv| kv.value == name.as_bytes())
-            } else {
-                tx.get(&key("waiter"), true)?.is_some()
-            };
+            // A waiter is a queue entry of the name (with its waiter key,
+            // but for Go clients): a waiter key alone is a leftover, which
+            // the client of that name heals by queueing again.
+            let keyed = compat || tx.get(&key("waiter"), true)?.is_some();
+            let queue = [prefix, &("queue",).pack_to_vec()[..]].concat();
+            let range = crate::kv::RangeOption::prefix(&queue);
+            let waits = keyed
+                && crate::kv::collect_range(tx, &range, true)?
+                    .iter()
+                    .any(|kv| kv.value == name.as_bytes());
             Ok(waits.then_some(false))
         })?;
         match taken {

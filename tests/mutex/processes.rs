@@ -187,7 +187,10 @@ fn waiters_are_granted_in_queue_order() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("fql.db");
     let status = fql(&db)
+        // "first" never beats: a staleness far above the test's length
+        // keeps the head waiter from taking over from it.
         .args(["mutex", "try-acquire", "/locks/fifo", "--name", "first"])
+        .args(["--stale", "600"])
         .stdout(Stdio::null())
         .status()
         .unwrap();
@@ -195,7 +198,14 @@ fn waiters_are_granted_in_queue_order() {
     let mut waiters = Vec::new();
     for n in 0..5 {
         let child = fql(&db)
-            .args(["mutex", "acquire", "/locks/fifo", "--name"])
+            .args([
+                "mutex",
+                "acquire",
+                "/locks/fifo",
+                "--stale",
+                "600",
+                "--name",
+            ])
             .arg(format!("w{n}"))
             .stdout(Stdio::null())
             .spawn()

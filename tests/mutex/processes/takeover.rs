@@ -7,7 +7,12 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{TIMING, fql, signal};
+use super::{fql, signal};
+
+/// A staleness well above the time a loaded machine may take to commit a
+/// heartbeat, so that a live owner is never taken over here: these tests
+/// are about dead ones.
+const TIMING: [&str; 4] = ["--heartbeat", "0.2", "--stale", "2"];
 
 /// Waits until `show` prints `want`, or fails after a generous deadline.
 fn until_shown(db: &Path, dir: &str, want: &str) -> String {
@@ -163,15 +168,16 @@ fn a_free_mutex_with_waiters_is_granted_to_the_head_and_nobody_spins() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("fql.db");
     let pidfile = dir.path().join("command.pid");
+    // Slow timing: the owner a is silent, and must not simply be taken
+    // over before the operator's clearing is what heals.
+    let slow = ["--heartbeat", "0.2", "--stale", "30"];
     let taken = fql(&db)
         .args(["mutex", "try-acquire", "/locks/f", "--name", "a"])
+        .args(slow)
         .stdout(Stdio::null())
         .status()
         .unwrap();
     assert!(taken.success());
-    // Slow timing: the owner a is silent, and must not simply be taken
-    // over before the operator's clearing is what heals.
-    let slow = ["--heartbeat", "0.2", "--stale", "30"];
     let mut head = fql(&db)
         .args(["mutex", "run", "/locks/f", "--name", "b"])
         .args(slow)
