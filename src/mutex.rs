@@ -12,7 +12,9 @@
 //! mutex's keys (`layout`), so a mutex command pointed at a user's data
 //! refuses it and writes nothing.
 
+mod breaking;
 mod layout;
+mod list;
 mod reaper;
 mod state;
 
@@ -27,8 +29,10 @@ use crate::kv::Committed;
 use crate::kv::{Database, DatabaseExt, Transaction, Watch};
 use crate::syntax::ast::{Elem, ElemKind, Span, Tuple};
 
+pub use breaking::{Broken, break_mutex};
+pub use list::{Listed, Lock, Survey, list};
 pub use reaper::{Reaped, Reaper};
-pub use state::{State, Waiter};
+pub use state::{State, Verdict, Waiter, version_of};
 
 /// Timing of a mutex: how often holders and waiters beat, and how long a
 /// reaper lets a heartbeat stand still before it takes the mutex away.

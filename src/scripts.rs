@@ -26,6 +26,7 @@ scripts![
     "lock/take-task",
     "lock/finish-task",
     "mutex/answer",
+    "mutex/break",
     "mutex/cancel",
     "mutex/compat/cancel",
     "mutex/compat/claim",

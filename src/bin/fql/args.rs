@@ -9,7 +9,7 @@ mod dump;
 mod mutex;
 
 pub use dump::{DumpArgs, LoadArgs};
-pub use mutex::{Client, MutexCommand, TimingArgs, WaitArgs};
+pub use mutex::{Client, JudgeArgs, MutexCommand, TimingArgs, WaitArgs};
 
 /// fql: the FQL query language for FoundationDB.
 ///
