@@ -3,6 +3,7 @@
 //! contending through `fql mutex run`.
 
 use crate::support::hooked;
+mod observe;
 mod processes;
 use crate::support::reach;
 

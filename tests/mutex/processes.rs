@@ -8,6 +8,8 @@ use assert_cmd::cargo::cargo_bin;
 
 use super::reach::{reach, reach_shell};
 
+mod observe;
+
 const TIMING: [&str; 4] = ["--heartbeat", "0.1", "--stale", "0.4"];
 
 fn fql(db: &Path) -> Command {
