@@ -4,7 +4,7 @@
 use crate::exec::{Engine, Output, Part};
 use crate::syntax::ast::ElemKind;
 
-use super::{Error, Outcome, State, Token, run_script};
+use super::{Error, Outcome, State, Token, run_script_once};
 
 /// What a break did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,8 +25,11 @@ pub fn break_mutex(engine: &Engine, dir: &[String]) -> Result<Option<Broken>, Er
     if !State::read(engine, dir)?.exists {
         return Ok(None);
     }
-    // The script has no guard, so it is never refused.
-    let (rows, committed) = match run_script(engine, "mutex/break", dir, None, &[])? {
+    // Run once: with no guard to refuse a second break, a commit whose
+    // outcome the database cannot tell is reported, not run again (which
+    // would break the mutex of the waiter it was handed to). The script
+    // has no guard, so it is never refused.
+    let (rows, committed) = match run_script_once(engine, "mutex/break", dir, None, &[])? {
         Outcome::Ran(rows, committed) => (rows, committed),
         Outcome::Refused | Outcome::Settled => Default::default(),
     };

@@ -66,7 +66,12 @@ fn every_command(dir: &str) -> Vec<Vec<String>> {
         all.push(reap);
     }
     all.push(vec!["mutex".into(), "show".into(), dir.into()]);
-    all.push(vec!["mutex".into(), "break".into(), "-w".into(), dir.into()]);
+    all.push(vec![
+        "mutex".into(),
+        "break".into(),
+        "-w".into(),
+        dir.into(),
+    ]);
     all
 }
 
@@ -268,18 +273,30 @@ fn every_client_command_answers_in_json() {
     let got = json_of(&db, &client("try-acquire", "bob"), 1);
     assert_eq!(got["acquired"], false);
     assert_eq!(got["token"], serde_json::Value::Null);
-    let got = json_of(&db, &[&client("acquire", "bob")[..], &["--wait", "0.2"]].concat(), 1);
+    let got = json_of(
+        &db,
+        &[&client("acquire", "bob")[..], &["--wait", "0.2"]].concat(),
+        1,
+    );
     assert_eq!(got["acquired"], false);
     assert_eq!(json_of(&db, &client("heartbeat", "ann"), 0)["held"], true);
     assert_eq!(json_of(&db, &client("heartbeat", "bob"), 1)["held"], false);
-    assert_eq!(json_of(&db, &client("cancel", "bob"), 1)["cancelled"], false);
-    assert_eq!(json_of(&db, &client("release", "bob"), 1)["released"], false);
+    assert_eq!(
+        json_of(&db, &client("cancel", "bob"), 1)["cancelled"],
+        false
+    );
+    assert_eq!(
+        json_of(&db, &client("release", "bob"), 1)["released"],
+        false
+    );
     assert_eq!(json_of(&db, &client("release", "ann"), 0)["released"], true);
     let got = json_of(&db, &client("acquire", "bob"), 0);
     assert!(got["token"].as_str().unwrap() > token.as_str(), "{got}");
     // `--format` before `mutex` counts too.
     let (out, _) = outputs(
-        fql().args(["--db", &db, "--format", "json", "mutex", "release", "/m", "--name", "bob"]),
+        fql().args([
+            "--db", &db, "--format", "json", "mutex", "release", "/m", "--name", "bob",
+        ]),
         0,
     );
     assert_eq!(out, "{\"dir\":\"/m\",\"name\":\"bob\",\"released\":true}\n");
@@ -296,14 +313,28 @@ fn show_judges_a_heartbeat_by_its_age_in_seconds() {
     // A commit elsewhere moves a backend whose read version is its last
     // commit's on as well.
     stdout(fql().args(["--db", &db, "-w", "-q", "/elsewhere(1)=1"]));
-    let stale = ["mutex", "show", "/m", "--heartbeat", "0.1", "--stale", "0.5"];
+    let stale = [
+        "mutex",
+        "show",
+        "/m",
+        "--heartbeat",
+        "0.1",
+        "--stale",
+        "0.5",
+    ];
     let shown = json_of(&db, &stale, 0);
     assert_eq!(shown["owner"]["verdict"], "stale", "{shown}");
-    assert!(shown["owner"]["heartbeat_age_s"].as_f64().unwrap() >= 0.7, "{shown}");
+    assert!(
+        shown["owner"]["heartbeat_age_s"].as_f64().unwrap() >= 0.7,
+        "{shown}"
+    );
     assert_eq!(shown["stale_after_s"], 0.5);
     let text = stdout(fql().args(["--db", &db]).args(stale));
     assert!(text.starts_with("owner: ann (stale, last beat "), "{text}");
-    assert!(text.contains("stale after: 0.5 s without a heartbeat\n"), "{text}");
+    assert!(
+        text.contains("stale after: 0.5 s without a heartbeat\n"),
+        "{text}"
+    );
     // A beat makes it live again.
     stdout(fql().args(["--db", &db, "mutex", "heartbeat", "/m", "--name", "ann"]));
     let shown = json_of(&db, &["mutex", "show", "/m"], 0);
@@ -330,7 +361,11 @@ fn show_tells_a_compat_owners_go_heartbeat() {
 #[test]
 fn list_shows_every_lock_under_a_directory() {
     let (_tmp, db) = fresh_db();
-    for (dir, name) in [("/locks/a", "ann"), ("/locks/a/inner", "i\u{7}x"), ("/locks/b", "bob")] {
+    for (dir, name) in [
+        ("/locks/a", "ann"),
+        ("/locks/a/inner", "i\u{7}x"),
+        ("/locks/b", "bob"),
+    ] {
         stdout(fql().args(["--db", &db, "mutex", "try-acquire", dir, "--name", name]));
     }
     stdout(fql().args(["--db", &db, "mutex", "release", "/locks/b", "--name", "bob"]));
@@ -374,7 +409,10 @@ fn list_shows_every_lock_under_a_directory() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(rows.len(), 4, "{out}");
-    assert!(rows.iter().all(|r| r["read_version"] == rows[3]["read_version"]));
+    assert!(
+        rows.iter()
+            .all(|r| r["read_version"] == rows[3]["read_version"])
+    );
     assert_eq!(rows[3]["type"], "summary");
     assert_eq!(rows[3]["locks"], 3);
     // `/` lists the whole tree; a missing directory says so.
@@ -395,7 +433,10 @@ fn break_needs_write_and_hands_the_mutex_on_under_a_new_token() {
     );
     let before = dump(&db, "/m");
     let err = stderr(fql().args(["--db", &db, "mutex", "break", "/m"]), 2);
-    assert_eq!(err, "fql: mutex break writes; pass -w/--write to allow writes\n");
+    assert_eq!(
+        err,
+        "fql: mutex break writes; pass -w/--write to allow writes\n"
+    );
     assert_eq!(dump(&db, "/m"), before, "nothing changed");
     let text = stdout(fql().args(["--db", &db, "-w", "mutex", "break", "/m"]));
     let lines: Vec<&str> = text.lines().collect();
@@ -420,8 +461,14 @@ fn break_needs_write_and_hands_the_mutex_on_under_a_new_token() {
     assert_eq!(got["owner"], serde_json::Value::Null);
     assert!(got["token"].as_str().unwrap() > new, "{got}");
     // No directory: no mutex to break, and none made.
-    let (out, err) = outputs(fql().args(["--db", &db, "mutex", "break", "-w", "/nowhere"]), 1);
+    let (out, err) = outputs(
+        fql().args(["--db", &db, "mutex", "break", "-w", "/nowhere"]),
+        1,
+    );
     assert_eq!(out, "");
-    assert_eq!(err, "fql: no mutex at /nowhere: the directory does not exist\n");
+    assert_eq!(
+        err,
+        "fql: no mutex at /nowhere: the directory does not exist\n"
+    );
     stderr(fql().args(["--db", &db, "mutex", "show", "/nowhere"]), 1);
 }

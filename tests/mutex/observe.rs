@@ -53,13 +53,19 @@ fn list_finds_every_mutex_under_a_directory_from_one_snapshot() {
         let d: Vec<String> = d.iter().map(|s| s.to_string()).collect();
         fql::mutex::Mutex::new(db.clone(), d, n, FAST).unwrap()
     };
-    other(&["locks", "job", "inner"], "carl").try_acquire().unwrap();
+    other(&["locks", "job", "inner"], "carl")
+        .try_acquire()
+        .unwrap();
     other(&["locks", "free"], "dan").try_acquire().unwrap();
     assert!(other(&["locks", "free"], "dan").release().unwrap());
     // A directory of a user's data is no lock, nor is an empty one.
     let none = std::collections::HashMap::new();
     Engine::new(db.clone())
-        .run_text("/locks/data(\"x\")=1\n/locks/empty(1)=1\n/locks/empty(1)=clear", &none, &mut |_| Ok(()))
+        .run_text(
+            "/locks/data(\"x\")=1\n/locks/empty(1)=1\n/locks/empty(1)=clear",
+            &none,
+            &mut |_| Ok(()),
+        )
         .unwrap();
     let survey = list(&engine, &["locks".to_string()]).unwrap();
     let paths: Vec<String> = survey

@@ -54,7 +54,12 @@ fn ended(mut child: Child) -> (std::process::ExitStatus, String) {
         std::thread::sleep(Duration::from_millis(20));
     };
     let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     (status, stderr)
 }
 
@@ -123,7 +128,10 @@ fn a_killed_holder_turns_stale_in_show() {
     std::thread::sleep(Duration::from_millis(800));
     // Another commit, so that a backend whose read version is its last
     // commit's has moved on too.
-    let out = fql(&db).args(["-w", "-q", "/elsewhere(1)=1"]).output().unwrap();
+    let out = fql(&db)
+        .args(["-w", "-q", "/elsewhere(1)=1"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{out:?}");
     let stale = shown(&db, &TIMING);
     assert_eq!(stale["owner"]["verdict"], "stale", "{stale}");
