@@ -127,3 +127,31 @@ fn break_fences_the_owner_out_and_hands_the_mutex_on() {
 fn state_of(db: &std::sync::Arc<dyn fql::kv::Database>, d: &[String]) -> fql::mutex::State {
     fql::mutex::State::read(&Engine::new(db.clone()), d).unwrap()
 }
+
+/// A tree too large to read within a transaction's five seconds fails
+/// with `transaction_too_old`, which `fql mutex list` names as the cause,
+/// rather than list it from several snapshots.
+#[test]
+fn a_list_that_outlives_its_transaction_is_too_old() {
+    let plain = db();
+    client(&plain, "ann").try_acquire().unwrap().unwrap();
+    let reads = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let hook: super::hooked::Hook = {
+        let reads = reads.clone();
+        std::sync::Arc::new(move |op, _: &[u8]| {
+            // A read after the snapshot was taken stalls past the window.
+            let n = reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if op == super::hooked::Op::Read && n == 2 {
+                std::thread::sleep(fql::kv::WINDOW + Duration::from_millis(200));
+            }
+            Ok(())
+        })
+    };
+    let slow = super::hooked::hooked(plain.clone(), hook);
+    let err = list(&Engine::new(slow), &["locks".to_string()]).unwrap_err();
+    assert_eq!(
+        fql::kv::AsKvError::as_kv(&err),
+        Some(&fql::kv::Error::TransactionTooOld),
+        "{err:?}"
+    );
+}

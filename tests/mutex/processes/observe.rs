@@ -159,3 +159,32 @@ fn run_stats_reports_the_wait_the_hold_and_the_heartbeats() {
     assert!(stats["heartbeats"].as_u64().unwrap() >= 1, "{stats}");
     assert_eq!(stats["token"].as_str().map(str::len), Some(24));
 }
+
+#[test]
+fn a_reaper_reports_in_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db: PathBuf = tmp.path().join("fql.db");
+    // An owner that never beats.
+    let out = fql(&db)
+        .args(["mutex", "try-acquire", "/locks/job", "--name", "gone"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mut reaper = fql(&db)
+        .args(["mutex", "reap", "/locks/job", "--format", "json"])
+        .args(TIMING)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    let mut stdout = std::io::BufReader::new(reaper.stdout.take().unwrap());
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    let _ = reaper.kill();
+    let _ = reaper.wait();
+    let line: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(
+        line,
+        serde_json::json!({"event": "reaped_owner", "name": "gone"})
+    );
+}
