@@ -19,7 +19,7 @@
 //!   type sorts.
 //!
 //! That is one read per family, one more for the last key of each
-//! unbounded family and one for the range after the last family: nine
+//! unbounded family and one for the range after the last family: eleven
 //! small reads, besides opening the directory.
 //!
 //! The mutex scripts clear only keys of the bounded families and single
@@ -277,6 +277,7 @@ mod tests {
                 (r#""hb""#.to_string(), None),
                 (r#""owner""#.to_string(), Some(1)),
                 (r#""queue""#.to_string(), None),
+                (r#""stats""#.to_string(), None),
                 (r#""waiter""#.to_string(), None),
             ]
         );
