@@ -63,7 +63,16 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// The word `show` and `list` print.
+    /// Its name in JSON: `live`, `stale` or `silent`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Live => "live",
+            Verdict::Stale => "stale",
+            Verdict::Silent => "silent",
+        }
+    }
+
+    /// The words `show` and `list` print.
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Live => "live",

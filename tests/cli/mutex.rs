@@ -356,6 +356,21 @@ fn show_tells_a_compat_owners_go_heartbeat() {
     // No `hb` key: the age is that of the owner key's value, Go's beat.
     assert!(shown["owner"]["heartbeat_age_s"].is_f64(), "{shown}");
     assert_eq!(shown["owner"]["verdict"], "live", "{shown}");
+    // A compatible waiter keeps no sign of life while it waits.
+    stdout(
+        fql()
+            .args(["--db", &db, "run", "mutex/compat/enqueue", "-w"])
+            .args(["-p", "dir=/m", "-p", "name=go-2"]),
+    );
+    let shown = json_of(&db, &["mutex", "show", "/m"], 0);
+    assert_eq!(shown["queue"][0]["name"], "go-2", "{shown}");
+    assert_eq!(shown["queue"][0]["verdict"], "silent", "{shown}");
+    assert_eq!(
+        shown["queue"][0]["heartbeat_age_s"],
+        serde_json::Value::Null
+    );
+    let text = stdout(fql().args(["--db", &db, "mutex", "show", "/m"]));
+    assert!(text.contains("  1. go-2 (no heartbeat; waiting "), "{text}");
 }
 
 #[test]

@@ -112,7 +112,7 @@ fn client(state: &State, name: &str, timing: Timing) -> Value {
     json!({
         "name": name,
         "heartbeat_age_s": state.heartbeat_age(name).map(secs),
-        "verdict": state.verdict(name, timing).word(),
+        "verdict": state.verdict(name, timing).name(),
     })
 }
 
