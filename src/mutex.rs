@@ -16,9 +16,11 @@
 //! leader the owner, the term the token) and the task lock with a lease
 //! (`task`, the `lock/*-task` scripts).
 
+mod breaking;
 mod election;
 mod judge;
 pub(crate) mod layout;
+mod list;
 mod reaper;
 mod settings;
 mod state;
@@ -35,10 +37,12 @@ use crate::kv::Committed;
 use crate::kv::{Database, DatabaseExt, Transaction, Watch};
 use crate::syntax::ast::{Elem, ElemKind, Span, Tuple};
 
+pub use breaking::{Broken, break_mutex};
 use judge::Judge;
+pub use list::{Listed, Lock, Survey, list};
 pub use reaper::{Reaped, Reaper};
 pub use settings::Settings;
-pub use state::{State, Waiter};
+pub use state::{State, Verdict, Waiter, version_of};
 
 pub use election::{Campaign, Election, Leader, Observe, Stopper, Term, observe};
 pub use task::{Finish, Taken, Task};
@@ -545,7 +549,7 @@ impl Mutex {
                 (kind, name).pack_into_vec(&mut k);
                 k
             };
-            let state = State::read_in(&self.engine, &self.dir, tx, true)?;
+            let state = State::read_in(&self.engine, tx, &self.dir, true)?;
             if state.owner.as_deref() == Some(name) {
                 return Ok(Look::Owner);
             }

@@ -28,6 +28,7 @@ scripts![
     "lock/retake-task",
     "lock/finish-task",
     "mutex/answer",
+    "mutex/break",
     "mutex/cancel",
     "mutex/compat/cancel",
     "mutex/compat/enqueue",

@@ -590,6 +590,11 @@ impl Transaction for FaultyTx {
         self.inner.read_version()
     }
 
+    fn version_now(&mut self) -> Result<u64> {
+        self.read()?;
+        self.inner.version_now()
+    }
+
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         self.read()?;
         let value = self.inner.get(key, snapshot)?;

@@ -97,6 +97,10 @@ impl Transaction for MeteredTx {
         self.inner.read_version()
     }
 
+    fn version_now(&mut self) -> Result<u64> {
+        self.inner.version_now()
+    }
+
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         let began = Instant::now();
         let value = self.inner.get(key, snapshot)?;

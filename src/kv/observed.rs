@@ -126,6 +126,11 @@ impl Transaction for ObservedTx {
         self.inner.read_version()
     }
 
+    fn version_now(&mut self) -> Result<u64> {
+        self.activity.check()?;
+        self.inner.version_now()
+    }
+
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         self.activity.check()?;
         self.inner.get(key, snapshot)

@@ -99,6 +99,20 @@ pub trait Transaction: Send {
     /// The version this transaction reads at; taken at the first read.
     fn read_version(&mut self) -> Result<u64>;
 
+    /// The version the database has reached by now, at least the read
+    /// version: versions advance about a million a second, so the age of
+    /// a versionstamp is `(version_now - its version) / 1e6` seconds.
+    ///
+    /// On FoundationDB the read version is that already, since versions
+    /// advance with time whether or not anything commits. The embedded
+    /// store reads at its last commit's version, which stands still on a
+    /// quiet database; it answers with its clock in microseconds, which
+    /// its commit versions follow, when that is later. Only for telling
+    /// ages: conflicts and snapshots keep to the read version.
+    fn version_now(&mut self) -> Result<u64> {
+        self.read_version()
+    }
+
     /// The value of `key`, or `None`.
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>>;
 

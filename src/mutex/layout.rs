@@ -19,7 +19,7 @@
 //!   type sorts.
 //!
 //! That is one read per family, one more for the last key of each
-//! unbounded family and one for the range after the last family: ten
+//! unbounded family and one for the range after the last family: twelve
 //! small reads, besides opening the directory.
 //!
 //! The keys of the unbounded families are read as snapshots and add no
@@ -394,6 +394,7 @@ mod tests {
                 (r#""hb""#.to_string(), None),
                 (r#""owner""#.to_string(), Some(1)),
                 (r#""queue""#.to_string(), None),
+                (r#""stats""#.to_string(), None),
                 (r#""waiter""#.to_string(), None),
             ]
         );

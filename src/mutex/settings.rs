@@ -132,6 +132,7 @@ fn frees(script: &str) -> bool {
         "mutex/release"
             | "mutex/reap"
             | "mutex/reap-silent"
+            | "mutex/break"
             | "mutex/compat/release"
             | "mutex/compat/reap"
     )

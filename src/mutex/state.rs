@@ -1,13 +1,19 @@
-//! A mutex's whole state from one snapshot, for `show` and for the
-//! reaper's observations.
+//! A mutex's whole state from one snapshot, for `show`, `list` and for
+//! the reaper's observations, with the ages a person reads: in seconds,
+//! from versions, which advance about a million a second on every
+//! backend ([`Transaction::version_now`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
 
 use crate::exec::{Bindings, Engine, Output, Part};
 use crate::kv::Transaction;
 use crate::syntax::ast::ElemKind;
 
-use super::{Error, Token, dir_param, elem};
+use super::{Error, Timing, Token, dir_param, elem};
+
+/// Versions a second, on FoundationDB and on the embedded store alike.
+const VERSIONS_PER_SECOND: f64 = 1e6;
 
 /// What one snapshot of a mutex holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,8 +28,14 @@ pub struct State {
     pub queue: Vec<Waiter>,
     /// Each client's last heartbeat (the owner's and the waiters').
     pub heartbeats: HashMap<String, [u8; 12]>,
+    /// The counters kept in `("stats", name)`, by name: how many times
+    /// the mutex was broken, taken over.
+    pub stats: BTreeMap<String, i64>,
     /// The version the snapshot was read at.
     pub read_version: u64,
+    /// The version the database had reached when the snapshot was read,
+    /// which ages are measured against.
+    pub version_now: u64,
     /// Whether the directory exists: a mutex nobody has used yet, or a
     /// mistyped path, has none, and is free only in that sense.
     pub exists: bool,
@@ -38,23 +50,54 @@ pub struct Waiter {
     pub since: [u8; 12],
 }
 
+/// What a client's last heartbeat says of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// It beat within the staleness `L`.
+    Live,
+    /// Its heartbeat has stood still for longer than `L`: a takeover or a
+    /// reaper may hand its place on.
+    Stale,
+    /// It never beat (a Go client's grant, not yet answered).
+    Silent,
+}
+
+impl Verdict {
+    /// Its name in JSON: `live`, `stale` or `silent`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Live => "live",
+            Verdict::Stale => "stale",
+            Verdict::Silent => "silent",
+        }
+    }
+
+    /// The words `show` and `list` print.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Live => "live",
+            Verdict::Stale => "stale",
+            Verdict::Silent => "no heartbeat",
+        }
+    }
+}
+
 impl State {
     /// Reads the state of the mutex in `dir` with `mutex/show`, in one
     /// transaction; refuses a directory that is not a mutex.
     pub fn read(engine: &Engine, dir: &[String]) -> Result<State, Error> {
         let (state, _) = super::in_mutex(engine, dir, |tx, prefix| {
-            State::read_in(engine, dir, tx, prefix.is_some())
+            State::read_in(engine, tx, dir, prefix.is_some())
         })?;
         Ok(state)
     }
 
-    /// [`State::read`] inside a transaction that has checked the
-    /// directory already, so that a waiter's look at the mutex, its
-    /// check of its own keys and the watch it arms are one transaction.
-    pub(crate) fn read_in(
+    /// [`State::read`] in `tx`, whose caller has checked the layout:
+    /// `list` reads many mutexes from one snapshot so.
+    pub(super) fn read_in(
         engine: &Engine,
-        dir: &[String],
         tx: &mut dyn Transaction,
+        dir: &[String],
         exists: bool,
     ) -> Result<State, Error> {
         let source = crate::scripts::find("mutex/show").expect("shipped").source;
@@ -62,63 +105,130 @@ impl State {
         let params = [("dir".to_string(), elem(dir_param(dir)).into())].into();
         let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
         let mut rows = Vec::new();
-        let mut bindings = Bindings::default();
-        for steps in plan.transactions() {
-            engine.run_in(tx, steps, &mut bindings, &mut |o| {
-                rows.push(o);
-                Ok(())
-            })?;
+        if exists {
+            let mut bindings = Bindings::default();
+            for steps in plan.transactions() {
+                engine.run_in(tx, steps, &mut bindings, &mut |o| {
+                    rows.push(o);
+                    Ok(())
+                })?;
+            }
         }
-        let read_version = tx.read_version()?;
         let mut state = State {
-            read_version,
+            read_version: tx.read_version()?,
+            version_now: tx.version_now()?,
             exists,
             ..State::default()
         };
         for row in rows {
-            let Output::KeyValue(row) = row else { continue };
-            let data: Vec<&ElemKind<'static>> = row.key.iter().filter_map(Part::data).collect();
-            let value = row.value.as_ref().and_then(|(v, _)| v.data());
-            match (data.as_slice(), value) {
-                ([ElemKind::Str(k), ElemKind::Str(name)], value)
-                    if k == "owner" && !name.is_empty() && state.owner.is_none() =>
-                {
-                    state.owner = Some(name.to_string());
-                    if let Some(ElemKind::Bytes(b)) = value {
-                        state.owner_value = b.clone();
-                    }
-                }
-                ([ElemKind::Str(k)], Some(ElemKind::Bytes(b))) if k == "fence" => {
-                    state.token = <[u8; 12]>::try_from(b.as_slice()).ok().map(Token)
-                }
-                ([ElemKind::Str(k), ElemKind::Vstamp(v)], Some(ElemKind::Str(name)))
-                    if k == "queue" =>
-                {
-                    let mut since = [0; 12];
-                    since[..10].copy_from_slice(&v.tx.unwrap_or([0; 10]));
-                    since[10..].copy_from_slice(&v.user.to_be_bytes());
-                    state.queue.push(Waiter {
-                        name: name.to_string(),
-                        since,
-                    })
-                }
-                ([ElemKind::Str(k), ElemKind::Str(name)], Some(ElemKind::Bytes(b)))
-                    if k == "hb" =>
-                {
-                    if let Ok(b) = <[u8; 12]>::try_from(b.as_slice()) {
-                        state.heartbeats.insert(name.to_string(), b);
-                    }
-                }
-                _ => {}
-            }
+            state.add(row);
         }
         Ok(state)
     }
 
-    /// How many versions before the snapshot `name` last beat.
-    pub fn heartbeat_age(&self, name: &str) -> Option<u64> {
-        let hb = self.heartbeats.get(name)?;
-        let version = u64::from_be_bytes(hb[..8].try_into().expect("8 bytes"));
-        Some(self.read_version.saturating_sub(version))
+    /// Takes in one row of `mutex/show`.
+    fn add(&mut self, row: Output) {
+        let Output::KeyValue(row) = row else { return };
+        let data: Vec<&ElemKind<'static>> = row.key.iter().filter_map(Part::data).collect();
+        let value = row.value.as_ref().and_then(|(v, _)| v.data());
+        match (data.as_slice(), value) {
+            ([ElemKind::Str(k), ElemKind::Str(name)], value)
+                if k == "owner" && !name.is_empty() && self.owner.is_none() =>
+            {
+                self.owner = Some(name.to_string());
+                if let Some(ElemKind::Bytes(b)) = value {
+                    self.owner_value = b.clone();
+                }
+            }
+            ([ElemKind::Str(k)], Some(ElemKind::Bytes(b))) if k == "fence" => {
+                self.token = <[u8; 12]>::try_from(b.as_slice()).ok().map(Token)
+            }
+            ([ElemKind::Str(k), ElemKind::Vstamp(v)], Some(ElemKind::Str(name)))
+                if k == "queue" =>
+            {
+                let mut since = [0; 12];
+                since[..10].copy_from_slice(&v.tx.unwrap_or([0; 10]));
+                since[10..].copy_from_slice(&v.user.to_be_bytes());
+                self.queue.push(Waiter {
+                    name: name.to_string(),
+                    since,
+                })
+            }
+            ([ElemKind::Str(k), ElemKind::Str(name)], Some(ElemKind::Bytes(b))) if k == "hb" => {
+                if let Ok(b) = <[u8; 12]>::try_from(b.as_slice()) {
+                    self.heartbeats.insert(name.to_string(), b);
+                }
+            }
+            ([ElemKind::Str(k), ElemKind::Str(name)], Some(ElemKind::Bytes(b))) if k == "stats" => {
+                // Added to with FoundationDB's `add`: a little-endian int.
+                let mut le = [0; 8];
+                let n = b.len().min(8);
+                le[..n].copy_from_slice(&b[..n]);
+                self.stats.insert(name.to_string(), i64::from_le_bytes(le));
+            }
+            _ => {}
+        }
     }
+
+    /// Whether the directory holds anything of a mutex: an empty one is
+    /// a mutex nobody has used (or a directory that only holds others).
+    pub fn is_empty(&self) -> bool {
+        self.owner.is_none()
+            && self.owner_value.is_empty()
+            && self.token.is_none()
+            && self.queue.is_empty()
+            && self.heartbeats.is_empty()
+            && self.stats.is_empty()
+    }
+
+    /// The timing to judge this mutex by: `given` (the command's flags)
+    /// until the mutex keeps its own, which then takes its place here.
+    pub fn timing(&self, given: Timing) -> Timing {
+        given
+    }
+
+    /// The version of `name`'s last heartbeat: its `("hb", name)` key,
+    /// or, for an owner with none (a Go client, or `--compat`), the
+    /// versionstamp Go's heartbeat writes as the owner key's value.
+    pub fn heartbeat(&self, name: &str) -> Option<u64> {
+        let hb = self.heartbeats.get(name).map(|hb| &hb[..]).or_else(|| {
+            (self.owner.as_deref() == Some(name) && self.owner_value.len() >= 8)
+                .then_some(&self.owner_value[..])
+        })?;
+        Some(u64::from_be_bytes(hb[..8].try_into().expect("8 bytes")))
+    }
+
+    /// How long before the snapshot `name` last beat.
+    pub fn heartbeat_age(&self, name: &str) -> Option<Duration> {
+        self.heartbeat(name).map(|v| self.age(v))
+    }
+
+    /// How long before the snapshot version `version` was committed,
+    /// estimated from versions; zero for a version not behind it.
+    pub fn age(&self, version: u64) -> Duration {
+        let versions = self.version_now.saturating_sub(version);
+        Duration::from_secs_f64(versions as f64 / VERSIONS_PER_SECOND)
+    }
+
+    /// Whether `name` beat within the staleness of `timing`.
+    pub fn verdict(&self, name: &str, timing: Timing) -> Verdict {
+        match self.heartbeat_age(name) {
+            None => Verdict::Silent,
+            Some(age) if age > self.timing(timing).stale => Verdict::Stale,
+            Some(_) => Verdict::Live,
+        }
+    }
+
+    /// How long the owner has held the mutex: since the grant of the
+    /// current token (the last grant fql made; a Go client's keeps
+    /// none).
+    pub fn held_for(&self) -> Option<Duration> {
+        self.owner.as_ref()?;
+        self.token.map(|t| self.age(version_of(&t.0)))
+    }
+}
+
+/// The commit version in a versionstamp.
+pub fn version_of(stamp: &[u8; 12]) -> u64 {
+    u64::from_be_bytes(stamp[..8].try_into().expect("8 bytes"))
 }

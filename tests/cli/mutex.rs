@@ -5,7 +5,7 @@
 use std::ffi::OsStr;
 use std::fmt::Debug;
 
-use super::{assert_free, fql, outputs, stderr_writing_to, stdout};
+use super::{assert_free, fql, outputs, stderr, stderr_writing_to, stdout};
 
 /// A user's directory that happens to hold keys shaped like a mutex's
 /// beside its own.
@@ -66,6 +66,12 @@ fn every_command(dir: &str) -> Vec<Vec<String>> {
         all.push(reap);
     }
     all.push(vec!["mutex".into(), "show".into(), dir.into()]);
+    all.push(vec![
+        "mutex".into(),
+        "break".into(),
+        "-w".into(),
+        dir.into(),
+    ]);
     all
 }
 
@@ -181,22 +187,25 @@ fn show_prints_one_json_object_with_what_the_text_shows() {
     let shown = shown_json(&db, "/locks/a");
     assert_eq!(shown["path"], serde_json::json!(["locks", "a"]));
     assert_eq!(shown["owner"]["name"], owner);
-    assert!(shown["owner"]["heartbeat_age"].is_u64(), "{shown}");
+    assert!(shown["owner"]["heartbeat_age_s"].is_f64(), "{shown}");
+    assert_eq!(shown["owner"]["verdict"], "live", "{shown}");
     assert_eq!(shown["token"], token.trim());
     let queue = shown["queue"].as_array().expect("the queue");
     assert_eq!(queue.len(), 1, "{shown}");
     assert_eq!(queue[0]["name"], "bob");
-    assert!(queue[0]["heartbeat_age"].is_u64(), "{shown}");
+    assert!(queue[0]["heartbeat_age_s"].is_f64(), "{shown}");
+    assert!(queue[0]["waited_s"].is_f64(), "{shown}");
+    assert_eq!(shown["queue_depth"], 1);
     assert_eq!(queue[0]["queued_at"].as_str().map(str::len), Some(24));
     // The text shows the same facts, the name escaped.
     let text = stdout(fql().args(["--db", &db, "mutex", "show", "/locks/a"]));
     assert!(
-        text.starts_with("owner: \"ann\\x1b[31m\" (last beat "),
+        text.starts_with("owner: \"ann\\x1b[31m\" (live, last beat "),
         "{text}"
     );
     assert!(text.contains(&format!("token: {}", token.trim())), "{text}");
     assert!(
-        text.contains("queue: 1 waiting\n  1. bob (queued at "),
+        text.contains("queue: 1 waiting\n  1. bob (live, last beat "),
         "{text}"
     );
     let version = shown["read_version"].as_u64().expect("a read version");
@@ -237,4 +246,244 @@ fn show_of_a_directory_that_does_not_exist_says_so() {
             "fql: no mutex at /locks/nightly: the directory does not exist\n"
         );
     }
+}
+
+/// `fql --db DB ARGS --format json`'s one JSON object, and its exit code.
+fn json_of(db: &str, args: &[&str], code: i32) -> serde_json::Value {
+    let (out, _) = outputs(
+        fql()
+            .args(["--db", db])
+            .args(args)
+            .args(["--format", "json"]),
+        code,
+    );
+    assert_eq!(out.lines().count(), 1, "{args:?}: {out}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
+}
+
+#[test]
+fn every_client_command_answers_in_json() {
+    let (_tmp, db) = fresh_db();
+    let client = |op: &'static str, name: &'static str| ["mutex", op, "/m", "--name", name];
+    let got = json_of(&db, &client("try-acquire", "ann"), 0);
+    assert_eq!(got["acquired"], true);
+    assert_eq!(got["dir"], "/m");
+    assert_eq!(got["name"], "ann");
+    let token = got["token"].as_str().expect("a token").to_string();
+    let got = json_of(&db, &client("try-acquire", "bob"), 1);
+    assert_eq!(got["acquired"], false);
+    assert_eq!(got["token"], serde_json::Value::Null);
+    let got = json_of(
+        &db,
+        &[&client("acquire", "bob")[..], &["--wait", "0.2"]].concat(),
+        1,
+    );
+    assert_eq!(got["acquired"], false);
+    assert_eq!(json_of(&db, &client("heartbeat", "ann"), 0)["held"], true);
+    assert_eq!(json_of(&db, &client("heartbeat", "bob"), 1)["held"], false);
+    assert_eq!(
+        json_of(&db, &client("cancel", "bob"), 1)["cancelled"],
+        false
+    );
+    assert_eq!(
+        json_of(&db, &client("release", "bob"), 1)["released"],
+        false
+    );
+    assert_eq!(json_of(&db, &client("release", "ann"), 0)["released"], true);
+    let got = json_of(&db, &client("acquire", "bob"), 0);
+    assert!(got["token"].as_str().unwrap() > token.as_str(), "{got}");
+    // `--format` before `mutex` counts too.
+    let (out, _) = outputs(
+        fql().args([
+            "--db", &db, "--format", "json", "mutex", "release", "/m", "--name", "bob",
+        ]),
+        0,
+    );
+    assert_eq!(out, "{\"dir\":\"/m\",\"name\":\"bob\",\"released\":true}\n");
+}
+
+#[test]
+fn show_judges_a_heartbeat_by_its_age_in_seconds() {
+    let (_tmp, db) = fresh_db();
+    stdout(fql().args(["--db", &db, "mutex", "try-acquire", "/m", "--name", "ann"]));
+    let shown = json_of(&db, &["mutex", "show", "/m"], 0);
+    assert_eq!(shown["owner"]["verdict"], "live", "{shown}");
+    assert_eq!(shown["stale_after_s"], 5.0);
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    // A commit elsewhere moves a backend whose read version is its last
+    // commit's on as well.
+    stdout(fql().args(["--db", &db, "-w", "-q", "/elsewhere(1)=1"]));
+    let stale = [
+        "mutex",
+        "show",
+        "/m",
+        "--heartbeat",
+        "0.1",
+        "--stale",
+        "0.5",
+    ];
+    let shown = json_of(&db, &stale, 0);
+    assert_eq!(shown["owner"]["verdict"], "stale", "{shown}");
+    assert!(
+        shown["owner"]["heartbeat_age_s"].as_f64().unwrap() >= 0.7,
+        "{shown}"
+    );
+    assert_eq!(shown["stale_after_s"], 0.5);
+    let text = stdout(fql().args(["--db", &db]).args(stale));
+    assert!(text.starts_with("owner: ann (stale, last beat "), "{text}");
+    assert!(
+        text.contains("stale after: 0.5 s without a heartbeat\n"),
+        "{text}"
+    );
+    // A beat makes it live again.
+    stdout(fql().args(["--db", &db, "mutex", "heartbeat", "/m", "--name", "ann"]));
+    let shown = json_of(&db, &["mutex", "show", "/m"], 0);
+    assert_eq!(shown["owner"]["verdict"], "live", "{shown}");
+    // A bad staleness is a usage error.
+    stderr(
+        fql().args(["--db", &db, "mutex", "show", "/m", "--stale", "-1"]),
+        2,
+    );
+}
+
+#[test]
+fn show_tells_a_compat_owners_go_heartbeat() {
+    let (_tmp, db) = fresh_db();
+    let compat = ["mutex", "try-acquire", "/m", "--name", "go-1", "--compat"];
+    stdout(fql().args(["--db", &db]).args(compat));
+    let shown = json_of(&db, &["mutex", "show", "/m"], 0);
+    assert_eq!(shown["owner"]["name"], "go-1");
+    // No `hb` key: the age is that of the owner key's value, Go's beat.
+    assert!(shown["owner"]["heartbeat_age_s"].is_f64(), "{shown}");
+    assert_eq!(shown["owner"]["verdict"], "live", "{shown}");
+    // A compatible waiter keeps no sign of life while it waits.
+    stdout(
+        fql()
+            .args(["--db", &db, "run", "mutex/compat/enqueue", "-w"])
+            .args(["-p", "dir=/m", "-p", "name=go-2"]),
+    );
+    let shown = json_of(&db, &["mutex", "show", "/m"], 0);
+    assert_eq!(shown["queue"][0]["name"], "go-2", "{shown}");
+    assert_eq!(shown["queue"][0]["verdict"], "silent", "{shown}");
+    assert_eq!(
+        shown["queue"][0]["heartbeat_age_s"],
+        serde_json::Value::Null
+    );
+    let text = stdout(fql().args(["--db", &db, "mutex", "show", "/m"]));
+    assert!(text.contains("  1. go-2 (no heartbeat; waiting "), "{text}");
+}
+
+#[test]
+fn list_shows_every_lock_under_a_directory() {
+    let (_tmp, db) = fresh_db();
+    for (dir, name) in [
+        ("/locks/a", "ann"),
+        ("/locks/a/inner", "i\u{7}x"),
+        ("/locks/b", "bob"),
+    ] {
+        stdout(fql().args(["--db", &db, "mutex", "try-acquire", dir, "--name", name]));
+    }
+    stdout(fql().args(["--db", &db, "mutex", "release", "/locks/b", "--name", "bob"]));
+    stdout(
+        fql()
+            .args(["--db", &db, "run", "mutex/enqueue", "-w"])
+            .args(["-p", "dir=/locks/a", "-p", "name=carl"]),
+    );
+    stdout(fql().args(["--db", &db, "-w", "-q", "/locks/data(\"x\")=1"]));
+    let text = stdout(fql().args(["--db", &db, "mutex", "list", "/locks"]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    assert!(lines[0].starts_with("PATH "), "{text}");
+    assert!(lines[1].starts_with("/locks/a "), "{text}");
+    assert!(lines[1].contains(" ann "), "{text}");
+    assert!(lines[1].contains(" live, last beat "), "{text}");
+    assert!(lines[1].ends_with(" 1"), "one waiting: {text}");
+    // A name with a control character is escaped.
+    assert!(lines[2].contains(r#" "i\x07x" "#), "{text}");
+    assert!(!text.contains('\u{7}'), "{text}");
+    assert!(lines[3].starts_with("/locks/b "), "{text}");
+    assert_eq!(
+        lines[4],
+        "3 locks, 2 other directories; stale after 5.0 s without a heartbeat"
+    );
+    let all = json_of(&db, &["mutex", "list", "/locks"], 0);
+    let locks = all["locks"].as_array().unwrap();
+    assert_eq!(locks.len(), 3, "{all}");
+    assert_eq!(locks[0]["path"], serde_json::json!(["locks", "a"]));
+    assert_eq!(locks[0]["kind"], "mutex");
+    assert_eq!(locks[0]["queue_depth"], 1);
+    assert_eq!(locks[2]["owner"], serde_json::Value::Null);
+    assert_eq!(all["others"], 2);
+    // One snapshot: one read version for every lock.
+    let (out, _) = outputs(
+        fql().args(["--db", &db, "mutex", "list", "/locks", "--format", "jsonl"]),
+        0,
+    );
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    assert!(
+        rows.iter()
+            .all(|r| r["read_version"] == rows[3]["read_version"])
+    );
+    assert_eq!(rows[3]["type"], "summary");
+    assert_eq!(rows[3]["locks"], 3);
+    // `/` lists the whole tree; a missing directory says so.
+    assert!(stdout(fql().args(["--db", &db, "mutex", "list", "/"])).contains("/locks/b "));
+    let (out, err) = outputs(fql().args(["--db", &db, "mutex", "list", "/nowhere"]), 1);
+    assert_eq!(out, "");
+    assert_eq!(err, "fql: no directory at /nowhere: nothing to list\n");
+}
+
+#[test]
+fn break_needs_write_and_hands_the_mutex_on_under_a_new_token() {
+    let (_tmp, db) = fresh_db();
+    let token = stdout(fql().args(["--db", &db, "mutex", "try-acquire", "/m", "--name", "ann"]));
+    stdout(
+        fql()
+            .args(["--db", &db, "run", "mutex/enqueue", "-w"])
+            .args(["-p", "dir=/m", "-p", "name=bob"]),
+    );
+    let before = dump(&db, "/m");
+    let err = stderr(fql().args(["--db", &db, "mutex", "break", "/m"]), 2);
+    assert_eq!(
+        err,
+        "fql: mutex break writes; pass -w/--write to allow writes\n"
+    );
+    assert_eq!(dump(&db, "/m"), before, "nothing changed");
+    let text = stdout(fql().args(["--db", &db, "-w", "mutex", "break", "/m"]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "previous owner: ann");
+    let new = lines[1].strip_prefix("token: ").expect("the new token");
+    assert!(new > token.trim(), "{new} after {token}");
+    assert_eq!(lines[2], "owner: bob");
+    // ann's fenced write is refused, bob's commits.
+    let fenced = |t: &str| {
+        fql()
+            .args(["--db", &db, "-w", "-p", &format!("token=0x{t}"), "-q"])
+            .arg("[exists] /m(\"fence\")=:token\n/work(1)=1")
+            .assert()
+    };
+    fenced(token.trim()).code(1);
+    fenced(new).success();
+    let shown = json_of(&db, &["mutex", "show", "/m"], 0);
+    assert_eq!(shown["owner"]["name"], "bob");
+    assert_eq!(shown["stats"]["breaks"], 1);
+    let got = json_of(&db, &["mutex", "break", "-w", "/m"], 0);
+    assert_eq!(got["previous_owner"], "bob");
+    assert_eq!(got["owner"], serde_json::Value::Null);
+    assert!(got["token"].as_str().unwrap() > new, "{got}");
+    // No directory: no mutex to break, and none made.
+    let (out, err) = outputs(
+        fql().args(["--db", &db, "mutex", "break", "-w", "/nowhere"]),
+        1,
+    );
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        "fql: no mutex at /nowhere: the directory does not exist\n"
+    );
+    stderr(fql().args(["--db", &db, "mutex", "show", "/nowhere"]), 1);
 }

@@ -496,6 +496,38 @@ pub fn versionstamps_are_shared_within_a_commit_and_increase(db: &Backend) {
     assert!(c.versionstamp.unwrap() > last);
 }
 
+/// Versions advance about a million a second, as FoundationDB's do, so
+/// the versions of two commits tell the time between them, and
+/// `version_now`, which ages are measured against, is never behind the
+/// read version: `fql mutex show` tells a heartbeat's age in seconds so
+/// on every backend.
+pub fn versions_advance_with_time(db: &Backend) {
+    let commit = || {
+        let (_, c) = db
+            .run_with(RetryOptions::default(), |tx, _| tx.set(b"t", b"v"))
+            .unwrap();
+        c.version.unwrap()
+    };
+    let first = commit();
+    std::thread::sleep(Duration::from_millis(200));
+    let second = commit();
+    // 200 ms apart: at least a tenth of a second's versions, whatever the
+    // load (which only lengthens the pause).
+    assert!(
+        second - first >= 100_000,
+        "200 ms advanced the version by {} only",
+        second - first
+    );
+    let mut tx = db.create_trx().unwrap();
+    let read = tx.read_version().unwrap();
+    let now = tx.version_now().unwrap();
+    assert!(read >= second, "read version {read} before commit {second}");
+    assert!(
+        now >= read,
+        "version_now {now} behind the read version {read}"
+    );
+}
+
 pub fn versionstamped_value_is_unreadable_before_commit(db: &Backend) {
     let mut tx = db.create_trx().unwrap();
     tx.atomic_op(

@@ -57,6 +57,7 @@ const CASES: &[Case] = cases![
     atomics::concurrent_adds_lose_no_update,
     kv::later_writes_of_a_key_win_at_commit,
     kv::versionstamps_are_shared_within_a_commit_and_increase,
+    kv::versions_advance_with_time,
     kv::versionstamped_value_is_unreadable_before_commit,
     kv::versionstamped_key_range_is_unreadable_before_commit,
     kv::watches_fire_on_change,

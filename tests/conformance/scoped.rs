@@ -87,6 +87,10 @@ impl Transaction for ScopedTx {
         self.tx.read_version()
     }
 
+    fn version_now(&mut self) -> kv::Result<u64> {
+        self.tx.version_now()
+    }
+
     fn get(&mut self, key: &[u8], snapshot: bool) -> kv::Result<Option<Vec<u8>>> {
         check_key(key)?;
         let key = self.key(key);

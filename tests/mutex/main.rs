@@ -5,6 +5,7 @@
 use crate::support::hooked;
 mod election;
 mod heal;
+mod observe;
 mod processes;
 mod task;
 use crate::support::reach;

@@ -12,6 +12,7 @@ use super::reach::{reach, reach_shell};
 
 mod elect;
 mod kinds;
+mod observe;
 mod takeover;
 mod task;
 

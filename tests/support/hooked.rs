@@ -63,6 +63,10 @@ impl Transaction for HookedTx {
         self.inner.read_version()
     }
 
+    fn version_now(&mut self) -> Result<u64> {
+        self.inner.version_now()
+    }
+
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         (self.hook)(Op::Read, key)?;
         self.inner.get(key, snapshot)

@@ -10,7 +10,8 @@ mod mutex;
 
 pub use dump::{DumpArgs, LoadArgs};
 pub use mutex::{
-    Client, KindArgs, MutexCommand, TaskArgs, TaskCommand, TaskState, TimingArgs, WaitArgs,
+    Client, JudgeArgs, KindArgs, MutexCommand, TaskArgs, TaskCommand, TaskState, TimingArgs,
+    WaitArgs,
 };
 
 /// fql: the FQL query language for FoundationDB.

@@ -52,7 +52,9 @@ fn main() -> ExitCode {
             Some(args::ScriptsCommand::Show { name }) => Some(name),
             None => None,
         }),
-        Some(Command::Mutex { command }) => mutex::run(command, &args.store, args.exec.format),
+        Some(Command::Mutex { command }) => {
+            mutex::run(command, &args.store, args.exec.format, args.exec.write)
+        }
         // `fql --root R validate` means `fql validate --root R`, as for
         // `run`; so for `infer` and `explain`, and `--format` for
         // `validate`, `status` and `mutex show`.

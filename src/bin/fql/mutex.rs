@@ -1,10 +1,13 @@
 //! `fql mutex`: the distributed mutex from the shell.
 
+mod breaking;
 mod child;
 mod elect;
 mod held;
 mod kinds;
+mod list;
 mod refused;
+mod report;
 mod show;
 mod task;
 
@@ -13,14 +16,23 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use fql::kv::Database;
-use fql::mutex::{Mutex, Reaped, Reaper, Timing};
+use fql::mutex::{Mutex, Reaper, Timing};
 
-use crate::args::{Client, Format, MutexCommand, StoreArgs, TimingArgs, WaitArgs};
+use crate::args::{Client, Format, JudgeArgs, MutexCommand, StoreArgs, TimingArgs, WaitArgs};
 use crate::output::Exit;
 use crate::store::Missing;
 use held::Held;
 
 impl TimingArgs {
+    fn timing(self) -> Result<Timing, Exit> {
+        Ok(Timing {
+            heartbeat: seconds(self.heartbeat, "--heartbeat")?,
+            stale: seconds(self.stale, "--stale")?,
+        })
+    }
+}
+
+impl JudgeArgs {
     fn timing(self) -> Result<Timing, Exit> {
         Ok(Timing {
             heartbeat: seconds(self.heartbeat, "--heartbeat")?,
@@ -47,16 +59,21 @@ fn seconds(value: f64, flag: &str) -> Result<Duration, Exit> {
         })
 }
 
-/// Runs a mutex command; `format` is a `--format` given before `mutex`,
-/// which `show` takes as its own.
+/// Runs a mutex command; `format` and `write` are `--format` and `-w`
+/// given before `mutex`, which the commands take as their own.
 pub fn run(
     command: MutexCommand,
     store_args: &StoreArgs,
     format: Option<Format>,
+    write: bool,
 ) -> Result<(), Exit> {
-    // Only `show` and `observe` merely look: they create no database file.
+    // `show`, `observe` and `list` merely look, and `break` needs a mutex
+    // there: they create no database file.
     let missing = match command {
-        MutexCommand::Show { .. } | MutexCommand::Observe { .. } => Missing::Refuse,
+        MutexCommand::Show { .. }
+        | MutexCommand::Observe { .. }
+        | MutexCommand::List { .. }
+        | MutexCommand::Break { .. } => Missing::Refuse,
         _ => Missing::Create,
     };
     let opened = crate::store::open_as(store_args, missing)?;
@@ -68,24 +85,65 @@ pub fn run(
         return done;
     }
     let mutex = |client: &Client| client.mutex(db.clone(), timeout);
+    let format_of = |own: Option<Format>| own.or(format).unwrap_or_default();
     match command {
         MutexCommand::Acquire { client, wait } => {
             let wait = wait.duration()?;
             let mutex = mutex(&client)?;
-            granted(&mutex, mutex.acquire(wait))
+            granted(&mutex, mutex.acquire(wait), &client, format)
         }
         MutexCommand::TryAcquire { client } => {
             let mutex = mutex(&client)?;
-            granted(&mutex, mutex.try_acquire())
+            granted(&mutex, mutex.try_acquire(), &client, format)
         }
-        MutexCommand::Release { client } => done(mutex(&client)?.release(), "does not hold"),
-        MutexCommand::Heartbeat { client } => done(mutex(&client)?.heartbeat(), "does not hold"),
-        MutexCommand::Cancel { client } => done(mutex(&client)?.cancel(), "is not waiting for"),
-        MutexCommand::Show { dir, format: own } => {
-            let format = own.or(format).unwrap_or_default();
-            show::run(&db, &directory(&dir)?, timeout, format)
+        MutexCommand::Release { ref client } => {
+            let done = mutex(client)?.release();
+            report::done(done, client, format_of(client.format), report::RELEASE)
         }
-        MutexCommand::Reap { dir, timing } => {
+        MutexCommand::Heartbeat { ref client } => {
+            let done = mutex(client)?.heartbeat();
+            report::done(done, client, format_of(client.format), report::HEARTBEAT)
+        }
+        MutexCommand::Cancel { ref client } => {
+            let done = mutex(client)?.cancel();
+            report::done(done, client, format_of(client.format), report::CANCEL)
+        }
+        MutexCommand::Show {
+            dir,
+            format: own,
+            judge,
+        } => {
+            let timing = judge.timing()?;
+            show::run(&db, &directory(&dir)?, timeout, format_of(own), timing)
+        }
+        MutexCommand::List {
+            dir,
+            format: own,
+            judge,
+        } => {
+            let timing = judge.timing()?;
+            // `/`, the top, holds every directory: list all of them.
+            let dir = if dir == "/" {
+                Vec::new()
+            } else {
+                directory(&dir)?
+            };
+            list::run(&db, &dir, timeout, format_of(own), timing)
+        }
+        MutexCommand::Break {
+            dir,
+            write: own,
+            format: own_format,
+        } => {
+            let dir = directory(&dir)?;
+            breaking::run(&db, &dir, timeout, format_of(own_format), write || own)
+        }
+        MutexCommand::Reap {
+            dir,
+            timing,
+            format: own,
+        } => {
+            let format = format_of(own);
             let mut reaper = Reaper::new(db, directory(&dir)?, timing.timing()?)
                 .map_err(failed)?
                 .compat(timing.compat)
@@ -99,16 +157,7 @@ pub fn run(
             let mut unwritten = None;
             let ran = reaper.run(&stop, &mut |r| {
                 let line = match r {
-                    Ok(Reaped::Owner(name)) => {
-                        format!("reaped owner {}\n", fql::syntax::plain_or_quoted(name))
-                    }
-                    Ok(Reaped::Waiter(name)) => {
-                        format!("dropped waiter {}\n", fql::syntax::plain_or_quoted(name))
-                    }
-                    Ok(Reaped::Granted(name)) => format!(
-                        "granted the free mutex to {}\n",
-                        fql::syntax::plain_or_quoted(name)
-                    ),
+                    Ok(reaped) => report::reaped(reaped, format),
                     Err(e) => return eprintln!("fql: the reaper goes on after: {e}"),
                 };
                 if let Err(exit) = crate::output::print(&line) {
@@ -150,13 +199,19 @@ pub fn run(
             client,
             wait,
             grace,
+            stats,
             command,
         } => {
             let wait = wait.duration()?;
             let grace = seconds(grace, "--grace")?;
             let mutex = mutex(&client)?;
             let names = (client.dir.as_str(), client.name.as_str());
-            child::run(&mutex, names, wait, grace, &command)
+            let mut held = child::Stats::default();
+            let ran = child::run(&mutex, names, wait, grace, &command, &mut held);
+            if stats {
+                eprint!("{}", report::stats(&held, format_of(client.format)));
+            }
+            ran
         }
     }
 }
@@ -214,12 +269,16 @@ pub(crate) fn failed(e: fql::mutex::Error) -> Exit {
 fn granted<M: Held>(
     mutex: &M,
     result: Result<Option<fql::mutex::Token>, M::Error>,
+    client: &Client,
+    format: Option<Format>,
 ) -> Result<(), Exit> {
+    let format = client.format.or(format).unwrap_or_default();
     let Some(token) = result.map_err(M::failed)? else {
         eprintln!("fql: not acquired");
-        return Err(Exit::Unmet);
+        return report::print(&report::acquired(None, client, format)).and(Err(Exit::Unmet));
     };
-    let Err(unprinted) = crate::output::print(&format!("{token}\n")) else {
+    let Err(unprinted) = crate::output::print(&report::acquired(Some(token), client, format))
+    else {
         return Ok(());
     };
     let exit = match unprinted {
@@ -240,14 +299,5 @@ fn granted<M: Held>(
             );
             Err(exit.max(release))
         }
-    }
-}
-
-fn done(result: Result<bool, fql::mutex::Error>, not: &str) -> Result<(), Exit> {
-    if result.map_err(failed)? {
-        Ok(())
-    } else {
-        eprintln!("fql: this client {not} the mutex");
-        Err(Exit::Unmet)
     }
 }

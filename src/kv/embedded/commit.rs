@@ -25,6 +25,18 @@ const LOG_WINDOW_MS: u64 = 2 * WINDOW.as_millis() as u64;
 /// ones.
 const LOGGED_RANGES: usize = 64;
 
+/// The clock in microseconds: the version a commit made now gets at
+/// least, so that versions advance about a million a second as
+/// FoundationDB's do, and a versionstamp tells when it was written. A
+/// commit still takes one more than the last when the clock is behind it
+/// (a clock set back, a burst of commits within a microsecond), so
+/// versions only ever increase.
+pub(crate) fn clock_version() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -106,7 +118,7 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<
                 return Err(Error::NotCommitted);
             }
         }
-        let version = w.version()? + 1;
+        let version = (w.version()? + 1).max(clock_version());
         let stamp = stamp_of(version);
         let mutations = tx.buffer().mutations.iter().enumerate();
         let stamped = apply_all(

@@ -282,6 +282,10 @@ impl Transaction for EmbeddedTx {
         Ok(self.snap()?.version())
     }
 
+    fn version_now(&mut self) -> Result<u64> {
+        Ok(self.snap()?.version().max(super::commit::clock_version()))
+    }
+
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
         if key >= SPECIAL_KEYS {
             if super::special::module(key, &key_after(key))? == Module::ConflictingKeys {

@@ -42,7 +42,8 @@ pub enum MutexCommand {
         client: Client,
     },
     /// Print the owner, the fencing token, heartbeats and the queue, from
-    /// one snapshot.
+    /// one snapshot, with each heartbeat's age in seconds and whether it
+    /// is live or stale (older than --stale).
     ///
     /// Exits 1 when the directory does not exist: no mutex is there.
     Show {
@@ -51,6 +52,42 @@ pub enum MutexCommand {
         dir: String,
         /// `text` (the default): a line for each fact; `json` or `jsonl`:
         /// one JSON object.
+        #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+        format: Option<super::Format>,
+        #[command(flatten)]
+        judge: JudgeArgs,
+    },
+    /// List every lock in and under a directory, from one snapshot: owner,
+    /// token, heartbeat age and queue length of each.
+    ///
+    /// Directories that are no lock are counted, not listed. Exits 1 when
+    /// the directory does not exist, 4 when the tree is too large to read
+    /// within one transaction.
+    List {
+        /// The directory: a path such as `/locks`, or a tuple of names.
+        dir: String,
+        /// `text` (the default): a table; `json`: one JSON object; `jsonl`:
+        /// one object per lock, then a summary.
+        #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+        format: Option<super::Format>,
+        #[command(flatten)]
+        judge: JudgeArgs,
+    },
+    /// Break the mutex, for operators: clear its owner and hand it to the
+    /// longest-waiting client, or leave it free, under a new fencing token.
+    ///
+    /// The previous holder's writes fenced with its token no longer
+    /// commit, and its next heartbeat finds it no longer holds the mutex.
+    /// One transaction; needs -w/--write. Exits 1 when the directory does
+    /// not exist.
+    Break {
+        /// The mutex directory: a path such as `/locks/nightly`, or a tuple
+        /// of names such as `("locks","nightly")`, as `-p dir=` takes.
+        dir: String,
+        /// Allow the write (also before the command: `fql -w mutex ...`).
+        #[arg(short, long)]
+        write: bool,
+        /// `text` (the default) or `json`/`jsonl`: one JSON object.
         #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
         format: Option<super::Format>,
     },
@@ -66,6 +103,10 @@ pub enum MutexCommand {
         dir: String,
         #[command(flatten)]
         timing: TimingArgs,
+        /// `text` (the default): a line for each reap; `json` or `jsonl`:
+        /// one JSON object for each.
+        #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+        format: Option<super::Format>,
     },
     /// Run a command while holding the mutex.
     ///
@@ -84,6 +125,11 @@ pub enum MutexCommand {
         /// Seconds between SIGTERM and SIGKILL.
         #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
         grace: f64,
+        /// At the end, print on standard error how long this client waited
+        /// and held the mutex, how many heartbeats it made, and whether it
+        /// lost the mutex (as JSON with --format json).
+        #[arg(long)]
+        stats: bool,
         /// The command and its arguments.
         #[arg(last = true, required = true, value_name = "CMD")]
         command: Vec<String>,
@@ -236,6 +282,9 @@ pub struct Client {
     pub timing: TimingArgs,
     #[command(flatten)]
     pub kind: KindArgs,
+    /// `text` (the default) or `json`/`jsonl`: one JSON object.
+    #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
+    pub format: Option<super::Format>,
 }
 
 /// Which kind of lock the directory holds, when it is not a plain mutex:
@@ -255,6 +304,19 @@ pub struct KindArgs {
     /// Use a semaphore of N permits: up to N holders at once.
     #[arg(long, value_name = "N", help_heading = "Lock kind")]
     pub permits: Option<u32>,
+}
+
+/// The timing a mutex's clients use, which their heartbeats are judged
+/// by.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct JudgeArgs {
+    /// Seconds between the clients' heartbeats (h).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    pub heartbeat: f64,
+    /// Seconds after which a heartbeat that stood still is stale (L, at
+    /// least 3h).
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub stale: f64,
 }
 
 /// How long to wait in line for the mutex. Its own flag, since the

@@ -20,6 +20,18 @@ use signal_hook::iterator::{Handle, Signals};
 use super::held::Held;
 use crate::output::Exit;
 
+/// What `run --stats` reports: how long the client waited and held the
+/// mutex, the heartbeats it committed, whether it lost the mutex.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub waited: Duration,
+    /// `None` when the mutex was never held.
+    pub held: Option<Duration>,
+    pub token: Option<fql::mutex::Token>,
+    pub heartbeats: u64,
+    pub lost: bool,
+}
+
 /// Runs `command` while holding `mutex` (of directory and client name
 /// `names`): acquires, waiting at most `wait` (`None`: as long as it
 /// takes), beats while the command runs, and releases when it ends; the
@@ -30,8 +42,12 @@ pub fn run<M: Held>(
     wait: Option<Duration>,
     grace: Duration,
     command: &[String],
+    stats: &mut Stats,
 ) -> Result<(), Exit> {
-    let token = match mutex.acquire(wait).map_err(M::failed)? {
+    let began = Instant::now();
+    let acquired = mutex.acquire(wait);
+    stats.waited = began.elapsed();
+    let token = match acquired.map_err(M::failed)? {
         Some(token) => token,
         None => {
             eprintln!("fql: not acquired within --wait; the command did not run");
@@ -59,16 +75,20 @@ pub fn run<M: Held>(
             return Err(Exit::Usage);
         }
     };
+    let granted = Instant::now();
+    stats.token = Some(token);
     let group = Pid::from_raw(child.id() as i32);
     let forwarder = forward(signals, group);
     let (done, ended) = mpsc::channel();
     std::thread::spawn(move || {
         let _ = done.send(child.wait());
     });
-    let (status, lost) = hold(mutex, &ended, group, grace);
+    let (status, lost) = hold(mutex, &ended, group, grace, &mut stats.heartbeats);
     forwarder.close();
     // Whatever the command left running must not outlive the lock.
     stop_group(group, grace);
+    stats.held = Some(granted.elapsed());
+    stats.lost = lost;
     if !lost {
         match mutex.release() {
             Ok(true) => {}
@@ -101,6 +121,7 @@ fn hold<M: Held>(
     ended: &mpsc::Receiver<std::io::Result<ExitStatus>>,
     group: Pid,
     grace: Duration,
+    beats: &mut u64,
 ) -> (std::io::Result<ExitStatus>, bool) {
     let timing = mutex.timing();
     let mut last_beat = Instant::now();
@@ -117,7 +138,10 @@ fn hold<M: Held>(
             continue;
         }
         match mutex.heartbeat() {
-            Ok(true) => last_beat = Instant::now(),
+            Ok(true) => {
+                last_beat = Instant::now();
+                *beats += 1;
+            }
             Ok(false) => lost = true,
             // A beat that cannot commit for L - h may already be too late.
             Err(e) => {

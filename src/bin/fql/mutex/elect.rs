@@ -30,7 +30,8 @@ pub fn elect(
         let grace = super::seconds(grace, "--grace")?;
         let mutex = client.mutex(db, timeout)?;
         let names = (client.dir.as_str(), client.name.as_str());
-        return super::child::run(&mutex, names, wait, grace, command);
+        let mut stats = super::child::Stats::default();
+        return super::child::run(&mutex, names, wait, grace, command, &mut stats);
     }
     if client.timing.compat {
         eprintln!(

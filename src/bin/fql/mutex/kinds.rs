@@ -41,11 +41,11 @@ pub fn run(
     let done = match command {
         MutexCommand::Acquire { client, wait } => {
             let lock = lock(client)?;
-            acquire(lock, wait.wait)
+            acquire(lock, wait.wait, client, format)
         }
         MutexCommand::TryAcquire { client } => {
             let lock = lock(client)?;
-            lock.and_then(|l| granted(&l, l.try_acquire()))
+            lock.and_then(|l| granted(&l, l.try_acquire(), client, format))
         }
         MutexCommand::Release { client } => {
             lock(client)?.and_then(|l| done(l.release(), "does not hold"))
@@ -60,6 +60,7 @@ pub fn run(
             client,
             wait,
             grace,
+            stats,
             command,
         } => {
             let lock = lock(client)?;
@@ -67,10 +68,18 @@ pub fn run(
                 let wait = wait.duration()?;
                 let grace = seconds(*grace, "--grace")?;
                 let names = (client.dir.as_str(), client.name.as_str());
-                super::child::run(&l, names, wait, grace, command)
+                let mut held = super::child::Stats::default();
+                let ran = super::child::run(&l, names, wait, grace, command, &mut held);
+                if *stats {
+                    let format = client.format.or(format).unwrap_or_default();
+                    eprint!("{}", super::report::stats(&held, format));
+                }
+                ran
             })
         }
-        MutexCommand::Show { dir, format: own } => {
+        MutexCommand::Show {
+            dir, format: own, ..
+        } => {
             return show(db, dir, timeout, own.or(format).unwrap_or_default());
         }
         MutexCommand::Elect { client, .. } if client.kind.lock().is_some() => {
@@ -82,15 +91,22 @@ pub fn run(
         MutexCommand::Reap { .. }
         | MutexCommand::Elect { .. }
         | MutexCommand::Observe { .. }
-        | MutexCommand::Task { .. } => return None,
+        | MutexCommand::Task { .. }
+        | MutexCommand::List { .. }
+        | MutexCommand::Break { .. } => return None,
     };
     Some(done)
 }
 
-fn acquire(lock: Result<Lock, Exit>, wait: Option<f64>) -> Result<(), Exit> {
+fn acquire(
+    lock: Result<Lock, Exit>,
+    wait: Option<f64>,
+    client: &Client,
+    format: Option<Format>,
+) -> Result<(), Exit> {
     let lock = lock?;
     let wait = wait.map(|w| seconds(w, "--wait")).transpose()?;
-    granted(&lock, lock.acquire(wait))
+    granted(&lock, lock.acquire(wait), client, format)
 }
 
 fn open(

@@ -37,8 +37,8 @@ const SCHEMA: &str = "
 
 /// The version a new file starts from: the clock in microseconds, as FDB's
 /// versions advance, so it exceeds every version of any file that was at
-/// the same path before (each commit adds one, and no file commits a
-/// million times a second).
+/// the same path before (commits take the clock too, or one more than the
+/// last when that is more).
 fn first_version() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)

@@ -1,0 +1,59 @@
+//! `fql mutex break DIR -w`: a fenced force-release, for operators.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use fql::kv::Database;
+use fql::syntax::plain_or_quoted;
+use serde_json::json;
+
+use crate::args::Format;
+use crate::output::Exit;
+
+/// Breaks the mutex in `dir` and prints what it did: who held it, the new
+/// token, and who holds it now. Needs -w/--write; a directory that does
+/// not exist exits 1 and is not made.
+pub fn run(
+    db: &Arc<dyn Database>,
+    dir: &[String],
+    timeout: Duration,
+    format: Format,
+    write: bool,
+) -> Result<(), Exit> {
+    if !write {
+        eprintln!("fql: mutex break writes; pass -w/--write to allow writes");
+        return Err(Exit::Usage);
+    }
+    let engine = fql::exec::Engine::new(db.clone()).timeout(timeout);
+    let Some(broken) = fql::mutex::break_mutex(&engine, dir).map_err(super::failed)? else {
+        eprintln!(
+            "fql: no mutex at {}: the directory does not exist",
+            fql::directory::show(dir)
+        );
+        return Err(Exit::Unmet);
+    };
+    let report = match format {
+        Format::Text => {
+            let name = |n: &Option<String>, none: &str| {
+                n.as_deref()
+                    .map_or(none.to_string(), |n| plain_or_quoted(n).into_owned())
+            };
+            format!(
+                "previous owner: {}\ntoken: {}\nowner: {}\n",
+                name(&broken.previous, "none (free)"),
+                broken.token,
+                name(&broken.owner, "none (free)"),
+            )
+        }
+        Format::Json | Format::Jsonl => {
+            let shown = json!({
+                "path": dir,
+                "previous_owner": broken.previous,
+                "token": broken.token.to_string(),
+                "owner": broken.owner,
+            });
+            format!("{}\n", fql::exec::json::to_string(&shown))
+        }
+    };
+    crate::output::print(&report)
+}

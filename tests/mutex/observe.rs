@@ -1,0 +1,157 @@
+//! Observing and administering a mutex from Rust: ages in seconds and
+//! verdicts, every lock under a directory from one snapshot, a fenced
+//! break.
+
+use std::time::Duration;
+
+use fql::exec::Engine;
+use fql::mutex::{Lock, Timing, Verdict, break_mutex, list};
+
+use super::{FAST, client, db, dir, script, state, wait_until};
+
+#[test]
+fn ages_are_in_seconds_and_a_silent_owner_turns_stale() {
+    let db = db();
+    let ann = client(&db, "ann");
+    ann.try_acquire().unwrap().unwrap();
+    let long = Timing {
+        heartbeat: Duration::from_secs(10),
+        stale: Duration::from_secs(60),
+    };
+    assert_eq!(state(&db).verdict("ann", long), Verdict::Live);
+    std::thread::sleep(Duration::from_millis(400));
+    let s = state(&db);
+    // The versions of a quiet database still tell the time gone by.
+    let age = s.heartbeat_age("ann").expect("ann beat");
+    assert!(age >= Duration::from_millis(400), "{age:?}");
+    assert!(s.held_for().unwrap() >= age, "held since its grant");
+    assert_eq!(s.verdict("ann", FAST), Verdict::Stale);
+    assert_eq!(s.verdict("nobody", FAST), Verdict::Silent);
+    // A beat makes it live again.
+    assert!(ann.heartbeat().unwrap());
+    assert_eq!(state(&db).verdict("ann", long), Verdict::Live);
+    assert!(state(&db).heartbeat_age("ann").unwrap() < age);
+}
+
+#[test]
+fn a_waiters_wait_is_told_from_its_queue_entry() {
+    let db = db();
+    client(&db, "ann").try_acquire().unwrap().unwrap();
+    script(&db, "mutex/enqueue", &[("name", super::name("bob"))]);
+    std::thread::sleep(Duration::from_millis(300));
+    let s = state(&db);
+    let since = fql::mutex::version_of(&s.queue[0].since);
+    assert!(s.age(since) >= Duration::from_millis(300));
+}
+
+#[test]
+fn list_finds_every_mutex_under_a_directory_from_one_snapshot() {
+    let db = db();
+    let engine = Engine::new(db.clone());
+    client(&db, "ann").try_acquire().unwrap().unwrap();
+    let other = |d: &[&str], n: &str| {
+        let d: Vec<String> = d.iter().map(|s| s.to_string()).collect();
+        fql::mutex::Mutex::new(db.clone(), d, n, FAST).unwrap()
+    };
+    other(&["locks", "job", "inner"], "carl")
+        .try_acquire()
+        .unwrap();
+    other(&["locks", "free"], "dan").try_acquire().unwrap();
+    assert!(other(&["locks", "free"], "dan").release().unwrap());
+    // A directory of a user's data is no lock, nor is an empty one.
+    let none = std::collections::HashMap::new();
+    Engine::new(db.clone())
+        .run_text(
+            "/locks/data(\"x\")=1\n/locks/empty(1)=1\n/locks/empty(1)=clear",
+            &none,
+            &mut |_| Ok(()),
+        )
+        .unwrap();
+    let survey = list(&engine, &["locks".to_string()]).unwrap();
+    let paths: Vec<String> = survey
+        .locks
+        .iter()
+        .map(|l| fql::directory::show(&l.path))
+        .collect();
+    assert_eq!(paths, ["/locks/free", "/locks/job", "/locks/job/inner"]);
+    let owners: Vec<Option<String>> = survey
+        .locks
+        .iter()
+        .map(|l| match &l.lock {
+            Lock::Mutex(s) => s.owner.clone(),
+            _ => unreachable!("only mutexes here"),
+        })
+        .collect();
+    assert_eq!(owners, [None, Some("ann".into()), Some("carl".into())]);
+    // /locks itself, /locks/data and /locks/empty.
+    assert_eq!(survey.others, 3);
+    assert!(survey.exists);
+    assert!(!list(&engine, &["nowhere".to_string()]).unwrap().exists);
+}
+
+#[test]
+fn break_fences_the_owner_out_and_hands_the_mutex_on() {
+    let db = db();
+    let engine = Engine::new(db.clone());
+    let ann = client(&db, "ann");
+    let first = ann.try_acquire().unwrap().unwrap();
+    let waiter = {
+        let db = db.clone();
+        std::thread::spawn(move || client(&db, "bob").acquire(Some(Duration::from_secs(20))))
+    };
+    wait_until(|| state(&db).queue.len() == 1);
+    let broken = break_mutex(&engine, &dir()).unwrap().expect("a mutex");
+    assert_eq!(broken.previous.as_deref(), Some("ann"));
+    assert_eq!(broken.owner.as_deref(), Some("bob"));
+    assert!(broken.token > first, "a new token, above the old");
+    assert_eq!(waiter.join().unwrap().unwrap(), Some(broken.token));
+    assert!(!ann.heartbeat().unwrap(), "ann finds it no longer holds it");
+    let s = state(&db);
+    assert_eq!(s.token, Some(broken.token));
+    assert!(!s.heartbeats.contains_key("ann"));
+    assert_eq!(s.stats.get("breaks"), Some(&1));
+    // Broken again, with nobody waiting: free, under yet another token.
+    let again = break_mutex(&engine, &dir()).unwrap().expect("a mutex");
+    assert_eq!(again.previous.as_deref(), Some("bob"));
+    assert_eq!(again.owner, None);
+    assert!(again.token > broken.token);
+    let s = state(&db);
+    assert_eq!(s.owner, None);
+    assert_eq!(s.stats.get("breaks"), Some(&2));
+    // No directory, no mutex: nothing is made.
+    let missing = vec!["nowhere".to_string()];
+    assert_eq!(break_mutex(&engine, &missing).unwrap(), None);
+    assert!(!state_of(&db, &missing).exists);
+}
+
+fn state_of(db: &std::sync::Arc<dyn fql::kv::Database>, d: &[String]) -> fql::mutex::State {
+    fql::mutex::State::read(&Engine::new(db.clone()), d).unwrap()
+}
+
+/// A tree too large to read within a transaction's five seconds fails
+/// with `transaction_too_old`, which `fql mutex list` names as the cause,
+/// rather than list it from several snapshots.
+#[test]
+fn a_list_that_outlives_its_transaction_is_too_old() {
+    let plain = db();
+    client(&plain, "ann").try_acquire().unwrap().unwrap();
+    let reads = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let hook: super::hooked::Hook = {
+        let reads = reads.clone();
+        std::sync::Arc::new(move |op, _: &[u8]| {
+            // A read after the snapshot was taken stalls past the window.
+            let n = reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if op == super::hooked::Op::Read && n == 2 {
+                std::thread::sleep(fql::kv::WINDOW + Duration::from_millis(200));
+            }
+            Ok(())
+        })
+    };
+    let slow = super::hooked::hooked(plain.clone(), hook);
+    let err = list(&Engine::new(slow), &["locks".to_string()]).unwrap_err();
+    assert_eq!(
+        fql::kv::AsKvError::as_kv(&err),
+        Some(&fql::kv::Error::TransactionTooOld),
+        "{err:?}"
+    );
+}
