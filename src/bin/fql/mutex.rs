@@ -171,14 +171,13 @@ pub fn run(
         MutexCommand::Elect {
             client,
             wait,
-            format: own,
             grace,
             command,
         } => elect::elect(
             db,
             &client,
             wait,
-            (own.or(format), grace),
+            (client.format.or(format), grace),
             &command,
             timeout,
         ),

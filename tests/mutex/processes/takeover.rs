@@ -132,6 +132,13 @@ fn the_head_waiter_takes_over_a_killed_owner_with_no_reaper() {
     end_command(&pidfile);
     assert!(ends(&mut next, "the waiter").success());
     until_shown(&db, "/locks/t", "owner: b ");
+    // The takeover is counted where `show` finds it.
+    let out = fql(&db)
+        .args(["mutex", "show", "/locks/t", "--format", "json"])
+        .output()
+        .unwrap();
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["stats"]["takeovers"], 1, "{shown}");
 }
 
 #[test]

@@ -151,10 +151,6 @@ pub enum MutexCommand {
         client: Client,
         #[command(flatten)]
         wait: WaitArgs,
-        /// `text` (the default): `leader NAME term TOKEN`; `json` or
-        /// `jsonl`: one JSON object.
-        #[arg(long, value_enum, value_name = "FORMAT", hide_possible_values = true)]
-        format: Option<super::Format>,
         /// With a command: seconds between SIGTERM and SIGKILL.
         #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
         grace: f64,
