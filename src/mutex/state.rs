@@ -38,6 +38,17 @@ pub struct Waiter {
     pub since: [u8; 12],
 }
 
+/// `mutex/show`, checked once: waiters read the state with it at every
+/// look.
+fn show() -> &'static crate::syntax::ast::Script<'static> {
+    static SHOW: std::sync::OnceLock<crate::syntax::ast::Script<'static>> =
+        std::sync::OnceLock::new();
+    SHOW.get_or_init(|| {
+        let source = crate::scripts::find("mutex/show").expect("shipped").source;
+        crate::check::load(source).expect("shipped scripts load")
+    })
+}
+
 impl State {
     /// Reads the state of the mutex in `dir` with `mutex/show`, in one
     /// transaction; refuses a directory that is not a mutex.
@@ -57,10 +68,8 @@ impl State {
         tx: &mut dyn Transaction,
         exists: bool,
     ) -> Result<State, Error> {
-        let source = crate::scripts::find("mutex/show").expect("shipped").source;
-        let script = crate::check::load(source).expect("shipped scripts load");
         let params = [("dir".to_string(), elem(dir_param(dir)).into())].into();
-        let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
+        let plan = crate::plan::plan(show(), &params).expect("shipped scripts plan");
         let mut rows = Vec::new();
         let mut bindings = Bindings::default();
         for steps in plan.transactions() {
