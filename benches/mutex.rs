@@ -110,12 +110,13 @@ fn main() {
             handovers.len(),
         ));
     }
-    report.push_str(&dead_owner(dir.path(), true));
-    report.push_str(&dead_owner(dir.path(), false));
-    report.push_str(&dead_waiters(dir.path(), true));
-    report.push_str(&dead_waiters(dir.path(), false));
-    report.push_str(&live_owner_beside_hogs(dir.path()));
     eprint!("{report}");
+    // Each part prints as it ends: the ones with processes take a while.
+    eprint!("{}", dead_owner(dir.path(), true));
+    eprint!("{}", dead_owner(dir.path(), false));
+    eprint!("{}", dead_waiters(dir.path(), true));
+    eprint!("{}", dead_waiters(dir.path(), false));
+    eprint!("{}", live_owner_beside_hogs(dir.path()));
 }
 
 /// Ends the `sleep 59.919` commands a killed owner left running.
@@ -228,9 +229,11 @@ fn fql_at(db: &std::path::Path) -> std::process::Command {
     cmd
 }
 
-/// Waits until `show` prints `want`.
+/// Waits until `show` prints `want`; a minute at most.
 fn shown(db: &std::path::Path, dir: &str, want: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
     loop {
+        assert!(Instant::now() < deadline, "never shown: {want}");
         let show = fql_at(db)
             .args(["mutex", "show", dir])
             .output()
@@ -261,6 +264,19 @@ fn dead_waiters(dir: &std::path::Path, settled: bool) -> String {
             .status()
             .expect("try-acquire runs");
         assert!(taken.success());
+        // The owner lives: it beats every h / 2 until it releases.
+        let beating = Arc::new(AtomicBool::new(true));
+        let beats = {
+            let (db, owner, beating) = (db.clone(), owner.clone(), beating.clone());
+            std::thread::spawn(move || {
+                while beating.load(Ordering::SeqCst) {
+                    let _ = fql_at(&db)
+                        .args(["mutex", "heartbeat", "/waiters", "--name", &owner])
+                        .status();
+                    std::thread::sleep(h / 2);
+                }
+            })
+        };
         let mut dead = Vec::new();
         for n in 0..10 {
             dead.push(
@@ -287,15 +303,10 @@ fn dead_waiters(dir: &std::path::Path, settled: bool) -> String {
             let _ = d.wait();
         }
         if settled {
-            // The owner beats meanwhile, as a live one would.
-            let until = Instant::now() + l * 2;
-            while Instant::now() < until {
-                let _ = fql_at(&db)
-                    .args(["mutex", "heartbeat", "/waiters", "--name", &owner])
-                    .status();
-                std::thread::sleep(h / 2);
-            }
+            std::thread::sleep(l * 2);
         }
+        beating.store(false, Ordering::SeqCst);
+        beats.join().expect("the beats end");
         let released = Instant::now();
         let _ = fql_at(&db)
             .args(["mutex", "release", "/waiters", "--name", &owner])

@@ -82,6 +82,17 @@ impl Verdict {
     }
 }
 
+/// `mutex/show`, checked once: waiters read the state with it at every
+/// look.
+fn show() -> &'static crate::syntax::ast::Script<'static> {
+    static SHOW: std::sync::OnceLock<crate::syntax::ast::Script<'static>> =
+        std::sync::OnceLock::new();
+    SHOW.get_or_init(|| {
+        let source = crate::scripts::find("mutex/show").expect("shipped").source;
+        crate::check::load(source).expect("shipped scripts load")
+    })
+}
+
 impl State {
     /// Reads the state of the mutex in `dir` with `mutex/show`, in one
     /// transaction; refuses a directory that is not a mutex.
@@ -100,10 +111,8 @@ impl State {
         dir: &[String],
         exists: bool,
     ) -> Result<State, Error> {
-        let source = crate::scripts::find("mutex/show").expect("shipped").source;
-        let script = crate::check::load(source).expect("shipped scripts load");
         let params = [("dir".to_string(), elem(dir_param(dir)).into())].into();
-        let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
+        let plan = crate::plan::plan(show(), &params).expect("shipped scripts plan");
         let mut rows = Vec::new();
         if exists {
             let mut bindings = Bindings::default();
