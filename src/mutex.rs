@@ -394,10 +394,14 @@ impl Mutex {
                     return Ok(Waited::Done(Some(token)));
                 }
             }
-            if !self.compat && Instant::now() >= beat_at {
+            if Instant::now() >= beat_at {
                 // Still waiting: show the others this client lives (Go
-                // clients keep no such sign).
-                self.script("waiting", &[])?;
+                // clients keep no such sign, so a compatible one only
+                // starts its next period: a period that had ended would
+                // make every later wait zero, a spin).
+                if !self.compat {
+                    self.script("waiting", &[])?;
+                }
                 beat_at = Instant::now() + h;
             }
         }

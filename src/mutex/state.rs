@@ -31,6 +31,8 @@ pub struct State {
     /// The counters kept in `("stats", name)`, by name: how many times
     /// the mutex was broken, taken over.
     pub stats: BTreeMap<String, i64>,
+    /// The timing and mode the mutex stores, if it stores them.
+    pub settings: Option<super::Settings>,
     /// The version the snapshot was read at.
     pub read_version: u64,
     /// The version the database had reached when the snapshot was read,
@@ -149,6 +151,9 @@ impl State {
                     self.owner_value = b.clone();
                 }
             }
+            ([ElemKind::Str(k)], Some(ElemKind::Bytes(b))) if k == "config" => {
+                self.settings = super::Settings::decode(b);
+            }
             ([ElemKind::Str(k)], Some(ElemKind::Bytes(b))) if k == "fence" => {
                 self.token = <[u8; 12]>::try_from(b.as_slice()).ok().map(Token)
             }
@@ -190,10 +195,10 @@ impl State {
             && self.stats.is_empty()
     }
 
-    /// The timing to judge this mutex by: `given` (the command's flags)
-    /// until the mutex keeps its own, which then takes its place here.
+    /// The timing to judge this mutex by: the one it stores, else
+    /// `given` (the command's flags).
     pub fn timing(&self, given: Timing) -> Timing {
-        given
+        self.settings.map_or(given, |s| s.timing)
     }
 
     /// The version of `name`'s last heartbeat: its `("hb", name)` key,

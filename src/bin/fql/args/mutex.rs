@@ -303,7 +303,8 @@ pub struct KindArgs {
 }
 
 /// The timing a mutex's clients use, which their heartbeats are judged
-/// by.
+/// by when the mutex stores none (it stores its clients' while it is
+/// held or waited for).
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct JudgeArgs {
     /// Seconds between the clients' heartbeats (h).
