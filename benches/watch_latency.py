@@ -6,8 +6,8 @@ Python binding) commits a new value; `fql watch`, another process on the
 same database file, prints it. Each sample is the time from the start of
 the writer's commit to the line being read from the watcher's output, so
 it holds the commit itself (durable on the file), the file's wake-up of
-another process's watches (it checks every 10 ms), the watcher's read of
-the key and its print.
+another process's watches (at once on Linux, through the kernel; a 10 ms
+poll elsewhere), the watcher's read of the key and its print.
 
     python3 benches/watch_latency.py [FQL] [SAMPLES]
 

@@ -29,7 +29,7 @@ mod open;
 mod setup;
 mod target;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -62,6 +62,10 @@ pub(crate) struct SqliteStore {
     /// The connection watches poll with, opened by the first poll.
     watcher: Mutex<Option<Connection>>,
     checkpoints: Checkpoints,
+    /// The `-wal` beside the file, which each commit touches to wake
+    /// other processes' watches; none for a file opened immutable, which
+    /// has none.
+    bell: Option<PathBuf>,
 }
 
 /// What every connection needs to neither hang nor block others.
@@ -99,11 +103,13 @@ impl SqliteStore {
             marked,
         } = open::open(path, options.read_only, timeout)?;
         let file = FileId::of(target.file()).map_err(|e| storage(path, e))?;
+        let bell = (target.mode != target::Mode::Immutable).then(|| target.beside("-wal"));
         let store = SqliteStore {
             pool: Arc::new(Pool::new(target, conn, file)),
             sweeper: Arc::default(),
             watcher: Mutex::default(),
             checkpoints: Checkpoints::default(),
+            bell,
         };
         Ok(Guarded::new(store, read_only, marked))
     }
@@ -157,7 +163,11 @@ impl Store for SqliteStore {
             // lands in a file that was replaced before it began.
             self.pool.check_file()?;
             f(&mut SqliteWriter { conn: &conn })?;
-            Ok(conn.execute_batch("COMMIT")?)
+            conn.execute_batch("COMMIT")?;
+            if let Some(bell) = &self.bell {
+                super::watches::ring(bell);
+            }
+            Ok(())
         });
         if result.is_err() && !conn.is_autocommit() {
             let _ = conn.execute_batch("ROLLBACK");
@@ -186,6 +196,10 @@ impl Store for SqliteStore {
         version
             .map(|v| v as u64)
             .map_err(|e| self.pool.error_after(e.into(), &wait))
+    }
+
+    fn bell(&self) -> Option<&Path> {
+        self.bell.as_deref()
     }
 
     fn describe(&self) -> String {

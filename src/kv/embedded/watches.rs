@@ -1,10 +1,19 @@
 //! Watches of the embedded backend: a registry of watched keys and the
 //! values they had, checked by one poller thread per database.
 //!
-//! A commit from this process wakes the poller at once. Commits from other
-//! processes are noticed by polling the store's change token (SQLite's
-//! `data_version`) every [`POLL_INTERVAL`], so a watch fires within about
-//! that long of a commit anywhere.
+//! A commit from this process wakes the poller at once; so does, on
+//! Linux, a commit from another process to the same file ([`bell`]). The
+//! poller also polls the store's change token (SQLite's `data_version`):
+//! every [`FALLBACK_INTERVAL`] while the kernel tells it of commits, for
+//! those that did not ring (another program's, or one whose process died
+//! between its commit and the ring), and every [`POLL_INTERVAL`] where
+//! the kernel cannot tell. Either way a watch that is checked and finds
+//! its key changed fires; a wake-up that finds nothing changed costs one
+//! read of the watched keys.
+
+mod bell;
+
+pub(crate) use bell::ring;
 
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::Duration;
@@ -22,8 +31,13 @@ pub(super) struct Watched {
     pub future: WatchFuture,
 }
 
-/// How often the poller looks for other processes' commits.
+/// How often the poller looks for other processes' commits where the
+/// kernel does not tell of them.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(10);
+
+/// How often the poller looks for commits that did not ring, while the
+/// kernel tells it of those that do.
+pub const FALLBACK_INTERVAL: Duration = Duration::from_millis(100);
 
 /// FDB's default limit on outstanding watches per database.
 pub const MAX_WATCHES: usize = 10_000;
@@ -94,9 +108,16 @@ impl Shared {
     }
 }
 
-fn poll(shared: Weak<Shared>) {
+fn poll(weak: Weak<Shared>) {
     let mut token = None;
-    while let Some(shared) = shared.upgrade() {
+    let mut listening = bell::Listening::default();
+    while let Some(shared) = weak.upgrade() {
+        // Armed before the token is read: a commit this round's check
+        // misses rings after it.
+        let armed = shared
+            .store
+            .bell()
+            .is_some_and(|file| bell::listen(file, &weak, &mut listening));
         let watches = &shared.watches;
         let fresh = shared.store.change_token().ok();
         let dirty = std::mem::take(&mut lock(&watches.state).dirty);
@@ -114,16 +135,22 @@ fn poll(shared: Weak<Shared>) {
             .retain(|e| !e.future.is_abandoned() && !e.future.is_resolved());
         if state.entries.is_empty() {
             state.poller = false;
-            return;
+            break;
         }
         if !state.dirty {
+            let interval = if armed {
+                FALLBACK_INTERVAL
+            } else {
+                POLL_INTERVAL
+            };
             let (guard, _) = watches
                 .wake
-                .wait_timeout(state, POLL_INTERVAL)
+                .wait_timeout(state, interval)
                 .unwrap_or_else(PoisonError::into_inner);
             drop(guard);
         }
     }
+    bell::leave(&weak, &mut listening);
 }
 
 /// Fires every watch whose key no longer has the value it started from.
@@ -147,4 +174,54 @@ fn check(shared: &Shared) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+    use crate::kv::Database;
+    use crate::kv::embedded::Embedded;
+
+    fn set(db: &Embedded, value: &[u8]) {
+        let mut tx = db.create_trx().unwrap();
+        tx.set(b"k", value).unwrap();
+        tx.commit().unwrap();
+    }
+
+    /// A commit through another handle of the file (as another process's
+    /// would be: it reaches this database only through the file) wakes a
+    /// listening database through the kernel: only a wake-up sets the
+    /// flag, and no poller runs here to set or take it.
+    #[test]
+    fn another_handles_commit_rings_a_listening_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bell.db");
+        let (watcher, writer) = (
+            Embedded::open(&path).unwrap(),
+            Embedded::open(&path).unwrap(),
+        );
+        set(&writer, b"0");
+        let shared = &watcher.shared;
+        let future = WatchFuture::default();
+        let _held = future.watch();
+        lock(&shared.watches.state).entries.push(Entry {
+            key: b"k".to_vec(),
+            value: Some(b"0".to_vec()),
+            future,
+        });
+        let weak = Arc::downgrade(shared);
+        let mut listening = bell::Listening::default();
+        let file = shared.store.bell().expect("a file has a bell");
+        assert!(bell::listen(file, &weak, &mut listening));
+        assert!(!lock(&shared.watches.state).dirty);
+        set(&writer, b"1");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !lock(&shared.watches.state).dirty {
+            assert!(Instant::now() < deadline, "the commit never rang");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        bell::leave(&weak, &mut listening);
+    }
 }

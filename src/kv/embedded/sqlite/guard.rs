@@ -177,6 +177,10 @@ impl Store for Guarded {
             .map_err(|e| self.health.observe(e))
     }
 
+    fn bell(&self) -> Option<&std::path::Path> {
+        self.store.bell()
+    }
+
     fn describe(&self) -> String {
         self.store.describe()
     }
