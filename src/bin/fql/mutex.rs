@@ -1,11 +1,13 @@
 //! `fql mutex`: the distributed mutex from the shell.
 
 mod child;
+mod gate;
 mod show;
+mod signals;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fql::kv::Database;
 use fql::mutex::{Mutex, Reaped, Reaper, Timing};
@@ -60,8 +62,10 @@ pub fn run(
     match command {
         MutexCommand::Acquire { client, wait } => {
             let wait = wait.duration()?;
-            let mutex = mutex(&client)?;
-            granted(&mutex, mutex.acquire(wait))
+            let (mutex, caught) = leaving(&client, &db, timeout)?;
+            let printed = granted(&mutex, mutex.acquire(wait));
+            caught.done();
+            printed
         }
         MutexCommand::TryAcquire { client } => {
             let mutex = mutex(&client)?;
@@ -112,10 +116,64 @@ pub fn run(
         } => {
             let wait = wait.duration()?;
             let grace = seconds(grace, "--grace")?;
-            let mutex = mutex(&client)?;
-            let names = (client.dir.as_str(), client.name.as_str());
-            child::run(&mutex, names, wait, grace, &command)
+            child::check(&command[0])?;
+            let (mutex, caught) = leaving(&client, &db, timeout)?;
+            let Some(token) = mutex.acquire(wait).map_err(failed)? else {
+                caught.done();
+                eprintln!("fql: not acquired within --wait; the command did not run");
+                return Err(Exit::Unmet);
+            };
+            let env = [
+                ("FQL_MUTEX_TOKEN", token.to_string()),
+                ("FQL_MUTEX_DIR", client.dir.clone()),
+                ("FQL_MUTEX_NAME", client.name.clone()),
+            ];
+            let child = child::Child {
+                argv: &command,
+                env: &env,
+                grace,
+            };
+            child::run_child(&*mutex, &caught, child)
         }
+    }
+}
+
+/// The client of `acquire` or `run`, with SIGINT, SIGTERM and SIGHUP
+/// caught: one while it waits, or holds a grant nobody has seen yet,
+/// makes it leave ([`leave`]) before fql ends by that signal.
+fn leaving(
+    client: &Client,
+    db: &Arc<dyn Database>,
+    timeout: Duration,
+) -> Result<(Arc<Mutex>, signals::Caught), Exit> {
+    let gate = Arc::new(gate::Gate::default());
+    let gated = gate::Gated {
+        inner: db.clone(),
+        gate: gate.clone(),
+    };
+    let mutex = Arc::new(client.mutex(Arc::new(gated), timeout)?);
+    let leaver = mutex.clone();
+    let caught = signals::Caught::new(Box::new(move || leave(&leaver, &gate, timeout)))?;
+    Ok((mutex, caught))
+}
+
+/// Takes a client out of the line, from the thread a signal woke: first
+/// no other thread of fql may commit any more (what the waiting thread
+/// was about to do, such as queueing, would undo the rest), then the
+/// client cancels its entry, or, if it was granted meanwhile, hands the
+/// mutex on, as nobody will use the grant. Each step is bounded by
+/// `timeout`.
+fn leave(mutex: &Mutex, gate: &gate::Gate, timeout: Duration) {
+    if !gate.close(Instant::now() + timeout) {
+        eprintln!("fql: a commit in flight did not end within --timeout; leaving anyway");
+    }
+    let left = match mutex.cancel() {
+        Ok(true) => Ok(true),
+        Ok(false) => mutex.release(),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = left {
+        eprintln!("fql: cannot leave the queue: {e}");
     }
 }
 
