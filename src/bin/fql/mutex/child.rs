@@ -148,7 +148,15 @@ fn supervise(
         let (stop, stopped) = mpsc::channel::<()>();
         let every = holder.timing().heartbeat;
         scope.spawn(move || beat(holder, every, &events, &stopped));
-        let ended = watch(holder.timing(), &reports, stop, group, began, terminal, grace);
+        let ended = watch(
+            holder.timing(),
+            &reports,
+            stop,
+            group,
+            began,
+            terminal,
+            grace,
+        );
         // Whatever the command left running must not outlive the lock.
         stop_group(group, grace);
         if let Some(terminal) = terminal {
@@ -241,7 +249,9 @@ fn watch(
             Err(RecvTimeoutError::Timeout) if !lost && last.elapsed() >= allowed => {
                 lost = true;
                 drop(stop_beating.take());
-                let why = failure.take().map_or(String::new(), |e| format!(" (last: {e})"));
+                let why = failure
+                    .take()
+                    .map_or(String::new(), |e| format!(" (last: {e})"));
                 eprintln!(
                     "fql: lost the lock: no heartbeat committed for {allowed:?}{why}; stopping the command"
                 );

@@ -77,9 +77,7 @@ pub fn spawn(argv: &[String], env: &[(&str, String)], tty: Option<RawFd>) -> Res
     // terminal's descriptor is open until exec: `tty` is borrowed from the
     // caller's `Terminal`, which outlives the spawn.
     unsafe {
-        command.pre_exec(move || {
-            in_child(parent, tty.map(|fd| BorrowedFd::borrow_raw(fd)))
-        });
+        command.pre_exec(move || in_child(parent, tty.map(|fd| BorrowedFd::borrow_raw(fd))));
     }
     match command.spawn() {
         Ok(child) => Ok(Pid::from_raw(child.id() as libc::pid_t)),
