@@ -71,7 +71,7 @@ enum Event {
     Ended(Result<u8, Errno>),
     /// The command was stopped (Ctrl-Z).
     Stopped,
-    /// A heartbeat that began at this instant committed.
+    /// A heartbeat committed; its call returned at this instant.
     Beat(Instant),
     /// A heartbeat failed; the next may still commit.
     Failed(String),
@@ -86,8 +86,9 @@ enum Event {
 pub fn run_child(holder: &impl Holder, caught: &Caught, child: Child) -> Result<(), Exit> {
     // A first beat, before the command starts: it shows the lock is still
     // held, and the stale clock starts from it.
+    let beat = holder.beat();
     let began = Instant::now();
-    match holder.beat() {
+    match beat {
         Ok(true) => {}
         Ok(false) => {
             eprintln!("fql: the lock was lost before the command started; it did not run");
@@ -183,8 +184,9 @@ fn wait_for(pid: Pid, events: &Sender<Event>) {
     }
 }
 
-/// Beats every `every`, measured from the start of the last beat, until
-/// told to stop or the lock is lost.
+/// Beats every `every`, measured from the start of the last beat (a slow
+/// beat is followed at once by the next), until told to stop or the lock
+/// is lost.
 fn beat(holder: &impl Holder, every: Duration, events: &Sender<Event>, stop: &Receiver<()>) {
     let mut next = Instant::now() + every;
     loop {
@@ -192,10 +194,9 @@ fn beat(holder: &impl Holder, every: Duration, events: &Sender<Event>, stop: &Re
             Err(RecvTimeoutError::Timeout) => {}
             _ => return,
         }
-        let began = Instant::now();
-        next = began + every;
+        next = Instant::now() + every;
         let event = match holder.beat() {
-            Ok(true) => Event::Beat(began),
+            Ok(true) => Event::Beat(Instant::now()),
             Ok(false) => Event::Lost,
             Err(e) => Event::Failed(e.to_string()),
         };
@@ -208,9 +209,10 @@ fn beat(holder: &impl Holder, every: Duration, events: &Sender<Event>, stop: &Re
 
 /// The supervisor's loop: the command's status, and whether the lock was
 /// lost. The lock counts as lost when a beat finds another holder, or
-/// when `L - h` has passed on this clock since the start of the last beat
-/// that committed (no later than its commit), with no beat since: a
-/// waiter may take over at `L` after it saw that beat.
+/// when `L - h` has passed on this clock since the last beat committed
+/// (its call returned), with no beat since: a waiter may take over once
+/// it has seen that beat stand still for `L`, and sees it no sooner than
+/// its commit, so the command is stopped about `h` before.
 fn watch(
     timing: Timing,
     reports: &Receiver<Event>,
