@@ -102,19 +102,25 @@ pub fn run_child(holder: &impl Holder, caught: &Caught, child: Child) -> Result<
         }
     }
     let terminal = Terminal::foreground();
+    let watchdog = Watchdog::start();
     let group = caught.start(|| {
         let pid = spawn::spawn(child.argv, child.env, terminal.as_ref().map(Terminal::raw))?;
+        if let Some(watchdog) = &watchdog {
+            watchdog.arm(pid);
+        }
         Ok((pid, pid))
     });
     let group = match group {
         Ok(group) => group,
         Err(exit) => {
+            if let Some(watchdog) = watchdog {
+                watchdog.disarm();
+            }
             let _ = holder.hand_on();
             caught.done();
             return Err(exit);
         }
     };
-    let watchdog = Watchdog::start(group);
     if let Some(terminal) = &terminal {
         terminal.give(group);
     }

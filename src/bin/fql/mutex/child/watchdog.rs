@@ -1,7 +1,8 @@
 //! The command's process group must not outlive fql, even when fql is
 //! killed with SIGKILL and cannot stop it: the parent-death signal ends
 //! the command itself, but not what it started. A small process forked
-//! from fql holds the read end of a pipe whose only write end fql holds;
+//! from fql holds the read end of a pipe whose only write end fql holds,
+//! through which fql tells it the group once the command has started;
 //! when fql dies the pipe reads end-of-file, and the watchdog kills the
 //! whole group and ends. When the command has ended and fql has stopped
 //! its group, fql writes a byte and the watchdog ends without killing.
@@ -19,21 +20,29 @@ pub struct Watchdog {
 }
 
 impl Watchdog {
-    /// Forks a watchdog of `group`; `None` if it cannot be made, and the
-    /// group is then only as safe as the command's parent-death signal.
+    /// Forks a watchdog, before the command starts: forked after, it
+    /// would leave a moment in which fql could die with the command
+    /// running and nobody to kill its group. `None` if it cannot be made,
+    /// and the group is then only as safe as the command's parent-death
+    /// signal.
     #[allow(unsafe_code)]
-    pub fn start(group: Pid) -> Option<Watchdog> {
+    pub fn start() -> Option<Watchdog> {
         let (read, write) = nix::unistd::pipe().ok()?;
-        // Closed on exec: no command fql starts later holds the pipe open.
+        // Closed on exec: no command fql starts holds the pipe open.
         for fd in [&read, &write] {
             fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).ok()?;
         }
         let (read_fd, write_fd) = (read.as_raw_fd(), write.as_raw_fd());
         // SAFETY: the child makes only async-signal-safe calls (`watch`).
         match unsafe { nix::unistd::fork() }.ok()? {
-            ForkResult::Child => unsafe { watch(read_fd, write_fd, group.as_raw()) },
+            ForkResult::Child => unsafe { watch(read_fd, write_fd) },
             ForkResult::Parent { child } => Some(Watchdog { write, pid: child }),
         }
+    }
+
+    /// Tells the watchdog the command's group, as soon as it exists.
+    pub fn arm(&self, group: Pid) {
+        let _ = nix::unistd::write(&self.write, &group.as_raw().to_ne_bytes());
     }
 
     /// The group is stopped: the watchdog ends without killing anything.
@@ -48,9 +57,9 @@ impl Watchdog {
 /// async-signal-safe calls, no allocation. It leaves fql's process group
 /// (a kill of fql's job leaves it to do its work), takes the default
 /// action for the signals fql catches, holds no descriptor but the pipe,
-/// and waits.
+/// reads the group, and waits.
 #[allow(unsafe_code)]
-unsafe fn watch(read_fd: RawFd, write_fd: RawFd, group: libc::pid_t) -> ! {
+unsafe fn watch(read_fd: RawFd, write_fd: RawFd) -> ! {
     // SAFETY: plain system calls on plain values.
     unsafe {
         libc::close(write_fd);
@@ -69,18 +78,33 @@ unsafe fn watch(read_fd: RawFd, write_fd: RawFd, group: libc::pid_t) -> ! {
         }
         libc::dup2(read_fd, 3);
         close_from(4);
-        let mut byte = 0u8;
-        loop {
-            match libc::read(3, (&raw mut byte).cast(), 1) {
-                1 => libc::_exit(0),
-                -1 if nix::errno::Errno::last() == nix::errno::Errno::EINTR => continue,
-                _ => {
-                    libc::kill(-group, libc::SIGKILL);
-                    libc::_exit(0)
-                }
-            }
+        let mut group = [0u8; 4];
+        if read_all(&mut group) != group.len() {
+            // fql ended before the command started.
+            libc::_exit(0);
+        }
+        let mut byte = [0u8; 1];
+        if read_all(&mut byte) == 0 {
+            libc::kill(-libc::pid_t::from_ne_bytes(group), libc::SIGKILL);
+        }
+        libc::_exit(0)
+    }
+}
+
+/// Reads `buf` whole from descriptor 3, unless the pipe ends first: the
+/// bytes read.
+#[allow(unsafe_code)]
+unsafe fn read_all(buf: &mut [u8]) -> usize {
+    let mut got = 0;
+    while got < buf.len() {
+        // SAFETY: a read into the unread rest of `buf`.
+        match unsafe { libc::read(3, buf[got..].as_mut_ptr().cast(), buf.len() - got) } {
+            n if n > 0 => got += n as usize,
+            -1 if nix::errno::Errno::last() == nix::errno::Errno::EINTR => continue,
+            _ => break,
         }
     }
+    got
 }
 
 /// Closes every descriptor from `first` on.
