@@ -10,7 +10,7 @@
 //! heartbeat, whatever the database does meanwhile: heartbeats run on a
 //! thread of their own, so a call that hangs cannot delay the stop.
 //!
-//! [`run_child`] takes any lock through [`Holder`], so every kind of lock
+//! [`run_child`] takes any lock through [`Held`], so every kind of lock
 //! that beats can run a command the same way.
 
 mod spawn;
@@ -33,27 +33,34 @@ use crate::output::Exit;
 
 pub use self::spawn::check;
 
-/// A lock held by this client, as the command's supervision needs it.
-pub trait Holder: Sync {
+/// A lock held by this client, as the command's supervision needs it:
+/// any kind of lock that beats.
+pub trait Held: Sync {
+    /// Why an operation failed.
+    type Error: std::fmt::Display;
     /// Beats as the holder: `false` once another client holds the lock.
-    fn beat(&self) -> Result<bool, fql::mutex::Error>;
+    fn heartbeat(&self) -> Result<bool, Self::Error>;
     /// Hands the lock on: `false` if this client no longer held it.
-    fn hand_on(&self) -> Result<bool, fql::mutex::Error>;
+    fn release(&self) -> Result<bool, Self::Error>;
     /// How often to beat, and how long a beat may stand still.
     fn timing(&self) -> Timing;
+    /// Reports the error; the exit status it calls for.
+    fn failed(e: Self::Error) -> Exit;
 }
 
-impl Holder for Mutex {
-    fn beat(&self) -> Result<bool, fql::mutex::Error> {
-        self.heartbeat()
+impl Held for Mutex {
+    type Error = fql::mutex::Error;
+    fn heartbeat(&self) -> Result<bool, Self::Error> {
+        Mutex::heartbeat(self)
     }
-
-    fn hand_on(&self) -> Result<bool, fql::mutex::Error> {
-        self.release()
+    fn release(&self) -> Result<bool, Self::Error> {
+        Mutex::release(self)
     }
-
     fn timing(&self) -> Timing {
         Mutex::timing(self)
+    }
+    fn failed(e: Self::Error) -> Exit {
+        super::failed(e)
     }
 }
 
@@ -83,10 +90,10 @@ enum Event {
 /// the lock on when it ends. The exit status is the command's, or
 /// [`Exit::Lost`] once the lock was lost. Signals `caught` go to the
 /// command's group while it runs. Call it from the main thread.
-pub fn run_child(holder: &impl Holder, caught: &Caught, child: Child) -> Result<(), Exit> {
+pub fn run_child<H: Held>(holder: &H, caught: &Caught, child: Child) -> Result<(), Exit> {
     // A first beat, before the command starts: it shows the lock is still
     // held, and the stale clock starts from it.
-    let beat = holder.beat();
+    let beat = holder.heartbeat();
     let began = Instant::now();
     match beat {
         Ok(true) => {}
@@ -96,9 +103,9 @@ pub fn run_child(holder: &impl Holder, caught: &Caught, child: Child) -> Result<
             return Err(Exit::Lost);
         }
         Err(e) => {
-            let _ = holder.hand_on();
+            let _ = holder.release();
             caught.done();
-            return Err(super::failed(e));
+            return Err(H::failed(e));
         }
     }
     let terminal = Terminal::foreground();
@@ -116,7 +123,7 @@ pub fn run_child(holder: &impl Holder, caught: &Caught, child: Child) -> Result<
             if let Some(watchdog) = watchdog {
                 watchdog.disarm();
             }
-            let _ = holder.hand_on();
+            let _ = holder.release();
             caught.done();
             return Err(exit);
         }
@@ -129,7 +136,7 @@ pub fn run_child(holder: &impl Holder, caught: &Caught, child: Child) -> Result<
         watchdog.disarm();
     }
     caught.done();
-    match holder.hand_on() {
+    match holder.release() {
         Ok(_) if lost => {}
         Ok(true) => {}
         Ok(false) => eprintln!("fql: the lock was lost before the command ended"),
@@ -142,7 +149,7 @@ pub fn run_child(holder: &impl Holder, caught: &Caught, child: Child) -> Result<
 /// when the lock is lost, and whatever the command left running once it
 /// has ended. The command's status, and whether the lock was lost.
 fn supervise(
-    holder: &impl Holder,
+    holder: &impl Held,
     group: Pid,
     began: Instant,
     terminal: Option<&Terminal>,
@@ -193,7 +200,7 @@ fn wait_for(pid: Pid, events: &Sender<Event>) {
 /// Beats every `every`, measured from the start of the last beat (a slow
 /// beat is followed at once by the next), until told to stop or the lock
 /// is lost.
-fn beat(holder: &impl Holder, every: Duration, events: &Sender<Event>, stop: &Receiver<()>) {
+fn beat(holder: &impl Held, every: Duration, events: &Sender<Event>, stop: &Receiver<()>) {
     let mut next = Instant::now() + every;
     loop {
         match stop.recv_timeout(next.saturating_duration_since(Instant::now())) {
@@ -201,7 +208,7 @@ fn beat(holder: &impl Holder, every: Duration, events: &Sender<Event>, stop: &Re
             _ => return,
         }
         next = Instant::now() + every;
-        let event = match holder.beat() {
+        let event = match holder.heartbeat() {
             Ok(true) => Event::Beat(Instant::now()),
             Ok(false) => Event::Lost,
             Err(e) => Event::Failed(e.to_string()),
