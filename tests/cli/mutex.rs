@@ -487,3 +487,41 @@ fn break_needs_write_and_hands_the_mutex_on_under_a_new_token() {
     );
     stderr(fql().args(["--db", &db, "mutex", "show", "/nowhere"]), 1);
 }
+
+/// A command that cannot run exits as a shell says: 127 when it is not
+/// found, 126 when it is found but is not an executable file, with a
+/// message naming it. It is looked for before waiting in line, so the
+/// mutex is never taken for it.
+#[test]
+fn run_of_a_command_that_cannot_run_exits_127_or_126_and_takes_nothing() {
+    let (tmp, db) = fresh_db();
+    let not_executable = tmp.path().join("script.sh");
+    std::fs::write(&not_executable, "#!/bin/sh\necho ran\n").unwrap();
+    let cases = [
+        (
+            "no-such-command-anywhere",
+            127,
+            "no-such-command-anywhere: command not found",
+        ),
+        ("./no/such/file", 127, "./no/such/file: command not found"),
+        (
+            not_executable.to_str().unwrap(),
+            126,
+            "not an executable file",
+        ),
+        (tmp.path().to_str().unwrap(), 126, "not an executable file"),
+    ];
+    for (command, code, message) in cases {
+        let (out, err) = outputs(
+            fql().args([
+                "--db", &db, "mutex", "run", "/m", "--name", "ann", "--", command,
+            ]),
+            code,
+        );
+        assert!(out.is_empty(), "{command}: {out}");
+        assert!(err.contains(message), "{command}: {err}");
+        assert!(err.contains("did not run"), "{command}: {err}");
+        let show = stderr(fql().args(["--db", &db, "mutex", "show", "/m"]), 1);
+        assert!(show.contains("no mutex at /m"), "{command}: {show}");
+    }
+}

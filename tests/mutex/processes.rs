@@ -13,10 +13,16 @@ use super::reach::{reach, reach_shell};
 mod elect;
 mod kinds;
 mod observe;
+mod run;
 mod takeover;
 mod task;
 
 const TIMING: [&str; 4] = ["--heartbeat", "0.1", "--stale", "0.4"];
+
+/// The contention test's timing: a holder stops its command once no
+/// heartbeat has committed for `L - h`, which a loaded machine's slow
+/// commits must not reach in every other round.
+const CHAOS: [&str; 4] = ["--heartbeat", "0.1", "--stale", "1"];
 
 fn fql(db: &Path) -> Command {
     let mut cmd = Command::new(cargo_bin("fql"));
@@ -82,7 +88,7 @@ fn no_two_holders_with_kills_pauses_and_a_reaper() {
     fql(&db).args(["-w", "-q", "/audit(0)=0"]).status().unwrap();
     let mut reaper = fql(&db)
         .args(["mutex", "reap", "/locks/job"])
-        .args(TIMING)
+        .args(CHAOS)
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
@@ -99,7 +105,7 @@ fn no_two_holders_with_kills_pauses_and_a_reaper() {
                         let _ = fql(&db)
                             .args(["mutex", "acquire", "/locks/job", "--wait", "0.05", "--name"])
                             .arg(format!("gave-up-{k}-{round}"))
-                            .args(TIMING)
+                            .args(CHAOS)
                             .stdout(Stdio::null())
                             .stderr(Stdio::null())
                             .status();
@@ -107,7 +113,7 @@ fn no_two_holders_with_kills_pauses_and_a_reaper() {
                     let mut child = fql(&db)
                         .args(["mutex", "run", "/locks/job", "--name"])
                         .arg(format!("w{k}-{round}"))
-                        .args(TIMING)
+                        .args(CHAOS)
                         .args(["--grace", "0.2", "--", "sh", "-c", &section])
                         .stdout(Stdio::null())
                         .stderr(Stdio::null())
@@ -119,7 +125,7 @@ fn no_two_holders_with_kills_pauses_and_a_reaper() {
                         1 => {
                             // Paused for twice the staleness: reaped meanwhile.
                             signal(&child, "-STOP");
-                            std::thread::sleep(Duration::from_millis(800));
+                            std::thread::sleep(Duration::from_millis(2000));
                             signal(&child, "-CONT");
                         }
                         _ => {}
@@ -353,8 +359,9 @@ fn run_passes_exit_codes_and_stops_the_command_when_the_lock_is_lost() {
     let status = holder.wait().unwrap();
     signal(&reaper, "-TERM");
     let _ = reaper.wait();
-    // The command was stopped: killed, so 128 + a signal.
-    assert!(status.code().is_some_and(|c| c > 128), "{status:?}");
+    // The command was stopped, and the lock's loss has its own status,
+    // whatever the command's was (here 143, by SIGTERM).
+    assert_eq!(status.code(), Some(75), "{status:?}");
     // No descendant survives, not even the one that ignored SIGTERM.
     // (A killed process nobody reaped is a zombie: dead, but listed.)
     let stat = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();

@@ -11,7 +11,8 @@
 //! 130, as it does for any command Ctrl-C ends.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use fql::kv::Activity;
 use signal_hook::consts::SIGINT;
@@ -26,6 +27,27 @@ static PAGING: AtomicBool = AtomicBool::new(false);
 /// Says that a pager starts (`true`) or has ended (`false`).
 pub fn paging(running: bool) {
     PAGING.store(running, Ordering::SeqCst);
+}
+
+/// How many SIGINTs the interrupt thread has acted on.
+static HANDLED: AtomicU64 = AtomicU64::new(0);
+
+/// How many SIGINTs have been acted on so far: the count to pass to
+/// [`await_handled`].
+pub fn handled() -> u64 {
+    HANDLED.load(Ordering::SeqCst)
+}
+
+/// Waits, a second at most, until a SIGINT after the first `since` has
+/// been acted on. Ctrl-C reaches the pager and fql at once: the pager's
+/// end can end the result, and the next entry start, before the
+/// interrupt thread has stopped the activity, which would then stop that
+/// next entry instead. A pager that Ctrl-C ended waits for this first.
+pub fn await_handled(since: u64) {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while handled() <= since && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// Catches SIGINT for the rest of the process: the first stops
@@ -46,6 +68,7 @@ pub fn stop_on_interrupt(activity: Arc<Activity>) {
                     let _ = emulate_default_handler(SIGINT);
                 }
                 activity.stop();
+                HANDLED.fetch_add(1, Ordering::SeqCst);
             }
         });
 }

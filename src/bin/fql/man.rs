@@ -47,9 +47,19 @@ const EXIT_STATUS: &[(&str, &str)] = &[
         "Interrupted by Ctrl-C, which is how fql watch is usually ended; the open transaction was rolled back.",
     ),
     (
+        "75",
+        "fql mutex run lost the mutex while its command ran, and stopped the command.",
+    ),
+    (
+        "126, 127",
+        "fql mutex run's command is not an executable file (126) or was not found (127), as \
+         in a shell; it did not run.",
+    ),
+    (
         "N",
         "fql mutex run exits with the status of the command it ran, or 128+N if signal N \
-         ended it.",
+         ended it. A waiting fql mutex acquire or run that signal N ends leaves the queue, \
+         then ends by that signal (128+N in a shell).",
     ),
 ];
 

@@ -3,17 +3,19 @@
 mod breaking;
 mod child;
 mod elect;
+mod gate;
 mod held;
 mod kinds;
 mod list;
 mod refused;
 mod report;
 mod show;
+mod signals;
 mod task;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fql::kv::Database;
 use fql::mutex::{Mutex, Reaper, Timing};
@@ -89,8 +91,10 @@ pub fn run(
     match command {
         MutexCommand::Acquire { client, wait } => {
             let wait = wait.duration()?;
-            let mutex = mutex(&client)?;
-            granted(&mutex, mutex.acquire(wait), &client, format)
+            let (mutex, caught) = leaving(|db| client.mutex(db, timeout), &db, timeout)?;
+            let printed = granted(&*mutex, mutex.acquire(wait), &client, format);
+            caught.done();
+            printed
         }
         MutexCommand::TryAcquire { client } => {
             let mutex = mutex(&client)?;
@@ -203,15 +207,55 @@ pub fn run(
         } => {
             let wait = wait.duration()?;
             let grace = seconds(grace, "--grace")?;
-            let mutex = mutex(&client)?;
+            child::check(&command[0])?;
+            let (mutex, caught) = leaving(|db| client.mutex(db, timeout), &db, timeout)?;
             let names = (client.dir.as_str(), client.name.as_str());
             let mut held = child::Stats::default();
-            let ran = child::run(&mutex, names, wait, grace, &command, &mut held);
+            let ran = child::run(&*mutex, &caught, names, (wait, grace), &command, &mut held);
             if stats {
                 eprint!("{}", report::stats(&held, format_of(client.format)));
             }
             ran
         }
+    }
+}
+
+/// The client of `acquire` or `run`, with SIGINT, SIGTERM and SIGHUP
+/// caught: one while it waits, or holds a grant nobody has seen yet,
+/// makes it leave ([`leave`]) before fql ends by that signal.
+fn leaving<H: Held + Send + Sync + 'static>(
+    make: impl FnOnce(Arc<dyn Database>) -> Result<H, Exit>,
+    db: &Arc<dyn Database>,
+    timeout: Duration,
+) -> Result<(Arc<H>, signals::Caught), Exit> {
+    let gate = Arc::new(gate::Gate::default());
+    let gated = gate::Gated {
+        inner: db.clone(),
+        gate: gate.clone(),
+    };
+    let holder = Arc::new(make(Arc::new(gated))?);
+    let leaver = holder.clone();
+    let caught = signals::Caught::new(Box::new(move || leave(&*leaver, &gate, timeout)))?;
+    Ok((holder, caught))
+}
+
+/// Takes a client out of the line, from the thread a signal woke: first
+/// no other thread of fql may commit any more (what the waiting thread
+/// was about to do, such as queueing, would undo the rest), then the
+/// client cancels its entry, or, if it was granted meanwhile, hands the
+/// lock on, as nobody will use the grant. Each step is bounded by
+/// `timeout`.
+fn leave<H: Held>(holder: &H, gate: &gate::Gate, timeout: Duration) {
+    if !gate.close(Instant::now() + timeout) {
+        eprintln!("fql: a commit in flight did not end within --timeout; leaving anyway");
+    }
+    let left = match holder.cancel() {
+        Ok(true) => Ok(true),
+        Ok(false) => holder.release(),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = left {
+        eprintln!("fql: cannot leave the queue: {e}");
     }
 }
 

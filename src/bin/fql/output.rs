@@ -30,6 +30,12 @@ pub enum Exit {
     Unreachable,
     /// 130: Ctrl-C stopped it (the shell's 128 + SIGINT).
     Interrupted,
+    /// 75: `fql mutex run` lost the lock while its command ran, and
+    /// stopped the command. Its own status, whatever the command then did:
+    /// 143 or 137 would read as a command someone else signalled, and 0
+    /// as work done under the lock. 75 is `EX_TEMPFAIL` of sysexits.h, "try
+    /// again later": running again waits for the lock anew.
+    Lost,
     /// The exit status of a command `fql mutex run` ran.
     Command(u8),
 }
@@ -44,6 +50,7 @@ impl Exit {
             Exit::Failed | Exit::Output => 4,
             Exit::Unreachable => 5,
             Exit::Interrupted => 130,
+            Exit::Lost => 75,
             Exit::Command(code) => i32::from(code),
         }
     }

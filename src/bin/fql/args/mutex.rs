@@ -8,7 +8,8 @@ pub enum MutexCommand {
     ///
     /// Waits as long as it takes, unless --wait says otherwise. Exits 0
     /// holding the mutex, 1 when --wait passed first (the client then
-    /// leaves the queue). A token that cannot be printed is handed back:
+    /// leaves the queue, as it does before SIGINT, SIGTERM or SIGHUP end
+    /// it). A token that cannot be printed is handed back:
     /// exit 1 for a closed pipe, 4 for a failed write. The holder must
     /// beat (`fql mutex heartbeat`) at least every --stale seconds or the
     /// head of the queue (or a reaper) takes the mutex over.
@@ -114,9 +115,12 @@ pub enum MutexCommand {
     /// (exit 1 when it passes first, without running the command), beats
     /// while the command runs, and releases when it ends.
     /// The command gets the fencing token in FQL_MUTEX_TOKEN. If the mutex
-    /// is lost, the command's process group gets SIGTERM, then SIGKILL
-    /// after --grace seconds. SIGINT, SIGTERM and SIGHUP are passed on to
-    /// it. Exits with the command's status, or 128+N if signal N ended it.
+    /// is lost (no heartbeat committed for --stale less --heartbeat), the
+    /// command's process group gets SIGTERM, then SIGKILL after --grace
+    /// seconds, and fql exits 75. SIGINT, SIGTERM and SIGHUP are passed on
+    /// to it; the group has the terminal, and dies with fql. Exits with
+    /// the command's status, 128+N if signal N ended it, 127 if it is not
+    /// found, 126 if it is not executable.
     Run {
         #[command(flatten)]
         client: Client,

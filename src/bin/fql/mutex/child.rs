@@ -1,175 +1,331 @@
 //! `fql mutex run -- CMD`: a command that runs only while this client
-//! holds the mutex.
+//! holds a lock.
 //!
 //! The command runs in its own process group, so that everything it starts
-//! can be stopped together: when the mutex is lost (a heartbeat finds
-//! another owner, or none commits for longer than the staleness less one
-//! heartbeat, after which a reaper may already have handed it on), and when
-//! the command ends while children it left behind still run.
+//! can be stopped together: when the lock is lost, and when the command
+//! ends while children it left behind still run. The group is the
+//! terminal's foreground while it runs ([`terminal`]), dies with fql even
+//! when fql is killed ([`spawn`], [`watchdog`]), and is stopped on fql's
+//! own clock once no heartbeat has committed for the staleness less one
+//! heartbeat, whatever the database does meanwhile: heartbeats run on a
+//! thread of their own, so a call that hangs cannot delay the stop.
+//!
+//! [`run_child`] takes any lock through [`Held`], so every kind of lock
+//! that beats can run a command the same way.
 
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, ExitStatus};
-use std::sync::mpsc;
+mod spawn;
+mod terminal;
+mod watchdog;
+
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
+use fql::mutex::Timing;
+use nix::errno::Errno;
 use nix::sys::signal::{Signal, killpg};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use signal_hook::iterator::{Handle, Signals};
 
-use super::held::Held;
+use self::terminal::Terminal;
+use self::watchdog::Watchdog;
+pub use super::held::Held;
+use super::signals::Caught;
 use crate::output::Exit;
 
+pub use self::spawn::check;
+
 /// What `run --stats` reports: how long the client waited and held the
-/// mutex, the heartbeats it committed, whether it lost the mutex.
+/// lock, the heartbeats it committed, whether it lost the lock.
 #[derive(Debug, Default)]
 pub struct Stats {
     pub waited: Duration,
-    /// `None` when the mutex was never held.
+    /// `None` when the lock was never held.
     pub held: Option<Duration>,
     pub token: Option<fql::mutex::Token>,
     pub heartbeats: u64,
     pub lost: bool,
 }
 
-/// Runs `command` while holding `mutex` (of directory and client name
-/// `names`): acquires, waiting at most `wait` (`None`: as long as it
-/// takes), beats while the command runs, and releases when it ends; the
-/// exit status is the command's.
-pub fn run<M: Held>(
-    mutex: &M,
+/// Runs `argv` while `holder` holds its lock (of directory and client
+/// name `names`): checks the command can run, acquires, waiting at most
+/// `wait` (`None`: as long as it takes), then [`run_child`]. Signals
+/// `caught` while waiting make the client leave the queue.
+pub fn run<H: Held + Sync>(
+    holder: &H,
+    caught: &Caught,
     (dir, name): (&str, &str),
-    wait: Option<Duration>,
-    grace: Duration,
-    command: &[String],
+    (wait, grace): (Option<Duration>, Duration),
+    argv: &[String],
     stats: &mut Stats,
 ) -> Result<(), Exit> {
+    check(&argv[0])?;
     let began = Instant::now();
-    let acquired = mutex.acquire(wait);
+    let acquired = holder.acquire(wait);
     stats.waited = began.elapsed();
-    let token = match acquired.map_err(M::failed)? {
-        Some(token) => token,
-        None => {
-            eprintln!("fql: not acquired within --wait; the command did not run");
-            return Err(Exit::Unmet);
-        }
+    let Some(token) = acquired.map_err(H::failed)? else {
+        caught.done();
+        eprintln!("fql: not acquired within --wait; the command did not run");
+        return Err(Exit::Unmet);
     };
-    // Signals for fql go to the command's group instead; caught from before
-    // the command starts, so none is lost in between.
-    let signals = Signals::new([SIGINT, SIGTERM, SIGHUP]).map_err(|e| {
-        eprintln!("fql: cannot handle signals: {e}");
-        Exit::Failed
-    })?;
-    let spawned = Command::new(&command[0])
-        .args(&command[1..])
-        .process_group(0)
-        .env("FQL_MUTEX_TOKEN", token.to_string())
-        .env("FQL_MUTEX_DIR", dir)
-        .env("FQL_MUTEX_NAME", name)
-        .spawn();
-    let mut child = match spawned {
-        Ok(child) => child,
-        Err(e) => {
-            eprintln!("fql: cannot run {}: {e}", command[0]);
-            let _ = mutex.release();
-            return Err(Exit::Usage);
-        }
+    stats.token = Some(token);
+    let env = [
+        ("FQL_MUTEX_TOKEN", token.to_string()),
+        ("FQL_MUTEX_DIR", dir.to_string()),
+        ("FQL_MUTEX_NAME", name.to_string()),
+    ];
+    let child = Child {
+        argv,
+        env: &env,
+        grace,
     };
     let granted = Instant::now();
-    stats.token = Some(token);
-    let group = Pid::from_raw(child.id() as i32);
-    let forwarder = forward(signals, group);
-    let (done, ended) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = done.send(child.wait());
-    });
-    let (status, lost) = hold(mutex, &ended, group, grace, &mut stats.heartbeats);
-    forwarder.close();
-    // Whatever the command left running must not outlive the lock.
-    stop_group(group, grace);
+    let ran = run_child(holder, caught, child, stats);
     stats.held = Some(granted.elapsed());
-    stats.lost = lost;
-    if !lost {
-        match mutex.release() {
-            Ok(true) => {}
-            Ok(false) => eprintln!("fql: the mutex was lost before the command ended"),
-            Err(e) => eprintln!("fql: cannot release the mutex: {e}"),
+    ran
+}
+
+/// The command to run: its words, what to add to its environment, and
+/// the seconds between SIGTERM and SIGKILL when it must stop.
+pub struct Child<'a> {
+    pub argv: &'a [String],
+    pub env: &'a [(&'static str, String)],
+    pub grace: Duration,
+}
+
+/// What the threads around the command report.
+enum Event {
+    /// The command ended, with the shell's status for it.
+    Ended(Result<u8, Errno>),
+    /// The command was stopped (Ctrl-Z).
+    Stopped,
+    /// A heartbeat committed; its call returned at this instant.
+    Beat(Instant),
+    /// A heartbeat failed; the next may still commit.
+    Failed(String),
+    Lost,
+}
+
+/// Runs `child` while `holder` holds its lock, which it does now: beats
+/// while the command runs, stops its group if the lock is lost, and hands
+/// the lock on when it ends. The exit status is the command's, or
+/// [`Exit::Lost`] once the lock was lost. Signals `caught` go to the
+/// command's group while it runs. Call it from the main thread.
+pub fn run_child<H: Held + Sync>(
+    holder: &H,
+    caught: &Caught,
+    child: Child,
+    stats: &mut Stats,
+) -> Result<(), Exit> {
+    // A first beat, before the command starts: it shows the lock is still
+    // held, and the stale clock starts from it.
+    let beat = holder.heartbeat();
+    let began = Instant::now();
+    match beat {
+        Ok(true) => {}
+        Ok(false) => {
+            eprintln!("fql: the lock was lost before the command started; it did not run");
+            caught.done();
+            return Err(Exit::Lost);
         }
+        Err(e) => {
+            let _ = holder.release();
+            caught.done();
+            return Err(H::failed(e));
+        }
+    }
+    let terminal = Terminal::foreground();
+    let watchdog = Watchdog::start();
+    let group = caught.start(|| {
+        let pid = spawn::spawn(child.argv, child.env, terminal.as_ref().map(Terminal::raw))?;
+        if let Some(watchdog) = &watchdog {
+            watchdog.arm(pid);
+        }
+        Ok((pid, pid))
+    });
+    let group = match group {
+        Ok(group) => group,
+        Err(exit) => {
+            if let Some(watchdog) = watchdog {
+                watchdog.disarm();
+            }
+            let _ = holder.release();
+            caught.done();
+            return Err(exit);
+        }
+    };
+    if let Some(terminal) = &terminal {
+        terminal.give(group);
+    }
+    let (status, lost) = supervise(
+        holder,
+        group,
+        (began, &mut stats.heartbeats),
+        terminal.as_ref(),
+        child.grace,
+    );
+    stats.lost = lost;
+    if let Some(watchdog) = watchdog {
+        watchdog.disarm();
+    }
+    caught.done();
+    match holder.release() {
+        Ok(_) if lost => {}
+        Ok(true) => {}
+        Ok(false) => eprintln!("fql: the lock was lost before the command ended"),
+        Err(e) => eprintln!("fql: cannot hand the lock on: {e}"),
     }
     exit_of(status, lost)
 }
 
-/// Passes every signal `signals` catches on to the process group
-/// `group`, until the returned handle is closed.
-fn forward(mut signals: Signals, group: Pid) -> Handle {
-    let handle = signals.handle();
-    std::thread::spawn(move || {
-        for signal in signals.forever() {
-            if let Ok(signal) = Signal::try_from(signal) {
-                let _ = killpg(group, signal);
-            }
+/// Waits for the command, beating on another thread; stops its group
+/// when the lock is lost, and whatever the command left running once it
+/// has ended. The command's status, and whether the lock was lost.
+fn supervise(
+    holder: &(impl Held + Sync),
+    group: Pid,
+    (began, beats): (Instant, &mut u64),
+    terminal: Option<&Terminal>,
+    grace: Duration,
+) -> (Result<u8, Errno>, bool) {
+    let (events, reports) = mpsc::channel();
+    let waiter = events.clone();
+    std::thread::spawn(move || wait_for(group, &waiter));
+    std::thread::scope(|scope| {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let every = holder.timing().heartbeat;
+        scope.spawn(move || beat(holder, every, &events, &stopped));
+        let ended = watch(
+            holder.timing(),
+            &reports,
+            stop,
+            group,
+            (began, beats),
+            terminal,
+            grace,
+        );
+        // Whatever the command left running must not outlive the lock.
+        stop_group(group, grace);
+        if let Some(terminal) = terminal {
+            terminal.take_back();
         }
-    });
-    handle
+        ended
+    })
 }
 
-/// Beats every heartbeat until the command ends; stops the command's
-/// group if the mutex is lost. The command's status, and whether the
-/// mutex was lost.
-fn hold<M: Held>(
-    mutex: &M,
-    ended: &mpsc::Receiver<std::io::Result<ExitStatus>>,
-    group: Pid,
-    grace: Duration,
-    beats: &mut u64,
-) -> (std::io::Result<ExitStatus>, bool) {
-    let timing = mutex.timing();
-    let mut last_beat = Instant::now();
-    let mut lost = false;
+/// Reports the command's stops and its end.
+fn wait_for(pid: Pid, events: &Sender<Event>) {
     loop {
-        match ended.recv_timeout(timing.heartbeat) {
-            Ok(status) => return (status, lost),
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return (Err(std::io::Error::other("lost the command")), lost);
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
-        if lost {
-            continue;
-        }
-        match mutex.heartbeat() {
-            Ok(true) => {
-                last_beat = Instant::now();
-                *beats += 1;
-            }
-            Ok(false) => lost = true,
-            // A beat that cannot commit for L - h may already be too late.
-            Err(e) => {
-                lost = last_beat.elapsed() + timing.heartbeat >= timing.stale;
-                if lost {
-                    eprintln!("fql: the heartbeat failed: {e}");
-                }
-            }
-        }
-        if lost {
-            eprintln!("fql: lost the mutex; stopping the command");
-            stop_group(group, grace);
+        let event = match waitpid(pid, Some(WaitPidFlag::WUNTRACED)) {
+            Ok(WaitStatus::Exited(_, code)) => Event::Ended(Ok(code as u8)),
+            Ok(WaitStatus::Signaled(_, signal, _)) => Event::Ended(Ok(128 + signal as u8)),
+            Ok(WaitStatus::Stopped(..)) => Event::Stopped,
+            Ok(_) | Err(Errno::EINTR) => continue,
+            Err(e) => Event::Ended(Err(e)),
+        };
+        let ended = matches!(event, Event::Ended(_));
+        if events.send(event).is_err() || ended {
+            return;
         }
     }
 }
 
-/// fql's status for the command's: a command that ended well after the
-/// mutex was lost still did part of its work without it.
-fn exit_of(status: std::io::Result<ExitStatus>, lost: bool) -> Result<(), Exit> {
-    match status {
-        Ok(status) => match code(status) {
-            0 if lost => Err(Exit::Failed),
-            0 => Ok(()),
-            n => Err(Exit::Command(n)),
-        },
-        Err(e) => {
+/// Beats every `every`, measured from the start of the last beat (a slow
+/// beat is followed at once by the next), until told to stop or the lock
+/// is lost.
+fn beat(holder: &(impl Held + Sync), every: Duration, events: &Sender<Event>, stop: &Receiver<()>) {
+    let mut next = Instant::now() + every;
+    loop {
+        match stop.recv_timeout(next.saturating_duration_since(Instant::now())) {
+            Err(RecvTimeoutError::Timeout) => {}
+            _ => return,
+        }
+        next = Instant::now() + every;
+        let event = match holder.heartbeat() {
+            Ok(true) => Event::Beat(Instant::now()),
+            Ok(false) => Event::Lost,
+            Err(e) => Event::Failed(e.to_string()),
+        };
+        let lost = matches!(event, Event::Lost);
+        if events.send(event).is_err() || lost {
+            return;
+        }
+    }
+}
+
+/// The supervisor's loop: the command's status, and whether the lock was
+/// lost. The lock counts as lost when a beat finds another holder, or
+/// when `L - h` has passed on this clock since the last beat committed
+/// (its call returned), with no beat since: a waiter may take over once
+/// it has seen that beat stand still for `L`, and sees it no sooner than
+/// its commit, so the command is stopped about `h` before.
+fn watch(
+    timing: Timing,
+    reports: &Receiver<Event>,
+    stop_beating: Sender<()>,
+    group: Pid,
+    (mut last, beats): (Instant, &mut u64),
+    terminal: Option<&Terminal>,
+    grace: Duration,
+) -> (Result<u8, Errno>, bool) {
+    let allowed = timing.stale.saturating_sub(timing.heartbeat);
+    // Beats stop with the lock: one after it would only keep the lock
+    // looking held while the command is being stopped.
+    let mut stop_beating = Some(stop_beating);
+    let mut lost = false;
+    let mut failure = None;
+    loop {
+        let wait = match lost {
+            false => (last + allowed).saturating_duration_since(Instant::now()),
+            true => Duration::from_secs(3600),
+        };
+        match reports.recv_timeout(wait) {
+            Ok(Event::Ended(status)) => return (status, lost),
+            Ok(Event::Stopped) => {
+                if let Some(terminal) = terminal {
+                    terminal.suspend(group);
+                }
+            }
+            Ok(Event::Beat(at)) => {
+                last = at;
+                *beats += 1;
+            }
+            Ok(Event::Failed(e)) => failure = Some(e),
+            Ok(Event::Lost) if !lost => {
+                lost = true;
+                drop(stop_beating.take());
+                eprintln!("fql: lost the lock: another client holds it; stopping the command");
+                stop_group(group, grace);
+            }
+            Err(RecvTimeoutError::Timeout) if !lost && last.elapsed() >= allowed => {
+                lost = true;
+                drop(stop_beating.take());
+                let why = failure
+                    .take()
+                    .map_or(String::new(), |e| format!(" (last: {e})"));
+                eprintln!(
+                    "fql: lost the lock: no heartbeat committed for {allowed:?}{why}; stopping the command"
+                );
+                stop_group(group, grace);
+            }
+            Err(RecvTimeoutError::Disconnected) => return (Err(Errno::ECHILD), lost),
+            _ => {}
+        }
+    }
+}
+
+/// fql's status for the command's: the command's own, unless the lock
+/// was lost, which has a status of its own whatever the command did.
+fn exit_of(status: Result<u8, Errno>, lost: bool) -> Result<(), Exit> {
+    match (status, lost) {
+        (Ok(code), true) => {
+            eprintln!("fql: the command ended with status {code} after the lock was lost");
+            Err(Exit::Lost)
+        }
+        (Ok(0), false) => Ok(()),
+        (Ok(code), false) => Err(Exit::Command(code)),
+        (Err(e), lost) => {
             eprintln!("fql: cannot wait for the command: {e}");
-            Err(Exit::Failed)
+            Err(if lost { Exit::Lost } else { Exit::Failed })
         }
     }
 }
@@ -179,6 +335,8 @@ fn stop_group(group: Pid, grace: Duration) {
     if killpg(group, Signal::SIGTERM).is_err() {
         return;
     }
+    // A stopped process takes SIGTERM only once continued.
+    let _ = killpg(group, Signal::SIGCONT);
     let deadline = Instant::now() + grace;
     while Instant::now() < deadline {
         // Signal 0: does any process of the group remain?
@@ -188,13 +346,4 @@ fn stop_group(group: Pid, grace: Duration) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = killpg(group, Signal::SIGKILL);
-}
-
-/// The shell's convention: the exit code, or 128 + the signal.
-fn code(status: ExitStatus) -> u8 {
-    let code = status
-        .code()
-        .or_else(|| status.signal().map(|s| 128 + s))
-        .unwrap_or(1);
-    u8::try_from(code).unwrap_or(1)
 }

@@ -28,10 +28,11 @@ pub fn elect(
     let wait = wait.duration()?;
     if !command.is_empty() {
         let grace = super::seconds(grace, "--grace")?;
-        let mutex = client.mutex(db, timeout)?;
+        super::child::check(&command[0])?;
+        let (mutex, caught) = super::leaving(|db| client.mutex(db, timeout), &db, timeout)?;
         let names = (client.dir.as_str(), client.name.as_str());
         let mut stats = super::child::Stats::default();
-        return super::child::run(&mutex, names, wait, grace, command, &mut stats);
+        return super::child::run(&*mutex, &caught, names, (wait, grace), command, &mut stats);
     }
     if client.timing.compat {
         eprintln!(

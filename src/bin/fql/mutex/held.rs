@@ -18,6 +18,8 @@ pub trait Held {
     fn heartbeat(&self) -> Result<bool, Self::Error>;
     /// Hands the lock back; `false` if this client did not hold it.
     fn release(&self) -> Result<bool, Self::Error>;
+    /// Leaves the queue; `false` if this client was not waiting.
+    fn cancel(&self) -> Result<bool, Self::Error>;
     /// The heartbeat interval and staleness.
     fn timing(&self) -> Timing;
     /// Reports the error; the exit status it calls for.
@@ -34,6 +36,9 @@ impl Held for Mutex {
     }
     fn release(&self) -> Result<bool, Self::Error> {
         Mutex::release(self)
+    }
+    fn cancel(&self) -> Result<bool, Self::Error> {
+        Mutex::cancel(self)
     }
     fn timing(&self) -> Timing {
         Mutex::timing(self)
@@ -53,6 +58,9 @@ impl Held for Lock {
     }
     fn release(&self) -> Result<bool, Self::Error> {
         Lock::release(self)
+    }
+    fn cancel(&self) -> Result<bool, Self::Error> {
+        Lock::cancel(self)
     }
     fn timing(&self) -> Timing {
         Lock::timing(self)

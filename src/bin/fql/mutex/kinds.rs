@@ -40,8 +40,8 @@ pub fn run(
     };
     let done = match command {
         MutexCommand::Acquire { client, wait } => {
-            let lock = lock(client)?;
-            acquire(lock, wait.wait, client, format)
+            let kind = client.kind.lock()?;
+            acquire(client, kind, (db, timeout), wait.wait, format)
         }
         MutexCommand::TryAcquire { client } => {
             let lock = lock(client)?;
@@ -63,19 +63,23 @@ pub fn run(
             stats,
             command,
         } => {
-            let lock = lock(client)?;
-            lock.and_then(|l| {
+            let kind = client.kind.lock()?;
+            (|| {
                 let wait = wait.duration()?;
                 let grace = seconds(*grace, "--grace")?;
+                super::child::check(&command[0])?;
+                let open = |db| open(client, kind, db, timeout);
+                let (lock, caught) = super::leaving(open, db, timeout)?;
                 let names = (client.dir.as_str(), client.name.as_str());
                 let mut held = super::child::Stats::default();
-                let ran = super::child::run(&l, names, wait, grace, command, &mut held);
+                let ran =
+                    super::child::run(&*lock, &caught, names, (wait, grace), command, &mut held);
                 if *stats {
                     let format = client.format.or(format).unwrap_or_default();
                     eprint!("{}", super::report::stats(&held, format));
                 }
                 ran
-            })
+            })()
         }
         MutexCommand::Show {
             dir, format: own, ..
@@ -98,15 +102,20 @@ pub fn run(
     Some(done)
 }
 
+/// Waits in line for the lock, leaving the line on SIGINT, SIGTERM or
+/// SIGHUP as a mutex's waiter does, and prints the grant.
 fn acquire(
-    lock: Result<Lock, Exit>,
-    wait: Option<f64>,
     client: &Client,
+    kind: (Kind, Mode),
+    (db, timeout): (&Arc<dyn Database>, Duration),
+    wait: Option<f64>,
     format: Option<Format>,
 ) -> Result<(), Exit> {
-    let lock = lock?;
     let wait = wait.map(|w| seconds(w, "--wait")).transpose()?;
-    granted(&lock, lock.acquire(wait), client, format)
+    let (lock, caught) = super::leaving(|db| open(client, kind, db, timeout), db, timeout)?;
+    let printed = granted(&*lock, lock.acquire(wait), client, format);
+    caught.done();
+    printed
 }
 
 fn open(

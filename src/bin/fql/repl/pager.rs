@@ -11,6 +11,7 @@
 
 use std::cell::Cell;
 use std::io::{self, IsTerminal, Write};
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::rc::Rc;
 
@@ -58,6 +59,9 @@ pub struct Paged {
     state: State,
     /// Set when the user quit the pager before the result ended.
     quit: Rc<Cell<bool>>,
+    /// The SIGINTs acted on when the pager started
+    /// ([`crate::interrupt::await_handled`]).
+    interrupts: u64,
 }
 
 enum State {
@@ -94,6 +98,7 @@ impl Paged {
             columns: columns(),
             state: State::held(),
             quit,
+            interrupts: 0,
         }
     }
 
@@ -128,6 +133,7 @@ impl Paged {
     fn start(&mut self, text: &[u8]) -> io::Result<()> {
         match spawn(&self.command) {
             Ok((child, stdin)) => {
+                self.interrupts = crate::interrupt::handled();
                 crate::interrupt::paging(true);
                 self.state = State::Piped { child, stdin };
                 self.pipe(text)
@@ -184,6 +190,11 @@ impl Paged {
     /// [`crate::interrupt::paging`]).
     fn wait(&self, mut child: Child) {
         match child.wait() {
+            // Ctrl-C ended it: it reached fql too, and must stop this
+            // result, not the next.
+            Ok(status) if status.signal() == Some(nix::libc::SIGINT) => {
+                crate::interrupt::await_handled(self.interrupts);
+            }
             Ok(status) if status.success() || status.code().is_none() => {}
             Ok(status) => eprintln!(
                 "fql: the pager `{}` ended with {status}",
