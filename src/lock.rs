@@ -17,6 +17,7 @@
 //! monotonic clock, and each waiter drops a dead waiter just ahead of it,
 //! so no reaper is needed. `docs/mutex.md` describes the protocol.
 
+pub mod list;
 mod state;
 mod wait;
 
@@ -29,7 +30,8 @@ use crate::kv::{Committed, Database, DatabaseExt, Transaction};
 use crate::mutex::{Timing, Token, dir_param, elem};
 use crate::syntax::ast::{ElemKind, Int, Span, Tuple};
 
-pub use state::{Holder, State, Waiter, inspect};
+pub use list::{Listed, Survey, list};
+pub use state::{Holder, State, Waiter, inspect, inspect_in};
 
 /// The schema script whose keys a lock directory may hold.
 const SCHEMA: &str = "rwlock/schema";

@@ -20,7 +20,6 @@ mod breaking;
 mod election;
 mod judge;
 pub(crate) mod layout;
-mod list;
 mod reaper;
 mod settings;
 mod state;
@@ -39,10 +38,9 @@ use crate::syntax::ast::{Elem, ElemKind, Span, Tuple};
 
 pub use breaking::{Broken, break_mutex};
 use judge::Judge;
-pub use list::{Listed, Lock, Survey, list};
 pub use reaper::{Reaped, Reaper};
 pub use settings::Settings;
-pub use state::{State, Verdict, Waiter, version_of};
+pub use state::{State, Verdict, Waiter, age_of, version_of};
 
 pub use election::{Campaign, Election, Leader, Observe, Stopper, Term, observe};
 pub use task::{Finish, Taken, Task};

@@ -3,11 +3,12 @@
 //! a mutex's or a user's.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::directory::DirectoryLayer;
 use crate::exec::Engine;
-use crate::kv::{Database, DatabaseExt, RangeOption, collect_range};
-use crate::mutex::Token;
+use crate::kv::{Database, DatabaseExt, RangeOption, Transaction, collect_range};
+use crate::mutex::{Token, Verdict, age_of};
 use crate::syntax::ast::ElemKind;
 
 use super::{Error, Kind, SCHEMA};
@@ -25,6 +26,9 @@ pub struct State {
     pub queue: Vec<Waiter>,
     /// The version the snapshot was read at.
     pub read_version: u64,
+    /// The version the database had reached when the snapshot was read,
+    /// which ages are measured against.
+    pub version_now: u64,
 }
 
 /// A client that holds the lock.
@@ -38,8 +42,8 @@ pub struct Holder {
     pub permit: Option<i64>,
     /// Its fencing token.
     pub token: Option<Token>,
-    /// How many versions before the snapshot it last beat.
-    pub heartbeat_age: Option<u64>,
+    /// How long before the snapshot it last beat; `None`: never.
+    pub heartbeat_age: Option<Duration>,
 }
 
 /// A client in the queue.
@@ -49,8 +53,8 @@ pub struct Waiter {
     pub name: String,
     /// What it asks for: `"read"`, `"write"` or `"permit"`.
     pub mode: String,
-    /// How many versions before the snapshot it last beat.
-    pub heartbeat_age: Option<u64>,
+    /// How long before the snapshot it last beat; `None`: never.
+    pub heartbeat_age: Option<Duration>,
 }
 
 /// The state of the lock in `dir`, from one snapshot: `None` when the
@@ -61,31 +65,43 @@ pub struct Waiter {
 pub fn inspect(
     db: Arc<dyn Database>,
     dir: &[String],
-    timeout: std::time::Duration,
+    timeout: Duration,
 ) -> Result<Option<State>, Error> {
     let engine = Engine::new(db).timeout(timeout);
     let layer = DirectoryLayer::new();
+    let (state, _) = engine
+        .database()
+        .run_with(engine.retry_options(), |tx, _| inspect_in(tx, &layer, dir))?;
+    Ok(state)
+}
+
+/// [`inspect`] in `tx`: a listing reads every lock of a tree from one
+/// snapshot so.
+pub fn inspect_in(
+    tx: &mut dyn Transaction,
+    layer: &DirectoryLayer,
+    dir: &[String],
+) -> Result<Option<State>, Error> {
     let layout = crate::mutex::layout::of(SCHEMA);
-    let read = engine.database().run_with(engine.retry_options(), |tx, _| {
-        let prefix = match layout.check(tx, &layer, dir) {
-            Ok(Some(prefix)) => prefix,
-            Ok(None) | Err(crate::mutex::Error::Foreign { .. }) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let range = RangeOption::prefix(&prefix);
-        let rows = collect_range(tx, &range, true)?;
-        Ok(Some((prefix, rows, tx.read_version()?)))
-    });
-    let Some((prefix, rows, read_version)) = read?.0 else {
-        return Ok(None);
+    let prefix = match layout.check(tx, layer, dir) {
+        Ok(Some(prefix)) => prefix,
+        Ok(None) | Err(crate::mutex::Error::Foreign { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
     };
-    Ok(State::from_rows(&prefix, &rows, read_version))
+    let range = RangeOption::prefix(&prefix);
+    let rows = collect_range(tx, &range, true)?;
+    let versions = (tx.read_version()?, tx.version_now()?);
+    Ok(State::from_rows(&prefix, &rows, versions))
 }
 
 impl State {
     /// The state the rows of a lock's directory hold; `None` without a
     /// kind.
-    fn from_rows(prefix: &[u8], rows: &[crate::kv::KeyValue], read_version: u64) -> Option<State> {
+    fn from_rows(
+        prefix: &[u8],
+        rows: &[crate::kv::KeyValue],
+        (read_version, version_now): (u64, u64),
+    ) -> Option<State> {
         let config = rows
             .iter()
             .find(|kv| kv.key == [prefix, &super::pack(&("config",))].concat())?;
@@ -96,12 +112,13 @@ impl State {
             holders: Vec::new(),
             queue: Vec::new(),
             read_version,
+            version_now,
         };
-        let age = |name: &str| -> Option<u64> {
+        let age = |name: &str| -> Option<Duration> {
             let key = [prefix, &super::pack(&("hb", name))].concat();
             let beat = rows.iter().find(|kv| kv.key == key)?;
             let version = u64::from_be_bytes(beat.value.get(..8)?.try_into().ok()?);
-            Some(read_version.saturating_sub(version))
+            Some(age_of(version_now, version))
         };
         let mut writer = None;
         let mut permits = Vec::new();
@@ -159,6 +176,19 @@ impl State {
             }
         }
         Some(state)
+    }
+}
+
+impl State {
+    /// How long a client may go without a heartbeat before it is stale:
+    /// the staleness `L` the lock stores.
+    pub fn stale(&self) -> Duration {
+        Duration::from_millis(u64::try_from(self.timing_ms.1).unwrap_or(0))
+    }
+
+    /// What a heartbeat `age` old says of its client, by the lock's `L`.
+    pub fn verdict(&self, age: Option<Duration>) -> Verdict {
+        Verdict::of(age, self.stale())
     }
 }
 

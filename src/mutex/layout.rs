@@ -63,7 +63,7 @@ struct Family {
 }
 
 /// The layout of `mutex/schema`, built once.
-pub(super) fn layout() -> &'static Layout {
+pub(crate) fn layout() -> &'static Layout {
     of("mutex/schema")
 }
 

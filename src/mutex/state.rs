@@ -65,6 +65,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict on a heartbeat `age` old (`None`: it never beat), for
+    /// a lock that holds a client stale after `stale` without one. Every
+    /// kind of lock judges so.
+    pub fn of(age: Option<Duration>, stale: Duration) -> Verdict {
+        match age {
+            None => Verdict::Silent,
+            Some(age) if age > stale => Verdict::Stale,
+            Some(_) => Verdict::Live,
+        }
+    }
+
     /// Its name in JSON: `live`, `stale` or `silent`.
     pub fn name(self) -> &'static str {
         match self {
@@ -107,7 +118,7 @@ impl State {
 
     /// [`State::read`] in `tx`, whose caller has checked the layout:
     /// `list` reads many mutexes from one snapshot so.
-    pub(super) fn read_in(
+    pub(crate) fn read_in(
         engine: &Engine,
         tx: &mut dyn Transaction,
         dir: &[String],
@@ -220,17 +231,12 @@ impl State {
     /// How long before the snapshot version `version` was committed,
     /// estimated from versions; zero for a version not behind it.
     pub fn age(&self, version: u64) -> Duration {
-        let versions = self.version_now.saturating_sub(version);
-        Duration::from_secs_f64(versions as f64 / VERSIONS_PER_SECOND)
+        age_of(self.version_now, version)
     }
 
     /// Whether `name` beat within the staleness of `timing`.
     pub fn verdict(&self, name: &str, timing: Timing) -> Verdict {
-        match self.heartbeat_age(name) {
-            None => Verdict::Silent,
-            Some(age) if age > self.timing(timing).stale => Verdict::Stale,
-            Some(_) => Verdict::Live,
-        }
+        Verdict::of(self.heartbeat_age(name), self.timing(timing).stale)
     }
 
     /// How long the owner has held the mutex: since the grant of the
@@ -240,6 +246,14 @@ impl State {
         self.owner.as_ref()?;
         self.token.map(|t| self.age(version_of(&t.0)))
     }
+}
+
+/// How long before `version_now` version `version` was committed,
+/// estimated from versions; zero for a version not behind it. Every
+/// kind of lock's `show` measures ages so.
+pub fn age_of(version_now: u64, version: u64) -> Duration {
+    let versions = version_now.saturating_sub(version);
+    Duration::from_secs_f64(versions as f64 / VERSIONS_PER_SECOND)
 }
 
 /// The commit version in a versionstamp.

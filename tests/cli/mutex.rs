@@ -443,6 +443,117 @@ fn list_shows_every_lock_under_a_directory() {
     assert_eq!(err, "fql: no directory at /nowhere: nothing to list\n");
 }
 
+/// `list` tells every kind of lock apart, from one snapshot: a mutex, a
+/// read-write lock held by two readers and a semaphore in one tree.
+#[test]
+fn list_shows_mutexes_read_write_locks_and_semaphores() {
+    let (_tmp, db) = fresh_db();
+    let take = |dir: &str, name: &str, kind: &[&str]| {
+        stdout(
+            fql()
+                .args(["--db", &db, "mutex", "try-acquire", dir, "--name", name])
+                .args(kind),
+        )
+    };
+    take("/t/m", "ann", &[]);
+    take("/t/rw", "r1", &["--read"]);
+    take("/t/rw", "r2", &["--read"]);
+    take("/t/sem", "s1", &["--permits", "3"]);
+    stdout(fql().args(["--db", &db, "-w", "-q", "/t/data(\"x\")=1"]));
+    let text = stdout(fql().args(["--db", &db, "mutex", "list", "/t"]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    let cells: Vec<Vec<&str>> = lines[1..4]
+        .iter()
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect()
+        })
+        .collect();
+    assert_eq!(cells[0][..3], ["/t/m", "mutex", "ann"], "{text}");
+    assert_eq!(cells[1][..3], ["/t/rw", "rwlock", "r1,r2"], "{text}");
+    assert_eq!(cells[2][..3], ["/t/sem", "semaphore", "s1"], "{text}");
+    for row in &cells {
+        assert!(row[4].starts_with("live, last beat "), "{text}");
+        assert!(row[4].ends_with(" s ago"), "{text}");
+        assert_eq!(row[5], "0", "{text}");
+    }
+    assert_eq!(
+        lines[4],
+        "3 locks, 2 other directories; stale after 5.0 s without a heartbeat"
+    );
+    let all = json_of(&db, &["mutex", "list", "/t"], 0);
+    let locks = all["locks"].as_array().unwrap();
+    let kinds: Vec<&str> = locks.iter().map(|l| l["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["mutex", "rwlock", "semaphore"], "{all}");
+    assert_eq!(locks[1]["path"], serde_json::json!(["t", "rw"]));
+    let holders = locks[1]["holders"].as_array().unwrap();
+    assert_eq!(holders.len(), 2, "{all}");
+    for h in holders {
+        assert_eq!(h["mode"], "read", "{all}");
+        assert_eq!(h["verdict"], "live", "{all}");
+        assert!(h["heartbeat_age_s"].as_f64().unwrap() >= 0.0, "{all}");
+    }
+    assert_eq!(locks[2]["permits"], 3);
+    assert_eq!(locks[2]["holders"][0]["name"], "s1");
+    assert_eq!(locks[2]["stale_after_s"], 5.0);
+    // One snapshot: every lock measured against one moment.
+    assert!(
+        locks
+            .iter()
+            .all(|l| l["version_now"] == locks[0]["version_now"]),
+        "{all}"
+    );
+    assert_eq!(all["others"], 2, "/t and /t/data: {all}");
+}
+
+/// `show` of a read-write lock tells ages in seconds and judges each
+/// holder by the staleness the lock stores, as a mutex's does.
+#[test]
+fn show_of_a_read_write_lock_judges_heartbeats_in_seconds() {
+    let (_tmp, db) = fresh_db();
+    let timing = ["--heartbeat", "0.1", "--stale", "1.5"];
+    stdout(
+        fql()
+            .args(["--db", &db, "mutex", "try-acquire", "/rw", "--name", "ann"])
+            .args(["--read"])
+            .args(timing),
+    );
+    let shown = json_of(&db, &["mutex", "show", "/rw"], 0);
+    assert_eq!(shown["kind"], "rwlock", "{shown}");
+    assert_eq!(shown["holders"][0]["verdict"], "live", "{shown}");
+    assert_eq!(shown["stale_after_s"], 1.5, "{shown}");
+    std::thread::sleep(std::time::Duration::from_millis(1800));
+    // A commit elsewhere moves a backend whose read version is its last
+    // commit's on as well.
+    stdout(fql().args(["--db", &db, "-w", "-q", "/elsewhere(1)=1"]));
+    let shown = json_of(&db, &["mutex", "show", "/rw"], 0);
+    let ann = &shown["holders"][0];
+    assert_eq!(ann["verdict"], "stale", "{shown}");
+    assert!(ann["heartbeat_age_s"].as_f64().unwrap() >= 1.8, "{shown}");
+    let text = stdout(fql().args(["--db", &db, "mutex", "show", "/rw"]));
+    assert!(
+        text.contains("\n  ann read, token ") && text.contains(" (stale, last beat "),
+        "{text}"
+    );
+    assert!(text.contains(" s ago)\n"), "{text}");
+    assert!(
+        text.contains("stale after: 1.5 s without a heartbeat\n"),
+        "{text}"
+    );
+    // A beat makes it live again.
+    stdout(
+        fql()
+            .args(["--db", &db, "mutex", "heartbeat", "/rw", "--name", "ann"])
+            .args(["--read"])
+            .args(timing),
+    );
+    let shown = json_of(&db, &["mutex", "show", "/rw"], 0);
+    assert_eq!(shown["holders"][0]["verdict"], "live", "{shown}");
+}
+
 #[test]
 fn break_needs_write_and_hands_the_mutex_on_under_a_new_token() {
     let (_tmp, db) = fresh_db();

@@ -1,11 +1,12 @@
 //! Observing and administering a mutex from Rust: ages in seconds and
-//! verdicts, every lock under a directory from one snapshot, a fenced
-//! break.
+//! verdicts, every lock under a directory (of every kind) from one
+//! snapshot, a fenced break.
 
 use std::time::Duration;
 
 use fql::exec::Engine;
-use fql::mutex::{Lock, Timing, Verdict, break_mutex, list};
+use fql::lock::list::{Lock, list};
+use fql::mutex::{Timing, Verdict, break_mutex};
 
 use super::{FAST, client, db, dir, script, state, wait_until};
 
@@ -45,7 +46,7 @@ fn a_waiters_wait_is_told_from_its_queue_entry() {
 }
 
 #[test]
-fn list_finds_every_mutex_under_a_directory_from_one_snapshot() {
+fn list_finds_every_lock_under_a_directory_from_one_snapshot() {
     let db = db();
     let engine = Engine::new(db.clone());
     client(&db, "ann").try_acquire().unwrap().unwrap();
@@ -57,6 +58,18 @@ fn list_finds_every_mutex_under_a_directory_from_one_snapshot() {
         .try_acquire()
         .unwrap();
     other(&["locks", "free"], "dan").try_acquire().unwrap();
+    // A read-write lock and a semaphore are locks too, of their kinds.
+    let kinded = |d: &str, n: &str, kind| {
+        let d = vec!["locks".to_string(), d.to_string()];
+        fql::lock::Lock::new(db.clone(), d, n, FAST, kind).unwrap()
+    };
+    let (rw, sem) = (
+        (fql::lock::Kind::ReadWrite, fql::lock::Mode::Read),
+        (fql::lock::Kind::Semaphore(2), fql::lock::Mode::Permit),
+    );
+    kinded("rw", "eve", rw).try_acquire().unwrap().unwrap();
+    kinded("rw", "fay", rw).try_acquire().unwrap().unwrap();
+    kinded("sem", "gus", sem).try_acquire().unwrap().unwrap();
     assert!(other(&["locks", "free"], "dan").release().unwrap());
     // A directory of a user's data is no lock, nor is an empty one.
     let none = std::collections::HashMap::new();
@@ -73,16 +86,39 @@ fn list_finds_every_mutex_under_a_directory_from_one_snapshot() {
         .iter()
         .map(|l| fql::directory::show(&l.path))
         .collect();
-    assert_eq!(paths, ["/locks/free", "/locks/job", "/locks/job/inner"]);
-    let owners: Vec<Option<String>> = survey
+    assert_eq!(
+        paths,
+        [
+            "/locks/free",
+            "/locks/job",
+            "/locks/job/inner",
+            "/locks/rw",
+            "/locks/sem"
+        ]
+    );
+    let owners: Vec<Vec<String>> = survey
         .locks
         .iter()
         .map(|l| match &l.lock {
-            Lock::Mutex(s) => s.owner.clone(),
-            _ => unreachable!("only mutexes here"),
+            Lock::Mutex(s) => s.owner.iter().cloned().collect(),
+            Lock::ReadWrite(s) | Lock::Semaphore(s) => {
+                s.holders.iter().map(|h| h.name.clone()).collect()
+            }
+            _ => unreachable!("no other kind is made here"),
         })
         .collect();
-    assert_eq!(owners, [None, Some("ann".into()), Some("carl".into())]);
+    assert_eq!(
+        owners,
+        [
+            vec![],
+            vec!["ann".to_string()],
+            vec!["carl".into()],
+            vec!["eve".into(), "fay".into()],
+            vec!["gus".into()]
+        ]
+    );
+    let kinds: Vec<&str> = survey.locks.iter().map(|l| l.lock.kind()).collect();
+    assert_eq!(kinds, ["mutex", "mutex", "mutex", "rwlock", "semaphore"]);
     // /locks itself, /locks/data and /locks/empty.
     assert_eq!(survey.others, 3);
     assert!(survey.exists);

@@ -9,6 +9,7 @@ use fql::kv::Database;
 use fql::lock::{Kind, Lock, Mode, State};
 use fql::syntax::plain_or_quoted;
 
+use super::show::{secs, secs_text};
 use super::{directory, granted, seconds};
 use crate::args::{Client, Format, KindArgs, MutexCommand};
 use crate::output::Exit;
@@ -194,13 +195,13 @@ fn kind_text(state: &State) -> String {
     format!("{what} (heartbeat {h} ms, stale {l} ms)")
 }
 
-fn age(age: Option<u64>) -> String {
+/// What a heartbeat `age` old says, in words, as a mutex's `show` puts
+/// it: `live, last beat 0.2 s ago`.
+pub(super) fn beat(state: &State, age: Option<Duration>) -> String {
+    let verdict = state.verdict(age).word();
     match age {
-        Some(v) => format!(
-            "last beat {} before this snapshot",
-            fql::syntax::counted(v, "version", "versions")
-        ),
-        None => "no heartbeat".into(),
+        Some(age) => format!("{verdict}, last beat {} ago", secs_text(age)),
+        None => verdict.to_string(),
     }
 }
 
@@ -215,7 +216,7 @@ fn text(state: &State) -> String {
             "  {} {}{permit}, token {token} ({})\n",
             plain_or_quoted(&h.name),
             h.mode,
-            age(h.heartbeat_age)
+            beat(state, h.heartbeat_age)
         ));
     }
     out.push_str(&format!("queue: {} waiting\n", state.queue.len()));
@@ -225,15 +226,27 @@ fn text(state: &State) -> String {
             n + 1,
             plain_or_quoted(&w.name),
             plain_or_quoted(&w.mode),
-            age(w.heartbeat_age)
+            beat(state, w.heartbeat_age)
         ));
     }
+    out.push_str(&format!(
+        "stale after: {} without a heartbeat\n",
+        secs_text(state.stale())
+    ));
     out.push_str(&format!("read version: {}\n", state.read_version));
     out
 }
 
-/// The same facts as one JSON object.
+/// The same facts as one JSON string.
 fn json(state: &State, dir: &[String]) -> String {
+    let mut shown = facts(state);
+    shown["path"] = serde_json::json!(dir);
+    fql::exec::json::to_string(&shown)
+}
+
+/// The facts of `show` as one JSON object, with a mutex's field names
+/// for what both have (`list` prints the same for each lock).
+pub(super) fn facts(state: &State) -> serde_json::Value {
     let (kind, permits) = match state.kind {
         Kind::Semaphore(n) => ("semaphore", Some(n)),
         Kind::ReadWrite => ("rwlock", None),
@@ -248,7 +261,8 @@ fn json(state: &State, dir: &[String]) -> String {
                 "mode": h.mode,
                 "permit": h.permit,
                 "token": h.token.map(|t| t.to_string()),
-                "heartbeat_age": h.heartbeat_age,
+                "heartbeat_age_s": h.heartbeat_age.map(secs),
+                "verdict": state.verdict(h.heartbeat_age).name(),
             })
         })
         .collect();
@@ -259,18 +273,21 @@ fn json(state: &State, dir: &[String]) -> String {
             serde_json::json!({
                 "name": w.name,
                 "mode": w.mode,
-                "heartbeat_age": w.heartbeat_age,
+                "heartbeat_age_s": w.heartbeat_age.map(secs),
+                "verdict": state.verdict(w.heartbeat_age).name(),
             })
         })
         .collect();
-    fql::exec::json::to_string(&serde_json::json!({
-        "path": dir,
+    serde_json::json!({
         "kind": kind,
         "permits": permits,
         "heartbeat_ms": h,
         "stale_ms": l,
         "holders": holders,
         "queue": queue,
+        "queue_depth": state.queue.len(),
+        "stale_after_s": secs(state.stale()),
         "read_version": state.read_version,
-    }))
+        "version_now": state.version_now,
+    })
 }

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fql::kv::Database;
-use fql::mutex::{Listed, Lock, Survey, Timing};
+use fql::lock::list::{Listed, Lock, Survey};
+use fql::mutex::Timing;
 use fql::syntax::plain_or_quoted;
 use serde_json::{Value, json};
 
@@ -24,7 +25,7 @@ pub fn run(
     timing: Timing,
 ) -> Result<(), Exit> {
     let engine = fql::exec::Engine::new(db.clone()).timeout(timeout);
-    let survey = fql::mutex::list(&engine, dir).map_err(|e| too_large(e, dir))?;
+    let survey = fql::lock::list(&engine, dir).map_err(|e| too_large(e, dir))?;
     if !survey.exists {
         eprintln!(
             "fql: no directory at {}: nothing to list",
@@ -42,10 +43,10 @@ pub fn run(
 
 /// The error for a failed list; a subtree that outlived the five seconds
 /// of a transaction is named as the cause.
-fn too_large(e: fql::mutex::Error, dir: &[String]) -> Exit {
+fn too_large(e: fql::lock::Error, dir: &[String]) -> Exit {
     let too_old = fql::kv::AsKvError::as_kv(&e) == Some(&fql::kv::Error::TransactionTooOld);
     if !too_old {
-        return super::failed(e);
+        return super::kinds::failed(e);
     }
     eprintln!(
         "fql: the directories under {} took more than the five seconds a transaction may last: list a smaller part of the tree (a subdirectory), which is read from one snapshot too",
@@ -58,6 +59,7 @@ fn too_large(e: fql::mutex::Error, dir: &[String]) -> Exit {
 fn lock(listed: &Listed, timing: Timing) -> Value {
     let mut shown = match &listed.lock {
         Lock::Mutex(state) => super::show::json(state, timing),
+        Lock::ReadWrite(state) | Lock::Semaphore(state) => super::kinds::facts(state),
         _ => json!({}),
     };
     shown["path"] = json!(listed.path);
@@ -95,7 +97,9 @@ fn lines(survey: &Survey, timing: Timing) -> String {
 }
 
 /// A row of the table for `listed`: path, kind, owner, token, heartbeat,
-/// queue length.
+/// queue length. A read-write lock or a semaphore shows its holders,
+/// joined by commas, and the token and heartbeat of the first (the
+/// longest holder's are as good as any: each holds on its own).
 fn row(listed: &Listed, timing: Timing) -> [String; 6] {
     let path = fql::directory::show(&listed.path);
     let kind = listed.lock.kind().to_string();
@@ -108,6 +112,28 @@ fn row(listed: &Listed, timing: Timing) -> [String; 6] {
                 owner.map_or("-".into(), |o| plain_or_quoted(o).into_owned()),
                 state.token.map_or("-".into(), |t| t.to_string()),
                 owner.map_or("-".into(), |o| beat_text(state, o, timing)),
+                state.queue.len().to_string(),
+            ]
+        }
+        Lock::ReadWrite(state) | Lock::Semaphore(state) => {
+            let names: Vec<String> = state
+                .holders
+                .iter()
+                .map(|h| plain_or_quoted(&h.name).into_owned())
+                .collect();
+            let first = state.holders.first();
+            [
+                path,
+                kind,
+                if names.is_empty() {
+                    "-".into()
+                } else {
+                    names.join(",")
+                },
+                first
+                    .and_then(|h| h.token)
+                    .map_or("-".into(), |t| t.to_string()),
+                first.map_or("-".into(), |h| super::kinds::beat(state, h.heartbeat_age)),
                 state.queue.len().to_string(),
             ]
         }

@@ -3,13 +3,15 @@
 //! A directory is a lock of a kind when it passes that kind's layout
 //! check (the one each of its operations makes) and holds at least one
 //! key; [`KINDS`] lists the kinds tried, in order, so a new kind of lock
-//! plugs in with its check and its state.
+//! plugs in with its check and its state. It lives here, above the
+//! mutex, because it knows every kind: the mutex knows none of the others.
 
 use crate::directory::DirectoryLayer;
 use crate::exec::Engine;
 use crate::kv::{DatabaseExt, Transaction};
+use crate::mutex::layout;
 
-use super::{Error, State, layout};
+use super::{Error, State};
 
 /// A lock found under the directory listed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,14 +27,28 @@ pub struct Listed {
 #[non_exhaustive]
 pub enum Lock {
     /// A mutex.
-    Mutex(State),
+    Mutex(crate::mutex::State),
+    /// A read-write lock.
+    ReadWrite(State),
+    /// A semaphore.
+    Semaphore(State),
 }
 
 impl Lock {
-    /// The kind's name, as `list` prints it.
+    /// The kind's name, as `list` prints it (and `show --format json`).
     pub fn kind(&self) -> &'static str {
         match self {
             Lock::Mutex(_) => "mutex",
+            Lock::ReadWrite(_) => "rwlock",
+            Lock::Semaphore(_) => "semaphore",
+        }
+    }
+
+    /// Measures its ages against `now`, the moment of the listing.
+    fn at(&mut self, now: u64) {
+        match self {
+            Lock::Mutex(state) => state.version_now = now,
+            Lock::ReadWrite(state) | Lock::Semaphore(state) => state.version_now = now,
         }
     }
 }
@@ -54,9 +70,12 @@ pub struct Survey {
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     Mutex,
+    /// A read-write lock or a semaphore: one layout, told apart by the
+    /// kind it stores.
+    Kinded,
 }
 
-const KINDS: &[Kind] = &[Kind::Mutex];
+const KINDS: &[Kind] = &[Kind::Mutex, Kind::Kinded];
 
 impl Kind {
     /// The lock of this kind in `dir`, if `dir` is one: its layout check
@@ -68,18 +87,30 @@ impl Kind {
         layer: &DirectoryLayer,
         dir: &[String],
     ) -> Result<Option<Lock>, Error> {
-        match self {
+        let checked = match self {
             Kind::Mutex => match layout::layout().check(tx, layer, dir) {
-                Ok(prefix) => {
-                    let state = State::read_in(engine, tx, dir, prefix.is_some())?;
-                    Ok((!state.is_empty()).then_some(Lock::Mutex(state)))
-                }
-                Err(Error::Foreign { .. }) => Ok(None),
-                // A directory the layer cannot open as a mutex's (a
-                // partition) is no lock; a database that fails is an error.
-                Err(Error::Directory(e)) if crate::kv::AsKvError::as_kv(&e).is_none() => Ok(None),
-                Err(e) => Err(e),
+                Ok(prefix) => crate::mutex::State::read_in(engine, tx, dir, prefix.is_some())
+                    .map(|state| (!state.is_empty()).then_some(Lock::Mutex(state)))
+                    .map_err(Error::from),
+                Err(e) => Err(Error::from(e)),
             },
+            Kind::Kinded => super::inspect_in(tx, layer, dir).map(|state| {
+                state.map(|state| match state.kind {
+                    super::Kind::ReadWrite => Lock::ReadWrite(state),
+                    super::Kind::Semaphore(_) => Lock::Semaphore(state),
+                })
+            }),
+        };
+        match checked {
+            Err(Error::Foreign { .. }) => Ok(None),
+            // A directory the layer cannot open as a lock's (a partition)
+            // is no lock; a database that fails is an error.
+            Err(Error::Mutex(crate::mutex::Error::Directory(e)))
+                if crate::kv::AsKvError::as_kv(&e).is_none() =>
+            {
+                Ok(None)
+            }
+            checked => checked,
         }
     }
 }
@@ -94,7 +125,7 @@ pub fn list(engine: &Engine, dir: &[String]) -> Result<Survey, Error> {
         .run_with(engine.retry_options(), |tx, _| {
             let mut survey = Survey {
                 read_version: tx.read_version()?,
-                exists: layer.exists(tx, dir)?,
+                exists: layer.exists(tx, dir).map_err(crate::mutex::Error::from)?,
                 ..Survey::default()
             };
             let now = tx.version_now()?;
@@ -103,8 +134,7 @@ pub fn list(engine: &Engine, dir: &[String]) -> Result<Survey, Error> {
             }
             // One moment for every age, as one snapshot for every state.
             for listed in &mut survey.locks {
-                let Lock::Mutex(state) = &mut listed.lock;
-                state.version_now = now;
+                listed.lock.at(now);
             }
             Ok::<_, Error>(survey)
         })?;
@@ -127,7 +157,7 @@ fn walk(
             break;
         }
     }
-    let children = layer.list(tx, &dir)?;
+    let children = layer.list(tx, &dir).map_err(crate::mutex::Error::from)?;
     match lock {
         Some(lock) => survey.locks.push(Listed {
             path: dir.clone(),
