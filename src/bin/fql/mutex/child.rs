@@ -34,17 +34,7 @@ use crate::output::Exit;
 
 pub use self::spawn::check;
 
-/// What `run --stats` reports: how long the client waited and held the
-/// lock, the heartbeats it committed, whether it lost the lock.
-#[derive(Debug, Default)]
-pub struct Stats {
-    pub waited: Duration,
-    /// `None` when the lock was never held.
-    pub held: Option<Duration>,
-    pub token: Option<fql::mutex::Token>,
-    pub heartbeats: u64,
-    pub lost: bool,
-}
+pub use super::report::Stats;
 
 /// Runs `argv` while `holder` holds its lock (of directory and client
 /// name `names`): checks the command can run, acquires, waiting at most

@@ -66,6 +66,17 @@ impl Held for Lock {
         Lock::timing(self)
     }
     fn failed(e: Self::Error) -> Exit {
-        super::kinds::failed(e)
+        failed(e)
+    }
+}
+
+/// Reports a read-write lock's or a semaphore's error; the exit status it
+/// calls for: a client whose kind, permits or timing differ from the
+/// lock's is a usage error.
+pub fn failed(e: fql::lock::Error) -> Exit {
+    eprintln!("fql: {e}");
+    match &e {
+        fql::lock::Error::Mismatch { .. } => Exit::Usage,
+        e => fql::kv::AsKvError::as_kv(e).map_or(Exit::Failed, crate::store::exit_of),
     }
 }

@@ -10,6 +10,7 @@ use fql::lock::{Kind, Lock, Mode, State};
 use fql::syntax::plain_or_quoted;
 
 use super::show::{secs, secs_text};
+use super::held::failed;
 use super::{directory, granted, seconds};
 use crate::args::{Client, Format, KindArgs, MutexCommand};
 use crate::output::Exit;
@@ -138,16 +139,6 @@ fn open(
             eprintln!("fql: {e}");
             Exit::Usage
         })
-}
-
-/// Reports a lock error; a client whose kind or timing differs from the
-/// lock's is a usage error (2), as a bad flag is.
-pub fn failed(e: fql::lock::Error) -> Exit {
-    eprintln!("fql: {e}");
-    match &e {
-        fql::lock::Error::Mismatch { .. } => Exit::Usage,
-        e => fql::kv::AsKvError::as_kv(e).map_or(Exit::Failed, crate::store::exit_of),
-    }
 }
 
 fn done(result: Result<bool, fql::lock::Error>, not: &str) -> Result<(), Exit> {

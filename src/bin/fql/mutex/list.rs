@@ -46,7 +46,7 @@ pub fn run(
 fn too_large(e: fql::lock::Error, dir: &[String]) -> Exit {
     let too_old = fql::kv::AsKvError::as_kv(&e) == Some(&fql::kv::Error::TransactionTooOld);
     if !too_old {
-        return super::kinds::failed(e);
+        return super::held::failed(e);
     }
     eprintln!(
         "fql: the directories under {} took more than the five seconds a transaction may last: list a smaller part of the tree (a subdirectory), which is read from one snapshot too",

@@ -103,7 +103,7 @@ pub fn reaped(reaped: &Reaped, format: Format) -> String {
 }
 
 /// What `run --stats` prints on standard error at the end.
-pub fn stats(stats: &super::child::Stats, format: Format) -> String {
+pub fn stats(stats: &Stats, format: Format) -> String {
     let held = |d: Option<Duration>| d.map(secs);
     match format {
         Format::Text => {
@@ -129,4 +129,16 @@ pub fn stats(stats: &super::child::Stats, format: Format) -> String {
             "lost": stats.lost,
         })),
     }
+}
+
+/// What `run --stats` reports: how long the client waited and held the
+/// lock, the heartbeats it committed, whether it lost the lock.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub waited: Duration,
+    /// `None` when the lock was never held.
+    pub held: Option<Duration>,
+    pub token: Option<fql::mutex::Token>,
+    pub heartbeats: u64,
+    pub lost: bool,
 }
