@@ -125,7 +125,7 @@ fn a_dump_read_over_several_transactions_says_so_and_loads_equal() {
     while stdout(on(&from, None).args(["-q", "/other(2)"])).is_empty() {}
     // Reads that fail as a transaction too old go on in new transactions.
     let (out, err) = outputs(
-        on(&from, Some("1007@read:0.2;seed=3")).args(["dump", "/app"]),
+        on(&from, Some("1007@read:0.5;seed=3")).args(["dump", "/app"]),
         0,
     );
     writer.kill().unwrap();
