@@ -323,16 +323,27 @@ fn acquire_waits_as_long_as_it_takes_and_wait_bounds_it() {
         cmd.args(["--db", db, "mutex"]).args(args);
         cmd
     };
-    mutex(&["try-acquire", "/locks/w", "--name", "holder"])
-        .assert()
-        .success();
+    // The holder never beats: a staleness far above the test's length
+    // keeps the head waiter from taking over from it.
+    mutex(&[
+        "try-acquire",
+        "/locks/w",
+        "--name",
+        "holder",
+        "--stale",
+        "600",
+    ])
+    .assert()
+    .success();
     let waiter = |global: bool, name: &str| {
         spawn_piped(|cmd| {
             cmd.args(["--db", db]).stdin(Stdio::null());
             if global {
                 cmd.args(["--timeout", "1"]);
             }
-            cmd.args(["mutex", "acquire", "/locks/w", "--name", name]);
+            cmd.args([
+                "mutex", "acquire", "/locks/w", "--stale", "600", "--name", name,
+            ]);
             if !global {
                 cmd.args(["--timeout", "1"]);
             }
@@ -370,15 +381,19 @@ fn acquire_waits_as_long_as_it_takes_and_wait_bounds_it() {
     // A client with --wait gives up, and leaves the queue; so does `run`,
     // without running its command.
     let err = stderr(
-        &mut mutex(&["acquire", "/locks/w", "--name", "late", "--wait", "0.5"]),
+        &mut mutex(&[
+            "acquire", "/locks/w", "--name", "late", "--wait", "0.5", "--stale", "600",
+        ]),
         1,
     );
     assert!(err.contains("not acquired"), "{err}");
     let marker = tmp.path().join("ran");
     let err = stderr(
-        mutex(&["run", "/locks/w", "--name", "runner", "--wait", "0.5", "--"])
-            .arg("touch")
-            .arg(&marker),
+        mutex(&[
+            "run", "/locks/w", "--name", "runner", "--wait", "0.5", "--stale", "600", "--",
+        ])
+        .arg("touch")
+        .arg(&marker),
         1,
     );
     assert!(err.contains("did not run"), "{err}");

@@ -9,8 +9,8 @@ use fql::kv::Database;
 use fql::lock::{Kind, Lock, Mode, State};
 use fql::syntax::plain_or_quoted;
 
-use super::show::{secs, secs_text};
 use super::held::failed;
+use super::show::{secs, secs_text};
 use super::{directory, granted, seconds};
 use crate::args::{Client, Format, KindArgs, MutexCommand};
 use crate::output::Exit;
