@@ -63,6 +63,8 @@ fn signal(child: &Child, sig: &str) {
         "-STOP" => Signal::SIGSTOP,
         "-CONT" => Signal::SIGCONT,
         "-TERM" => Signal::SIGTERM,
+        "-INT" => Signal::SIGINT,
+        "-HUP" => Signal::SIGHUP,
         other => panic!("no signal {other}"),
     };
     let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig);

@@ -460,3 +460,37 @@ fn a_directory_that_is_not_such_a_lock_is_refused_and_unchanged() {
         assert_eq!(before.stdout, after.stdout, "{path} changed");
     }
 }
+
+/// A waiter of a read-write lock or a semaphore ended by SIGINT, SIGTERM
+/// or SIGHUP leaves the queue before it ends, as a mutex's does: the
+/// next release grants the live waiter behind it, not a dead client.
+#[test]
+fn a_waiter_ended_by_a_signal_leaves_the_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    for (lock, flag, mode) in [
+        ("/locks/sig-rw", "--write", "write"),
+        ("/locks/sig-sem", "--permits=1", "permit"),
+    ] {
+        assert!(try_acquire(&db, lock, "holder", &[flag]));
+        let mut gone = Vec::new();
+        for (n, sig) in ["-INT", "-TERM", "-HUP"].into_iter().enumerate() {
+            let name = format!("s{n}");
+            let child = acquirer(&db, lock, &name, &[flag], SLOW);
+            await_show(&db, lock, &format!("{}. {name} {mode}", n + 1));
+            gone.push((child, sig));
+        }
+        let live = acquirer(&db, lock, "live", &[flag], SLOW);
+        await_show(&db, lock, &format!("4. live {mode}"));
+        for (child, sig) in &mut gone {
+            signal(child, sig);
+            let status = child.wait().unwrap();
+            assert!(!status.success(), "{sig}: {status:?}");
+        }
+        await_show(&db, lock, &format!("1. live {mode}"));
+        let shown = show(&db, lock);
+        assert!(!shown.contains(". s"), "{shown}");
+        release(&db, lock, "holder", flag);
+        wait_ok(live);
+    }
+}
