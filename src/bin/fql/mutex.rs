@@ -205,19 +205,46 @@ pub fn run(
             stats,
             command,
         } => {
-            let wait = wait.duration()?;
-            let grace = seconds(grace, "--grace")?;
-            child::check(&command[0])?;
-            let (mutex, caught) = leaving(|db| client.mutex(db, timeout), &db, timeout)?;
-            let names = (client.dir.as_str(), client.name.as_str());
-            let mut held = child::Stats::default();
-            let ran = child::run(&*mutex, &caught, names, (wait, grace), &command, &mut held);
-            if stats {
-                eprint!("{}", report::stats(&held, format_of(client.format)));
-            }
-            ran
+            let holder = |db| client.mutex(db, timeout);
+            let how = Holding {
+                wait,
+                grace,
+                stats: stats.then(|| format_of(client.format)),
+            };
+            holding(holder, (&db, timeout), &client, how, &command)
         }
     }
+}
+
+/// How `run` holds its lock while the command runs.
+struct Holding {
+    wait: WaitArgs,
+    grace: f64,
+    /// Print `--stats` at the end, in this format.
+    stats: Option<Format>,
+}
+
+/// `run` for any kind of lock `make` opens: the command is looked for,
+/// the client waits in line (leaving it on a signal), runs the command
+/// while it holds the lock, and prints `--stats` if asked.
+fn holding<H: Held + Send + Sync + 'static>(
+    make: impl FnOnce(Arc<dyn Database>) -> Result<H, Exit>,
+    (db, timeout): (&Arc<dyn Database>, Duration),
+    client: &Client,
+    how: Holding,
+    command: &[String],
+) -> Result<(), Exit> {
+    let wait = how.wait.duration()?;
+    let grace = seconds(how.grace, "--grace")?;
+    child::check(&command[0])?;
+    let (holder, caught) = leaving(make, db, timeout)?;
+    let names = (client.dir.as_str(), client.name.as_str());
+    let mut held = child::Stats::default();
+    let ran = child::run(&*holder, &caught, names, (wait, grace), command, &mut held);
+    if let Some(format) = how.stats {
+        eprint!("{}", report::stats(&held, format));
+    }
+    ran
 }
 
 /// The client of `acquire` or `run`, with SIGINT, SIGTERM and SIGHUP

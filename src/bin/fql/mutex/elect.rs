@@ -25,15 +25,16 @@ pub fn elect(
     command: &[String],
     timeout: Duration,
 ) -> Result<(), Exit> {
-    let wait = wait.duration()?;
     if !command.is_empty() {
-        let grace = super::seconds(grace, "--grace")?;
-        super::child::check(&command[0])?;
-        let (mutex, caught) = super::leaving(|db| client.mutex(db, timeout), &db, timeout)?;
-        let names = (client.dir.as_str(), client.name.as_str());
-        let mut stats = super::child::Stats::default();
-        return super::child::run(&*mutex, &caught, names, (wait, grace), command, &mut stats);
+        let how = super::Holding {
+            wait,
+            grace,
+            stats: None,
+        };
+        let holder = |db| client.mutex(db, timeout);
+        return super::holding(holder, (&db, timeout), client, how, command);
     }
+    let wait = wait.duration()?;
     if client.timing.compat {
         eprintln!(
             "fql: an election's terms are fencing tokens, which --compat does not keep; elect without it (or run a command with `fql mutex run --compat`)"

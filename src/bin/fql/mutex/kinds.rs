@@ -66,22 +66,13 @@ pub fn run(
             command,
         } => {
             let kind = client.kind.lock()?;
-            (|| {
-                let wait = wait.duration()?;
-                let grace = seconds(*grace, "--grace")?;
-                super::child::check(&command[0])?;
-                let open = |db| open(client, kind, db, timeout);
-                let (lock, caught) = super::leaving(open, db, timeout)?;
-                let names = (client.dir.as_str(), client.name.as_str());
-                let mut held = super::child::Stats::default();
-                let ran =
-                    super::child::run(&*lock, &caught, names, (wait, grace), command, &mut held);
-                if *stats {
-                    let format = client.format.or(format).unwrap_or_default();
-                    eprint!("{}", super::report::stats(&held, format));
-                }
-                ran
-            })()
+            let how = super::Holding {
+                wait: *wait,
+                grace: *grace,
+                stats: stats.then(|| client.format.or(format).unwrap_or_default()),
+            };
+            let open = |db| open(client, kind, db, timeout);
+            super::holding(open, (db, timeout), client, how, command)
         }
         MutexCommand::Show {
             dir, format: own, ..
