@@ -6,7 +6,7 @@
 //! semaphore. Each operation is one of the named scripts of
 //! `src/scripts/rwlock/`, one transaction that reads what it checks; this
 //! module only sequences them and waits, as [`crate::mutex`] does for the
-//! mutex, whose layout check ([`crate::mutex::layout`]) it shares.
+//! mutex, whose layout check (`mutex::layout`) it shares.
 //!
 //! Only the head of the queue takes the lock, and it takes it itself
 //! (`rwlock/claim-*`) when its mode fits the holders: so a reader behind

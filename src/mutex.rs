@@ -315,7 +315,7 @@ impl Mutex {
     /// queue entry, beating every heartbeat interval so that others see
     /// it lives; the waiter at the head of the queue also watches the
     /// owner, and takes the mutex over from one that stopped beating
-    /// ([`Mutex::tend`]). On timeout the client leaves the queue.
+    /// (`Mutex::tend`). On timeout the client leaves the queue.
     pub fn acquire(&self, timeout: Option<Duration>) -> Result<Option<Token>, Error> {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut rounds = 0u32;

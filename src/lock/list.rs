@@ -2,7 +2,7 @@
 //!
 //! A directory is a lock of a kind when it passes that kind's layout
 //! check (the one each of its operations makes) and holds at least one
-//! key; [`KINDS`] lists the kinds tried, in order, so a new kind of lock
+//! key; `KINDS` lists the kinds tried, in order, so a new kind of lock
 //! plugs in with its check and its state. It lives here, above the
 //! mutex, because it knows every kind: the mutex knows none of the others.
 

@@ -89,7 +89,7 @@ impl Reaper {
     }
 
     /// Looks once, and reaps what has stood still too long, by the timing
-    /// and mode the mutex stores, as the [`Judge`] rules:
+    /// and mode the mutex stores, as the judge (`mutex::judge`) rules:
     ///
     /// - an owner whose heartbeat has not moved for the staleness `L`;
     /// - an owner that has not beaten at all since its grant (its
