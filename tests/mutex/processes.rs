@@ -27,7 +27,27 @@ const CHAOS: [&str; 4] = ["--heartbeat", "0.1", "--stale", "1"];
 fn fql(db: &Path) -> Command {
     let mut cmd = Command::new(cargo_bin("fql"));
     cmd.args(reach(db));
+    default_signals(&mut cmd);
     cmd
+}
+
+/// Starts `cmd` with SIGINT, SIGQUIT and SIGHUP at their defaults, as a
+/// shell starts a foreground job: a test run from a background job of a
+/// shell without job control inherits them ignored, and fql keeps a
+/// signal ignored that it was started with.
+fn default_signals(cmd: &mut Command) {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only `signal`, which is
+    // async-signal-safe, runs.
+    unsafe {
+        cmd.pre_exec(|| {
+            for s in [Signal::SIGINT, Signal::SIGQUIT, Signal::SIGHUP] {
+                signal(s, SigHandler::SigDfl).map_err(std::io::Error::from)?;
+            }
+            Ok(())
+        });
+    }
 }
 
 /// The critical section: a transaction that commits only while this

@@ -239,6 +239,7 @@ fn the_command_gets_the_terminal_and_gives_it_back() {
     );
     let mut sh = Command::new("sh");
     sh.args(["-c", &script]);
+    super::default_signals(&mut sh);
     let mut p = spawn_command(sh, Some(30_000)).expect("a terminal");
     p.send_line("hello").unwrap();
     p.exp_string("got hello").unwrap();
