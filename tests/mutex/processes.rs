@@ -386,18 +386,8 @@ fn run_passes_exit_codes_and_stops_the_command_when_the_lock_is_lost() {
     assert_eq!(status.code(), Some(75), "{status:?}");
     // No descendant survives, not even the one that ignored SIGTERM.
     // (A killed process nobody reaped is a zombie: dead, but listed.)
-    let stat = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
-    let state = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .trim_start()
-        .chars()
-        .next();
-    assert!(
-        matches!(state, None | Some('Z' | 'X')),
-        "grandchild {grandchild} survived: {stat}"
-    );
+    let pid = grandchild.parse().expect("a pid");
+    assert!(!alive(pid), "grandchild {grandchild} survived");
 }
 
 /// The database file deleted under a holder: a new holder on the new file
@@ -445,4 +435,18 @@ fn a_holder_whose_file_is_deleted_stops_its_command_and_fails() {
     std::io::Read::read_to_string(&mut holder.stderr.take().unwrap(), &mut stderr).unwrap();
     assert!(!status.success(), "{status:?}: {stderr}");
     assert!(stderr.contains("deleted or replaced"), "{stderr}");
+}
+
+/// Whether process `pid` still runs (a zombie is dead, only not yet
+/// collected by whoever adopted it).
+fn alive(pid: i32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .trim_start()
+        .chars()
+        .next();
+    !matches!(state, None | Some('Z' | 'X'))
 }

@@ -46,20 +46,6 @@ fn pid_in(file: &Path) -> i32 {
         .unwrap()
 }
 
-/// Whether process `pid` still runs (a zombie is dead, only not yet
-/// collected by whoever adopted it).
-fn alive(pid: i32) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let state = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .trim_start()
-        .chars()
-        .next();
-    !matches!(state, None | Some('Z' | 'X'))
-}
-
 /// A holder that beats until `release` exists, then hands the mutex on.
 fn holder(db: &Path, dir: &str, release: &Path) -> Child {
     let child = fql(db)
@@ -177,7 +163,7 @@ fn a_killed_run_leaves_no_process_of_its_command() {
         send(&run, Signal::SIGKILL);
         run.wait().unwrap();
         wait_until(&format!("round {round}: the end of the command"), || {
-            !alive(command) && !alive(started)
+            !super::alive(command) && !super::alive(started)
         });
     }
 }
@@ -218,7 +204,7 @@ fn a_killed_run_kills_its_command_even_without_its_watchdog() {
     }
     send(&run, Signal::SIGKILL);
     run.wait().unwrap();
-    wait_until("the end of the command", || !alive(command));
+    wait_until("the end of the command", || !super::alive(command));
 }
 
 /// A command that reads the terminal reads it: its group is the
