@@ -70,8 +70,9 @@ pub(crate) struct SqliteStore {
 
 /// What every connection needs to neither hang nor block others.
 ///
-/// - Lock waits last at most `timeout`; the store's waits set their own
-///   ([`busy`]) and this one again after.
+/// - Lock waits last at most `timeout`, in fql's busy handler, which
+///   tries again sooner than SQLite's ([`busy`]); the store's waits set
+///   their own deadline.
 /// - A statement is compiled once per connection: the query planner's
 ///   stability guarantee keeps SQLite (built with STAT4) from compiling a
 ///   range scan again for every new pair of bounds, which made a
@@ -82,8 +83,8 @@ pub(crate) struct SqliteStore {
 ///   while holding it keeps every other process from even reading. The WAL
 ///   is checkpointed after commits instead ([`checkpoint`]).
 /// - The WAL file is cut back to [`WAL_LIMIT`] when it restarts.
-fn configure(conn: &Connection, timeout: Duration) -> rusqlite::Result<()> {
-    conn.busy_timeout(timeout)?;
+fn configure(conn: &mut Connection, timeout: Duration) -> rusqlite::Result<()> {
+    busy::install(conn, timeout)?;
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.set_prepared_statement_cache_capacity(STATEMENTS);
@@ -154,21 +155,19 @@ impl Store for SqliteStore {
     ) -> Result<()> {
         let wait = self.pool.wait(deadline);
         let conn = self.pool.take(&wait)?;
-        let result = patiently(&conn, wait.until, self.pool.target.timeout, || {
-            conn.execute_batch("BEGIN IMMEDIATE")
-        })
-        .map_err(Error::from)
-        .and_then(|()| {
-            // Checked holding the write lock, so no commit of this process
-            // lands in a file that was replaced before it began.
-            self.pool.check_file()?;
-            f(&mut SqliteWriter { conn: &conn })?;
-            conn.execute_batch("COMMIT")?;
-            if let Some(bell) = &self.bell {
-                super::watches::ring(bell);
-            }
-            Ok(())
-        });
+        let result = patiently(wait.until, || conn.execute_batch("BEGIN IMMEDIATE"))
+            .map_err(Error::from)
+            .and_then(|()| {
+                // Checked holding the write lock, so no commit of this process
+                // lands in a file that was replaced before it began.
+                self.pool.check_file()?;
+                f(&mut SqliteWriter { conn: &conn })?;
+                conn.execute_batch("COMMIT")?;
+                if let Some(bell) = &self.bell {
+                    super::watches::ring(bell);
+                }
+                Ok(())
+            });
         if result.is_err() && !conn.is_autocommit() {
             let _ = conn.execute_batch("ROLLBACK");
         }
@@ -190,7 +189,7 @@ impl Store for SqliteStore {
             *watcher = Some(self.pool.take(&wait)?);
         }
         let conn = watcher.as_ref().expect("just opened");
-        let version = patiently(conn, wait.until, self.pool.target.timeout, || {
+        let version = patiently(wait.until, || {
             conn.pragma_query_value(None, "data_version", |r| r.get::<_, i64>(0))
         });
         version

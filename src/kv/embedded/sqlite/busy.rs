@@ -1,7 +1,11 @@
 //! Waiting for locks other connections hold, up to a deadline.
 //!
-//! SQLite waits for most locks in its busy handler (`busy_timeout`) and
-//! answers "busy" once that wait is spent. Some busy answers come at once,
+//! SQLite waits for most locks in its busy handler and answers "busy"
+//! once that wait is spent. The handler is fql's own ([`install`]): SQLite's
+//! (`busy_timeout`) sleeps 1, 2, 5, 10, 15, 20, 25 ms … between tries, so
+//! a commit that finds the write lock held by another commit, which holds
+//! it about a millisecond, often waited ten or more; fql's tries again
+//! after pauses of 0.1 ms doubling up to [`LAST_TRY_PAUSE`]. Some busy answers come at once,
 //! without the handler: while another connection recovers the WAL, changes
 //! the journal mode, sets up the shared memory or checkpoints. Every lock
 //! wait of the file store runs through [`patiently`]: each attempt waits in
@@ -9,6 +13,7 @@
 //! is tried again after a short pause, so the whole wait ends at its
 //! deadline and not one attempt's timeout after it.
 
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ffi};
@@ -20,19 +25,49 @@ use crate::kv::error::sqlite_busy;
 const FIRST_PAUSE: Duration = Duration::from_millis(1);
 const LAST_PAUSE: Duration = Duration::from_millis(50);
 
-/// Runs `attempt` on `conn` until it succeeds, fails with an answer other
-/// than busy, or `deadline` passes; then sets the connection's lock wait
-/// back to `usual`.
+/// The handler's first pause between tries; it doubles up to
+/// [`LAST_TRY_PAUSE`].
+const FIRST_TRY_PAUSE: Duration = Duration::from_micros(100);
+const LAST_TRY_PAUSE: Duration = Duration::from_millis(2);
+
+thread_local! {
+    /// The deadline of the [`patiently`] running on this thread, which the
+    /// busy handler keeps to (SQLite calls it on the thread that waits).
+    static UNTIL: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Makes `conn` wait for locks in fql's busy handler: until the deadline
+/// of the [`patiently`] running, or else for `usual`.
+pub(super) fn install(conn: &mut Connection, usual: Duration) -> rusqlite::Result<()> {
+    let mut until = Instant::now();
+    conn.busy_handler(Some(move |count: i32| {
+        if count == 0 {
+            until = UNTIL
+                .with(Cell::get)
+                .unwrap_or_else(|| Instant::now() + usual);
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        let doublings = count.clamp(0, 5) as u32;
+        let pause = (FIRST_TRY_PAUSE * (1 << doublings)).min(LAST_TRY_PAUSE);
+        std::thread::sleep(pause.min(left));
+        true
+    }))
+}
+
+/// Runs `attempt` (on a connection with fql's handler, [`install`])
+/// until it succeeds, fails with an answer other than busy, or `deadline`
+/// passes.
 pub(super) fn patiently<T>(
-    conn: &Connection,
     deadline: Instant,
-    usual: Duration,
     mut attempt: impl FnMut() -> rusqlite::Result<T>,
 ) -> rusqlite::Result<T> {
+    let outer = UNTIL.with(|u| u.replace(Some(deadline)));
     let mut pause = FIRST_PAUSE;
     let result = loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match conn.busy_timeout(left).and_then(|()| attempt()) {
+        match attempt() {
             Err(e) if sqlite_busy(&e) && Instant::now() + pause < deadline => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(LAST_PAUSE);
@@ -40,7 +75,7 @@ pub(super) fn patiently<T>(
             result => break result,
         }
     };
-    let _ = conn.busy_timeout(usual);
+    UNTIL.with(|u| u.set(outer));
     result
 }
 

@@ -92,7 +92,7 @@ impl Checkpoints {
         }
         let long = size > WAL_HARD_LIMIT;
         let wait = if long { LONG_WAIT } else { SHORT_WAIT };
-        if restart(conn, wait, target.timeout) {
+        if restart(conn, wait) {
             tries.not_before = None;
             tries.backoff = FIRST_BACKOFF;
         } else if long {
@@ -108,10 +108,9 @@ impl Checkpoints {
 /// Runs RESTART checkpoints for at most `wait`; whether one restarted the
 /// WAL. An attempt also fails at once while another connection
 /// checkpoints (SQLite's automatic checkpoints after commits), so it is
-/// tried again until the wait is spent. `usual` is the connection's lock
-/// wait, set again after.
-fn restart(conn: &Connection, wait: Duration, usual: Duration) -> bool {
-    patiently(conn, Instant::now() + wait, usual, || {
+/// tried again until the wait is spent.
+fn restart(conn: &Connection, wait: Duration) -> bool {
+    patiently(Instant::now() + wait, || {
         let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get(0))?;
         match busy {
             0 => Ok(()),

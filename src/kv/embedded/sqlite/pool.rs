@@ -101,7 +101,7 @@ impl Pool {
     /// snapshot sees. Waits for other processes (a WAL being recovered, a
     /// file held exclusively) within `wait`.
     pub(super) fn begin_read(&self, conn: &Connection, wait: &Wait) -> Result<u64> {
-        patiently(conn, wait.until, self.target.timeout, || {
+        patiently(wait.until, || {
             let begun = conn
                 .execute_batch("BEGIN DEFERRED")
                 .and_then(|()| read_meta(conn, "version"));

@@ -138,7 +138,7 @@ pub(super) fn setup(
     target: &Target,
     deadline: Instant,
 ) -> rusqlite::Result<Found> {
-    patiently(conn, deadline, target.timeout, || {
+    patiently(deadline, || {
         let found = in_transaction(conn, "BEGIN DEFERRED", || inspect(conn))?;
         if target.mode != Mode::ReadWrite {
             return Ok(found);

@@ -79,7 +79,7 @@ impl Target {
     /// locks until `deadline`.
     pub(crate) fn connect(&self, deadline: Instant) -> rusqlite::Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = match self.mode {
+        let mut conn = match self.mode {
             Mode::ReadWrite => {
                 Connection::open_with_flags(&self.file, flags | OpenFlags::SQLITE_OPEN_READ_WRITE)?
             }
@@ -91,11 +91,9 @@ impl Target {
                 flags | OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
             )?,
         };
-        super::configure(&conn, self.timeout)?;
+        super::configure(&mut conn, self.timeout)?;
         // Reads the schema, so it may wait for a lock.
-        patiently(&conn, deadline, self.timeout, || {
-            conn.pragma_update(None, "synchronous", "FULL")
-        })?;
+        patiently(deadline, || conn.pragma_update(None, "synchronous", "FULL"))?;
         Ok(conn)
     }
 }
