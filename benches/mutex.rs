@@ -16,7 +16,8 @@
 //!   beside a busy loop on every core (target: none).
 //!
 //! `cargo bench --bench mutex` runs all three; `-- handover`, `-- fair`
-//! or `-- dead` runs one.
+//! or `-- dead` runs one, and numbers pick the handover's queue lengths
+//! (`-- handover 64 256`).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex as Shared};
@@ -64,13 +65,21 @@ fn main() {
     if args.iter().any(|a| a == "--list") {
         return;
     }
+    // Numbers pick the queue lengths of the handover: `-- handover 64`.
+    let mut lengths: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    if lengths.is_empty() {
+        lengths = vec![1, 16, 64, 256];
+    }
     let wanted = |part: &str| {
-        let named: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        let named: Vec<&String> = args
+            .iter()
+            .filter(|a| !a.starts_with('-') && a.parse::<usize>().is_err())
+            .collect();
         named.is_empty() || named.iter().any(|a| part.starts_with(a.as_str()))
     };
     let dir = tempfile::tempdir().expect("a temporary directory");
     if wanted("handover") {
-        for waiters in [1usize, 16, 64, 256] {
+        for waiters in lengths {
             eprint!("{}", handover(dir.path(), waiters));
         }
     }
