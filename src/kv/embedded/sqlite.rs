@@ -29,7 +29,7 @@ mod open;
 mod setup;
 mod target;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,6 +43,7 @@ use self::pool::{Pool, storage};
 use self::sweep::{Held, Sweeper};
 use super::OpenOptions;
 use super::store::{Snapshot, Store, Writer, batch};
+use super::watches::{Place, Rung};
 use crate::kv::{Error, KeyValue, Result, WINDOW, lock};
 
 pub(crate) use guard::Guarded;
@@ -62,10 +63,10 @@ pub(crate) struct SqliteStore {
     /// The connection watches poll with, opened by the first poll.
     watcher: Mutex<Option<Connection>>,
     checkpoints: Checkpoints,
-    /// The `-wal` beside the file, which each commit touches to wake
-    /// other processes' watches; none for a file opened immutable, which
-    /// has none.
-    bell: Option<PathBuf>,
+    /// The bells beside the file, which each commit touches to wake
+    /// other processes' watches of the keys it changed; none for a file
+    /// opened immutable, which nobody writes.
+    bell: Option<Place>,
 }
 
 /// What every connection needs to neither hang nor block others.
@@ -104,7 +105,8 @@ impl SqliteStore {
             marked,
         } = open::open(path, options.read_only, timeout)?;
         let file = FileId::of(target.file()).map_err(|e| storage(path, e))?;
-        let bell = (target.mode != target::Mode::Immutable).then(|| target.beside("-wal"));
+        let bell = (target.mode != target::Mode::Immutable)
+            .then(|| Place::new(target.beside("-wal"), target.beside("-bells")));
         let store = SqliteStore {
             pool: Arc::new(Pool::new(target, conn, file)),
             sweeper: Arc::default(),
@@ -155,16 +157,20 @@ impl Store for SqliteStore {
     ) -> Result<()> {
         let wait = self.pool.wait(deadline);
         let conn = self.pool.take(&wait)?;
+        let mut rung = Rung::default();
         let result = patiently(wait.until, || conn.execute_batch("BEGIN IMMEDIATE"))
             .map_err(Error::from)
             .and_then(|()| {
                 // Checked holding the write lock, so no commit of this process
                 // lands in a file that was replaced before it began.
                 self.pool.check_file()?;
-                f(&mut SqliteWriter { conn: &conn })?;
+                f(&mut SqliteWriter {
+                    conn: &conn,
+                    rung: &mut rung,
+                })?;
                 conn.execute_batch("COMMIT")?;
-                if let Some(bell) = &self.bell {
-                    super::watches::ring(bell);
+                if let Some(place) = &self.bell {
+                    super::watches::ring(place, &rung);
                 }
                 Ok(())
             });
@@ -197,8 +203,8 @@ impl Store for SqliteStore {
             .map_err(|e| self.pool.error_after(e.into(), &wait))
     }
 
-    fn bell(&self) -> Option<&Path> {
-        self.bell.as_deref()
+    fn bell(&self) -> Option<&Place> {
+        self.bell.as_ref()
     }
 
     fn describe(&self) -> String {
@@ -332,6 +338,8 @@ impl<'a> Iterator for Ranges<'a> {
 
 struct SqliteWriter<'a> {
     conn: &'a Connection,
+    /// The keys it changed, whose bells the commit rings.
+    rung: &'a mut Rung,
 }
 
 impl Writer for SqliteWriter<'_> {
@@ -408,20 +416,32 @@ impl Writer for SqliteWriter<'_> {
         self.conn
             .prepare_cached("INSERT OR REPLACE INTO kv VALUES (?1, ?2)")?
             .execute([key, value])?;
+        self.rung.key(key);
         Ok(())
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
-        self.conn
+        let removed = self
+            .conn
             .prepare_cached("DELETE FROM kv WHERE key = ?1")?
             .execute([key])?;
+        if removed > 0 {
+            self.rung.key(key);
+        }
         Ok(())
     }
 
+    /// Rings the bells of the keys it removed: a watched key the range
+    /// held no value for has none still.
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        self.conn
-            .prepare_cached("DELETE FROM kv WHERE key >= ?1 AND key < ?2")?
-            .execute([begin, end])?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("DELETE FROM kv WHERE key >= ?1 AND key < ?2 RETURNING key")?;
+        let mut rows = stmt.query([begin, end])?;
+        while let Some(row) = rows.next()? {
+            let key = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
+            self.rung.key(key);
+        }
         Ok(())
     }
 }

@@ -39,10 +39,11 @@ pub(crate) trait Store: Send + Sync {
     /// or another: what watches poll.
     fn change_token(&self) -> Result<u64>;
 
-    /// The file each commit touches once it has landed, which other
-    /// processes' watches listen to ([`ring`](super::watches::ring));
-    /// none where only this process commits (memory).
-    fn bell(&self) -> Option<&std::path::Path> {
+    /// The files a commit touches once it has landed, those of the keys
+    /// it changed, which other processes' watches listen to
+    /// ([`ring`](super::watches::ring)); none where only this process
+    /// commits (memory).
+    fn bell(&self) -> Option<&super::watches::Place> {
         None
     }
 

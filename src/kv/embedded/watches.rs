@@ -2,7 +2,9 @@
 //! values they had, checked by one poller thread per database.
 //!
 //! A commit from this process wakes the poller at once; so does, on
-//! Linux, a commit from another process to the same file ([`bell`]). The
+//! Linux, a commit from another process to the same file that changed a
+//! key whose bell this database listens to: the bells of the keys it
+//! watches ([`bell`]). The
 //! poller also polls the store's change token (SQLite's `data_version`):
 //! every [`FALLBACK_INTERVAL`] while the kernel tells it of commits, for
 //! those that did not ring (another program's, or one whose process died
@@ -13,8 +15,9 @@
 
 mod bell;
 
-pub(crate) use bell::ring;
+pub(crate) use bell::{Place, Rung, ring};
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
@@ -112,13 +115,15 @@ fn poll(weak: Weak<Shared>) {
     let mut token = None;
     let mut listening = bell::Listening::default();
     while let Some(shared) = weak.upgrade() {
-        // Armed before the token is read: a commit this round's check
-        // misses rings after it.
-        let armed = shared
-            .store
-            .bell()
-            .is_some_and(|file| bell::listen(file, &weak, &mut listening));
         let watches = &shared.watches;
+        // Armed before the token is read, for every key the check reads
+        // (one registered after this is checked again next round, as it
+        // leaves the state dirty): a commit this round's check misses
+        // rings after it.
+        let armed = shared.store.bell().is_some_and(|place| {
+            let wanted = bells_of(&lock(&watches.state).entries);
+            bell::listen(place, &wanted, &weak, &mut listening)
+        });
         let fresh = shared.store.change_token().ok();
         let dirty = std::mem::take(&mut lock(&watches.state).dirty);
         if dirty || fresh != token || fresh.is_none() {
@@ -153,6 +158,11 @@ fn poll(weak: Weak<Shared>) {
     bell::leave(&weak, &mut listening);
 }
 
+/// The bells of the watched keys.
+fn bells_of(entries: &[Entry]) -> BTreeSet<bell::Bell> {
+    entries.iter().map(|e| bell::of(&e.key)).collect()
+}
+
 /// Fires every watch whose key no longer has the value it started from.
 fn check(shared: &Shared) -> Result<()> {
     let keys: Vec<Vec<u8>> = lock(&shared.watches.state)
@@ -184,44 +194,86 @@ mod tests {
     use crate::kv::Database;
     use crate::kv::embedded::Embedded;
 
-    fn set(db: &Embedded, value: &[u8]) {
+    fn set(db: &Embedded, key: &[u8], value: &[u8]) {
         let mut tx = db.create_trx().unwrap();
-        tx.set(b"k", value).unwrap();
+        tx.set(key, value).unwrap();
         tx.commit().unwrap();
     }
 
-    /// A commit through another handle of the file (as another process's
-    /// would be: it reaches this database only through the file) wakes a
-    /// listening database through the kernel: only a wake-up sets the
-    /// flag, and no poller runs here to set or take it.
-    #[test]
-    fn another_handles_commit_rings_a_listening_database() {
+    /// Two handles of one file, as two processes would have: a commit
+    /// through one reaches the other only through the file. The watcher
+    /// listens to the bell of `key`, with no poller running to set or
+    /// take the dirty flag, so only a wake-up sets it.
+    fn listening(key: &[u8]) -> (tempfile::TempDir, Embedded, Embedded, bell::Listening) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bell.db");
         let (watcher, writer) = (
             Embedded::open(&path).unwrap(),
             Embedded::open(&path).unwrap(),
         );
-        set(&writer, b"0");
+        set(&writer, key, b"0");
         let shared = &watcher.shared;
         let future = WatchFuture::default();
-        let _held = future.watch();
+        std::mem::forget(future.watch());
         lock(&shared.watches.state).entries.push(Entry {
-            key: b"k".to_vec(),
+            key: key.to_vec(),
             value: Some(b"0".to_vec()),
             future,
         });
-        let weak = Arc::downgrade(shared);
-        let mut listening = bell::Listening::default();
-        let file = shared.store.bell().expect("a file has a bell");
-        assert!(bell::listen(file, &weak, &mut listening));
+        let mut at = bell::Listening::default();
+        let place = shared.store.bell().expect("a file has bells");
+        let wanted = bells_of(&lock(&shared.watches.state).entries);
+        assert!(bell::listen(
+            place,
+            &wanted,
+            &Arc::downgrade(shared),
+            &mut at
+        ));
         assert!(!lock(&shared.watches.state).dirty);
-        set(&writer, b"1");
+        (dir, watcher, writer, at)
+    }
+
+    fn rung(db: &Embedded) -> bool {
+        lock(&db.shared.watches.state).dirty
+    }
+
+    /// Waits until `db` is rung; fails after 20 s.
+    fn wait_rung(db: &Embedded) {
         let deadline = Instant::now() + Duration::from_secs(20);
-        while !lock(&shared.watches.state).dirty {
+        while !rung(db) {
             assert!(Instant::now() < deadline, "the commit never rang");
             std::thread::sleep(Duration::from_millis(1));
         }
-        bell::leave(&weak, &mut listening);
+    }
+
+    #[test]
+    fn another_handles_commit_rings_a_listening_database() {
+        let (_dir, watcher, writer, mut at) = listening(b"k");
+        set(&writer, b"k", b"1");
+        wait_rung(&watcher);
+        bell::leave(&Arc::downgrade(&watcher.shared), &mut at);
+    }
+
+    /// Commits that change only keys of other bells (a set, and a
+    /// cleared range that removes one) wake nobody that watches `b`; a
+    /// commit of `b` then does. Were they to ring, the kernel would tell
+    /// within the wait, as it tells of `b`'s commit.
+    #[test]
+    fn a_commit_rings_only_the_watchers_of_the_keys_it_changed() {
+        let (a, b, m) = (b"a".as_slice(), b"b".as_slice(), b"m".as_slice());
+        assert!(bell::of(a) != bell::of(b) && bell::of(m) != bell::of(b));
+        let (_dir, watcher, writer, mut at) = listening(b);
+        let mut tx = writer.create_trx().unwrap();
+        tx.set(a, b"1").unwrap();
+        tx.set(m, b"1").unwrap();
+        tx.commit().unwrap();
+        let mut tx = writer.create_trx().unwrap();
+        tx.clear_range(b"c", b"z").unwrap();
+        tx.commit().unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(!rung(&watcher), "a commit of other keys rang");
+        set(&writer, b, b"1");
+        wait_rung(&watcher);
+        bell::leave(&Arc::downgrade(&watcher.shared), &mut at);
     }
 }

@@ -177,7 +177,7 @@ impl Store for Guarded {
             .map_err(|e| self.health.observe(e))
     }
 
-    fn bell(&self) -> Option<&std::path::Path> {
+    fn bell(&self) -> Option<&crate::kv::embedded::watches::Place> {
         self.store.bell()
     }
 
