@@ -83,6 +83,22 @@ fn a_new_database_and_the_directories_made_for_it_are_private() {
         let file = dir.path().join(format!("a/b/fql.db{suffix}"));
         assert_eq!(mode(&file), 0o600, "{}", file.display());
     }
+    // A watch makes the bell of its key, in a directory of bells beside
+    // the file.
+    let watch = fql::kv::DatabaseExt::run(&open, |tx, _| tx.watch(b"k")).unwrap();
+    let bells = dir.path().join("a/b/fql.db-bells");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let bell = loop {
+        let made = std::fs::read_dir(&bells).ok().and_then(|mut d| d.next());
+        if let Some(entry) = made {
+            break entry.unwrap().path();
+        }
+        assert!(std::time::Instant::now() < deadline, "no bell was made");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    assert_eq!(mode(&bells), 0o700);
+    assert_eq!(mode(&bell), 0o600, "{}", bell.display());
+    drop(watch);
     drop(open);
     // An existing file keeps its mode.
     let shared = dir.path().join("shared.db");
