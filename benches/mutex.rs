@@ -354,6 +354,7 @@ fn dead_waiters(dir: &std::path::Path, settled: bool) -> String {
         let owner = format!("owner{round}");
         let taken = fql_at(&db)
             .args(["mutex", "try-acquire", "/waiters", "--name", &owner])
+            .args(timing)
             .stdout(Stdio::null())
             .status()
             .expect("try-acquire runs");
