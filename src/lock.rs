@@ -14,8 +14,8 @@
 //! nobody and needs to know nothing of the queue. Each grant's
 //! versionstamp is its holder's fencing token. The head also takes over
 //! from a holder whose heartbeat stood still for the staleness on its own
-//! monotonic clock, and each waiter drops a dead waiter just ahead of it,
-//! so no reaper is needed. `docs/mutex.md` describes the protocol.
+//! monotonic clock, and each waiter drops the run of dead waiters just
+//! ahead of it, so no reaper is needed. `docs/mutex.md` describes the protocol.
 
 pub mod list;
 mod state;

@@ -7,10 +7,12 @@
 //!
 //! Dead clients are handed on without a reaper, on the waiter's own
 //! monotonic clock: the head takes over from a holder whose heartbeat
-//! stood still for `L`, and a waiter drops the waiter just ahead of it
-//! when that one's heartbeat stood still for `L`. Each of these is a
-//! guarded transaction that checks the heartbeat it judged is still the
-//! one stored.
+//! stood still for `L`, and a waiter drops the waiters just ahead of it
+//! whose heartbeats stood still for `L`: the whole run of them, up to the
+//! nearest live one, which it judged together from the time it queued
+//! behind them, so dead waiters in a row cost `L` in all, not `L` each.
+//! Each of these is a guarded transaction that checks the heartbeat it
+//! judged is still the one stored.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -33,11 +35,10 @@ enum Look {
         slot: Option<i64>,
         watch: Watch,
     },
-    /// Behind `ahead`, whose heartbeat is `beat`; the watch is on
-    /// `ahead`'s waiter key.
+    /// Behind the waiters `ahead`, nearest first, with their
+    /// heartbeats; the watch is on the nearest one's waiter key.
     Behind {
-        ahead: String,
-        beat: Vec<u8>,
+        ahead: Vec<(String, Vec<u8>)>,
         watch: Watch,
     },
 }
@@ -104,14 +105,8 @@ fn wait(lock: &Lock, deadline: Option<Instant>) -> Result<Option<Token>, Error> 
                 }
                 watch
             }
-            Look::Behind {
-                ahead,
-                beat: ahead_beat,
-                watch,
-            } => {
-                if seen.stale(&ahead, &ahead_beat, lock.timing.stale) {
-                    let params = [("waiter", str(&ahead)), ("seen", bytes(&ahead_beat))];
-                    lock.script("drop-waiter", &params)?;
+            Look::Behind { ahead, watch } => {
+                if drop_dead(lock, &mut seen, &ahead)? {
                     continue;
                 }
                 watch
@@ -148,6 +143,23 @@ fn take_over(lock: &Lock, seen: &mut Seen, holders: &[(String, Vec<u8>)]) -> Res
     Ok(false)
 }
 
+/// Drops the run of waiters just ahead (`ahead`, nearest first) whose
+/// heartbeats stood still for `L` on this client's clock, up to the
+/// nearest live one; whether there were any. Every waiter ahead is timed,
+/// so that those beyond a live one are judged from now on too.
+fn drop_dead(lock: &Lock, seen: &mut Seen, ahead: &[(String, Vec<u8>)]) -> Result<bool, Error> {
+    let stale: Vec<bool> = ahead
+        .iter()
+        .map(|(name, beat)| seen.stale(name, beat, lock.timing.stale))
+        .collect();
+    let dead = stale.iter().take_while(|s| **s).count();
+    for (name, beat) in &ahead[..dead] {
+        let params = [("waiter", str(name)), ("seen", bytes(beat))];
+        lock.script("drop-waiter", &params)?;
+    }
+    Ok(dead > 0)
+}
+
 fn str(s: &str) -> ElemKind<'static> {
     ElemKind::Str(s.to_string().into())
 }
@@ -181,17 +193,17 @@ fn look(lock: &Lock) -> Result<Look, Error> {
         };
         let queue = at(pack(&("queue",)));
         let mine = at(pack(&("queue", since)));
-        let before = RangeOption::new(queue, mine).rev().limit(1);
-        match collect_range(tx, &before, true)?.pop() {
-            Some(kv) => {
-                let ahead = String::from_utf8_lossy(&kv.value).into_owned();
-                let beat = tx.get(&at(pack(&("hb", ahead.as_str()))), true)?;
-                let watch = tx.watch(&at(pack(&("waiter", ahead.as_str()))))?;
-                Ok(Look::Behind {
-                    ahead,
-                    beat: beat.unwrap_or_default(),
-                    watch,
-                })
+        let before = RangeOption::new(queue, mine).rev();
+        let mut ahead = Vec::new();
+        for kv in collect_range(tx, &before, true)? {
+            let name = String::from_utf8_lossy(&kv.value).into_owned();
+            let beat = tx.get(&at(pack(&("hb", name.as_str()))), true)?;
+            ahead.push((name, beat.unwrap_or_default()));
+        }
+        match ahead.first() {
+            Some((nearest, _)) => {
+                let watch = tx.watch(&at(pack(&("waiter", nearest.as_str()))))?;
+                Ok(Look::Behind { ahead, watch })
             }
             None => {
                 let holders = holders(tx, prefix)?;

@@ -425,6 +425,64 @@ fn a_killed_waiter_is_dropped_by_the_one_behind_it() {
     assert!(shown.contains("queue: 0 waiting"), "{shown}");
 }
 
+/// Waiters killed in a row are dropped together by the first live waiter
+/// behind them once they have been dead for `L`, not one `L` after
+/// another (as when each was timed only once the waiter behind reached
+/// it): once the nearest (the last queued) is gone, the farthest follows
+/// well within `L`.
+#[test]
+fn killed_waiters_in_a_row_are_dropped_together() {
+    const STALE: Duration = Duration::from_secs(3);
+    let timing = ["--heartbeat", "0.5", "--stale", "3"];
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    let lock = "/locks/row";
+    let mut holder = fql(&db)
+        .args(["mutex", "run", lock, "--name", "h", "--write"])
+        .args(timing)
+        .args(["--", "sleep", "60"])
+        .spawn()
+        .unwrap();
+    await_show(&db, lock, "  h write");
+    let mut dead = Vec::new();
+    for (n, name) in ["d1", "d2", "d3"].iter().enumerate() {
+        dead.push(acquirer(&db, lock, name, &["--read"], timing));
+        await_show(&db, lock, &format!("{}. {name} read", n + 1));
+    }
+    let live = acquirer(&db, lock, "b", &["--read"], timing);
+    await_show(&db, lock, "4. b read");
+    for d in &mut dead {
+        signal(d, "-KILL");
+        let _ = d.wait();
+    }
+    let gone = |name: &str| {
+        let start = Instant::now();
+        loop {
+            let shown = show(&db, lock);
+            if !shown.contains(&format!(". {name} read")) {
+                return Instant::now();
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "{name} stayed: {shown}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    // The nearest goes first, the farthest last.
+    let first = gone("d3");
+    let last = gone("d1");
+    assert!(
+        last - first < STALE,
+        "d1 went {:?} after d3: the dead were judged one after another",
+        last - first
+    );
+    assert!(show(&db, lock).contains("1. b read"));
+    signal(&holder, "-TERM");
+    let _ = holder.wait();
+    wait_ok(live);
+}
+
 /// A directory of a user's data, or of a mutex, is no read-write lock or
 /// semaphore: refused, and left as it was.
 #[test]
