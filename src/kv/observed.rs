@@ -1,5 +1,5 @@
 //! A database whose transactions can be watched and stopped from another
-//! thread.
+//! thread, and whose commits can be held.
 //!
 //! A user who presses Ctrl-C expects a long read to stop at once, even one
 //! that has printed nothing because its filter matched nothing yet; and a
@@ -8,10 +8,18 @@
 //! place every read and every retry passes through, so the engine above
 //! needs no hooks: every operation of a stopped transaction fails with
 //! `transaction_cancelled`, which is not retryable, so nothing commits.
+//!
+//! A process about to end may need one last say: a lock client stopped
+//! by a signal must leave its queue, and nothing its other threads are
+//! doing (an enqueue about to commit) may put it back after. Holding the
+//! commits ([`Activity::hold_commits`]) lets those in flight end, then
+//! holds every later commit of every other thread for good; reads,
+//! watches and retries go on.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread::ThreadId;
+use std::time::{Instant, SystemTime};
 
 use super::{
     CommitStatus, Committed, ConflictRangeType, Database, Error, IdempotencyId, MutationType,
@@ -30,6 +38,16 @@ pub struct Activity {
     /// last of them: one lock, so that a reader never sees the count of
     /// one retry with the reason of another.
     retried: Mutex<(u64, Option<Error>)>,
+    commits: Mutex<Commits>,
+    commits_changed: Condvar,
+}
+
+/// Whose commits may pass, and how many are in flight.
+#[derive(Debug, Default)]
+struct Commits {
+    /// Once held, the one thread whose commits still pass.
+    held_for: Option<ThreadId>,
+    in_flight: usize,
 }
 
 impl Activity {
@@ -75,6 +93,45 @@ impl Activity {
     /// Bytes of keys and values read by range reads since the last restart.
     pub fn bytes_read(&self) -> u64 {
         self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// Holds the commits of every thread but this one from now on, and
+    /// waits until those in flight have ended, or `deadline` has passed:
+    /// `false` then, and one may still land.
+    pub fn hold_commits(&self, deadline: Instant) -> bool {
+        let mut commits = lock(&self.commits);
+        commits.held_for = Some(std::thread::current().id());
+        while commits.in_flight > 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            commits = self
+                .commits_changed
+                .wait_timeout(commits, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
+    }
+
+    /// Runs `commit` once commits may pass for this thread, counted in
+    /// flight meanwhile.
+    fn commit<T>(&self, commit: impl FnOnce() -> T) -> T {
+        let me = std::thread::current().id();
+        let mut commits = lock(&self.commits);
+        while commits.held_for.is_some_and(|t| t != me) {
+            commits = self
+                .commits_changed
+                .wait(commits)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        commits.in_flight += 1;
+        drop(commits);
+        let done = commit();
+        lock(&self.commits).in_flight -= 1;
+        self.commits_changed.notify_all();
+        done
     }
 
     fn check(&self) -> Result<()> {
@@ -204,7 +261,8 @@ impl Transaction for ObservedTx {
 
     fn commit(&mut self) -> Result<Committed> {
         self.activity.check()?;
-        self.inner.commit()
+        let inner = &mut self.inner;
+        self.activity.commit(|| inner.commit())
     }
 
     /// Counts a retry once the transaction has agreed to one: it refuses
@@ -277,6 +335,33 @@ mod tests {
         assert_eq!(activity.retries(), (2, Some(Error::NotCommitted)));
         db.run(|tx, _| tx.get(b"a", false)).unwrap();
         assert_eq!(activity.retries(), (0, None), "a new transaction");
+    }
+
+    /// Once held, commits of other threads wait; the holding thread's
+    /// pass, and reads go on.
+    #[test]
+    fn held_commits_pass_only_for_the_holding_thread() {
+        let activity = Arc::new(Activity::default());
+        let db = Arc::new(Observed::new(Embedded::memory(), activity.clone()));
+        db.run(|tx, _| tx.set(b"before", b"1")).unwrap();
+        assert!(activity.hold_commits(Instant::now() + std::time::Duration::from_secs(5)));
+        let other = {
+            let db = db.clone();
+            std::thread::spawn(move || db.run(|tx, _| tx.set(b"other", b"1")))
+        };
+        db.run(|tx, _| tx.set(b"mine", b"1")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(!other.is_finished(), "another thread's commit passed");
+        let read = {
+            let db = db.clone();
+            std::thread::spawn(move || db.create_trx()?.get(b"before", false))
+        };
+        assert_eq!(read.join().unwrap().unwrap(), Some(b"1".to_vec()));
+        assert_eq!(db.run(|tx, _| tx.get(b"other", false)).unwrap(), None);
+        assert_eq!(
+            db.run(|tx, _| tx.get(b"mine", false)).unwrap(),
+            Some(b"1".to_vec())
+        );
     }
 
     /// A retry the transaction refuses (past its retry limit, or an error

@@ -3,7 +3,6 @@
 mod breaking;
 mod child;
 mod elect;
-mod gate;
 mod held;
 mod kinds;
 mod list;
@@ -17,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use fql::kv::Database;
+use fql::kv::{Activity, Database, Observed};
 use fql::mutex::{Mutex, Reaper, Timing};
 
 use crate::args::{Client, Format, JudgeArgs, MutexCommand, StoreArgs, TimingArgs, WaitArgs};
@@ -255,14 +254,11 @@ fn leaving<H: Held + Send + Sync + 'static>(
     db: &Arc<dyn Database>,
     timeout: Duration,
 ) -> Result<(Arc<H>, signals::Caught), Exit> {
-    let gate = Arc::new(gate::Gate::default());
-    let gated = gate::Gated {
-        inner: db.clone(),
-        gate: gate.clone(),
-    };
-    let holder = Arc::new(make(Arc::new(gated))?);
+    let activity = Arc::new(Activity::default());
+    let observed = Observed::new(db.clone(), activity.clone());
+    let holder = Arc::new(make(Arc::new(observed))?);
     let leaver = holder.clone();
-    let caught = signals::Caught::new(Box::new(move || leave(&*leaver, &gate, timeout)))?;
+    let caught = signals::Caught::new(Box::new(move || leave(&*leaver, &activity, timeout)))?;
     Ok((holder, caught))
 }
 
@@ -272,8 +268,8 @@ fn leaving<H: Held + Send + Sync + 'static>(
 /// client cancels its entry, or, if it was granted meanwhile, hands the
 /// lock on, as nobody will use the grant. Each step is bounded by
 /// `timeout`.
-fn leave<H: Held>(holder: &H, gate: &gate::Gate, timeout: Duration) {
-    if !gate.close(Instant::now() + timeout) {
+fn leave<H: Held>(holder: &H, activity: &Activity, timeout: Duration) {
+    if !activity.hold_commits(Instant::now() + timeout) {
         eprintln!("fql: a commit in flight did not end within --timeout; leaving anyway");
     }
     let left = match holder.cancel() {
