@@ -406,6 +406,16 @@ impl Transaction for CountingTx {
     fn read_version(&mut self) -> fql::kv::Result<u64> {
         self.tx.read_version()
     }
+    fn version_now(&mut self) -> fql::kv::Result<u64> {
+        self.tx.version_now()
+    }
+    fn commit_status(
+        &mut self,
+        id: &fql::kv::IdempotencyId,
+        since: std::time::SystemTime,
+    ) -> fql::kv::Result<fql::kv::CommitStatus> {
+        self.tx.commit_status(id, since)
+    }
     fn get(&mut self, key: &[u8], snapshot: bool) -> fql::kv::Result<Option<Vec<u8>>> {
         self.gets.fetch_add(1, Ordering::Relaxed);
         self.tx.get(key, snapshot)

@@ -390,6 +390,16 @@ impl fql::kv::Transaction for SlowTx {
     fn read_version(&mut self) -> fql::kv::Result<u64> {
         self.0.read_version()
     }
+    fn version_now(&mut self) -> fql::kv::Result<u64> {
+        self.0.version_now()
+    }
+    fn commit_status(
+        &mut self,
+        id: &fql::kv::IdempotencyId,
+        since: std::time::SystemTime,
+    ) -> fql::kv::Result<fql::kv::CommitStatus> {
+        self.0.commit_status(id, since)
+    }
     fn get(&mut self, key: &[u8], snapshot: bool) -> fql::kv::Result<Option<Vec<u8>>> {
         self.0.get(key, snapshot)
     }

@@ -109,9 +109,7 @@ pub trait Transaction: Send {
     /// quiet database; it answers with its clock in microseconds, which
     /// its commit versions follow, when that is later. Only for telling
     /// ages: conflicts and snapshots keep to the read version.
-    fn version_now(&mut self) -> Result<u64> {
-        self.read_version()
-    }
+    fn version_now(&mut self) -> Result<u64>;
 
     /// The value of `key`, or `None`.
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>>;
@@ -191,10 +189,7 @@ pub trait Transaction: Send {
     /// A backend that records no ids answers
     /// [`CommitStatus::Unknown`], as does one that has forgotten the
     /// ids of commits that old.
-    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus> {
-        let _ = (id, since);
-        Ok(CommitStatus::Unknown)
-    }
+    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus>;
 }
 
 /// A random 16-byte id under which a backend records a commit, so that

@@ -9,10 +9,12 @@
 //! is the prefix's length smaller.
 
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use fql::kv::{
-    self, Committed, ConflictRangeType, Database, Error, MutationType, RangeOption, RangeResult,
-    Transaction, TransactionOption, Watch, check_key, check_range, check_read_range,
+    self, CommitStatus, Committed, ConflictRangeType, Database, Error, IdempotencyId, MutationType,
+    RangeOption, RangeResult, Transaction, TransactionOption, Watch, check_key, check_range,
+    check_read_range,
 };
 
 /// The keys under `prefix` of `inner`, as a database of their own.
@@ -200,5 +202,9 @@ impl Transaction for ScopedTx {
     fn reset(&mut self) {
         self.doomed = None;
         self.tx.reset()
+    }
+
+    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> kv::Result<CommitStatus> {
+        self.tx.commit_status(id, since)
     }
 }

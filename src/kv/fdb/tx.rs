@@ -8,6 +8,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use foundationdb::future::FdbSlice;
 use foundationdb::options::{self, TransactionOption as FdbOption};
@@ -20,9 +21,9 @@ use crate::kv::admit::{
     storable_bounds,
 };
 use crate::kv::{
-    CONFLICTING_KEYS, CONFLICTING_KEYS_END, Committed, ConflictRangeType, Error, KeyValue, Limits,
-    MutationType, RangeOption, RangeResult, Result, StreamingMode, Transaction, TransactionOption,
-    Watch, conflicting_rows, key_after,
+    CONFLICTING_KEYS, CONFLICTING_KEYS_END, CommitStatus, Committed, ConflictRangeType, Error,
+    IdempotencyId, KeyValue, Limits, MutationType, RangeOption, RangeResult, Result, StreamingMode,
+    Transaction, TransactionOption, Watch, conflicting_rows, key_after,
 };
 
 type StampFuture = Pin<Box<dyn Future<Output = FdbResult<FdbSlice>> + Send>>;
@@ -185,6 +186,12 @@ impl Transaction for FdbTx {
     fn read_version(&mut self) -> Result<u64> {
         let v = block_on(self.tx()?.get_read_version()).map_err(from_fdb)?;
         Ok(u64::try_from(v).unwrap_or_default())
+    }
+
+    /// A cluster's versions advance with time whether or not anything
+    /// commits: the read version is the version now.
+    fn version_now(&mut self) -> Result<u64> {
+        self.read_version()
     }
 
     fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
@@ -413,6 +420,12 @@ impl Transaction for FdbTx {
         let tx = retried.map_err(from_fdb)?;
         self.state = State::Open(tx);
         Ok(())
+    }
+
+    /// No ids are recorded on a cluster (see `set_option`), so a commit
+    /// that failed with a maybe-committed error stays unknown.
+    fn commit_status(&mut self, _: &IdempotencyId, _: SystemTime) -> Result<CommitStatus> {
+        Ok(CommitStatus::Unknown)
     }
 
     fn reset(&mut self) {

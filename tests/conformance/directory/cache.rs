@@ -25,6 +25,9 @@ impl Transaction for Counting<'_> {
     fn read_version(&mut self) -> kv::Result<u64> {
         self.tx.read_version()
     }
+    fn version_now(&mut self) -> kv::Result<u64> {
+        self.tx.version_now()
+    }
     fn get(&mut self, key: &[u8], snapshot: bool) -> kv::Result<Option<Vec<u8>>> {
         self.gets.fetch_add(1, Ordering::Relaxed);
         self.tx.get(key, snapshot)
