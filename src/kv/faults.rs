@@ -35,10 +35,11 @@
 //! Settings: `seed=N` (a whole number, 0 by default) seeds the draws, so a
 //! run repeats its faults: each transaction draws from the seed and its
 //! number in the order the database created them, each operation from
-//! the transaction's. `ids=off` makes the database record no idempotency
-//! ids, as a backend that cannot tell whether a commit reported as 1021
-//! landed (FoundationDB, which fql runs without them): the retry loop then
-//! leaves the check to its caller.
+//! the transaction's (so only a run that makes the same operations:
+//! allocating a directory's prefix is random). `ids=off` makes the
+//! database record no idempotency ids, as a backend that cannot tell
+//! whether a commit reported as 1021 landed (FoundationDB, which fql runs
+//! without them): the retry loop then leaves the check to its caller.
 //!
 //! A failed read or a commit that fails "not applied" leaves the wrapped
 //! transaction untouched, so nothing is written; a transaction that wrote
