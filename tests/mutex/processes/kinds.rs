@@ -400,21 +400,25 @@ fn never_more_holders_than_permits_with_kills_pauses_and_no_reaper() {
 
 /// A waiter killed in the queue is dropped by the waiter behind it,
 /// which then takes the lock when the holder releases it; no reaper runs.
+/// The live holder beats every 0.5 s and stops its command if none
+/// commits for `L - h` = 1.5 s, a margin a loaded machine keeps; 0.3 s
+/// once was not, in the FoundationDB client run beside other tests.
 #[test]
 fn a_killed_waiter_is_dropped_by_the_one_behind_it() {
+    const STEADY: [&str; 4] = ["--heartbeat", "0.5", "--stale", "2"];
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("fql.db");
     let lock = "/locks/dw";
     let holder = fql(&db)
         .args(["mutex", "run", lock, "--name", "h", "--write"])
-        .args(TIMING)
+        .args(STEADY)
         .args(["--", "sleep", "2"])
         .spawn()
         .unwrap();
     await_show(&db, lock, "  h write");
-    let mut dead = acquirer(&db, lock, "a", &["--read"], TIMING);
+    let mut dead = acquirer(&db, lock, "a", &["--read"], STEADY);
     await_show(&db, lock, "1. a read");
-    let next = acquirer(&db, lock, "b", &["--read"], TIMING);
+    let next = acquirer(&db, lock, "b", &["--read"], STEADY);
     await_show(&db, lock, "2. b read");
     signal(&dead, "-KILL");
     let _ = dead.wait();
