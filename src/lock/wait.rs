@@ -194,12 +194,23 @@ fn look(lock: &Lock) -> Result<Look, Error> {
         let queue = at(pack(&("queue",)));
         let mine = at(pack(&("queue", since)));
         let before = RangeOption::new(queue, mine).rev();
-        let mut ahead = Vec::new();
-        for kv in collect_range(tx, &before, true)? {
-            let name = String::from_utf8_lossy(&kv.value).into_owned();
-            let beat = tx.get(&at(pack(&("hb", name.as_str()))), true)?;
-            ahead.push((name, beat.unwrap_or_default()));
-        }
+        let names: Vec<String> = collect_range(tx, &before, true)?
+            .into_iter()
+            .map(|kv| String::from_utf8_lossy(&kv.value).into_owned())
+            .collect();
+        // The beats of those ahead in one range read, not a read each.
+        let mut beats = if names.is_empty() {
+            HashMap::new()
+        } else {
+            heartbeats(tx, prefix)?
+        };
+        let ahead: Vec<(String, Vec<u8>)> = names
+            .into_iter()
+            .map(|name| {
+                let beat = beats.remove(&name).unwrap_or_default();
+                (name, beat)
+            })
+            .collect();
         match ahead.first() {
             Some((nearest, _)) => {
                 let watch = tx.watch(&at(pack(&("waiter", nearest.as_str()))))?;
@@ -220,6 +231,19 @@ fn look(lock: &Lock) -> Result<Look, Error> {
             }
         }
     })
+}
+
+/// Every client's last heartbeat, by name.
+fn heartbeats(tx: &mut dyn Transaction, prefix: &[u8]) -> Result<HashMap<String, Vec<u8>>, Error> {
+    let range = RangeOption::prefix(&[prefix, &pack(&("hb",))].concat());
+    Ok(collect_range(tx, &range, true)?
+        .into_iter()
+        .filter_map(|kv| {
+            let (_, name) =
+                foundationdb_tuple::unpack::<(String, String)>(&kv.key[prefix.len()..]).ok()?;
+            Some((name, kv.value))
+        })
+        .collect())
 }
 
 /// Every holder and its last heartbeat.

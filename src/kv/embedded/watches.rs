@@ -4,9 +4,9 @@
 //! A commit from this process wakes the poller at once; so does, on
 //! Linux, a commit from another process to the same file that changed a
 //! key whose bell this database listens to: the bells of the keys it
-//! watches ([`bell`]). The
-//! poller also polls the store's change token (SQLite's `data_version`):
-//! every [`FALLBACK_INTERVAL`] while the kernel tells it of commits, for
+//! watches ([`bell`]). The poller also polls the store's change token
+//! (SQLite's `data_version`): every [`FALLBACK_INTERVAL`] while the
+//! kernel tells it of commits, for
 //! those that did not ring (another program's, or one whose process died
 //! between its commit and the ring), and every [`POLL_INTERVAL`] where
 //! the kernel cannot tell. Either way a watch that is checked and finds
