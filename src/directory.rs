@@ -31,6 +31,7 @@ mod hca;
 mod layer;
 mod levels;
 mod node;
+mod outside;
 mod survey;
 
 use std::fmt;
@@ -40,6 +41,7 @@ pub use foundationdb_tuple::Subspace;
 pub use hca::{Candidates, RandomCandidates};
 pub use layer::DirectoryLayer;
 pub use levels::{Levels, Lookup};
+pub use outside::{OUTSIDE_END, Outside, Space, SpaceCursor};
 pub use survey::{Count, Holdings, TreeNode, count};
 
 use crate::syntax::ast::{DirElem, DirElems, ElemKind, Span};

@@ -78,6 +78,18 @@ pub fn matching_directories(
     dirs::matching(tx, layer, pattern)
 }
 
+/// Every existing space the key pattern `key` reads, as a statement
+/// reads them: the root of the keyspace (`/(...)`, and first for
+/// `/...(...)`), the keys after raw bytes (`0x02(...)`), or the
+/// directories of [`matching_directories`].
+pub fn matching_spaces(
+    tx: &mut dyn Transaction,
+    layer: &DirectoryLayer,
+    key: &crate::syntax::ast::Key<'_>,
+) -> Result<Vec<crate::directory::Space>, Error> {
+    dirs::matching_spaces(tx, layer, key)
+}
+
 /// How a transaction's statements read.
 #[derive(Clone, Copy)]
 enum Reads {

@@ -145,7 +145,7 @@ pub enum Error {
     #[diagnostic(
         code(fql::top_path),
         help(
-            "name a directory under it, as in `./users`; `./<>` lists the directories at the top; or give a deeper root with `--root DIR`"
+            "name a directory under it, as in `./users`; `./<>` lists the directories at the top; or give a deeper root with `--root DIR`; a key at the top, outside every directory, is written absolute, as in `/(1)`"
         )
     )]
     TopPath {

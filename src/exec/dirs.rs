@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 
 use crate::codec::ElementFilter;
-use crate::directory::{DirectoryLayer, show};
+use crate::directory::{DirectoryLayer, Space, show};
 use crate::kv::Transaction;
-use crate::syntax::ast::{DirElem, Directory, ElemKind, Span};
+use crate::syntax::ast::{DirElem, Directory, ElemKind, Key, Place, Span};
 
 use super::Error;
 
@@ -31,6 +31,60 @@ impl<'a> Dirs<'a> {
             layer,
             known: HashMap::new(),
             last: None,
+        }
+    }
+
+    /// The prefix of a key's place, for a statement on the one key:
+    /// empty at the root, the bytes written before a tuple, or the prefix
+    /// of the key's directory (created first when `create` says so).
+    pub fn key_prefix<'k>(
+        &'k mut self,
+        tx: &mut dyn Transaction,
+        key: &'k Key<'_>,
+        at: Span,
+        create: bool,
+    ) -> Result<Option<&'k [u8]>, Error> {
+        match key.place() {
+            Place::Root => Ok(Some(&[])),
+            Place::Prefix(bytes) => Ok(Some(bytes)),
+            Place::Directory(dir) => self.prefix_of(tx, dir, at, create),
+        }
+    }
+
+    /// Whether the key `bytes` of `key`, at the root, lies outside every
+    /// directory; a key elsewhere is where it was written. `snapshot`
+    /// reads the directory layer's nodes without a conflict.
+    pub fn outside(
+        &self,
+        tx: &mut dyn Transaction,
+        key: &Key<'_>,
+        bytes: &[u8],
+        snapshot: bool,
+    ) -> Result<Result<(), Vec<u8>>, Error> {
+        if key.place() != Place::Root {
+            return Ok(Ok(()));
+        }
+        Ok(match self.layer.prefix_holding(tx, bytes, snapshot)? {
+            Some(prefix) => Err(prefix),
+            None => Ok(()),
+        })
+    }
+
+    /// [`Dirs::outside`] for a write: one into a directory is an error.
+    pub fn check_outside(
+        &self,
+        tx: &mut dyn Transaction,
+        key: &Key<'_>,
+        bytes: &[u8],
+        at: Span,
+    ) -> Result<(), Error> {
+        match self.outside(tx, key, bytes, false)? {
+            Ok(()) => Ok(()),
+            Err(prefix) => Err(Error::InDirectory {
+                key: format!("0x{}", const_hex::encode(bytes)),
+                prefix: format!("0x{}", const_hex::encode(prefix)),
+                at,
+            }),
         }
     }
 
@@ -176,6 +230,32 @@ fn descendants(
         descendants(tx, layer, child, out)?;
     }
     Ok(())
+}
+
+/// Whether a directory pattern takes in the root of the keyspace too:
+/// `/...` is the root and every directory under it.
+pub fn includes_root(pattern: &Directory<'_>) -> bool {
+    pattern.elems.is_empty() && pattern.relative.is_none()
+}
+
+/// Every existing space a key pattern reads: the root, a raw prefix, or
+/// the directories its path matches, after the root for `/...`.
+pub fn matching_spaces(
+    tx: &mut dyn Transaction,
+    layer: &DirectoryLayer,
+    key: &Key<'_>,
+) -> Result<Vec<Space>, Error> {
+    match key.place() {
+        Place::Root => Ok(vec![Space::Root]),
+        Place::Prefix(bytes) => Ok(vec![Space::Prefix(bytes.to_vec())]),
+        Place::Directory(pattern) => {
+            let root = includes_root(pattern).then_some(Space::Root);
+            let dirs = matching(tx, layer, pattern)?
+                .into_iter()
+                .map(Space::Directory);
+            Ok(root.into_iter().chain(dirs).collect())
+        }
+    }
 }
 
 /// The directories a key query reads: its path when it has no holes (read

@@ -110,6 +110,26 @@ pub enum Error {
         at: Span,
     },
 
+    /// A key written at the root of the keyspace whose bytes lie under a
+    /// directory's prefix: `/(21, 1)=2` where a directory has the prefix
+    /// `0x1515`. The key would land among the directory's own keys.
+    #[error("the key {key} lies under the prefix {prefix} of a directory")]
+    #[diagnostic(
+        code(fql::in_directory),
+        help(
+            "a key at the root lives outside every directory; write it in its directory by path (`fql tree` shows each directory's prefix), or, to write these bytes anyway, as a raw key"
+        )
+    )]
+    InDirectory {
+        /// The key's bytes, in hex.
+        key: String,
+        /// The directory's prefix, in hex.
+        prefix: String,
+        /// The query.
+        #[label("inside a directory")]
+        at: Span,
+    },
+
     /// A guard found the database not as the script requires:
     /// `[absent] /locks("owner",<str>)` found an owner, or
     /// `[exists] /locks("owner","ann")` found none. The transaction stops

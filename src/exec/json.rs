@@ -114,7 +114,15 @@ impl Json<'_> {
     fn row<M: SerializeMap>(&self, map: &mut M, row: &Row) -> Result<(), M::Error> {
         let bytes = self.bytes;
         map.serialize_entry("type", "kv")?;
-        map.serialize_entry("path", row.path.names())?;
+        // A key after raw bytes has no path: its bytes, in full, name
+        // where it is, as a raw row's key does.
+        match row.path.prefix() {
+            Some(prefix) => {
+                let prefix = ElemKind::Bytes(prefix.to_vec());
+                map.serialize_entry("prefix", &Elem(&prefix, Bytes::Hex))?;
+            }
+            None => map.serialize_entry("path", row.path.names())?,
+        }
         map.serialize_entry("key", &KeyJson(&row.key, bytes))?;
         if row.rest {
             map.serialize_entry("rest", &true)?;

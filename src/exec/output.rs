@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::codec::Scalar;
 use crate::directory::show;
-use crate::syntax::ast::{Elem, ElemKind, Int};
+use crate::syntax::ast::{Elem, ElemKind, Int, Key, Place};
 use crate::syntax::{write_bytes, write_elem, write_str};
 
 /// One result.
@@ -44,19 +44,51 @@ pub enum Output {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DirPath {
     names: Vec<String>,
+    /// For a key after raw bytes rather than in a directory, the bytes.
+    prefix: Option<Vec<u8>>,
     text: String,
 }
 
 impl DirPath {
-    /// The path of these names.
+    /// The path of these names; none is the root of the keyspace, `/`.
     pub fn new(names: Vec<String>) -> DirPath {
         let text = show(&names);
-        DirPath { names, text }
+        DirPath {
+            names,
+            prefix: None,
+            text,
+        }
     }
 
-    /// The names from the root.
+    /// Raw bytes in place of a directory, as in `0x0261707000(1)`.
+    pub fn prefixed(prefix: Vec<u8>) -> DirPath {
+        let mut text = String::with_capacity(2 + 2 * prefix.len());
+        text.push_str("0x");
+        text.push_str(&const_hex::encode(&prefix));
+        DirPath {
+            names: Vec::new(),
+            prefix: Some(prefix),
+            text,
+        }
+    }
+
+    /// Where a key without holes in its path lives, as its rows show it.
+    pub fn of(key: &Key<'_>) -> DirPath {
+        match key.place() {
+            Place::Prefix(bytes) => DirPath::prefixed(bytes.to_vec()),
+            Place::Root => DirPath::new(Vec::new()),
+            Place::Directory(dir) => DirPath::new(super::dirs::path(dir)),
+        }
+    }
+
+    /// The names from the root: none at the root or after raw bytes.
     pub fn names(&self) -> &[String] {
         &self.names
+    }
+
+    /// The raw bytes the keys start with, in place of a directory.
+    pub fn prefix(&self) -> Option<&[u8]> {
+        self.prefix.as_deref()
     }
 }
 

@@ -120,7 +120,7 @@ fn run_query(
             Kind::Read if !has_aggregate(kv) => read(tx, dirs, kv, step, snapshot, emit),
             _ => scan(tx, dirs, kv, step, split, snapshot, emit),
         },
-        Query::Raw(raw) => raw::run(tx, step, raw, (split, snapshot), emit),
+        Query::Raw(raw) => raw::run(tx, dirs.layer, step, raw, (split, snapshot), emit),
     }
 }
 
@@ -152,8 +152,9 @@ fn set(
     let Value::Data(value, opts) = &kv.value else {
         unreachable!("a set has a value")
     };
-    let prefix = dirs.prefix_of(tx, &kv.key.dir, at, true)?.expect("created");
+    let prefix = dirs.key_prefix(tx, &kv.key, at, true)?.expect("created");
     codec::encode_write_into(prefix, &kv.key.tuple.elems, value, opts, write)?;
+    dirs.check_outside(tx, &kv.key, &write.key, at)?;
     match write.op.mutation() {
         Some(m) => tx.atomic_op(&write.key, &write.value, m)?,
         None => tx.set(&write.key, &write.value)?,
@@ -176,11 +177,12 @@ fn mutate(
     };
     let param = codec::encode_operand(m.op, &m.operand, &m.options)?;
     let create = m.op != AtomicOp::CompareAndClear;
-    let Some(prefix) = dirs.prefix_of(tx, &kv.key.dir, at, create)? else {
+    let Some(prefix) = dirs.key_prefix(tx, &kv.key, at, create)? else {
         return Ok(());
     };
     let key = codec::encode_key(prefix, &kv.key.tuple.elems)?;
     debug_assert_eq!(key.op, Op::Set);
+    dirs.check_outside(tx, &kv.key, &key.bytes, at)?;
     tx.atomic_op(&key.bytes, &param, codec::mutation_type(m.op))?;
     Ok(())
 }
@@ -191,11 +193,12 @@ fn clear(
     kv: &KeyValue<'_>,
     at: Span,
 ) -> Result<(), Error> {
-    let Some(prefix) = dirs.prefix_of(tx, &kv.key.dir, at, false)? else {
+    let Some(prefix) = dirs.key_prefix(tx, &kv.key, at, false)? else {
         return Ok(());
     };
     let key = codec::encode_key(prefix, &kv.key.tuple.elems)?;
     debug_assert_eq!(key.op, Op::Set);
+    dirs.check_outside(tx, &kv.key, &key.bytes, at)?;
     tx.clear(&key.bytes)?;
     Ok(())
 }
@@ -211,14 +214,20 @@ fn read(
     // A join reads one key per row, mostly in the directory of the row
     // before: its prefix is found without building its path, which is
     // built only for a key found.
-    let Some(prefix) = dirs.prefix_of(tx, &kv.key.dir, step.span, false)? else {
+    let Some(prefix) = dirs.key_prefix(tx, &kv.key, step.span, false)? else {
         return Ok(());
     };
-    let key = codec::encode_key(prefix, &kv.key.tuple.elems)?.bytes;
+    let prefix = prefix.to_vec();
+    let key = codec::encode_key(&prefix, &kv.key.tuple.elems)?.bytes;
+    // A key at the root under a directory's prefix is the directory's.
+    if dirs.outside(tx, &kv.key, &key, snapshot)?.is_err() {
+        return Ok(());
+    }
     let Some(bytes) = tx.get(&key, snapshot)? else {
         return Ok(());
     };
-    let path = dirs::path(&kv.key.dir);
+    let prefix = &prefix[..];
+    let path = DirPath::of(&kv.key);
     let values = ValueMatch::new(&kv.value)?;
     let mut elems = Vec::new();
     // The key as stored, which is the key as written.
@@ -236,7 +245,7 @@ fn read(
             if step.feeds {
                 values.captures(&value, &mut captures);
             }
-            let path = Arc::new(DirPath::new(path));
+            let path = Arc::new(path);
             emit(Hit::One {
                 found: Found::row(&path, &elems, &value),
                 captures: &mut captures,
@@ -259,10 +268,10 @@ fn has_aggregate(kv: &KeyValue<'_>) -> bool {
     kv.key.tuple.elems.iter().any(agg) || matches!(&kv.value, Value::Data(e, _) if agg(e))
 }
 
-fn mismatch(path: &[String], prefix: &[u8], key: &[u8], value: &[u8], step: &Step<'_>) -> Error {
+fn mismatch(path: &DirPath, prefix: &[u8], key: &[u8], value: &[u8], step: &Step<'_>) -> Error {
     let mut elems = Vec::new();
     let shown = if codec::decode_key_into(prefix, key, &mut elems) {
-        let path = Arc::new(DirPath::new(path.to_vec()));
+        let path = Arc::new(path.clone());
         let value = ReadValue::Data(codec::decode_untyped(value), None);
         Found::row(&path, &elems, &value).to_string()
     } else {

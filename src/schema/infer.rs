@@ -5,10 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::codec::{self, type_of};
-use crate::directory::{DirectoryLayer, show};
-use crate::kv::{
-    Database, DatabaseExt, RangeCursor, RangeOption, RetryOptions, Transaction, read_resuming,
-};
+use crate::directory::{DirectoryLayer, Space, SpaceCursor, show};
+use crate::kv::{Database, DatabaseExt, RetryOptions, Transaction, read_resuming};
 use crate::plan::Root;
 use crate::syntax::ast::{Elem, ElemKind, Type};
 
@@ -124,37 +122,34 @@ pub fn infer(
     let mut shapes = Vec::new();
     let mut tx = db.create_trx()?;
     for path in &paths {
-        if !layer
-            .exists(&mut *tx, path)
-            .map_err(crate::exec::Error::from)?
-        {
-            continue;
-        }
-        let Ok(prefix) = layer
-            .open(&mut *tx, path, b"")
-            .map_err(crate::exec::Error::from)?
-            .prefix()
-            .map(<[u8]>::to_vec)
-        else {
-            continue;
+        // The root's own keys are those outside every directory.
+        let space = match path.is_empty() {
+            true => Space::Root,
+            false => Space::Directory(path.clone()),
         };
-        shapes.extend(directory(&mut tx, retry, path, &prefix, sample)?);
+        let cursor = space
+            .cursor(&mut *tx, &layer, true)
+            .map_err(crate::exec::Error::from)?;
+        // A missing directory, or a partition, has no keys of its own.
+        if let Some(cursor) = cursor {
+            shapes.extend(directory(&mut tx, retry, path, cursor, sample)?);
+        }
     }
     Ok(shapes)
 }
 
-/// The shapes of one directory.
+/// The shapes of one directory, or of the root.
 fn directory(
     tx: &mut Box<dyn Transaction>,
     retry: RetryOptions,
     path: &[String],
-    prefix: &[u8],
+    mut cursor: SpaceCursor,
     sample: Option<u64>,
 ) -> Result<Vec<Shape>, Error> {
     // By key length, then leading tag.
     let mut groups: BTreeMap<(usize, Option<String>), Shape> = BTreeMap::new();
     let mut tags: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
-    let mut cursor = RangeCursor::new(RangeOption::prefix(prefix), true);
+    let prefix = &cursor.prefix().to_vec();
     let mut read = 0u64;
     let mut sampled = false;
     'scan: loop {

@@ -11,8 +11,9 @@ pub struct Pattern<'a> {
     pub index: usize,
     /// The statement as FQL, parameters substituted.
     pub text: String,
-    /// Its directory pattern.
-    pub dir: &'a Directory<'a>,
+    /// Its key, whose place (directory pattern, root or raw prefix)
+    /// says which key-values it checks.
+    pub key_at: &'a Key<'a>,
     key: TupleCheck<'a>,
     value: ValueCheck<'a>,
     /// `[min:N]`: how many key-values it must match, at least, in each
@@ -86,7 +87,7 @@ impl<'a> Pattern<'a> {
         Ok(Pattern {
             index,
             text: kv.to_string(),
-            dir: &kv.key.dir,
+            key_at: &kv.key,
             key: tuple(&kv.key.tuple)?,
             value,
             min,

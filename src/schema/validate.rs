@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use crate::codec;
-use crate::directory::{DirectoryLayer, show};
-use crate::kv::{Database, DatabaseExt, RangeCursor, RangeOption, RetryOptions, Transaction};
+use crate::directory::{DirectoryLayer, Space, SpaceCursor};
+use crate::kv::{Database, DatabaseExt, RetryOptions, Transaction};
 use crate::plan::{Plan, Root};
 use crate::syntax::ast::{Kind, Query};
 use crate::syntax::counted;
@@ -105,13 +105,14 @@ pub fn validate_in(
         max_violations,
         report,
     };
+    let claimed = prefixes(&dirs);
     let mut tx = db.create_trx()?;
-    for (path, indexes) in &dirs {
+    for (space, indexes) in &dirs {
         if scan.summary.stopped {
             break;
         }
         let mine: Vec<&Pattern<'_>> = indexes.iter().map(|&i| &patterns[i]).collect();
-        scan.directory(&mut tx, retry, &layer, path, &mine)?;
+        scan.directory(&mut tx, retry, &layer, space, &mine, &claimed)?;
     }
     Ok(scan.summary)
 }
@@ -136,23 +137,44 @@ pub fn patterns<'p>(plan: &'p Plan<'p>) -> Result<Vec<Pattern<'p>>, Error> {
     Ok(patterns)
 }
 
-/// Every directory a pattern names, with the patterns naming it.
+/// Every space (directory, the root, raw prefix) a pattern names, with
+/// the patterns naming it.
 fn directories(
     db: &dyn Database,
     retry: RetryOptions,
     layer: &DirectoryLayer,
     patterns: &[Pattern<'_>],
-) -> Result<BTreeMap<Vec<String>, Vec<usize>>, Error> {
+) -> Result<BTreeMap<Space, Vec<usize>>, Error> {
     let (dirs, _) = db.run_with(retry, |tx, _| {
-        let mut dirs: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
+        let mut dirs: BTreeMap<Space, Vec<usize>> = BTreeMap::new();
         for p in patterns {
-            for path in crate::exec::matching_directories(tx, layer, p.dir)? {
-                dirs.entry(path).or_default().push(p.index);
+            for space in crate::exec::matching_spaces(tx, layer, p.key_at)? {
+                dirs.entry(space).or_default().push(p.index);
             }
         }
         Ok::<_, crate::exec::Error>(dirs)
     })?;
     Ok(dirs)
+}
+
+/// The raw prefixes the schema names. A key under one belongs to that
+/// subspace's patterns, so a scan of the root, or of a shorter prefix,
+/// passes over it rather than calling it a key no pattern allows.
+fn prefixes(dirs: &BTreeMap<Space, Vec<usize>>) -> Vec<Vec<u8>> {
+    dirs.keys()
+        .filter_map(|space| match space {
+            Space::Prefix(p) => Some(p.clone()),
+            Space::Root | Space::Directory(_) => None,
+        })
+        .collect()
+}
+
+/// Whether `key`, read in the space of `prefix`, lies under a longer
+/// prefix of `claimed`: another subspace of the schema.
+fn claimed_elsewhere(claimed: &[Vec<u8>], prefix: &[u8], key: &[u8]) -> bool {
+    claimed
+        .iter()
+        .any(|c| c.len() > prefix.len() && c.starts_with(prefix) && key.starts_with(c))
 }
 
 /// A validation under way: what it found so far, and where violations go.
@@ -174,28 +196,33 @@ impl Scan<'_> {
         }
     }
 
-    /// Checks every key-value of the directory at `path` against `mine`,
-    /// its patterns, then each pattern's count against its bounds.
+    /// Checks every key-value of `space` against `mine`, its patterns,
+    /// then each pattern's count against its bounds.
     fn directory(
         &mut self,
         tx: &mut Box<dyn Transaction>,
         retry: RetryOptions,
         layer: &DirectoryLayer,
-        path: &[String],
+        space: &Space,
         mine: &[&Pattern<'_>],
+        claimed: &[Vec<u8>],
     ) -> Result<(), Error> {
-        let dir = layer
-            .open(&mut **tx, path, b"")
-            .map_err(crate::exec::Error::from)?;
         // A partition holds directories, not keys.
-        let Ok(prefix) = dir.prefix().map(<[u8]>::to_vec) else {
+        let cursor = space
+            .cursor(&mut **tx, layer, true)
+            .map_err(crate::exec::Error::from)?;
+        let Some(mut cursor) = cursor else {
             return Ok(());
         };
+        let prefix = cursor.prefix().to_vec();
+        let path = &space.to_string();
         self.summary.directories += 1;
         let mut counts = vec![0u64; mine.len()];
-        let mut cursor = RangeCursor::new(RangeOption::prefix(&prefix), true);
         'scan: while let Some(batch) = next_batch(&mut cursor, tx, retry, &mut self.summary)? {
             for kv in batch {
+                if claimed_elsewhere(claimed, &prefix, &kv.key) {
+                    continue;
+                }
                 self.summary.keys += 1;
                 if let Some(v) = check(path, &prefix, &kv.key, &kv.value, mine, &mut counts) {
                     self.violation(v);
@@ -221,7 +248,7 @@ impl Scan<'_> {
 
 /// The violation of a pattern that matched `n` key-values in the
 /// directory at `path`, if `n` is outside its bounds.
-fn out_of_bounds(p: &Pattern<'_>, n: usize, path: &[String]) -> Option<Violation> {
+fn out_of_bounds(p: &Pattern<'_>, n: usize, path: &str) -> Option<Violation> {
     if !(p.min.is_some_and(|m| n < m) || p.max.is_some_and(|m| n > m)) {
         return None;
     }
@@ -235,7 +262,7 @@ fn out_of_bounds(p: &Pattern<'_>, n: usize, path: &[String]) -> Option<Violation
     let matched = counted(n as u64, "key-value matches", "key-values match");
     Some(Violation {
         key: p.text.clone(),
-        reason: format!("{matched} in {}, {bound} allowed", show(path)),
+        reason: format!("{matched} in {path}, {bound} allowed"),
         kind: format!("pattern matches {bound} {noun}"),
         pattern: Some(p.text.clone()),
     })
@@ -244,7 +271,7 @@ fn out_of_bounds(p: &Pattern<'_>, n: usize, path: &[String]) -> Option<Violation
 /// The next batch of a scan, going on in a new transaction when the old
 /// one has lived too long.
 fn next_batch(
-    cursor: &mut RangeCursor,
+    cursor: &mut SpaceCursor,
     tx: &mut Box<dyn Transaction>,
     retry: RetryOptions,
     summary: &mut Summary,
@@ -257,7 +284,7 @@ fn next_batch(
 /// Checks one key-value against its directory's patterns; counts the
 /// first that matches, or explains the failure against the nearest.
 fn check(
-    path: &[String],
+    path: &str,
     prefix: &[u8],
     key: &[u8],
     value: &[u8],
@@ -267,11 +294,7 @@ fn check(
     let value_text = codec::decode_untyped(value).to_string();
     let Some(elems) = codec::decode_key(prefix, key) else {
         return Some(Violation {
-            key: format!(
-                "{}{}={value_text}",
-                show(path),
-                hex_key(&key[prefix.len()..])
-            ),
+            key: format!("{path}{}={value_text}", hex_key(&key[prefix.len()..])),
             reason: "key: not a valid tuple".into(),
             kind: "key: not a valid tuple".into(),
             pattern: None,
@@ -296,7 +319,7 @@ fn check(
     }
     let key_text = {
         let parts: Vec<String> = elems.iter().map(|e| e.kind.to_string()).collect();
-        format!("{}({})={value_text}", show(path), parts.join(","))
+        format!("{path}({})={value_text}", parts.join(","))
     };
     let (mismatch, pattern) = nearest?;
     let (reason, pattern) = if mismatch.length

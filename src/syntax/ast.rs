@@ -290,13 +290,52 @@ pub struct KeyValue<'a> {
     pub value: Value<'a>,
 }
 
-/// A directory path and a tuple.
-#[derive(Clone, Debug, PartialEq)]
+/// Where a key lives, and its tuple: a directory (`/app(1)`), the root
+/// of the keyspace (`/(1)`, an absolute path of no names), or raw bytes
+/// (`0x0261707000(1)`, a subspace that is no directory).
+#[derive(Clone, PartialEq)]
 pub struct Key<'a> {
-    /// Where the key lives.
+    /// The directory; for a raw prefix, an empty path spanning the bytes.
     pub dir: Directory<'a>,
+    /// The bytes before the tuple, in place of a directory's prefix.
+    pub prefix: Option<ThinVec<u8>>,
     /// The key's tuple.
     pub tuple: Tuple<'a>,
+}
+
+/// Shows `prefix` only for a key after raw bytes: the dump of a key in a
+/// directory, the common case, reads as it did before such keys were.
+impl std::fmt::Debug for Key<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Key");
+        d.field("dir", &self.dir);
+        if let Some(prefix) = &self.prefix {
+            d.field("prefix", prefix);
+        }
+        d.field("tuple", &self.tuple).finish()
+    }
+}
+
+impl Key<'_> {
+    /// Where the key lives, as the executor finds its prefix.
+    pub fn place(&self) -> Place<'_> {
+        match &self.prefix {
+            Some(bytes) => Place::Prefix(bytes),
+            None if self.dir.is_root() => Place::Root,
+            None => Place::Directory(&self.dir),
+        }
+    }
+}
+
+/// [`Key::place`]: the three spaces a tuple key can be written in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Place<'k> {
+    /// A directory, or a pattern of directories.
+    Directory(&'k Directory<'k>),
+    /// The root of the keyspace, outside every directory.
+    Root,
+    /// Raw bytes before the tuple.
+    Prefix(&'k [u8]),
 }
 
 /// The right-hand side of a key-value.
@@ -765,6 +804,12 @@ impl Directory<'_> {
     /// Whether the path matches more than one directory.
     pub fn has_holes(&self) -> bool {
         self.rest.is_some() || self.elems.iter().any(|e| matches!(e, DirElem::Var(_)))
+    }
+
+    /// Whether it is `/` alone, the root of the keyspace: an absolute
+    /// path of no names, which only a key (`/(1)`) can have.
+    pub fn is_root(&self) -> bool {
+        self.elems.is_empty() && self.rest.is_none() && self.relative.is_none()
     }
 }
 

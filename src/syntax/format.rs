@@ -104,7 +104,7 @@ impl Fmt<'_> {
         }
         match &s.query {
             Query::KeyValue(kv) if self.has_comments(s.span) => {
-                write!(self.out, "{}", kv.key.dir).expect("writing to a String");
+                write!(self.out, "{}", kv.key.place()).expect("writing to a String");
                 self.tuple(&kv.key.tuple, 0);
                 match &kv.value {
                     Value::Data(elem, opts) => {

@@ -348,4 +348,31 @@ mod tests {
             [(Number, "0x01"), (Punct, ".."), (Number, "0x02")]
         );
     }
+
+    #[test]
+    fn keys_outside_directories_start_at_the_root_or_a_prefix() {
+        use Class::*;
+        assert_eq!(
+            classes("/(\"app\",<int>)"),
+            [
+                (Punct, "/"),
+                (Punct, "("),
+                (Str, "\"app\""),
+                (Punct, ","),
+                (Hole, "<int>"),
+                (Punct, ")"),
+            ]
+        );
+        assert_eq!(
+            classes("0xab01(1)=clear"),
+            [
+                (Number, "0xab01"),
+                (Punct, "("),
+                (Number, "1"),
+                (Punct, ")"),
+                (Punct, "="),
+                (Keyword, "clear"),
+            ]
+        );
+    }
 }

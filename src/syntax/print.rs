@@ -92,7 +92,18 @@ impl Display for KeyValue<'_> {
 
 impl Display for Key<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.dir, self.tuple)
+        write!(f, "{}{}", self.place(), self.tuple)
+    }
+}
+
+/// What comes before a key's tuple: `/app`, `/` or `0x02`.
+impl Display for Place<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Prefix(bytes) => write_bytes(f, bytes),
+            Place::Root => f.write_char('/'),
+            Place::Directory(dir) => dir.fmt(f),
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use crate::exec::{self, Bindings, Engine, Output, Part, Row};
 use crate::kv::{DatabaseExt, Error as KvError, Transaction, Watch};
 
 use crate::plan::{Params, Plan, Root, plan_in};
-use crate::syntax::ast::{DirElem, Elem, Item, Kind, Query, Span};
+use crate::syntax::ast::{DirElem, Elem, Item, Kind, Place, Query, Span};
 
 use super::{Error, Event, Options, wait};
 
@@ -329,6 +329,11 @@ impl Target<'_> {
             let Some(Query::KeyValue(kv)) = step.map(|s| s.query()) else {
                 return Ok(None);
             };
+            match kv.key.place() {
+                Place::Prefix(bytes) => return Ok(Some(encode(bytes, &kv.key.tuple.elems)?)),
+                Place::Root => return Ok(Some(encode(&[], &kv.key.tuple.elems)?)),
+                Place::Directory(_) => {}
+            }
             let mut dir = kv.key.dir.clone();
             if self.root.resolve(&mut dir).is_err() {
                 return Ok(None);
@@ -373,7 +378,12 @@ impl Target<'_> {
         let (Some(elems), false) = (elems, *rest) else {
             return Ok(None);
         };
-        match self.prefix(tx, path.names())? {
+        let prefix = match (path.prefix(), path.names()) {
+            (Some(bytes), _) => Some(bytes.to_vec()),
+            (None, []) => Some(Vec::new()),
+            (None, names) => self.prefix(tx, names)?,
+        };
+        match prefix {
             Some(prefix) => Ok(Some(encode(&prefix, &elems)?)),
             None => Ok(None),
         }

@@ -16,6 +16,7 @@ mod faults;
 mod mutex;
 use crate::support::mutex_show;
 mod output;
+mod outside;
 mod params;
 mod queries;
 mod raw;

@@ -6,6 +6,7 @@ pub mod cache;
 pub mod clients;
 pub mod concurrency;
 pub mod golden;
+pub mod outside;
 pub mod partitions;
 pub mod survey;
 

@@ -225,6 +225,97 @@ class TupleAndDirectoryInterop(unittest.TestCase):
             self.assertEqual(row["key"][0], {"vstamp": f"#{stamp.hex()}:0000"})
 
 
+def rows(db_path, query):
+    """fql's JSON lines for `query`, parsed."""
+    out = fql(db_path, "--format", "jsonl", "-q", query)
+    return [json.loads(line) for line in out.splitlines()]
+
+
+class KeysOutsideDirectories(unittest.TestCase):
+    """Keys the bindings pack at the root and under subspaces, with no
+    directory layer: fql names them `/(...)` and `0xPREFIX(...)`."""
+
+    RAW = b"\xabraw"
+
+    def fill(self, d):
+        directory = fdb.directory.create_or_open(d.db, ("dir",))
+        users = fdb.Subspace(("users",))
+        raw = fdb.Subspace(rawPrefix=self.RAW)
+        for n in range(4):
+            d.db[fdb.tuple.pack(("app", n, "name"))] = fdb.tuple.pack((n * 10,))
+            d.db[users.pack((n,))] = fdb.tuple.pack((f"user {n}",))
+            d.db[raw.pack(("k", n))] = b"v%d" % n
+            d.db[directory.pack((n,))] = b""
+        return users, raw
+
+    def test_what_the_bindings_write_outside_directories_fql_reads(self):
+        d = Database(self)
+        _, raw = self.fill(d)
+        app = rows(d.path, '/("app",<int>,"name")=<int>')
+        self.assertEqual([r["path"] for r in app], [[]] * 4)
+        self.assertEqual([r["key"] for r in app], [["app", n, "name"] for n in range(4)])
+        self.assertEqual([r["value"] for r in app], [n * 10 for n in range(4)])
+        # A tuple-packed subspace is a tuple at the root, or a raw prefix.
+        users = rows(d.path, '/("users",<int>)=<str>')
+        self.assertEqual([r["key"] for r in users], [["users", n] for n in range(4)])
+        prefixed = rows(d.path, "0x" + fdb.tuple.pack(("users",)).hex() + "(<int>)=<str>")
+        self.assertEqual([r["key"] for r in prefixed], [[n] for n in range(4)])
+        self.assertEqual([r["value"] for r in prefixed], [f"user {n}" for n in range(4)])
+        sub = rows(d.path, '0xab726177("k",<int>)=<bytes>')
+        self.assertEqual([r["prefix"] for r in sub], [{"bytes": self.RAW.hex()}] * 4)
+        self.assertEqual([r["key"] for r in sub], [["k", n] for n in range(4)])
+        self.assertEqual([r["value"] for r in sub], [{"bytes": (b"v%d" % n).hex()} for n in range(4)])
+        # Holes filter: a value that is no int is passed over.
+        self.assertEqual(rows(d.path, '/("app",2,<str>)=<int>')[0]["value"], 20)
+        self.assertEqual(rows(d.path, '/("app",<int>,"name")=<str>'), [])
+        # The root holds the tuples, and the raw subspace's keys, which
+        # are no tuples, as bytes; never the directory's keys or nodes.
+        every = rows(d.path, "/(...)")
+        kinds = [(r["type"], r.get("path")) for r in every]
+        self.assertEqual(kinds, [("kv", [])] * 8 + [("raw", None)] * 4, every)
+        self.assertEqual(every[8]["key"], {"bytes": raw.pack(("k", 0)).hex()})
+        # A count counts the keys that are tuples, as in a directory.
+        counted = fql(d.path, "-q", "/(...)=<count>", "-q", "0xab726177(...)=<count>")
+        self.assertEqual(counted, "/(...)=8\n0xab726177(...)=4\n")
+
+    def test_fql_clears_what_the_bindings_wrote_outside_directories(self):
+        d = Database(self)
+        users, raw = self.fill(d)
+        fql(d.path, "-w", "-q", '/("app",2,...)=clear', "-q", "0xab726177(...)=clear")
+        left = [fdb.tuple.unpack(kv.key) for kv in d.db[fdb.tuple.range(("app",))]]
+        self.assertEqual(left, [("app", 0, "name"), ("app", 1, "name"), ("app", 3, "name")])
+        self.assertEqual(list(d.db[raw.range()]), [])
+        self.assertEqual(len(list(d.db[users.range()])), 4)
+        directory = fdb.directory.open(d.db, ("dir",))
+        self.assertEqual(len(list(d.db[directory.range()])), 4)
+        # A clear of the whole root leaves the directory layer whole.
+        fql(d.path, "-w", "-q", "/(...)=clear")
+        self.assertEqual(len(list(d.db[directory.range()])), 4)
+        self.assertEqual(list(d.db[users.range()]), [])
+        self.assertEqual(fdb.directory.list(d.db), ["dir"])
+
+    def test_what_fql_writes_outside_directories_the_bindings_read(self):
+        d = Database(self)
+        script = "\n".join(
+            [
+                '/("app",7,"x")="seven"',
+                '/("app",8)=(1,"two",nil)',
+                '/("users",3)=add(5[i64])',
+                '/("users",3)=add(-7[i64])',
+                '0xab726177("k",1)=0x00ff',
+                '0xab726177(f32(1.5),nil)=true',
+            ]
+        )
+        fql(d.path, "-w", "-1", "-f", "-", stdin=script + "\n")
+        raw = fdb.Subspace(rawPrefix=self.RAW)
+        self.assertEqual(d.db[fdb.tuple.pack(("app", 7, "x"))], fdb.tuple.pack(("seven",)))
+        self.assertEqual(d.db[fdb.tuple.pack(("app", 8))], fdb.tuple.pack((1, "two", None)))
+        self.assertEqual(d.db[fdb.tuple.pack(("users", 3))], struct.pack("<q", -2))
+        self.assertEqual(d.db[raw.pack(("k", 1))], b"\x00\xff")
+        got = [raw.unpack(kv.key) for kv in d.db[raw.range()]]
+        self.assertEqual(got, [("k", 1), (fdb.tuple.SingleFloat(1.5), None)])
+
+
 class ConcurrentDirectories(unittest.TestCase):
     def test_threads_and_processes_never_share_or_nest_a_prefix(self):
         d = Database(self)

@@ -320,7 +320,15 @@ pub fn query() -> impl Strategy<Value = Query<'static>> {
         1 => directory().prop_map(|dir| Query::Remove { dir, keyword: span() }),
         4 => (directory(), tuple(), value()).prop_map(|(dir, tuple, value)| {
             Query::KeyValue(KeyValue {
-                key: Key { dir, tuple },
+                key: Key { dir, prefix: None, tuple },
+                value,
+            })
+        }),
+        // At the root, and after raw bytes: no directory.
+        1 => (option::of(vec(any::<u8>(), 0..6)), tuple(), value()).prop_map(|(prefix, tuple, value)| {
+            let dir = Directory { span: span(), ..Directory::default() };
+            Query::KeyValue(KeyValue {
+                key: Key { dir, prefix: prefix.map(Into::into), tuple },
                 value,
             })
         }),

@@ -145,7 +145,10 @@ impl Spans<'_> {
                 self.expect(*keyword, "remove");
             }
             Query::KeyValue(kv) => {
-                self.directory(&kv.key.dir);
+                match kv.key.place() {
+                    Place::Directory(dir) => self.directory(dir),
+                    place => self.expect(kv.key.dir.span, place),
+                }
                 self.tuple(&kv.key.tuple);
                 self.value(&kv.value);
             }

@@ -121,7 +121,7 @@ impl Writer {
         }
         match &s.query {
             Query::KeyValue(kv) => {
-                self.out.push_str(&kv.key.dir.to_string());
+                self.out.push_str(&kv.key.place().to_string());
                 self.tuple(&kv.key.tuple);
                 match &kv.value {
                     Value::Data(elem, opts) => {

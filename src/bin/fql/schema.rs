@@ -149,7 +149,12 @@ fn failed(e: &fql::schema::Error) -> Exit {
 
 pub fn infer(args: &InferArgs, store: &StoreArgs, color: bool) -> Result<(), Exit> {
     let root = crate::session::root(args.root.as_deref(), color)?;
-    let dir = directory(&args.dir, &root, color)?;
+    // `/` itself: the keys outside every directory, and with --depth the
+    // directories at the top.
+    let dir = match root.change(&args.dir) {
+        Ok(top) if top.names().is_empty() && args.dir.starts_with('/') => Vec::new(),
+        _ => directory(&args.dir, &root, color)?,
+    };
     let opened = crate::store::open_as(store, Missing::Refuse)?;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
     let shapes =

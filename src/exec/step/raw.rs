@@ -7,7 +7,10 @@ use crate::plan::{Step, raw_bounds};
 use crate::syntax::ast::*;
 
 use crate::exec::matching::{ReadValue, ValueMatch};
-use crate::exec::{Error, Output, RawRow};
+use std::sync::Arc;
+
+use crate::directory::{DirectoryLayer, OUTSIDE_END, Outside};
+use crate::exec::{DirPath, Error, Found, Output, RawRow};
 
 use super::{Emit, Hit};
 
@@ -15,6 +18,7 @@ use super::{Emit, Hit};
 /// reads and writes first, as FDB's `access_system_keys` does.
 pub(super) fn run(
     tx: &mut dyn Transaction,
+    layer: &DirectoryLayer,
     step: &Step<'_>,
     raw: &RawKeyValue<'_>,
     (split, snapshot): (bool, bool),
@@ -38,11 +42,12 @@ pub(super) fn run(
         }
         (Kind::Clear, _) => tx.clear(&begin)?,
         (Kind::ClearRange, _) => tx.clear_range(&begin, &end)?,
-        (Kind::Read, _) => read(tx, step, raw, &begin, snapshot, emit)?,
+        (Kind::Read, _) => read(tx, layer, step, raw, &begin, snapshot, emit)?,
         _ => {
             let mut range = RangeOption::new(begin, end).mode(step.options.mode);
             range.reverse = step.options.reverse;
-            scan(tx, step, raw, range, (split, snapshot), emit)?;
+            let mut root = AtRoot::new(layer, &range);
+            scan(tx, step, raw, range, &mut root, (split, snapshot), emit)?;
         }
     }
     Ok(())
@@ -51,6 +56,7 @@ pub(super) fn run(
 /// One key.
 fn read(
     tx: &mut dyn Transaction,
+    layer: &DirectoryLayer,
     step: &Step<'_>,
     raw: &RawKeyValue<'_>,
     key: &[u8],
@@ -61,7 +67,75 @@ fn read(
     let Some(bytes) = tx.get(key, snapshot)? else {
         return Ok(());
     };
-    found(step, &values, key, &bytes, emit).map(|_| ())
+    let mut elems = Vec::new();
+    let outside = key < OUTSIDE_END
+        && codec::decode_key_into(&[], key, &mut elems)
+        && layer.prefix_holding(tx, key, snapshot)?.is_none();
+    let root = root_path();
+    let at_root = outside.then_some((&root, elems.as_slice()));
+    found(step, &values, key, &bytes, at_root, emit).map(|_| ())
+}
+
+/// How a key at the root shows where it is: `/`.
+fn root_path() -> Arc<DirPath> {
+    Arc::new(DirPath::new(Vec::new()))
+}
+
+/// Which keys of a raw range read lie outside every directory: those
+/// that are tuples print as keys at the root (`/(1)=2`), the form that
+/// names them in queries; a directory's keys stay bytes, since their
+/// tuples mean something only under its path. Rows come in key order (or
+/// reversed), so the ranges outside are walked beside them.
+struct AtRoot<'l> {
+    layer: &'l DirectoryLayer,
+    gaps: Outside,
+    /// The range outside that the last key was checked against; `None`
+    /// before the first and after the last.
+    gap: Option<(Vec<u8>, Vec<u8>)>,
+    started: bool,
+    reverse: bool,
+    path: Arc<DirPath>,
+}
+
+impl<'l> AtRoot<'l> {
+    fn new(layer: &'l DirectoryLayer, range: &RangeOption) -> AtRoot<'l> {
+        let (begin, end) = (range.begin.clone(), range.end.clone());
+        AtRoot {
+            layer,
+            gaps: Outside::new(begin, end, range.reverse),
+            gap: None,
+            started: false,
+            reverse: range.reverse,
+            path: root_path(),
+        }
+    }
+
+    /// Whether `key`, the next row's, lies outside every directory.
+    fn holds(
+        &mut self,
+        tx: &mut dyn Transaction,
+        key: &[u8],
+        snapshot: bool,
+    ) -> Result<bool, Error> {
+        loop {
+            if !self.started {
+                self.gap = self.gaps.next(tx, self.layer, snapshot)?;
+                self.started = true;
+            }
+            let Some((begin, end)) = &self.gap else {
+                return Ok(false);
+            };
+            let passed = if self.reverse {
+                key < begin.as_slice()
+            } else {
+                key >= end.as_slice()
+            };
+            if !passed {
+                return Ok(key >= begin.as_slice() && key < end.as_slice());
+            }
+            self.started = false;
+        }
+    }
 }
 
 /// Every key of a range, in order, up to the statement's limit.
@@ -70,6 +144,7 @@ fn scan(
     step: &Step<'_>,
     raw: &RawKeyValue<'_>,
     range: RangeOption,
+    root: &mut AtRoot<'_>,
     (split, snapshot): (bool, bool),
     emit: Emit<'_>,
 ) -> Result<(), Error> {
@@ -92,11 +167,17 @@ fn scan(
                 continue;
             }
         };
+        let mut elems = Vec::new();
         for kv in &rows {
             if left == Some(0) {
                 return Ok(());
             }
-            if found(step, &values, &kv.key, &kv.value, emit)? {
+            elems.clear();
+            let tuple = kv.key.as_slice() < OUTSIDE_END
+                && codec::decode_key_into(&[], &kv.key, &mut elems)
+                && root.holds(tx, &kv.key, snapshot)?;
+            let at_root = tuple.then_some((&root.path, elems.as_slice()));
+            if found(step, &values, &kv.key, &kv.value, at_root, emit)? {
                 left = left.map(|n| n - 1);
             }
         }
@@ -112,6 +193,7 @@ fn found(
     values: &ValueMatch<'_>,
     key: &[u8],
     bytes: &[u8],
+    at_root: Option<(&Arc<DirPath>, &[Elem<'_>])>,
     emit: Emit<'_>,
 ) -> Result<bool, Error> {
     let Some(value) = values.read(bytes) else {
@@ -128,8 +210,12 @@ fn found(
     if step.feeds {
         values.captures(&value, &mut captures);
     }
+    let found = match at_root {
+        Some((path, elems)) => Found::row(path, elems, &value),
+        None => Output::Raw(raw_row(key, &value)).into(),
+    };
     emit(Hit::One {
-        found: Output::Raw(raw_row(key, &value)).into(),
+        found,
         captures: &mut captures,
     })?;
     Ok(true)

@@ -5,6 +5,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::codec::{self, ElementFilter, Scalar};
+use crate::directory::{DirectoryLayer, Outside};
 use crate::kv::{Fetched, RangeCursor, RangeOption, Transaction};
 use crate::plan::Step;
 use crate::syntax::ast::*;
@@ -33,20 +34,42 @@ pub(super) fn scan(
 ) -> Result<(), Error> {
     let scan = Scan::new(kv, step)?;
     let mut left = step.options.limit;
-    for path in dirs::matching_or_path(tx, dirs.layer, &kv.key.dir)? {
+    let reads = (split, snapshot);
+    let layer = dirs.layer;
+    let pattern = match kv.key.place() {
+        Place::Prefix(bytes) => {
+            let shown = Arc::new(DirPath::prefixed(bytes.to_vec()));
+            let at = Dir::new(&[], bytes, &shown);
+            return scan.directory(tx, at, &mut left, reads, emit);
+        }
+        Place::Root => {
+            return scan.directory(tx, Dir::root(layer, &root_path()), &mut left, reads, emit);
+        }
+        Place::Directory(pattern) => pattern,
+    };
+    // `/...` is the root and every directory: the keys outside them first.
+    if dirs::includes_root(pattern) {
+        scan.directory(tx, Dir::root(layer, &root_path()), &mut left, reads, emit)?;
+        if left == Some(0) {
+            return Ok(());
+        }
+    }
+    for path in dirs::matching_or_path(tx, layer, pattern)? {
         let Some(prefix) = dirs.prefix(tx, &path, step.span, false)? else {
             continue;
         };
-        let at = Dir {
-            path: &path,
-            prefix,
-        };
-        scan.directory(tx, at, &mut left, (split, snapshot), emit)?;
+        let shown = Arc::new(DirPath::new(path.clone()));
+        scan.directory(tx, Dir::new(&path, prefix, &shown), &mut left, reads, emit)?;
         if left == Some(0) {
             break;
         }
     }
     Ok(())
+}
+
+/// How rows at the root show where they are: `/`.
+fn root_path() -> Arc<DirPath> {
+    Arc::new(DirPath::new(Vec::new()))
 }
 
 /// What a range read or clear decides once, before it reads any directory.
@@ -73,11 +96,36 @@ struct Scan<'q, 'a> {
     repeats: bool,
 }
 
-/// A directory a scan reads: its path and its key prefix.
+/// A place a scan reads: a directory's path and its key prefix, or the
+/// root of the keyspace, less what the directory layer holds.
 #[derive(Clone, Copy)]
 struct Dir<'d> {
     path: &'d [String],
     prefix: &'d [u8],
+    /// How its rows show where they are.
+    shown: &'d Arc<DirPath>,
+    /// At the root: the layer whose directories' keys are left out.
+    outside: Option<&'d DirectoryLayer>,
+}
+
+impl<'d> Dir<'d> {
+    fn new(path: &'d [String], prefix: &'d [u8], shown: &'d Arc<DirPath>) -> Dir<'d> {
+        Dir {
+            path,
+            prefix,
+            shown,
+            outside: None,
+        }
+    }
+
+    fn root(layer: &'d DirectoryLayer, shown: &'d Arc<DirPath>) -> Dir<'d> {
+        Dir {
+            path: &[],
+            prefix: &[],
+            shown,
+            outside: Some(layer),
+        }
+    }
 }
 
 impl<'q, 'a> Scan<'q, 'a> {
@@ -126,31 +174,77 @@ impl<'q, 'a> Scan<'q, 'a> {
         (split, snapshot): (bool, bool),
         emit: Emit<'_>,
     ) -> Result<(), Error> {
-        let opts = self.step.options;
         let start = codec::encode_key(dir.prefix, &self.kv.key.tuple.elems[..self.fixed])?.bytes;
-        let mut range = RangeOption::prefix(&start).mode(opts.mode);
-        range.reverse = opts.reverse;
-        // Every key-value read is a result: the database can count them,
-        // and reads no more than the limit (`exact` mode needs it to).
-        if opts.read_limit {
-            range.limit = *left;
-        }
-        if self.whole_range {
-            tx.clear_range(&range.begin, &range.end)?;
-            return Ok(());
-        }
+        let range = RangeOption::prefix(&start);
         let mut dir_captures = Vec::new();
         dirs::captures(&self.kv.key.dir, dir.path, &mut dir_captures);
-        let shared = Arc::new(DirPath::new(dir.path.to_vec()));
+        let shared = dir.shown;
         let mut rows = Rows {
             scan: self,
             dir,
-            shared: &shared,
+            shared,
             dir_captures: &dir_captures,
             left,
             folds: Folds::new(&self.key_aggs, self.value_agg.as_ref()),
             captures: Vec::new(),
         };
+        match dir.outside {
+            None => self.range(
+                tx,
+                range.begin,
+                range.end,
+                &mut rows,
+                (split, snapshot),
+                emit,
+            )?,
+            Some(layer) => {
+                // The ranges between the directories' prefixes, each read
+                // as a directory's whole range is.
+                let reverse = self.step.options.reverse;
+                let mut gaps = Outside::new(range.begin, range.end, reverse);
+                while let Some((begin, end)) = gaps.next(tx, layer, snapshot)? {
+                    self.range(tx, begin, end, &mut rows, (split, snapshot), emit)?;
+                    if *rows.left == Some(0) {
+                        break;
+                    }
+                }
+            }
+        }
+        let folds = rows.folds;
+        if self.folding
+            && let Some(output) = folds.finish(shared, self.kv, &mut dir_captures)
+        {
+            emit(Hit::One {
+                found: output.into(),
+                captures: &mut dir_captures,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Reads (or clears) the matching rows of `begin..end`, within one
+    /// place, onto `rows`.
+    fn range(
+        &self,
+        tx: &mut dyn Transaction,
+        begin: Vec<u8>,
+        end: Vec<u8>,
+        rows: &mut Rows<'_, '_, '_>,
+        (split, snapshot): (bool, bool),
+        emit: Emit<'_>,
+    ) -> Result<(), Error> {
+        let opts = self.step.options;
+        if self.whole_range {
+            tx.clear_range(&begin, &end)?;
+            return Ok(());
+        }
+        let mut range = RangeOption::new(begin, end).mode(opts.mode);
+        range.reverse = opts.reverse;
+        // Every key-value read is a result: the database can count them,
+        // and reads no more than the limit (`exact` mode needs it to).
+        if opts.read_limit {
+            range.limit = *rows.left;
+        }
         let mut cursor = RangeCursor::new(range, snapshot);
         if self.clearing || opts.limit.is_some() {
             // A clear writes as it reads, and a read with a limit reads no
@@ -163,15 +257,6 @@ impl<'q, 'a> Scan<'q, 'a> {
             }
         } else {
             cursor.read_ahead(tx, split, |batch| rows.batch(batch, None, emit))?;
-        }
-        let folds = rows.folds;
-        if self.folding
-            && let Some(output) = folds.finish(&shared, self.kv, &mut dir_captures)
-        {
-            emit(Hit::One {
-                found: output.into(),
-                captures: &mut dir_captures,
-            })?;
         }
         Ok(())
     }
@@ -262,7 +347,7 @@ impl Rows<'_, '_, '_> {
             }
         };
         let scan = self.scan;
-        let Dir { path, prefix } = self.dir;
+        let Dir { prefix, .. } = self.dir;
         let mut elems = Vec::new();
         let mut pending = Pending::default();
         for stored in batch {
@@ -275,7 +360,7 @@ impl Rows<'_, '_, '_> {
                 if scan.step.options.strict {
                     pending.flush(self.shared, emit)?;
                     let (key, value) = (&stored.key, &stored.value);
-                    return Err(mismatch(path, prefix, key, value, scan.step));
+                    return Err(mismatch(self.shared, prefix, key, value, scan.step));
                 }
                 continue;
             };

@@ -177,6 +177,7 @@ impl<'a> Parser<'a> {
                 query: Query::KeyValue(KeyValue {
                     key: Key {
                         dir: Directory::default(),
+                        prefix: None,
                         tuple: Tuple::default(),
                     },
                     value: Value::Omitted,
@@ -249,12 +250,19 @@ impl<'a> Parser<'a> {
     ) -> Result<&'a str, nom::Err<super::Fail>> {
         let (i, key) = self.raw_key(i)?;
         if peek(i) == Some(b'(') {
-            let help = "a raw key is its bytes alone; to name a tuple key, start with its directory, as in `/dir(1)`";
-            return Err(failure(self.expected(
-                i,
-                "`=` or the end of the statement",
-                Some(help.into()),
-            )));
+            return match key.kind {
+                RawKeyKind::Key(prefix) => {
+                    self.prefixed_statement(i, start, options, (prefix, key.span), items)
+                }
+                _ => {
+                    let help = "a tuple follows the bytes of a prefix alone, as in `0x0261707000(1)`; a range of raw keys is its bytes alone";
+                    Err(failure(self.expected(
+                        i,
+                        "`=` or the end of the statement",
+                        Some(help.into()),
+                    )))
+                }
+            };
         }
         let mut value = Value::Omitted;
         let i = match i.strip_prefix('=') {
@@ -264,6 +272,40 @@ impl<'a> Parser<'a> {
         items.push(Item::Statement(Statement {
             options,
             query: Query::Raw(RawKeyValue { key, value }),
+            span: self.span_from(start, i),
+        }));
+        Ok(i)
+    }
+
+    /// A key-value whose tuple follows raw bytes, `0x0261707000(1)=2`:
+    /// the keys of a subspace that is no directory. `i` is at the `(`.
+    fn prefixed_statement(
+        &mut self,
+        i: &'a str,
+        start: usize,
+        options: Options<'a>,
+        (prefix, at): (Vec<u8>, Span),
+        items: &mut Items<Item<'a>>,
+    ) -> Result<&'a str, nom::Err<super::Fail>> {
+        let mut kv = KeyValue {
+            key: Key {
+                dir: Directory {
+                    span: at,
+                    ..Directory::default()
+                },
+                prefix: Some(prefix.into()),
+                tuple: Tuple::default(),
+            },
+            value: Value::Omitted,
+        };
+        let i = self.tuple(i, &mut kv.key.tuple)?;
+        let i = match i.strip_prefix('=') {
+            Some(v) => self.value(v, &mut kv.value)?,
+            None => i,
+        };
+        items.push(Item::Statement(Statement {
+            options,
+            query: Query::KeyValue(kv),
             span: self.span_from(start, i),
         }));
         Ok(i)
@@ -477,6 +519,12 @@ impl<'a> Parser<'a> {
         // Every element goes through the one push below: with a push in each
         // branch, the vector's push was left out of line, a call per element.
         while let Some(at) = i.strip_prefix('/') {
+            // `/(`: a key at the root of the keyspace, outside every
+            // directory (the root directory's prefix is empty).
+            if peek(at) == Some(b'(') && out.elems.is_empty() && out.relative.is_none() {
+                i = at;
+                break;
+            }
             let (after, elem) = match peek(at) {
                 Some(b) if is_name_start(b) => {
                     let (after, name) = word(at);
