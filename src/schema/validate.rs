@@ -147,6 +147,15 @@ fn directories(
         let mut dirs: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
         for p in patterns {
             for path in crate::exec::matching_directories(tx, layer, p.dir)? {
+                // A partition holds no keys: a pattern with holes passes
+                // over it to the directories inside, but one naming it
+                // could match nothing, and a query naming it is refused.
+                if !p.dir.has_holes() && layer.open(tx, &path, b"")?.is_partition() {
+                    return Err(crate::exec::Error::Partition {
+                        path: crate::directory::show(&path),
+                        at: p.dir.span,
+                    });
+                }
                 dirs.entry(path).or_default().push(p.index);
             }
         }
@@ -187,7 +196,8 @@ impl Scan<'_> {
         let dir = layer
             .open(&mut **tx, path, b"")
             .map_err(crate::exec::Error::from)?;
-        // A partition holds directories, not keys.
+        // A partition a pattern with holes reached holds directories, not
+        // keys: those it matched inside are checked on their own.
         let Ok(prefix) = dir.prefix().map(<[u8]>::to_vec) else {
             return Ok(());
         };

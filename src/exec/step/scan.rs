@@ -33,8 +33,16 @@ pub(super) fn scan(
 ) -> Result<(), Error> {
     let scan = Scan::new(kv, step)?;
     let mut left = step.options.limit;
+    let pattern = kv.key.dir.has_holes();
     for path in dirs::matching_or_path(tx, dirs.layer, &kv.key.dir)? {
-        let Some(prefix) = dirs.prefix(tx, &path, step.span, false)? else {
+        // A pattern passes over the partitions it matches and reads the
+        // directories inside them; a path naming one is refused before
+        // anything is read.
+        let prefix = match pattern {
+            true => dirs.matched_prefix(tx, &path)?,
+            false => dirs.prefix(tx, &path, step.span, false)?,
+        };
+        let Some(prefix) = prefix else {
             continue;
         };
         let at = Dir {
