@@ -17,6 +17,7 @@ mod mutex;
 use crate::support::mutex_show;
 mod output;
 mod params;
+mod partitions;
 mod queries;
 mod raw;
 use crate::support::reach;
