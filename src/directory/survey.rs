@@ -169,9 +169,9 @@ fn range_of(dir: &Directory) -> (Vec<u8>, Vec<u8>) {
 /// bytes, reading for two seconds in each transaction and going on in
 /// a new one from where it stopped, so that a directory of any size is
 /// counted. Subdirectories have prefixes of their own and are not
-/// counted; a partition has no key-values of its own and is refused
-/// (`fql::directory::partition`). `progress` is called after each batch
-/// with the count so far.
+/// counted. A partition has no key-values of its own: its count is that
+/// of every directory inside it, at every depth, which hold all it keeps.
+/// `progress` is called after each transaction with the count so far.
 pub fn count<S: AsRef<str>>(
     db: &dyn Database,
     retry: RetryOptions,
@@ -189,14 +189,17 @@ fn count_in_slices<S: AsRef<str>>(
     slice: Duration,
     mut progress: impl FnMut(&Count),
 ) -> Result<Count> {
-    let layer = DirectoryLayer::new();
-    let (dir, _) = db.run_with(retry, |tx, _| layer.open(tx, path, b""))?;
-    let prefix = dir.prefix()?.to_vec();
-    let end = kv::strinc(&prefix);
+    let ranges: Vec<(Vec<u8>, Vec<u8>)> = counted_prefixes(db, retry, &owned(path))?
+        .into_iter()
+        .map(|p| {
+            let end = kv::strinc(&p);
+            (p, end)
+        })
+        .collect();
     let mut total = Count::default();
-    let mut from = Some(prefix);
-    while let Some(begin) = from.take() {
-        let (slice, _) = db.run_with(retry, |tx, _| count_slice(tx, &begin, &end, slice))?;
+    let mut from = ranges.first().map(|(begin, _)| (0, begin.clone()));
+    while let Some(start) = from.take() {
+        let (slice, _) = db.run_with(retry, |tx, _| count_slice(tx, &ranges, &start, slice))?;
         total.keys += slice.keys;
         total.bytes += slice.bytes;
         total.transactions += 1;
@@ -206,39 +209,82 @@ fn count_in_slices<S: AsRef<str>>(
     Ok(total)
 }
 
+/// The prefixes whose ranges a [`count`] of `path` reads: the
+/// directory's own; for a partition, those of the directories inside it
+/// (a partition within adding none of its own), each looked up in a
+/// transaction of its own, so a partition of any size is walked.
+fn counted_prefixes(
+    db: &dyn Database,
+    retry: RetryOptions,
+    path: &[String],
+) -> Result<Vec<Vec<u8>>> {
+    let layer = DirectoryLayer::new();
+    let (top, _) = db.run_with(retry, |tx, _| layer.open(tx, path, b""))?;
+    if !top.is_partition() {
+        return Ok(vec![top.prefix]);
+    }
+    let mut prefixes = Vec::new();
+    let mut left = vec![top.path];
+    while let Some(path) = left.pop() {
+        let (children, _) = db.run_with(retry, |tx, _| {
+            let mut children = Vec::new();
+            for name in layer.list(tx, &path)? {
+                let mut child = path.clone();
+                child.push(name);
+                children.push(layer.open(tx, &child, b"")?);
+            }
+            Ok::<_, Error>(children)
+        })?;
+        // Depth first, each directory's children in name order.
+        for child in children.into_iter().rev() {
+            if !child.is_partition() {
+                prefixes.push(child.prefix.clone());
+            }
+            left.push(child.path);
+        }
+    }
+    prefixes.sort();
+    Ok(prefixes)
+}
+
 /// What one transaction of a [`count`] read.
 struct Slice {
     keys: u64,
     bytes: u64,
-    /// Where the next transaction goes on, if the range is not done.
-    rest: Option<Vec<u8>>,
+    /// Where the next transaction goes on, if the ranges are not done:
+    /// the index of a range, and the key to begin at in it.
+    rest: Option<(usize, Vec<u8>)>,
 }
 
+/// Counts `ranges` from `start` on, until they end or `time` is spent.
 fn count_slice(
     tx: &mut dyn Transaction,
-    begin: &[u8],
-    end: &[u8],
+    ranges: &[(Vec<u8>, Vec<u8>)],
+    (first, begin): &(usize, Vec<u8>),
     time: Duration,
 ) -> Result<Slice, Error> {
     let started = Instant::now();
-    let range = RangeOption::new(begin.to_vec(), end.to_vec()).mode(StreamingMode::WantAll);
-    let mut cursor = RangeCursor::new(range, true);
     let mut slice = Slice {
         keys: 0,
         bytes: 0,
         rest: None,
     };
-    while let Some(batch) = cursor.next_batch(tx)? {
-        slice.keys += batch.len() as u64;
-        slice.bytes += batch
-            .iter()
-            .map(|kv| (kv.key.len() + kv.value.len()) as u64)
-            .sum::<u64>();
-        if started.elapsed() >= time
-            && let Some(last) = batch.last()
-        {
-            slice.rest = Some(kv::key_after(&last.key));
-            break;
+    for (i, (range_begin, end)) in ranges.iter().enumerate().skip(*first) {
+        let begin = if i == *first { begin } else { range_begin };
+        let range = RangeOption::new(begin.clone(), end.clone()).mode(StreamingMode::WantAll);
+        let mut cursor = RangeCursor::new(range, true);
+        while let Some(batch) = cursor.next_batch(tx)? {
+            slice.keys += batch.len() as u64;
+            slice.bytes += batch
+                .iter()
+                .map(|kv| (kv.key.len() + kv.value.len()) as u64)
+                .sum::<u64>();
+            if started.elapsed() >= time
+                && let Some(last) = batch.last()
+            {
+                slice.rest = Some((i, kv::key_after(&last.key)));
+                return Ok(slice);
+            }
         }
     }
     Ok(slice)

@@ -112,7 +112,8 @@ impl<'a> Dirs<'a> {
     }
 
     /// The key prefix of the directory at `path`, created first when
-    /// `create` says so; `None` when it is missing.
+    /// `create` says so; `None` when it is missing. A partition, named
+    /// exactly, is refused: FDB offers no subspace of its own for it.
     pub fn prefix(
         &mut self,
         tx: &mut dyn Transaction,
@@ -120,6 +121,39 @@ impl<'a> Dirs<'a> {
         at: Span,
         create: bool,
     ) -> Result<Option<&[u8]>, Error> {
+        match self.known(tx, path, create)? {
+            None => Ok(None),
+            Some(Known::Partition) => Err(Error::Partition {
+                path: show(path),
+                at,
+            }),
+            Some(Known::Prefix(p)) => Ok(Some(p)),
+        }
+    }
+
+    /// The key prefix of a directory a pattern matched, `None` when it is
+    /// missing or a partition: a partition holds no keys of its own, and
+    /// the directories inside it, which hold them, are matches of their
+    /// own when the pattern reaches them.
+    pub fn matched_prefix(
+        &mut self,
+        tx: &mut dyn Transaction,
+        path: &[String],
+    ) -> Result<Option<&[u8]>, Error> {
+        Ok(match self.known(tx, path, false)? {
+            Some(Known::Prefix(p)) => Some(p),
+            None | Some(Known::Partition) => None,
+        })
+    }
+
+    /// What is known of the directory at `path`, looked up (and created
+    /// first when `create` says so) unless this attempt knows it already.
+    fn known(
+        &mut self,
+        tx: &mut dyn Transaction,
+        path: &[String],
+        create: bool,
+    ) -> Result<Option<&Known>, Error> {
         // A missing directory is looked up again when it is to be created.
         let stale = match self.known.get(path) {
             Some(Some(_)) => false,
@@ -133,19 +167,12 @@ impl<'a> Dirs<'a> {
                 self.layer.open_if_exists(tx, path)?
             };
             let known = dir.map(|d| match d.prefix() {
-                Ok(p) if !d.is_partition() => Known::Prefix(p.to_vec()),
-                _ => Known::Partition,
+                Ok(p) => Known::Prefix(p.to_vec()),
+                Err(_) => Known::Partition,
             });
             self.known.insert(path.to_vec(), known);
         }
-        match &self.known[path] {
-            None => Ok(None),
-            Some(Known::Partition) => Err(Error::Partition {
-                path: show(path),
-                at,
-            }),
-            Some(Known::Prefix(p)) => Ok(Some(p)),
-        }
+        Ok(self.known[path].as_ref())
     }
 
     /// Removes the directory at `path` if it exists, forgetting what was

@@ -89,7 +89,7 @@ fn run_query(
                     continue;
                 }
                 let found = if step.options.prefix {
-                    listed_with_prefix(tx, dirs, path, step.span)?
+                    listed_with_prefix(tx, dirs, path)?
                 } else {
                     Output::Directory(path)
                 };
@@ -130,16 +130,14 @@ fn listed_with_prefix(
     tx: &mut dyn Transaction,
     dirs: &mut Dirs<'_>,
     path: Vec<String>,
-    at: Span,
 ) -> Result<Output, Error> {
-    match dirs.prefix(tx, &path, at, false) {
-        Ok(Some(prefix)) => {
+    Ok(match dirs.matched_prefix(tx, &path)? {
+        Some(prefix) => {
             let prefix = prefix.to_vec();
-            Ok(Output::DirPrefix { path, prefix })
+            Output::DirPrefix { path, prefix }
         }
-        Ok(None) | Err(Error::Partition { .. }) => Ok(Output::Directory(path)),
-        Err(e) => Err(e),
-    }
+        None => Output::Directory(path),
+    })
 }
 
 fn set(

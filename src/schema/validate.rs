@@ -33,6 +33,9 @@ pub struct Violation {
 pub struct Summary {
     /// Directories scanned.
     pub directories: u64,
+    /// Spaces outside the directories (the root, raw prefixes) that held
+    /// keys.
+    pub subspaces: u64,
     /// Key-values checked.
     pub keys: u64,
     /// Each pattern and how many key-values it matched.
@@ -53,8 +56,12 @@ impl Summary {
     /// The first line of the summary as text: what was scanned and how
     /// many violations it found.
     pub fn headline(&self) -> String {
+        let outside = match self.subspaces {
+            0 => String::new(),
+            n => format!(" and {}", counted(n, "subspace", "subspaces")),
+        };
         format!(
-            "{} in {}, {}",
+            "{} in {}{outside}, {}",
             counted(self.keys, "key", "keys"),
             counted(self.directories, "directory", "directories"),
             counted(self.violations, "violation", "violations")
@@ -149,6 +156,18 @@ fn directories(
         let mut dirs: BTreeMap<Space, Vec<usize>> = BTreeMap::new();
         for p in patterns {
             for space in crate::exec::matching_spaces(tx, layer, p.key_at)? {
+                // A partition holds no keys: a pattern with holes passes
+                // over it to the directories inside, but one naming it
+                // could match nothing, and a query naming it is refused.
+                if let Space::Directory(path) = &space
+                    && !p.key_at.dir.has_holes()
+                    && layer.open(tx, path, b"")?.is_partition()
+                {
+                    return Err(crate::exec::Error::Partition {
+                        path: crate::directory::show(path),
+                        at: p.key_at.dir.span,
+                    });
+                }
                 dirs.entry(space).or_default().push(p.index);
             }
         }
@@ -216,7 +235,7 @@ impl Scan<'_> {
         };
         let prefix = cursor.prefix().to_vec();
         let path = &space.to_string();
-        self.summary.directories += 1;
+        let keys_before = self.summary.keys;
         let mut counts = vec![0u64; mine.len()];
         'scan: while let Some(batch) = next_batch(&mut cursor, tx, retry, &mut self.summary)? {
             for kv in batch {
@@ -231,6 +250,13 @@ impl Scan<'_> {
                     }
                 }
             }
+        }
+        match space {
+            Space::Directory(_) => self.summary.directories += 1,
+            Space::Root | Space::Prefix(_) if self.summary.keys > keys_before => {
+                self.summary.subspaces += 1
+            }
+            Space::Root | Space::Prefix(_) => {}
         }
         for (p, &n) in mine.iter().zip(&counts) {
             self.summary.matches[p.index].1 += n;

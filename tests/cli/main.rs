@@ -18,6 +18,7 @@ use crate::support::mutex_show;
 mod output;
 mod outside;
 mod params;
+mod partitions;
 mod queries;
 mod raw;
 use crate::support::reach;

@@ -168,3 +168,38 @@ fn fmt_prints_root_and_prefixed_keys_canonically() {
         "/(\"a\",1)=1\n0xab01(1)\n"
     );
 }
+
+#[test]
+fn infer_and_validate_read_the_root_and_raw_prefixes() {
+    let (dir, db) = on_db();
+    packed(&db);
+    db().args([
+        "-w",
+        "-q",
+        "0xab01(\"k\",1)=\"one\"",
+        "-q",
+        "0xab01(\"k\",\"x\")=2",
+    ])
+    .assert()
+    .success();
+    assert_eq!(
+        stdout(db().args(["infer", "/", "--depth", "1"])),
+        "/(\"app\",<int>)=<str> % 3 keys\n/dir(<int>)=<str> % 1 key\n"
+    );
+    let schema = dir.path().join("outside.fql");
+    std::fs::write(
+        &schema,
+        "/(\"app\",<int>)=<str>\n0xab01(\"k\",<int>)=<str>\n/dir(<int>)=<str>\n",
+    )
+    .unwrap();
+    // The root's scan leaves the keys under 0xab01 to their own patterns.
+    let (out, err) = outputs(db().arg("validate").arg(&schema), 1);
+    assert_eq!(
+        out,
+        "0xab01(\"k\",\"x\")=2 % element 2: expected int, found str \"x\"\n"
+    );
+    assert!(
+        err.starts_with("6 keys in 1 directory and 2 subspaces, 1 violation\n"),
+        "{err}"
+    );
+}

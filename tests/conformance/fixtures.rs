@@ -4,7 +4,10 @@
 //! A fixture in `tests/fixtures/` is a valid FQL script that ends with its
 //! expected output as comments: a line `% expect:`, then one `% ` line per
 //! result, or `% error: CODE` for the error that stops the script.
-//! Lines `% param: NAME=VALUE` before it supply parameters, as `-p` does.
+//! Lines `% param: NAME=VALUE` before it supply parameters, as `-p` does,
+//! and lines `% partition: PATH` name partitions made before the script
+//! runs, parents first, as `fql dir mkdir --partition` makes them (FQL
+//! itself creates only plain directories).
 //! `FQL_BLESS=1` rewrites the expected output from the `memory` run.
 
 use std::path::{Path, PathBuf};
@@ -98,6 +101,7 @@ fn outputs(backend: &Backend, script_text: &str) -> Vec<String> {
         Err(errors) => return errors.iter().map(|e| code(e)).collect(),
     };
     let db: Arc<dyn Database> = backend.handle();
+    partitions(&*db, script_text);
     let mut out = Vec::new();
     // Every way of printing a result gives the same text: as found, into
     // bytes, and as an owned result.
@@ -121,4 +125,18 @@ fn outputs(backend: &Backend, script_text: &str) -> Vec<String> {
         out.push(code(&e));
     }
     out
+}
+
+/// Makes the partitions the fixture's `% partition: /a/b` lines name.
+fn partitions(db: &dyn Database, script_text: &str) {
+    use fql::kv::DatabaseExt;
+    let dirs = fql::directory::DirectoryLayer::new();
+    for line in script_text.lines() {
+        let Some(path) = line.strip_prefix("% partition: ") else {
+            continue;
+        };
+        let names: Vec<&str> = path.trim().trim_start_matches('/').split('/').collect();
+        db.run(|tx, _| dirs.create(tx, &names, b"partition"))
+            .expect("a fixture's partition is created");
+    }
 }

@@ -17,6 +17,7 @@ mod directory;
 mod dump;
 mod fixtures;
 mod kv;
+mod partitioned;
 mod scoped;
 mod watch;
 
@@ -69,6 +70,7 @@ const CASES: &[Case] = cases![
     watch::keys_past_the_bound_on_watches_are_followed_by_the_re_read,
     watch::quiet_watches_end_at_their_time_or_when_stopped,
     watch::writes_and_several_queries_are_refused,
+    watch::a_pattern_follows_the_directories_inside_partitions,
     kv::limits_fail_and_write_nothing,
     kv::clears_of_keys_too_long_to_store_do_not_fail,
     kv::transaction_size_counts_what_fdb_counts,
@@ -107,6 +109,10 @@ const CASES: &[Case] = cases![
     directory::partitions::list_exists_and_create_go_through,
     directory::partitions::moves_stay_inside_one_partition,
     directory::partitions::removing_a_partition_clears_everything_inside,
+    partitioned::a_key_named_in_a_partition_fails_before_writing,
+    partitioned::counts_of_a_partition_add_up_its_directories,
+    partitioned::schemas_read_the_directories_inside,
+    partitioned::a_dump_of_a_partition_loads_back_as_partitions,
     directory::survey::tree_shows_layers_prefixes_and_partitions,
     directory::survey::holdings_tell_subdirectories_and_keys,
     directory::survey::count_is_exact_and_leaves_out_subdirectories,

@@ -225,3 +225,26 @@ pub fn writes_and_several_queries_are_refused(db: &Backend) {
         assert!(error.contains(says), "{text}: {error}");
     }
 }
+
+/// A pattern that reaches a partition watches the directories inside it
+/// and passes over the partition, which holds no keys.
+pub fn a_pattern_follows_the_directories_inside_partitions(db: &Backend) {
+    let dirs = fql::directory::DirectoryLayer::new();
+    fql::kv::DatabaseExt::run(&*db.handle(), |tx, _| dirs.create(tx, &["p"], b"partition"))
+        .unwrap();
+    write(&engine(db), "/a(1)=1\n/p/q(1)=1\n/p/q/r(1)=1");
+    let writes = ["/p/q(1)=2", "/p/q/r(1)=clear", "/a(1)=3"];
+    let (seen, ended) = watching(db, "/...(<int>)=<int>", 3, &writes);
+    assert_eq!(
+        seen,
+        [
+            "/a(1)=1",
+            "/p/q(1)=1",
+            "/p/q/r(1)=1",
+            "/p/q(1)=2",
+            "/p/q/r(1)=clear",
+            "/a(1)=3"
+        ]
+    );
+    assert_eq!(ended, Ended::Count);
+}

@@ -257,7 +257,9 @@ pub enum Command {
     /// reading in as many transactions as it takes; or, with --estimate,
     /// print its estimated size without reading it.
     ///
-    /// Subdirectories have prefixes of their own and are not counted.
+    /// Subdirectories have prefixes of their own and are not counted; a
+    /// partition, which holds no keys of its own, counts every directory
+    /// inside it.
     Count(CountArgs),
 
     /// Draw the directories under DIR (default: all) as a tree, with each

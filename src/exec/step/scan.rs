@@ -54,8 +54,16 @@ pub(super) fn scan(
             return Ok(());
         }
     }
+    let holes = pattern.has_holes();
     for path in dirs::matching_or_path(tx, layer, pattern)? {
-        let Some(prefix) = dirs.prefix(tx, &path, step.span, false)? else {
+        // A pattern passes over the partitions it matches and reads the
+        // directories inside them; a path naming one is refused before
+        // anything is read.
+        let prefix = match holes {
+            true => dirs.matched_prefix(tx, &path)?,
+            false => dirs.prefix(tx, &path, step.span, false)?,
+        };
+        let Some(prefix) = prefix else {
             continue;
         };
         let shown = Arc::new(DirPath::new(path.clone()));

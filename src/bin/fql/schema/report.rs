@@ -97,6 +97,7 @@ fn violation(v: &Violation) -> Value {
 fn summary(s: &Summary) -> Value {
     json!({
         "directories": s.directories,
+        "subspaces": s.subspaces,
         "keys": s.keys,
         "violations": s.violations,
         "matches": s.matches.iter().map(|(p, n)| json!({"pattern": p, "keys": n})).collect::<Vec<_>>(),
