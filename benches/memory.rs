@@ -10,6 +10,8 @@
 //!   transaction may live;
 //! - `join, point reads`: the same at 1M rows, each row feeding a read of
 //!   one key;
+//! - `dump --all`, `load of dump --all`: the whole database dumped and
+//!   loaded into a new one, checked to hold the same bytes;
 //! - `dump`, `load of the dump`: `fql dump /load -o FILE` of the 1M rows
 //!   and `fql load FILE` into a new database, checked equal, beside
 //!   sqlite3's `.dump` and `.read` of the same rows in a table (when the
@@ -140,6 +142,7 @@ fn dump_and_load(db: &Path, dir: &Path) {
     };
     let written = std::fs::read_to_string(&file).expect("the dump");
     assert!(body(&String::from_utf8_lossy(&again.stdout)) == body(&written));
+    whole_dump_and_load(db, dir);
     let Ok(_) = Command::new("sqlite3").arg("-version").output() else {
         eprintln!("memory/sqlite3 is not installed: no comparison");
         return;
@@ -184,6 +187,29 @@ fn report(what: &str, rows: usize, m: &Measured) {
         m.took.as_secs_f64(),
         m.lines
     );
+}
+
+/// `fql dump --all` of the database and `fql load` of it into a new one,
+/// checked to hold the same bytes.
+fn whole_dump_and_load(db: &Path, dir: &Path) {
+    let rows = 1_000_000;
+    let file = dir.join("all.fql");
+    let path = file.to_str().expect("a UTF-8 path");
+    let dumped = measure(&["dump", "--all", "-o", path], db, |_| {});
+    report("dump --all", rows, &dumped);
+    let copy = dir.join("all.db");
+    let loaded = measure(&["load", path], &copy, |_| {});
+    report("load of dump --all", rows, &loaded);
+    let raw = |db: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_fql"))
+            .arg("--db")
+            .arg(db)
+            .args(["-q", "0x..."])
+            .output()
+            .expect("fql runs");
+        out.stdout
+    };
+    assert!(raw(db) == raw(&copy), "the same keys and values");
 }
 
 fn main() {

@@ -86,6 +86,14 @@ impl Directory {
         Ok(&self.prefix)
     }
 
+    /// Where a partition keeps the nodes of the directories inside it:
+    /// its prefix, then `FE`, as the root's are at `FE`. `None` for a
+    /// directory that is no partition.
+    pub fn partition_nodes(&self) -> Option<Vec<u8>> {
+        self.is_partition()
+            .then(|| [self.prefix.as_slice(), &[0xfe]].concat())
+    }
+
     /// The directory's keys as a tuple subspace, to pack and unpack keys.
     pub fn subspace(&self) -> Result<Subspace> {
         self.prefix().map(|p| Subspace::from_bytes(p.to_vec()))

@@ -38,4 +38,4 @@ mod write;
 pub use error::Error;
 pub use format::MAGIC;
 pub use load::{Checked, LoadOptions, Loaded, check, load};
-pub use write::{Dumped, dump};
+pub use write::{Dumped, dump, dump_all};

@@ -47,6 +47,10 @@ pub enum Error {
         /// The outer one.
         outer: String,
     },
+    /// `--to` given for a dump of the whole database, whose keys have one
+    /// place only.
+    #[error("the dump holds the whole database, which loads only where it was: drop --to")]
+    WholeTo,
     /// `--to` given for a dump of several directories.
     #[error("the dump holds {0} directories; a target takes one")]
     ManyRoots(usize),

@@ -16,6 +16,11 @@ pub enum Line {
     Magic,
     /// `% root PATH`: a directory the dump holds.
     Root(Vec<String>),
+    /// `% all`: the dump holds the whole database.
+    All,
+    /// `% outside`: the raw lines after it are whole keys, outside every
+    /// directory.
+    Outside,
     /// `% read version N`.
     Version(u64),
     /// `% directory PATH` or `% layer LAYER PATH`.
@@ -26,16 +31,16 @@ pub enum Line {
         layer: Vec<u8>,
     },
     /// `% raw 0xKEY=VALUE`: a key under the last directory, as the bytes
-    /// after its prefix.
+    /// after its prefix, or after `% outside` the whole key.
     Raw {
         /// The key after the prefix.
         suffix: Vec<u8>,
         /// The value.
         value: Vec<u8>,
     },
-    /// `/PATH(TUPLE)=VALUE`.
+    /// `/PATH(TUPLE)=VALUE`, or `/(TUPLE)=VALUE` at the root.
     KeyValue {
-        /// The directory.
+        /// The directory; empty at the root, outside every directory.
         path: Vec<String>,
         /// The packed tuple, without the prefix.
         key: Vec<u8>,
@@ -133,6 +138,8 @@ pub fn parse(text: &str) -> Result<Line, String> {
     let (word, rest) = comment.split_once(' ').unwrap_or((comment, ""));
     match word {
         "root" => path(rest).map(Line::Root),
+        "all" => Ok(Line::All),
+        "outside" => Ok(Line::Outside),
         "directory" => path(rest).map(|path| Line::Directory {
             path,
             layer: Vec::new(),
@@ -265,7 +272,16 @@ fn key_value(text: &str) -> Result<Line, String> {
             syntax::printable(text)
         ));
     };
-    let path = names(&kv.key.dir, text)?;
+    let path = match kv.key.place() {
+        syntax::ast::Place::Directory(dir) => names(dir, text)?,
+        syntax::ast::Place::Root => Vec::new(),
+        syntax::ast::Place::Prefix(_) => {
+            return Err(format!(
+                "{} is not a key of a directory or the root",
+                syntax::printable(text)
+            ));
+        }
+    };
     if kv.key.tuple.rest.is_some() {
         return Err(format!("{} holds `...`", syntax::printable(text)));
     }

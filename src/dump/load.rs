@@ -4,7 +4,7 @@
 use std::io::BufRead;
 
 use crate::directory::{self, DirectoryLayer};
-use crate::kv::{Database, DatabaseExt, RangeOption, RetryOptions};
+use crate::kv::{Database, DatabaseExt, RangeOption, RetryOptions, TransactionOption};
 
 use super::Error;
 use super::format::{self, Line};
@@ -53,6 +53,8 @@ impl Default for LoadOptions {
 pub struct Checked {
     /// The directories the dump holds.
     pub roots: Vec<Vec<String>>,
+    /// Whether it holds the whole database (`fql dump --all`).
+    pub whole: bool,
     /// The read versions it was read at.
     pub versions: Vec<u64>,
     /// Its key-values.
@@ -83,6 +85,7 @@ pub fn check(input: impl BufRead, options: &LoadOptions) -> Result<Checked, Erro
     let mut reader = Reader::new(input, options.to.clone());
     while reader.next()?.is_some() {}
     Ok(Checked {
+        whole: reader.whole,
         roots: reader.roots,
         versions: reader.versions,
         key_values: reader.key_values,
@@ -110,7 +113,10 @@ pub fn load(
             continue;
         }
         if !checked {
-            empty(db, &reader.targets(), options.retry)?;
+            match reader.whole {
+                true => nothing_in(db, options.retry)?,
+                false => empty(db, &reader.targets(), options.retry)?,
+            }
             checked = true;
         }
         chunk.push(item, number);
@@ -155,6 +161,20 @@ fn empty(db: &dyn Database, targets: &[Vec<String>], retry: RetryOptions) -> Res
     Ok(())
 }
 
+/// Fails when the database holds a key below the system's: a whole
+/// dump restores the directory layer's own keys, which only an empty
+/// database can take as they are.
+fn nothing_in(db: &dyn Database, retry: RetryOptions) -> Result<(), Error> {
+    let (full, _) = db.run_with(retry, |tx, _| -> Result<bool, Error> {
+        let all = RangeOption::new(Vec::new(), vec![0xff]).limit(1);
+        Ok(!tx.get_range(&all, 1, true)?.kvs.is_empty())
+    })?;
+    match full {
+        true => Err(Error::NotEmpty("the database".into())),
+        false => Ok(()),
+    }
+}
+
 /// A write a line asks for, its directory where it lands.
 enum Item {
     Directory {
@@ -166,6 +186,20 @@ enum Item {
         key: Vec<u8>,
         value: Vec<u8>,
     },
+    /// A whole key, outside every directory.
+    Outside {
+        key: Vec<u8>,
+        value: Vec<u8>,
+    },
+}
+
+/// What the raw lines of a dump are relative to.
+#[derive(Clone)]
+enum Current {
+    /// The last directory line's directory.
+    Directory(Vec<String>),
+    /// No directory: after `% outside`, raw lines are whole keys.
+    Outside,
 }
 
 /// The lines of a dump as writes, each checked.
@@ -175,9 +209,11 @@ struct Reader<R> {
     number: u64,
     text: String,
     roots: Vec<Vec<String>>,
+    /// Whether the dump holds the whole database (`% all`).
+    whole: bool,
     to: Option<Vec<String>>,
-    /// Where the last directory line lands, for the raw lines after it.
-    current: Option<Vec<String>>,
+    /// Where the raw lines after the last directory or outside line go.
+    current: Option<Current>,
     versions: Vec<u64>,
     key_values: u64,
     /// What the end line counted, once read.
@@ -193,6 +229,7 @@ impl<R: BufRead> Reader<R> {
             number: 0,
             text: String::new(),
             roots: Vec::new(),
+            whole: false,
             to,
             current: None,
             versions: Vec::new(),
@@ -252,6 +289,22 @@ impl<R: BufRead> Reader<R> {
                 Ok(None)
             }
             Line::Root(_) => Err(self.error("a root line after the first directory".into())),
+            Line::All if !self.body && self.roots.is_empty() => {
+                if self.to.is_some() {
+                    return Err(Error::WholeTo);
+                }
+                self.whole = true;
+                Ok(None)
+            }
+            Line::All => Err(self.error("`% all` after a root or directory line".into())),
+            Line::Outside if self.whole => {
+                self.body = true;
+                self.current = Some(Current::Outside);
+                Ok(None)
+            }
+            Line::Outside => {
+                Err(self.error("keys outside directories in a dump of directories".into()))
+            }
             Line::Version(v) => {
                 self.versions.push(v);
                 Ok(None)
@@ -260,8 +313,15 @@ impl<R: BufRead> Reader<R> {
             Line::Nothing => Ok(None),
             Line::Directory { path, layer } => {
                 let path = self.land(path)?;
-                self.current = Some(path.clone());
+                self.current = Some(Current::Directory(path.clone()));
                 Ok(Some(Item::Directory { path, layer }))
+            }
+            Line::KeyValue { path, key, value } if path.is_empty() => {
+                self.key_values += 1;
+                match self.whole {
+                    true => Ok(Some(Item::Outside { key, value })),
+                    false => Err(self.error("a key at the root in a dump of directories".into())),
+                }
             }
             Line::KeyValue { path, key, value } => {
                 self.key_values += 1;
@@ -270,14 +330,15 @@ impl<R: BufRead> Reader<R> {
             }
             Line::Raw { suffix, value } => {
                 self.key_values += 1;
-                let Some(path) = self.current.clone() else {
-                    return Err(self.error("a raw line before any directory line".into()));
-                };
-                Ok(Some(Item::Set {
-                    path,
-                    key: suffix,
-                    value,
-                }))
+                match self.current.clone() {
+                    Some(Current::Directory(path)) => Ok(Some(Item::Set {
+                        path,
+                        key: suffix,
+                        value,
+                    })),
+                    Some(Current::Outside) => Ok(Some(Item::Outside { key: suffix, value })),
+                    None => Err(self.error("a raw line before any directory line".into())),
+                }
             }
         }
     }
@@ -297,6 +358,10 @@ impl<R: BufRead> Reader<R> {
     /// under the target in that root's place; a directory under none is
     /// refused.
     fn land(&mut self, path: Vec<String>) -> Result<Vec<String>, Error> {
+        if self.whole {
+            self.body = true;
+            return Ok(path);
+        }
         if !self.body {
             self.body = true;
             if self.roots.is_empty() {
@@ -327,7 +392,8 @@ struct Chunk {
     /// Directories, each with the layer to create it with when a line
     /// named it; the writes name them by index.
     dirs: Vec<(Vec<String>, Option<Vec<u8>>)>,
-    sets: Vec<(usize, Vec<u8>, Vec<u8>)>,
+    /// Keys after the prefix of a directory of `dirs`, or whole keys.
+    sets: Vec<(Option<usize>, Vec<u8>, Vec<u8>)>,
     bytes: usize,
     /// The last line it holds.
     last: u64,
@@ -355,7 +421,11 @@ impl Chunk {
                     }
                 };
                 self.bytes += 16 + key.len() + value.len();
-                self.sets.push((dir, key, value));
+                self.sets.push((Some(dir), key, value));
+            }
+            Item::Outside { key, value } => {
+                self.bytes += 16 + key.len() + value.len();
+                self.sets.push((None, key, value));
             }
         }
     }
@@ -368,7 +438,21 @@ impl Chunk {
         retry: RetryOptions,
         loaded: &mut Loaded,
     ) -> Result<(), Error> {
+        // A whole dump's last lines may be the system keys.
+        let system = self
+            .sets
+            .iter()
+            .any(|(d, k, _)| d.is_none() && k.first() == Some(&0xff));
         db.run_with(retry, |tx, _| -> Result<(), Error> {
+            if system {
+                tx.set_option(TransactionOption::AccessSystemKeys)?;
+            }
+            // Whole keys first: they hold the directory layer's nodes, in
+            // which the directories below are found at the prefixes they
+            // had, and depend on no directory.
+            for (_, key, value) in self.sets.iter().filter(|(d, _, _)| d.is_none()) {
+                tx.set(key, value)?;
+            }
             let layer = DirectoryLayer::new();
             let mut prefixes = Vec::with_capacity(self.dirs.len());
             for (path, with) in &self.dirs {
@@ -377,6 +461,9 @@ impl Chunk {
             }
             let mut key = Vec::new();
             for (dir, suffix, value) in &self.sets {
+                let Some(dir) = dir else {
+                    continue;
+                };
                 let prefix = prefixes[*dir].as_ref().map_err(|path| Error::Line {
                     line: self.last,
                     message: format!(

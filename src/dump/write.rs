@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use crate::directory::{self, DirectoryLayer};
+use crate::directory::{self, DirectoryLayer, Space};
 use crate::kv::{
     self, AsKvError, Database, RangeCursor, RangeOption, RetryOptions, Transaction,
     TransactionOption,
@@ -45,37 +45,57 @@ pub fn dump(
     out: &mut dyn Write,
 ) -> Result<Dumped, Error> {
     nested(roots)?;
-    let mut d = Dumper {
-        tx: db.create_trx()?,
-        retry,
-        out,
-        line: String::new(),
-        layer: DirectoryLayer::new(),
-        dumped: Dumped::default(),
-        since_commit: 0,
-        renewed: false,
-    };
-    d.bound()?;
+    let mut d = Dumper::new(db, retry, out, false)?;
     // Nothing is written before every root is known to exist.
     for root in roots {
         if !d.read(|tx| Ok(DirectoryLayer::new().exists(tx, root)?))? {
             return Err(Error::NotFound(directory::show(root)));
         }
     }
-    let version = d.read(|tx| Ok(tx.read_version()?))?;
-    d.dumped.versions.push(version);
-    writeln!(d.out, "{MAGIC}")?;
-    for root in roots {
-        writeln!(d.out, "% root {}", directory::show(root))?;
-    }
-    writeln!(d.out, "% read version {version}")?;
+    d.header(
+        &roots
+            .iter()
+            .map(|r| format!("% root {}", directory::show(r)))
+            .collect::<Vec<_>>(),
+    )?;
     for root in roots {
         d.tree(root)?;
     }
-    writeln!(d.out, "% end {}", d.dumped.key_values)?;
-    d.out.flush()?;
-    Ok(d.dumped)
+    d.end()
 }
+
+/// Writes a dump of the whole database to `out`: the directory layer's
+/// own keys first, as the bytes they are, so that a load into an empty
+/// database finds every directory at the prefix it had (partitions and
+/// the allocator's state included); then every directory with its keys,
+/// each partition's own nodes before the directories inside it; then the
+/// keys outside every directory; and with `system`, the system keys from
+/// `0xff` up to the special keys.
+pub fn dump_all(
+    db: &dyn Database,
+    system: bool,
+    retry: RetryOptions,
+    out: &mut dyn Write,
+) -> Result<Dumped, Error> {
+    let mut d = Dumper::new(db, retry, out, system)?;
+    d.whole = true;
+    d.header(&["% all".to_string()])?;
+    d.outside(OUTSIDE_NODES, &[0xff])?;
+    let layer = d.layer.clone();
+    let top = d.read(|tx| Ok(layer.list(tx, directory::ROOT)?))?;
+    for name in top {
+        d.tree(&[name])?;
+    }
+    d.root()?;
+    if system {
+        d.outside(&[0xff], &[0xff, 0xff])?;
+    }
+    d.end()
+}
+
+/// Where the directory layer's nodes start: everything from here to the
+/// system keys is its own.
+const OUTSIDE_NODES: &[u8] = directory::OUTSIDE_END;
 
 /// Refuses roots of which one lies inside another, whose keys the dump
 /// would hold twice.
@@ -95,6 +115,11 @@ fn nested(roots: &[Vec<String>]) -> Result<(), Error> {
 }
 
 struct Dumper<'o> {
+    /// Whether the transaction reads the system keys.
+    system: bool,
+    /// Whether the dump is of the whole database, which holds the
+    /// directory layer's nodes as bytes.
+    whole: bool,
     tx: Box<dyn Transaction>,
     retry: RetryOptions,
     out: &'o mut dyn Write,
@@ -109,13 +134,91 @@ struct Dumper<'o> {
     renewed: bool,
 }
 
-impl Dumper<'_> {
+impl<'o> Dumper<'o> {
+    fn new(
+        db: &dyn Database,
+        retry: RetryOptions,
+        out: &'o mut dyn Write,
+        system: bool,
+    ) -> Result<Self, Error> {
+        let mut d = Dumper {
+            system,
+            whole: false,
+            tx: db.create_trx()?,
+            retry,
+            out,
+            line: String::new(),
+            layer: DirectoryLayer::new(),
+            dumped: Dumped::default(),
+            since_commit: 0,
+            renewed: false,
+        };
+        d.bound()?;
+        Ok(d)
+    }
+
     /// Bounds the transaction by the timeout, as the retry loop bounds
-    /// its own.
+    /// its own, and lets it read the system keys when the dump holds them.
     fn bound(&mut self) -> Result<(), Error> {
         if let Some(t) = self.retry.timeout {
             let ms = u64::try_from(t.as_millis()).unwrap_or(u64::MAX).max(1);
             self.tx.set_option(TransactionOption::Timeout(ms))?;
+        }
+        if self.system {
+            self.tx.set_option(TransactionOption::ReadSystemKeys)?;
+        }
+        Ok(())
+    }
+
+    /// The first lines: the format, what the dump holds, the snapshot.
+    fn header(&mut self, holds: &[String]) -> Result<(), Error> {
+        let version = self.read(|tx| Ok(tx.read_version()?))?;
+        self.dumped.versions.push(version);
+        writeln!(self.out, "{MAGIC}")?;
+        for line in holds {
+            writeln!(self.out, "{line}")?;
+        }
+        writeln!(self.out, "% read version {version}")?;
+        Ok(())
+    }
+
+    /// The last line, which counts the key-values.
+    fn end(self) -> Result<Dumped, Error> {
+        writeln!(self.out, "% end {}", self.dumped.key_values)?;
+        self.out.flush()?;
+        Ok(self.dumped)
+    }
+
+    /// Writes every key from `begin` to `end` as the bytes it is, after
+    /// an `% outside` line.
+    fn outside(&mut self, begin: &[u8], end: &[u8]) -> Result<(), Error> {
+        writeln!(self.out, "% outside")?;
+        let range = RangeOption::new(begin.to_vec(), end.to_vec());
+        let mut cursor = RangeCursor::new(range, false);
+        while let Some(batch) = self.read(|tx| Ok(cursor.next_batch(tx)?))? {
+            // The metadata version is the database's own stamp, which no
+            // transaction may set to bytes of its choosing.
+            for kv in batch.iter().filter(|kv| kv.key != kv::METADATA_VERSION_KEY) {
+                self.line.clear();
+                self.line.push_str("% raw ");
+                let _ = crate::syntax::write_bytes(&mut self.line, &kv.key);
+                self.line.push('=');
+                self.raw_row(&kv.value)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the keys at the root, outside every directory, after an
+    /// `% outside` line: as tuples at the root where they are.
+    fn root(&mut self) -> Result<(), Error> {
+        writeln!(self.out, "% outside")?;
+        let layer = self.layer.clone();
+        let Some(mut cursor) = self.read(|tx| Ok(Space::Root.cursor(tx, &layer, false)?))? else {
+            return Ok(());
+        };
+        while let Some(batch) = self.read(|tx| Ok(cursor.next_batch(tx)?))? {
+            self.rows("/", &[], &batch)?;
         }
         Ok(())
     }
@@ -188,8 +291,15 @@ impl Dumper<'_> {
             format::put_directory(&mut self.line, &path, dir.layer());
             writeln!(self.out, "{}", self.line)?;
             self.dumped.directories += 1;
-            if let Ok(prefix) = dir.prefix() {
-                self.keys(&directory::show(&path), prefix)?;
+            match dir.prefix() {
+                Ok(prefix) => self.keys(&directory::show(&path), prefix)?,
+                // A whole dump keeps a partition's own nodes, where the
+                // directories inside it are found.
+                Err(_) => {
+                    if let Some(nodes) = dir.partition_nodes().filter(|_| self.whole) {
+                        self.outside(&nodes, &kv::strinc(&nodes))?;
+                    }
+                }
             }
             let children = self.read(|tx| Ok(layer.list(tx, &path)?))?;
             for child in children.into_iter().rev() {
@@ -205,25 +315,37 @@ impl Dumper<'_> {
     fn keys(&mut self, path: &str, prefix: &[u8]) -> Result<(), Error> {
         let mut cursor = RangeCursor::new(RangeOption::prefix(prefix), false);
         while let Some(batch) = self.read(|tx| Ok(cursor.next_batch(tx)?))? {
-            let mut elems: Vec<Elem<'_>> = Vec::new();
-            for kv in &batch {
-                self.line.clear();
-                format::put_key(&mut self.line, path, prefix, &kv.key, &mut elems);
-                if self.line.starts_with('%') {
-                    self.dumped.raw += 1;
-                }
-                format::put_value(&mut self.line, &kv.value);
-                self.line.push('\n');
-                self.out.write_all(self.line.as_bytes())?;
-                self.dumped.key_values += 1;
-                self.since_commit += self.line.len();
-                if self.since_commit >= COMMIT_BYTES
-                    || self.dumped.key_values.is_multiple_of(COMMIT_ROWS)
-                {
-                    self.out.write_all(b"@commit\n")?;
-                    self.since_commit = 0;
-                }
-            }
+            self.rows(path, prefix, &batch)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a batch of key-values under `prefix`, each as its tuple in
+    /// `path` or as a raw line.
+    fn rows(&mut self, path: &str, prefix: &[u8], batch: &[kv::KeyValue]) -> Result<(), Error> {
+        let mut elems: Vec<Elem<'_>> = Vec::new();
+        for kv in batch {
+            self.line.clear();
+            format::put_key(&mut self.line, path, prefix, &kv.key, &mut elems);
+            self.raw_row(&kv.value)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the key's line in `self.line` with `value` and writes it,
+    /// with an `@commit` line when the transaction of `fql -w -f` is full.
+    fn raw_row(&mut self, value: &[u8]) -> Result<(), Error> {
+        if self.line.starts_with('%') {
+            self.dumped.raw += 1;
+        }
+        format::put_value(&mut self.line, value);
+        self.line.push('\n');
+        self.out.write_all(self.line.as_bytes())?;
+        self.dumped.key_values += 1;
+        self.since_commit += self.line.len();
+        if self.since_commit >= COMMIT_BYTES || self.dumped.key_values.is_multiple_of(COMMIT_ROWS) {
+            self.out.write_all(b"@commit\n")?;
+            self.since_commit = 0;
         }
         Ok(())
     }

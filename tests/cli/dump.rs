@@ -391,3 +391,95 @@ fn ctrl_c_stops_a_dump() {
     assert!(text(&done.stderr).contains("fql: interrupted"), "{done:?}");
     assert!(!String::from_utf8_lossy(&rest).contains("% end"));
 }
+
+/// Every key and value below the system keys of `db`, as raw rows.
+fn raw_rows(db: &Path) -> String {
+    stdout(on(db, None).args(["-q", "0x..."]))
+}
+
+#[test]
+fn a_whole_dump_loads_into_an_empty_file_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, dst) = (dir.path().join("src.db"), dir.path().join("dst.db"));
+    fill(&src, 40);
+    on(&src, None)
+        .args(["-w", "dir", "mkdir", "--partition", "/p"])
+        .assert()
+        .success();
+    let writes = [
+        "/p/in(1)=\"deep\"",
+        "/p/in/deeper(2)=3",
+        "/(\"app\",1)=\"at the root\"",
+        "0x0203=5",
+        "0xab01(\"k\")=nil",
+    ];
+    for w in writes {
+        on(&src, None).args(["-w", "-q", w]).assert().success();
+    }
+    let file = dir.path().join("all.fql");
+    on(&src, None)
+        .args(["dump", "--all", "-o"])
+        .arg(&file)
+        .assert()
+        .success();
+    let dump = std::fs::read_to_string(&file).unwrap();
+    assert!(dump.starts_with("% fql dump 1\n% all\n"), "{dump}");
+    assert!(dump.contains("\n% layer \"partition\" /p\n"), "{dump}");
+    assert!(dump.contains("\n/(\"app\",1)=\"at the root\"\n"), "{dump}");
+    let err = stderr(on(&dst, None).arg("load").arg(&file), 0);
+    assert!(err.starts_with("fql: loaded "), "{err}");
+    assert_eq!(raw_rows(&dst), raw_rows(&src));
+    // A dump of the copy is the dump of the original.
+    assert_eq!(
+        body(&stdout(on(&dst, None).args(["dump", "--all"]))),
+        body(&dump)
+    );
+    // Where data is, it loads only with --force; it never loads elsewhere.
+    let err = stderr(on(&dst, None).arg("load").arg(&file), 2);
+    assert!(err.contains("the database is not empty"), "{err}");
+    let other = dir.path().join("other.db");
+    let err = stderr(
+        on(&other, None).arg("load").arg(&file).args(["--to", "/x"]),
+        2,
+    );
+    assert!(err.contains("drop --to"), "{err}");
+}
+
+#[test]
+fn a_whole_dump_takes_the_system_keys_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src.db");
+    on(&src, None)
+        .args([
+            "-w",
+            "-q",
+            "[system] 0xff022f6d79=\"mine\"",
+            "-q",
+            "/a(1)=1",
+        ])
+        .assert()
+        .success();
+    let without = stdout(on(&src, None).args(["dump", "--all"]));
+    assert!(!without.contains("0xff02"), "{without}");
+    let with = stdout(on(&src, None).args(["dump", "--all", "--system"]));
+    assert!(with.contains("\n% raw 0xff022f6d79=\"mine\"\n"), "{with}");
+    assert!(
+        !with.contains("0xff2f6d65746164617461"),
+        "no metadata version: {with}"
+    );
+    let dst = dir.path().join("dst.db");
+    let file = dir.path().join("system.fql");
+    std::fs::write(&file, &with).unwrap();
+    on(&dst, None).arg("load").arg(&file).assert().success();
+    assert_eq!(
+        stdout(on(&dst, None).args(["-q", "[system] 0xff022f6d79"])),
+        "0xff022f6d79=\"mine\"\n"
+    );
+    for args in [&["dump", "--system", "/a"][..], &["dump", "--all", "/a"]] {
+        let err = stderr(on(&src, None).args(args), 2);
+        assert!(
+            err.contains("cannot be used with") || err.contains("give --all"),
+            "{err}"
+        );
+    }
+}

@@ -177,3 +177,91 @@ pub fn a_load_creates_at_most_a_thousand_directories_a_transaction(db: &Backend)
     let listed = run(db, |tx| DirectoryLayer::new().list(tx, &["r"]));
     assert_eq!(listed.len(), 2_499);
 }
+
+/// Every key-value below the system keys, as they are.
+fn everything(db: &dyn Database) -> Vec<(Vec<u8>, Vec<u8>)> {
+    db.run(|tx, _| collect_range(tx, &RangeOption::new(Vec::new(), vec![0xff]), false))
+        .unwrap()
+        .into_iter()
+        .map(|kv| (kv.key, kv.value))
+        .collect()
+}
+
+fn dump_all_of(db: &dyn Database) -> String {
+    let mut out = Vec::new();
+    dump::dump_all(db, false, RetryOptions::default(), &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// [`fill`], with keys outside every directory: tuples at the root, a
+/// key that is none, a subspace after raw bytes.
+fn fill_all(db: &dyn Database) {
+    fill(db);
+    db.run(|tx, _| {
+        tx.set(b"\x02app\x00\x15\x01", b"\x02a\x00")?;
+        tx.set(b"\x02\x03", b"\x05")?;
+        tx.set(b"\xab\x01\x15\x07", b"")?;
+        Ok::<_, fql::kv::Error>(())
+    })
+    .unwrap();
+}
+
+fn clear_all(db: &dyn Database) {
+    db.run(|tx, _| {
+        tx.clear_range(b"", b"\xff")?;
+        Ok::<_, fql::kv::Error>(())
+    })
+    .unwrap();
+}
+
+pub fn a_whole_dump_loads_into_an_empty_database_byte_for_byte(db: &Backend) {
+    fill_all(db);
+    let before = everything(db);
+    let text = dump_all_of(db);
+    assert!(text.starts_with("% fql dump 1\n% all\n"), "{text}");
+    assert!(text.contains("\n/(\"app\",1)=\"a\"\n"), "{text}");
+    assert!(text.contains("\n% raw 0xab011507=nil\n"), "{text}");
+    // Loaded where it was, the database holding nothing but the dump.
+    match load(db, &text, &LoadOptions::default()) {
+        Err(Error::NotEmpty(what)) => assert_eq!(what, "the database"),
+        other => panic!("{other:?}"),
+    }
+    let to = LoadOptions {
+        to: Some(names(&["dst"])),
+        ..LoadOptions::default()
+    };
+    assert!(matches!(load(db, &text, &to), Err(Error::WholeTo)));
+    clear_all(db);
+    let small = LoadOptions {
+        batch_keys: 7,
+        ..LoadOptions::default()
+    };
+    let loaded = load(db, &text, &small).unwrap();
+    assert!(loaded.transactions > 10, "{loaded:?}");
+    assert_eq!(everything(db), before);
+    // The directory layer finds the directories it restored, inside the
+    // partition too, holding their keys.
+    assert_eq!(rows(db, &["src", "p", "in"]).len(), 1);
+    assert_eq!(rows(db, &["src"]).len(), 300);
+}
+
+pub fn a_whole_load_resumes_after_the_lines_it_committed(db: &Backend) {
+    fill_all(db);
+    let before = everything(db);
+    let text = dump_all_of(db);
+    clear_all(db);
+    let at = |after| LoadOptions {
+        after,
+        batch_keys: 25,
+        ..LoadOptions::default()
+    };
+    let cut = text.lines().count() / 2;
+    let head: String = text.lines().take(cut).map(|l| format!("{l}\n")).collect();
+    let mut reported = Vec::new();
+    let partial = dump::load(db, head.as_bytes(), &at(0), &mut |l| reported.push(l.line));
+    assert!(matches!(partial, Err(Error::Truncated(_))), "{partial:?}");
+    let last = *reported.last().unwrap();
+    assert!(last > 25 && last <= cut as u64, "{reported:?}");
+    load(db, &text, &at(last)).unwrap();
+    assert_eq!(everything(db), before);
+}

@@ -43,6 +43,8 @@ const CASES: &[Case] = cases![
     dump::a_load_refuses_data_outside_and_targets_that_hold_data,
     dump::a_load_resumes_after_the_lines_it_committed,
     dump::a_load_creates_at_most_a_thousand_directories_a_transaction,
+    dump::a_whole_dump_loads_into_an_empty_database_byte_for_byte,
+    dump::a_whole_load_resumes_after_the_lines_it_committed,
     kv::range_edges_limits_and_reverse,
     kv::range_reads_stream_in_batches,
     kv::range_reads_read_ahead,

@@ -21,15 +21,25 @@ mod resume;
 use resume::Point;
 
 pub fn dump(args: &DumpArgs, store_args: &StoreArgs, color: bool) -> Result<(), Exit> {
+    // `/` alone is the whole database, as `--all`.
+    let all = args.all || args.dirs == ["/"];
+    if args.system && !all {
+        eprintln!("fql: --system dumps the system keys of a whole dump: give --all");
+        return Err(Exit::Usage);
+    }
     let dirs = args
         .dirs
         .iter()
+        .filter(|_| !all)
         .map(|d| crate::schema::directory(d, &Root::default(), color))
         .collect::<Result<Vec<_>, _>>()?;
     let opened = store::open_as(store_args, Missing::Refuse)?;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
     let (db, activity) = stoppable(opened.db);
-    let run = |out: &mut dyn Write| fql::dump::dump(&db, &dirs, retry, out);
+    let run = |out: &mut dyn Write| match all {
+        true => fql::dump::dump_all(&db, args.system, retry, out),
+        false => fql::dump::dump(&db, &dirs, retry, out),
+    };
     let dumped = match &args.output {
         Some(path) => to_file(path, run),
         None => {
@@ -41,7 +51,7 @@ pub fn dump(args: &DumpArgs, store_args: &StoreArgs, color: bool) -> Result<(), 
         }
     };
     let dumped = dumped.map_err(|exit| interrupted(&activity).unwrap_or(exit))?;
-    notes(&dumped);
+    notes(&dumped, all);
     Ok(())
 }
 
@@ -89,7 +99,7 @@ fn to_file(
 }
 
 /// What a user should know about a dump that is not what it seems.
-fn notes(dumped: &Dumped) {
+fn notes(dumped: &Dumped, whole: bool) {
     if dumped.versions.len() > 1 {
         let versions: Vec<String> = dumped.versions.iter().map(u64::to_string).collect();
         eprintln!(
@@ -98,6 +108,10 @@ fn notes(dumped: &Dumped) {
             dumped.versions.len(),
             versions.join(", ")
         );
+    }
+    if whole {
+        // Most raw lines of a whole dump are the directory layer's nodes.
+        return;
     }
     if dumped.raw > 0 {
         eprintln!(
@@ -240,9 +254,11 @@ fn failed(name: Option<&str>, e: &Error) -> Exit {
         Error::NotADump | Error::Line { .. } | Error::Outside { .. } | Error::Truncated(_) => {
             Exit::Invalid
         }
-        Error::NotEmpty(_) | Error::NotFound(_) | Error::Nested { .. } | Error::ManyRoots(_) => {
-            Exit::Usage
-        }
+        Error::NotEmpty(_)
+        | Error::NotFound(_)
+        | Error::Nested { .. }
+        | Error::ManyRoots(_)
+        | Error::WholeTo => Exit::Usage,
         e => fql::kv::AsKvError::as_kv(e).map_or(Exit::Failed, store::exit_of),
     }
 }

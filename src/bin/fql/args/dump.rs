@@ -6,8 +6,23 @@ use std::path::PathBuf;
 pub struct DumpArgs {
     /// The directories to dump, each with every directory under it
     /// (`/app`, `./app` from the top).
-    #[arg(value_name = "DIR", required = true)]
+    #[arg(
+        value_name = "DIR",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
     pub dirs: Vec<String>,
+
+    /// Dump the whole database: the directory layer's own keys, every
+    /// directory (partitions and layers too) and every key outside the
+    /// directories, so that `fql load` into an empty database restores
+    /// the same bytes.
+    #[arg(long)]
+    pub all: bool,
+
+    /// With --all, the system keys too, from 0xff up to the special keys.
+    #[arg(long)]
+    pub system: bool,
 
     /// Write the dump to this file (created private, 0600, and put in
     /// place only once the dump is whole) instead of standard output.
