@@ -34,7 +34,10 @@ pub use highlight::{Class, Token, continues, highlight, is_open};
 pub use names::is_name;
 pub(crate) use parse::parse_partial;
 pub use parse::{MAX_DEPTH, MAX_INT_BYTES, parse, parse_element};
-pub use print::{bytes_literal, plain_or_quoted, quote, write_bytes, write_elem, write_str};
+pub use print::{
+    bytes_literal, escaped_bytes_literal, plain_or_quoted, quote, write_bytes, write_elem,
+    write_escaped_bytes, write_str,
+};
 pub use report::{Diagnostics, Report, SHOWN, render};
 pub use sources::Sources;
 pub use words::{counted, printable};
