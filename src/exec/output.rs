@@ -93,6 +93,13 @@ impl RawRow {
     /// `0x15ff=value`: the raw statement that writes it back.
     fn print(&self, w: &mut impl fmt::Write) -> fmt::Result {
         write_bytes(w, &self.key)?;
+        self.write_value(w)
+    }
+
+    /// `=value`, what follows the key in [`RawRow`]'s statement: for
+    /// output that writes the key in another form of bytes, such as
+    /// `b"\x15\xff"` (`fql --bytes escaped`).
+    pub fn write_value(&self, w: &mut impl fmt::Write) -> fmt::Result {
         w.write_char('=')?;
         let (value, options) = &self.value;
         value.put(w)?;

@@ -16,6 +16,7 @@ mod element;
 mod hints;
 mod lex;
 mod literal;
+pub use literal::starts_bytes;
 mod statement;
 mod typed;
 

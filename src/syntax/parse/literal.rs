@@ -197,9 +197,11 @@ fn canonical_vstamp(text: &[u8]) -> Option<Vstamp> {
 
 /// Whether `i` starts a bytes literal: `0x` and hex digits, or `b"` and
 /// escaped text. No other construct starts so: a name is never directly
-/// followed by a quote, nor a number by `x`.
+/// followed by a quote, nor a number by `x`. Public so that the shell,
+/// which puts `./` before a statement that starts with a name, knows a
+/// raw key by the parser's own rule.
 #[inline]
-pub(super) fn starts_bytes(i: &str) -> bool {
+pub fn starts_bytes(i: &str) -> bool {
     i.starts_with("0x") || i.starts_with("b\"")
 }
 
