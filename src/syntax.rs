@@ -33,8 +33,14 @@ pub use format::format;
 pub use highlight::{Class, Token, continues, highlight, is_open};
 pub use names::is_name;
 pub(crate) use parse::parse_partial;
-pub use parse::{MAX_DEPTH, MAX_INT_BYTES, parse, parse_element};
-pub use print::{bytes_literal, plain_or_quoted, quote, write_bytes, write_elem, write_str};
+pub use parse::{MAX_DEPTH, MAX_INT_BYTES, parse, parse_element, starts_bytes};
+/// For the JSON form of escaped bytes, the text between their quotes.
+#[cfg(feature = "serde")]
+pub(crate) use print::write_byte_escapes;
+pub use print::{
+    bytes_literal, escaped_bytes_literal, plain_or_quoted, quote, write_bytes, write_elem,
+    write_escaped_bytes, write_str,
+};
 pub use report::{Diagnostics, Report, SHOWN, render};
 pub use sources::Sources;
 pub use words::{counted, printable};

@@ -906,6 +906,35 @@ fn commands_say_what_they_did_and_what_is_set() {
     quit(p);
 }
 
+/// `\bytes escaped` prints keys and values as fdbcli does, and the
+/// shell reads the same form back; `\bytes` completes it.
+#[test]
+fn bytes_escaped_prints_and_reads_fdbcli_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fql.db");
+    // A key that is no tuple: `02 "app" 00 15 01` and an `ff` after.
+    query(&db, r#"0x02617070001501ff=0x00ff"#);
+    let mut p = shell(&db, &[]);
+    p.send("\\bytes e\t").unwrap();
+    p.flush().unwrap();
+    p.exp_string("escaped").expect("the value completes");
+    p.send_line("").unwrap();
+    p.exp_string("fql> ").unwrap();
+    ask(&mut p, "\\bytes", "bytes are escaped");
+    ask(
+        &mut p,
+        r#"b"\x02app\x00"..."#,
+        r#"b"\x02app\x00\x15\x01\xff"=b"\x00\xff""#,
+    );
+    entry(&mut p, "\\bytes full");
+    ask(
+        &mut p,
+        r#"b"\x02app\x00\x15\x01\xff""#,
+        "0x02617070001501ff=0x00ff",
+    );
+    quit(p);
+}
+
 /// Whether a report shows `text` as its first source line.
 fn quotes(report: &str, text: &str) -> bool {
     report
@@ -1111,10 +1140,11 @@ fn commands_of_fdbcli_and_psql_are_answered_not_run() {
         ("COMMIT", "\\commit"),
         ("status", "fql status"),
         ("writemode on", "\\writemode on"),
-        ("get k", "0x6b"),
-        ("getrange a b", "0x61..0x62"),
-        ("set k \"v w\"", "0x6b=0x762077"),
-        ("clear \\xff", "[system] 0xff=clear"),
+        ("get k", r#"b"k""#),
+        ("getrange a b", r#"b"a"..b"b""#),
+        ("set k \"v w\"", r#"b"k"=b"v w""#),
+        ("clear \\xff", r#"[system] b"\xff"=clear"#),
+        (r"get \x02app\x00", r#"b"\x02app\x00""#),
     ];
     for (typed, answer) in answers {
         p.send_line(typed).unwrap();

@@ -31,6 +31,8 @@
 //! assert_eq!(out, br#"{"type":"kv","path":["app"],"key":[{"bytes":"00ff"}]}"#);
 //! json::write(&mut out, &json::Json::new(&row, json::Bytes::Len)).unwrap();
 //! assert!(out.ends_with(br#""key":[{"bytes_len":2}]}"#));
+//! json::write(&mut out, &json::Json::new(&row, json::Bytes::Escaped)).unwrap();
+//! assert!(out.ends_with(br#""key":[{"bytes_escaped":"\\x00\\xff"}]}"#));
 //! ```
 
 use std::io;
@@ -50,6 +52,12 @@ pub enum Bytes {
     Hex,
     /// `{"bytes_len":2}`: only how many there are.
     Len,
+    /// `{"bytes_escaped":"\\x00\\xff"}`: every byte, as the text between
+    /// the quotes of the escaped literal `b"\x00\xff"` (printable ASCII as
+    /// it is, `\\` and `\"`, every other byte `\xNN`): fdbcli's printable
+    /// form, which decodes back to the same bytes and holds no control
+    /// character.
+    Escaped,
 }
 
 /// A result in JSON form, with bytes shown as [`Bytes`] says.
@@ -95,14 +103,25 @@ impl Serialize for Json<'_> {
     }
 }
 
+impl Bytes {
+    /// Bytes that name where a key is, which their length would not:
+    /// escaped when asked, else in hex.
+    fn in_full(self) -> Bytes {
+        match self {
+            Bytes::Escaped => Bytes::Escaped,
+            Bytes::Hex | Bytes::Len => Bytes::Hex,
+        }
+    }
+}
+
 impl Json<'_> {
-    /// A raw row: its key as bytes, always in full, since it is all that
-    /// names the key; its value as any other.
+    /// A raw row: its key as bytes, always in full (escaped or in hex),
+    /// since it is all that names the key; its value as any other.
     fn raw<M: SerializeMap>(&self, map: &mut M, row: &RawRow) -> Result<(), M::Error> {
         let bytes = self.bytes;
         map.serialize_entry("type", "raw")?;
         let key = ElemKind::Bytes(row.key.clone());
-        map.serialize_entry("key", &Elem(&key, Bytes::Hex))?;
+        map.serialize_entry("key", &Elem(&key, bytes.in_full()))?;
         let (part, options) = &row.value;
         map.serialize_entry("value", &PartJson { part, bytes })?;
         if let Some(options) = options {
@@ -119,7 +138,7 @@ impl Json<'_> {
         match row.path.prefix() {
             Some(prefix) => {
                 let prefix = ElemKind::Bytes(prefix.to_vec());
-                map.serialize_entry("prefix", &Elem(&prefix, Bytes::Hex))?;
+                map.serialize_entry("prefix", &Elem(&prefix, bytes.in_full()))?;
             }
             None => map.serialize_entry("path", row.path.names())?,
         }
@@ -183,6 +202,11 @@ impl Serialize for Elem<'_> {
                     let mut map = s.serialize_map(Some(1))?;
                     map.serialize_entry("bytes_len", &b.len())?;
                     map.end()
+                }
+                Bytes::Escaped => {
+                    let mut text = String::with_capacity(b.len());
+                    crate::syntax::write_byte_escapes(&mut text, b).expect("writing to a String");
+                    tagged(s, "bytes_escaped", &text)
                 }
             },
             ElemKind::Uuid(u) => tagged(s, "uuid", &u.hyphenated().to_string()),

@@ -72,6 +72,18 @@ impl DirPath {
         }
     }
 
+    /// The same place, its raw bytes written escaped, `b"\x02app\x00"`,
+    /// as `--bytes escaped` shows every other bytes.
+    pub fn escaped(&self) -> DirPath {
+        match &self.prefix {
+            Some(bytes) => DirPath {
+                text: crate::syntax::escaped_bytes_literal(bytes),
+                ..self.clone()
+            },
+            None => self.clone(),
+        }
+    }
+
     /// Where a key without holes in its path lives, as its rows show it.
     pub fn of(key: &Key<'_>) -> DirPath {
         match key.place() {
@@ -125,6 +137,13 @@ impl RawRow {
     /// `0x15ff=value`: the raw statement that writes it back.
     fn print(&self, w: &mut impl fmt::Write) -> fmt::Result {
         write_bytes(w, &self.key)?;
+        self.write_value(w)
+    }
+
+    /// `=value`, what follows the key in [`RawRow`]'s statement: for
+    /// output that writes the key in another form of bytes, such as
+    /// `b"\x15\xff"` (`fql --bytes escaped`).
+    pub fn write_value(&self, w: &mut impl fmt::Write) -> fmt::Result {
         w.write_char('=')?;
         let (value, options) = &self.value;
         value.put(w)?;

@@ -162,6 +162,21 @@ pub enum ParseError {
         at: Span,
     },
 
+    /// A backslash escape in escaped bytes other than `\xNN`, `\\` and
+    /// `\"`: `b"a\nb"`, `b"\x4"`.
+    #[error("`{escape}` is not an escape in bytes")]
+    #[diagnostic(code(fql::bad_bytes_escape))]
+    BadBytesEscape {
+        /// The backslash and what follows it.
+        escape: String,
+        /// Where.
+        #[label("unknown escape")]
+        at: Span,
+        /// The escapes there are, and the one meant.
+        #[help]
+        help: String,
+    },
+
     /// A control character as it is, not as an escape: a tab, an escape
     /// character or a carriage return inside a string, or any control
     /// character but a tab in a comment. Scripts hold none, so that no

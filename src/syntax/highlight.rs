@@ -18,7 +18,7 @@ pub enum Class {
     Keyword,
     /// A string, closed or not.
     Str,
-    /// An int, num, bytes, uuid or vstamp.
+    /// An int, num, bytes (`0x..` or `b"..."`), uuid or vstamp.
     Number,
     /// A variable `<...>` or `...`.
     Hole,
@@ -123,7 +123,15 @@ fn token(src: &str, i: usize, open: &mut Open) -> (Class, usize) {
         b'[' => group(open, b'[', b']', Class::Options),
         b'.' if b[i..].starts_with(b"...") => (Class::Hole, i + 3),
         // The `..` between the two keys of a raw range.
-        b'.' if b[i..].starts_with(b"..0x") => (Class::Punct, i + 2),
+        b'.' if b[i..].starts_with(b"..0x") || b[i..].starts_with(b"..b\"") => {
+            (Class::Punct, i + 2)
+        }
+        // Escaped bytes, `b"\x02app"`, shown as bytes are.
+        b'b' if b.get(i + 1) == Some(&b'"') => {
+            let (end, closed) = string_end(b, i + 2);
+            open.unclosed |= !closed;
+            (Class::Number, end)
+        }
         b':' => {
             let mut end = i + 1 + word_len(&b[i + 1..]);
             if b.get(end) == Some(&b'!') {
@@ -374,5 +382,38 @@ mod tests {
                 (Keyword, "clear"),
             ]
         );
+    }
+
+    /// Escaped bytes are one token, classed as bytes are, wherever they
+    /// stand; an escaped quote does not end them, and unclosed they are
+    /// open. A `b` that no quote follows is a name.
+    #[test]
+    fn escaped_bytes_are_bytes() {
+        use Class::*;
+        assert_eq!(
+            classes(r#"b"\x02a\"p"..b"\x03"...=b"v""#),
+            [
+                (Number, r#"b"\x02a\"p""#),
+                (Punct, ".."),
+                (Number, r#"b"\x03""#),
+                (Hole, "..."),
+                (Punct, "="),
+                (Number, r#"b"v""#),
+            ]
+        );
+        assert_eq!(
+            classes(r#"/b(b,b"(")"#),
+            [
+                (Punct, "/"),
+                (Name, "b"),
+                (Punct, "("),
+                (Name, "b"),
+                (Punct, ","),
+                (Number, r#"b"(""#),
+                (Punct, ")"),
+            ]
+        );
+        assert!(is_open(r#"b"\x02"#));
+        assert!(!continues(r#"/a(b"\x02"#));
     }
 }

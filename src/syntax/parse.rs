@@ -16,6 +16,7 @@ mod element;
 mod hints;
 mod lex;
 mod literal;
+pub use literal::starts_bytes;
 mod statement;
 mod typed;
 
@@ -209,6 +210,61 @@ mod tests {
         assert_eq!(value("0x0a"), ElemKind::Bytes(vec![10]));
         let uuid = "12345678-1234-1234-1234-123456789abc";
         assert_eq!(value(uuid), ElemKind::Uuid(uuid.parse().unwrap()));
+    }
+
+    /// Escaped bytes are the bytes the hex form writes: printable text as
+    /// its UTF-8 bytes, `\xNN` in either case, `\\` and `\"`; in a value,
+    /// a key, a raw key and a parameter alike.
+    #[test]
+    fn escaped_bytes_are_the_bytes_of_the_hex_form() {
+        for (text, hex) in [
+            (r#"b"""#, "0x"),
+            (r#"b"\x02app\x00""#, "0x0261707000"),
+            (r#"b"\xAB\xcd\xEf""#, "0xabcdef"),
+            (r#"b"\\\"""#, "0x5c22"),
+            (r#"b"é😁 ~""#, "0xc3a9f09f9881207e"),
+            (r#"b"%(,)=[]<>""#, "0x25282c293d5b5d3c3e"),
+        ] {
+            assert_eq!(value(text), value(hex), "{text}");
+            let element = super::parse_element(text).expect("one element");
+            assert_eq!(element.kind, value(hex), "{text}");
+            let raw = |src: &str| match parse(src).expect("parses").items.into_iter().next() {
+                Some(Item::Statement(s)) => match s.query {
+                    Query::Raw(raw) => raw.key.kind,
+                    other => panic!("{other:?}"),
+                },
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(raw(text), raw(hex));
+            assert_eq!(raw(&format!("{text}...")), raw(&format!("{hex}...")));
+            assert_eq!(
+                raw(&format!("{text}..{hex}")),
+                raw(&format!("{hex}..{text}"))
+            );
+        }
+    }
+
+    /// Each mistake in escaped bytes is its own error, at the offending
+    /// escape or character.
+    #[test]
+    fn escaped_bytes_report_each_mistake_where_it_is() {
+        let errors = parse("/d(0)=b\"\\n\\x4\t\\\u{85}\"").expect_err("does not parse");
+        let found: Vec<(String, usize)> = errors
+            .iter()
+            .map(|e| (miette::Diagnostic::code(e).unwrap().to_string(), offset(e)))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("fql::bad_bytes_escape".to_string(), 8),
+                ("fql::bad_bytes_escape".to_string(), 10),
+                ("fql::control_character".to_string(), 13),
+                ("fql::control_character".to_string(), 15),
+            ]
+        );
+        assert_eq!(codes("b\"ab"), ["fql::unclosed"]);
+        assert_eq!(codes("b\"ab\n/cd"), ["fql::unclosed"]);
+        assert_eq!(codes("\\x02app"), ["fql::expected_statement"]);
     }
 
     /// Strings are scanned a word at a time; the end may fall anywhere in

@@ -11,7 +11,9 @@
 //! - strings escape `"`, `\` and the line feed (`\n`), and every other
 //!   control character as the `\xNN` escapes of its UTF-8 bytes, so that
 //!   no control character ever reaches a terminal;
-//! - bytes as `0x` and lowercase hex; uuids and vstamps in lowercase;
+//! - bytes as `0x` and lowercase hex, never in their escaped form
+//!   `b"..."` (which `--bytes escaped` prints results in); uuids and
+//!   vstamps in lowercase;
 //! - options as written, aliases kept.
 
 use std::fmt::{self, Display, Formatter, Write};
@@ -429,6 +431,44 @@ pub fn write_bytes(f: &mut impl Write, b: &[u8]) -> fmt::Result {
     write_hex(f, b)
 }
 
+/// Writes bytes in their escaped form, `b"\x02app\x00"`: printable ASCII
+/// as it is, but `\\` and `\"`, and every other byte as `\x` and two
+/// lowercase hex digits. It reads back as the same bytes, holds no control
+/// character, and shows keys as fdbcli prints them; the canonical form
+/// stays `0x` and hex (see [`write_bytes`]), whose length does not depend
+/// on what the bytes are.
+pub fn write_escaped_bytes(f: &mut impl Write, b: &[u8]) -> fmt::Result {
+    f.write_str("b\"")?;
+    write_byte_escapes(f, b)?;
+    f.write_char('"')
+}
+
+/// An escaped bytes literal for `b`, as [`write_escaped_bytes`] writes it.
+pub fn escaped_bytes_literal(b: &[u8]) -> String {
+    let mut out = String::with_capacity(3 + b.len());
+    write_escaped_bytes(&mut out, b).expect("writing to a String");
+    out
+}
+
+/// The text between the quotes of [`write_escaped_bytes`]: each run of
+/// printable ASCII in one piece, every other byte escaped.
+pub(crate) fn write_byte_escapes(f: &mut impl Write, b: &[u8]) -> fmt::Result {
+    let plain = |c: &u8| matches!(c, b' '..=b'~') && !matches!(c, b'"' | b'\\');
+    let mut rest = b;
+    while !rest.is_empty() {
+        let n = rest.iter().take_while(|c| plain(c)).count();
+        f.write_str(std::str::from_utf8(&rest[..n]).expect("printable ASCII"))?;
+        let Some(&c) = rest.get(n) else { break };
+        match c {
+            b'"' => f.write_str("\\\"")?,
+            b'\\' => f.write_str("\\\\")?,
+            _ => super::words::write_hex_escapes(f, &[c])?,
+        }
+        rest = &rest[n + 1..];
+    }
+    Ok(())
+}
+
 fn write_hex(f: &mut impl Write, b: &[u8]) -> fmt::Result {
     let mut buf = [0u8; 128];
     for chunk in b.chunks(64) {
@@ -488,6 +528,19 @@ mod tests {
         let mut long = String::new();
         write_bytes(&mut long, &[0x5a; 200]).unwrap();
         assert_eq!(long.len(), 2 + 400);
+    }
+
+    #[test]
+    fn escaped_bytes_keep_printable_ascii_and_escape_the_rest() {
+        assert_eq!(escaped_bytes_literal(b""), r#"b"""#);
+        assert_eq!(
+            escaped_bytes_literal(b"\x02app\x00\x15\x01"),
+            r#"b"\x02app\x00\x15\x01""#
+        );
+        assert_eq!(
+            escaped_bytes_literal(b"a \"q\" \\ ~\x7f\x1b\xc3\xa9\xff"),
+            r#"b"a \"q\" \\ ~\x7f\x1b\xc3\xa9\xff""#
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod atomics;
 mod command;
 mod dirs;
 mod dump;
+mod escaped;
 mod faults;
 mod mutex;
 use crate::support::mutex_show;

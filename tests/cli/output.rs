@@ -1,5 +1,5 @@
 //! What fql prints: text, JSON and JSON lines for every element type,
-//! bytes in full or by length, colour, completions and the manual.
+//! bytes in full, escaped or by length, colour, completions and the manual.
 
 use super::{assert_free, fql, stderr_writing_to, stdout};
 
@@ -71,6 +71,29 @@ fn bytes_len_shows_lengths_in_text_and_json() {
     assert!(out.contains(r#"=(1,"x",(<1 byte>,nil))"#), "{out}");
     let json = read_every_type(&["--bytes", "len", "--format", "jsonl"]);
     assert!(json.contains(r#"{"bytes_len":4}"#), "{json}");
+}
+
+/// Escaped bytes, nested ones too, are text that writes the same data
+/// back; JSON names them `bytes_escaped`.
+#[test]
+fn bytes_escaped_text_writes_the_same_data_back() {
+    let out = read_every_type(&["--bytes", "escaped"]);
+    assert!(
+        out.contains(r#"/types("bytes",b"\x00\xff")=b"\xde\xad\xbe\xef""#),
+        "{out}"
+    );
+    assert!(out.contains(r#"=(1,"x",(b"\x01",nil))"#), "{out}");
+    let again = stdout(
+        fql()
+            .args(["--memory", "-w", "-f", "-", "-q", "/types(...)=<>"])
+            .write_stdin(out),
+    );
+    assert_eq!(again, read_every_type(&[]));
+    let json = read_every_type(&["--bytes", "escaped", "--format", "jsonl"]);
+    assert!(
+        json.contains(r#"{"bytes_escaped":"\\xde\\xad\\xbe\\xef"}"#),
+        "{json}"
+    );
 }
 
 #[test]

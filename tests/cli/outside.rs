@@ -203,3 +203,30 @@ fn infer_and_validate_read_the_root_and_raw_prefixes() {
         "{err}"
     );
 }
+
+#[test]
+fn a_raw_prefix_is_written_and_shown_escaped_too() {
+    let (_dir, db) = on_db();
+    db().args(["-w", "-q", "b\"\\xab\\x01\"(\"k\",1)=1"])
+        .assert()
+        .success();
+    assert_eq!(
+        stdout(db().args(["-q", "0xab01(...)"])),
+        "0xab01(\"k\",1)=1\n"
+    );
+    assert_eq!(
+        stdout(db().args(["--bytes", "escaped", "-q", "0xab01(...)"])),
+        "b\"\\xab\\x01\"(\"k\",1)=1\n"
+    );
+    assert_eq!(
+        stdout(db().args([
+            "--bytes",
+            "escaped",
+            "--format",
+            "jsonl",
+            "-q",
+            "0xab01(...)"
+        ])),
+        "{\"type\":\"kv\",\"prefix\":{\"bytes_escaped\":\"\\\\xab\\\\x01\"},\"key\":[\"k\",1],\"value\":1}\n"
+    );
+}

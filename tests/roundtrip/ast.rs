@@ -63,6 +63,32 @@ proptest! {
         }
     }
 
+    /// Any bytes print in the escaped form as printable ASCII alone, which
+    /// reads back as the same bytes wherever bytes stand: an element, a
+    /// value, a raw key, the ends of a raw range, a parameter.
+    #[test]
+    fn escaped_bytes_parse_back_as_the_same_bytes(
+        bytes in proptest::collection::vec(any::<u8>(), 0..64),
+        end in proptest::collection::vec(any::<u8>(), 0..8),
+    ) {
+        let literal = fql::syntax::escaped_bytes_literal(&bytes);
+        prop_assert!(literal.bytes().all(|b| (b' '..=b'~').contains(&b)), "{:?}", literal);
+        let hex = fql::syntax::bytes_literal(&bytes);
+        let end_literal = fql::syntax::escaped_bytes_literal(&end);
+        let src = format!(
+            "/t({literal})={literal}\n{literal}={literal}\n{literal}...\n{literal}..{end_literal}"
+        );
+        let canonical = format!(
+            "/t({hex})={hex}\n{hex}={hex}\n{hex}...\n{hex}..{}",
+            fql::syntax::bytes_literal(&end)
+        );
+        let script = parse_ok(&src)?;
+        prop_assert_eq!(script.to_string(), canonical, "text: {:?}", src);
+        let elem = fql::syntax::parse_element(&literal)
+            .map_err(|e| TestCaseError::fail(format!("{literal:?}: {e:?}")))?;
+        prop_assert_eq!(elem.kind, ElemKind::Bytes(bytes.clone()));
+    }
+
     #[test]
     fn elements_in_tuples_parse_back(elem in arb::elem()) {
         let text = format!("/t({elem})");

@@ -143,7 +143,8 @@ pub struct ExecArgs {
     #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Output")]
     pub format: Option<Format>,
 
-    /// Bytes in full (`0x...`, valid input) or as their length only.
+    /// Bytes in full as hex (`0x...`) or escaped (`b"\x02app"`), both
+    /// valid input, or as their length only.
     #[arg(long, value_enum, value_name = "HOW", help_heading = "Output")]
     pub bytes: Option<BytesShown>,
 
@@ -599,6 +600,9 @@ pub enum BytesShown {
     Full,
     /// Only the length, `<12 bytes>`; such output is not valid input.
     Len,
+    /// `b"\x02app\x00"`, as fdbcli prints keys: printable ASCII as it is,
+    /// every other byte `\xNN`; valid input, the same bytes.
+    Escaped,
 }
 
 /// The `--color` choices.

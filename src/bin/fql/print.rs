@@ -1,13 +1,15 @@
 //! Results on standard output: canonical FQL text, a JSON array, or JSON
-//! lines, with bytes in full or as their length.
+//! lines, with bytes in full (hex or escaped) or as their length.
 //!
 //! Both forms are documented in `docs/cli.md`, section "Output"; the
 //! library writes the JSON form ([`fql::exec::json`]).
 
 use std::io::{self, Write};
+use std::sync::Arc;
 
-use fql::exec::{Found, Output, Part, RawRow, Row, json};
+use fql::exec::{DirPath, Found, Output, Part, RawRow, Row, json};
 use fql::syntax::ast::ElemKind;
+use fql::syntax::{bytes_literal, escaped_bytes_literal};
 use fql::watch::Event;
 
 use crate::args::{BytesShown, Format};
@@ -87,20 +89,13 @@ impl<W: Write> Printer<W> {
         self.count += 1;
         match self.format {
             Format::Text if self.color => {
-                let text = match (self.bytes, output) {
-                    (BytesShown::Len, Output::KeyValue(row)) => short_row(row).to_string(),
-                    (BytesShown::Len, Output::Raw(row)) => short_raw(row).to_string(),
-                    _ => output.to_string(),
-                };
+                let text = shown(output, self.bytes);
                 writeln!(self.out, "{}", crate::paint::paint(&text))
             }
             Format::Text => {
-                match (self.bytes, output) {
-                    (BytesShown::Len, Output::KeyValue(row)) => {
-                        write!(self.out, "{}", short_row(row))?
-                    }
-                    (BytesShown::Len, Output::Raw(row)) => write!(self.out, "{}", short_raw(row))?,
-                    _ => write!(self.out, "{output}")?,
+                match self.bytes {
+                    BytesShown::Full => write!(self.out, "{output}")?,
+                    bytes => self.out.write_all(shown(output, bytes).as_bytes())?,
                 }
                 self.out.write_all(b"\n")
             }
@@ -138,11 +133,7 @@ impl<W: Write> Printer<W> {
             (Format::Json | Format::Jsonl, _) => {
                 self.write_pending()?;
                 self.count += 1;
-                let bytes = match self.bytes {
-                    BytesShown::Full => json::Bytes::Hex,
-                    BytesShown::Len => json::Bytes::Len,
-                };
-                let object = json::Json::new(event.output(), bytes);
+                let object = json::Json::new(event.output(), json_bytes(self.bytes));
                 let mut value = serde_json::to_value(object).map_err(io::Error::other)?;
                 if let Some(map) = value.as_object_mut() {
                     map.insert("change".into(), event.name().into());
@@ -153,11 +144,7 @@ impl<W: Write> Printer<W> {
             (Format::Text, Event::Clear(key)) => {
                 self.write_pending()?;
                 self.count += 1;
-                let key = match (self.bytes, key) {
-                    (BytesShown::Len, Output::KeyValue(row)) => short_row(row).to_string(),
-                    _ => key.to_string(),
-                };
-                let text = format!("{key}=clear");
+                let text = format!("{}=clear", shown(key, self.bytes));
                 match self.color {
                     true => writeln!(self.out, "{}", crate::paint::paint(&text))?,
                     false => writeln!(self.out, "{text}")?,
@@ -175,37 +162,65 @@ impl<W: Write> Printer<W> {
     }
 }
 
-/// A row with each bytes element shown as its length.
-fn short_row(row: &Row) -> Row {
-    let mut short = row.clone();
-    for part in short
-        .key
-        .iter_mut()
-        .chain(short.value.as_mut().map(|(p, _)| p))
-    {
-        if let Part::Data(data) = part
-            && contains_bytes(data)
-        {
-            let mut text = String::new();
-            short_text(&mut text, data);
-            *part = Part::Written(text.into());
+/// The text of a result with bytes as `bytes` shows them: in key-values,
+/// each bytes element and value; in a raw row, its value, and its key when
+/// escaped (as its length the key would name nothing); a directory's
+/// prefix when escaped, for the same reason. Other results print as they
+/// are.
+fn shown(output: &Output, bytes: BytesShown) -> String {
+    match (bytes, output) {
+        (BytesShown::Full, _) => output.to_string(),
+        (_, Output::KeyValue(row)) => shown_row(row, bytes).to_string(),
+        (_, Output::Raw(row)) => {
+            let row = shown_raw(row, bytes);
+            let mut text = match bytes {
+                BytesShown::Escaped => escaped_bytes_literal(&row.key),
+                BytesShown::Full | BytesShown::Len => bytes_literal(&row.key),
+            };
+            row.write_value(&mut text).expect("writing to a String");
+            text
         }
+        (BytesShown::Escaped, Output::DirPrefix { path, prefix }) => {
+            let path = DirPath::new(path.clone());
+            format!("{path} % {}...", escaped_bytes_literal(prefix))
+        }
+        _ => output.to_string(),
     }
-    short
 }
 
-/// A raw row with the bytes of its value shown as their length; its key,
-/// all that names it, stays in full.
-fn short_raw(row: &RawRow) -> RawRow {
-    let mut short = row.clone();
-    if let Part::Data(data) = &short.value.0
+/// A row with each bytes element shown as `bytes` says.
+fn shown_row(row: &Row, bytes: BytesShown) -> Row {
+    let mut shown = row.clone();
+    if bytes == BytesShown::Escaped && row.path.prefix().is_some() {
+        shown.path = Arc::new(row.path.escaped());
+    }
+    for part in shown
+        .key
+        .iter_mut()
+        .chain(shown.value.as_mut().map(|(p, _)| p))
+    {
+        show_part(part, bytes);
+    }
+    shown
+}
+
+/// A raw row with the bytes of its value shown as `bytes` says.
+fn shown_raw(row: &RawRow, bytes: BytesShown) -> RawRow {
+    let mut shown = row.clone();
+    show_part(&mut shown.value.0, bytes);
+    shown
+}
+
+/// `part` as FQL text with its bytes shown as `bytes` says, if it holds
+/// any.
+fn show_part(part: &mut Part, bytes: BytesShown) {
+    if let Part::Data(data) = part
         && contains_bytes(data)
     {
         let mut text = String::new();
-        short_text(&mut text, data);
-        short.value.0 = Part::Written(text.into());
+        shown_text(&mut text, data, bytes);
+        *part = Part::Written(text.into());
     }
-    short
 }
 
 fn contains_bytes(data: &ElemKind<'_>) -> bool {
@@ -216,20 +231,24 @@ fn contains_bytes(data: &ElemKind<'_>) -> bool {
     }
 }
 
-/// FQL text with bytes as `<N bytes>`.
-fn short_text(out: &mut String, data: &ElemKind<'_>) {
+/// FQL text with bytes as `<N bytes>`, `b"..."` or `0x..`.
+fn shown_text(out: &mut String, data: &ElemKind<'_>, bytes: BytesShown) {
     match data {
-        ElemKind::Bytes(b) => {
-            let plural = if b.len() == 1 { "" } else { "s" };
-            out.push_str(&format!("<{} byte{plural}>", b.len()));
-        }
+        ElemKind::Bytes(b) => match bytes {
+            BytesShown::Len => {
+                let plural = if b.len() == 1 { "" } else { "s" };
+                out.push_str(&format!("<{} byte{plural}>", b.len()));
+            }
+            BytesShown::Escaped => out.push_str(&escaped_bytes_literal(b)),
+            BytesShown::Full => out.push_str(&bytes_literal(b)),
+        },
         ElemKind::Tuple(t) => {
             out.push('(');
             for (n, e) in t.elems.iter().enumerate() {
                 if n > 0 {
                     out.push(',');
                 }
-                short_text(out, &e.kind);
+                shown_text(out, &e.kind, bytes);
             }
             out.push(')');
         }
@@ -237,11 +256,16 @@ fn short_text(out: &mut String, data: &ElemKind<'_>) {
     }
 }
 
-/// A result in JSON form (see [`fql::exec::json`]).
-fn json_output(out: &mut impl Write, output: &Output, bytes: BytesShown) -> io::Result<()> {
-    let bytes = match bytes {
+/// How JSON shows bytes for `--bytes`.
+fn json_bytes(bytes: BytesShown) -> json::Bytes {
+    match bytes {
         BytesShown::Full => json::Bytes::Hex,
         BytesShown::Len => json::Bytes::Len,
-    };
-    json::write(out, &json::Json::new(output, bytes))
+        BytesShown::Escaped => json::Bytes::Escaped,
+    }
+}
+
+/// A result in JSON form (see [`fql::exec::json`]).
+fn json_output(out: &mut impl Write, output: &Output, bytes: BytesShown) -> io::Result<()> {
+    json::write(out, &json::Json::new(output, json_bytes(bytes)))
 }

@@ -3,7 +3,7 @@
 
 use super::hints::{TypeRole, long_int, with_fix};
 use super::lex::{backtrack, excerpt, fail, hspace, peek, starts_statement, word};
-use super::literal::{plain_string, small_int};
+use super::literal::{plain_string, small_int, starts_bytes};
 use super::{PResult, Parser};
 use crate::syntax::ast::{
     Cast, Elem, ElemKind, Elems, Ident, Int, Opt, OptArg, OptArgKind, OptName, Options, Reference,
@@ -82,6 +82,11 @@ impl<'a> Parser<'a> {
                 None => self.numeric(i),
             },
             Some(b'.') if !i.starts_with("...") => self.number(i),
+            // Escaped bytes, `b"..."`: no word is followed by a quote.
+            Some(b'b') if i[1..].starts_with('"') => {
+                let (rest, bytes) = self.bytes_literal(i)?;
+                (rest, ElemKind::Bytes(bytes))
+            }
             Some(b) if b.is_ascii_alphabetic() => match self.word(i) {
                 Some(ok) => ok,
                 None => return backtrack::<()>().map(|(rest, ())| rest),
@@ -424,8 +429,11 @@ impl<'a> Parser<'a> {
                         let (rest, s) = self.string(at)?;
                         (rest, OptArgKind::Str(s))
                     }
-                    Some(b'0') if at.starts_with("0x") => {
-                        return fail(self.bytes_argument(text, at));
+                    Some(b'0' | b'b') if starts_bytes(at) => {
+                        let errors = self.errors.len();
+                        let (after, bytes) = self.bytes_literal(at)?;
+                        let bytes = (self.errors.len() == errors).then_some(bytes);
+                        return fail(self.bytes_argument(text, at, after, bytes));
                     }
                     Some(b'-' | b'0'..=b'9') if long_int(at) => {
                         return fail(self.long_argument(at));

@@ -100,27 +100,26 @@ impl Parser<'_> {
         (line.chars().count() <= 60).then_some(line)
     }
 
-    /// The error for bytes as the argument of the option `name`: bytes
-    /// that are UTF-8 text are offered as a string.
-    pub(super) fn bytes_argument(&self, name: &str, at: &str) -> ParseError {
-        let text = junk(at);
-        let digits = &text[2..];
-        let decoded = (digits.len().is_multiple_of(2)
-            && digits.bytes().all(|b| b.is_ascii_hexdigit()))
-        .then(|| {
-            (0..digits.len())
-                .step_by(2)
-                .map(|n| u8::from_str_radix(&digits[n..n + 2], 16).expect("hex digits"))
-                .collect::<Vec<u8>>()
-        })
-        .and_then(|b| String::from_utf8(b).ok());
-        let help = match decoded {
-            Some(s) => format!(
+    /// The error for bytes as the argument of the option `name`: the
+    /// literal that starts at `at` and ends at `after`, which gave
+    /// `bytes` (`None` for a malformed one, reported already). Bytes that
+    /// are UTF-8 text are offered as a string.
+    pub(super) fn bytes_argument(
+        &self,
+        name: &str,
+        at: &str,
+        after: &str,
+        bytes: Option<Vec<u8>>,
+    ) -> ParseError {
+        let text = &at[..at.len() - after.len()];
+        let help = match bytes.map(String::from_utf8) {
+            None => "an option's argument cannot be bytes".to_string(),
+            Some(Ok(s)) => format!(
                 "an option's argument cannot be bytes; write them as a string: `{}:{}`",
                 excerpt(name),
                 excerpt(&crate::syntax::quote(&s))
             ),
-            None => {
+            Some(Err(_)) => {
                 "an option's argument cannot be bytes, and these are not UTF-8 text for a string"
                     .to_string()
             }

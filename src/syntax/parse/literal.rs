@@ -195,6 +195,33 @@ fn canonical_vstamp(text: &[u8]) -> Option<Vstamp> {
     Some(Vstamp { tx, user })
 }
 
+/// Whether `i` starts a bytes literal: `0x` and hex digits, or `b"` and
+/// escaped text. No other construct starts so: a name is never directly
+/// followed by a quote, nor a number by `x`. Public so that the shell,
+/// which puts `./` before a statement that starts with a name, knows a
+/// raw key by the parser's own rule.
+#[inline]
+pub fn starts_bytes(i: &str) -> bool {
+    i.starts_with("0x") || i.starts_with("b\"")
+}
+
+/// The text of an escape that is not one, `len` bytes of `at`, its
+/// backslash, as a message shows it: `\x` with the two characters it
+/// takes, short of a quote or a control character.
+fn escape_text(at: &str, len: usize) -> &str {
+    let escape = &at[..len];
+    if escape != "\\x" {
+        return escape;
+    }
+    let digits: usize = at[2..]
+        .chars()
+        .take(2)
+        .take_while(|&c| c != '"' && !c.is_control())
+        .map(char::len_utf8)
+        .sum();
+    &at[..2 + digits]
+}
+
 /// The length of the plain text at the start of a string's body: up to a
 /// quote, a backslash or a line break.
 #[inline]
@@ -358,20 +385,7 @@ impl<'a> Parser<'a> {
     /// `len` bytes at `at`.
     #[cold]
     fn bad_escape(&mut self, at: &str, len: usize) {
-        let escape = &at[..len];
-        // `\x` is shown with the two characters it takes, short of a quote
-        // or a control character.
-        let escape = if escape == "\\x" {
-            let digits: usize = at[2..]
-                .chars()
-                .take(2)
-                .take_while(|&c| c != '"' && !c.is_control())
-                .map(char::len_utf8)
-                .sum();
-            &at[..2 + digits]
-        } else {
-            escape
-        };
+        let escape = escape_text(at, len);
         self.report(ParseError::BadEscape {
             escape: escape.into(),
             at: self.span_of(escape),
@@ -433,7 +447,8 @@ impl<'a> Parser<'a> {
     /// (`0x..`) or a uuid.
     pub(super) fn numeric(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
         if i.starts_with("0x") {
-            self.bytes(i)
+            let (rest, bytes) = self.hex_bytes(i);
+            (rest, ElemKind::Bytes(bytes))
         } else if looks_like_uuid(i) {
             self.uuid(i)
         } else {
@@ -462,8 +477,20 @@ impl<'a> Parser<'a> {
         Some((rest, kind))
     }
 
+    /// A bytes literal in either of its forms, `0x` hex or `b"..."`
+    /// escaped, which `i` starts with ([`starts_bytes`]): the one reader
+    /// of bytes, for elements, values and raw keys alike, so that both
+    /// forms stand wherever bytes may and give the same bytes.
+    pub(super) fn bytes_literal(&mut self, i: &'a str) -> PResult<'a, Vec<u8>> {
+        if i.starts_with("b\"") {
+            self.escaped_bytes(i)
+        } else {
+            Ok(self.hex_bytes(i))
+        }
+    }
+
     /// `0x` and an even number of hex digits.
-    fn bytes(&mut self, i: &'a str) -> (&'a str, ElemKind<'a>) {
+    fn hex_bytes(&mut self, i: &'a str) -> (&'a str, Vec<u8>) {
         let (rest, digits) = take_bytes(&i[2..], |b| b.is_ascii_alphanumeric());
         if let Some(n) = digits.bytes().position(|b| !is_hex(b)) {
             let bad = &digits[n..n + 1];
@@ -472,7 +499,7 @@ impl<'a> Parser<'a> {
                 found,
                 at: self.span_of(bad),
             });
-            return (rest, ElemKind::Bytes(Vec::new()));
+            return (rest, Vec::new());
         }
         if digits.len() % 2 == 1 {
             self.report(ParseError::OddHex {
@@ -480,9 +507,113 @@ impl<'a> Parser<'a> {
                 at: self.span_from(self.pos(i), rest),
                 digits: digits.len(),
             });
-            return (rest, ElemKind::Bytes(Vec::new()));
+            return (rest, Vec::new());
         }
-        (rest, ElemKind::Bytes(decode_hex(digits.as_bytes())))
+        (rest, decode_hex(digits.as_bytes()))
+    }
+
+    /// `b"`, then printable characters, each its UTF-8 bytes, and the
+    /// escapes `\xNN`, `\\` and `\"`, then `"`: the printable form
+    /// fdbcli reads and prints keys in (`\x02app\x00`). `i` is at the `b`.
+    /// A control character, an unknown escape or a short `\x` is reported
+    /// and left out; a line break or the end before the closing quote
+    /// stops the statement, as in a string.
+    fn escaped_bytes(&mut self, i: &'a str) -> PResult<'a, Vec<u8>> {
+        let body = &i[2..];
+        let b = body.as_bytes();
+        let mut out = Vec::new();
+        let mut n = 0;
+        loop {
+            let run = string_run(&body[n..]);
+            out.extend_from_slice(&b[n..n + run]);
+            n += run;
+            match b.get(n) {
+                Some(b'"') => return Ok((&body[n + 1..], out)),
+                Some(b'\\') => n += self.byte_escape(&body[n..], &mut out),
+                Some(b'\n') | None => return fail(self.unclosed_bytes(i, &body[n..])),
+                Some(b'\r') if b.get(n + 1) == Some(&b'\n') => {
+                    return fail(self.unclosed_bytes(i, &body[n..]));
+                }
+                Some(_) => match control_len(&b[n..]) {
+                    Some(len) => {
+                        let c = &body[n..n + len];
+                        let help = format!(
+                            "write it as the escape `{}`",
+                            words::hex_escapes(c.as_bytes())
+                        );
+                        self.control_character(c, "bytes", help);
+                        n += len;
+                    }
+                    // A printable character from `c2`: two bytes.
+                    None => {
+                        out.extend_from_slice(&b[n..n + 2]);
+                        n += 2;
+                    }
+                },
+            }
+        }
+    }
+
+    /// The escape of a bytes literal at `at`, its backslash: its byte
+    /// pushed onto `out`, or an error reported; how much of the source it
+    /// takes. A backslash before a line break or a control character takes
+    /// only itself: what follows is reported on its own.
+    fn byte_escape(&mut self, at: &str, out: &mut Vec<u8>) -> usize {
+        let b = at.as_bytes();
+        let (len, help) = match b.get(1) {
+            Some(&c @ (b'"' | b'\\')) => {
+                out.push(c);
+                return 2;
+            }
+            Some(b'x') => match b.get(2..4).and_then(hex_byte) {
+                Some(byte) => {
+                    out.push(byte);
+                    return 4;
+                }
+                None => (
+                    2,
+                    "`\\x` takes two hex digits, one byte, as in `\\x0a`".to_string(),
+                ),
+            },
+            Some(b'\n') | None => return 1,
+            Some(_) if control_len(&b[1..]).is_some() => return 1,
+            Some(&c) => {
+                let len = 1 + at[1..].chars().next().map_or(0, char::len_utf8);
+                let help = match c {
+                    b'n' => " (a line feed is `\\x0a`)",
+                    b't' => " (a tab is `\\x09`)",
+                    b'r' => " (a carriage return is `\\x0d`)",
+                    b'0' => " (a zero byte is `\\x00`)",
+                    _ => "; a backslash itself is `\\\\`",
+                };
+                (
+                    len,
+                    format!(
+                        "bytes know only the escapes `\\xNN` (one byte in two hex digits), `\\\\` and `\\\"`{help}"
+                    ),
+                )
+            }
+        };
+        self.report(ParseError::BadBytesEscape {
+            escape: escape_text(at, len).into(),
+            at: self.span_of(escape_text(at, len)),
+            help,
+        });
+        len
+    }
+
+    /// The error for a bytes literal, at `i`, that meets a line break or
+    /// the end at `end` before its closing quote.
+    fn unclosed_bytes(&self, i: &str, end: &str) -> ParseError {
+        let quote = self.pos(i) + 1;
+        ParseError::Unclosed {
+            open: '"',
+            close: '"',
+            at: Span::new(quote, quote + 1),
+            end: Span::at(self.pos(end)),
+            help: line_break(end)
+                .map(|_| "bytes cannot span lines; a line feed is the escape `\\x0a`".to_string()),
+        }
     }
 
     /// `8-4-4-4-12` hex digits.

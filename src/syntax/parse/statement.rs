@@ -3,6 +3,7 @@
 
 use super::hints::with_fix;
 use super::lex::{excerpt, fail, failure, hspace, junk, line_break, peek, recover, word};
+use super::literal::starts_bytes;
 use super::{PResult, Parser};
 use std::borrow::Cow;
 
@@ -83,7 +84,7 @@ impl<'a> Parser<'a> {
                 let (rest, ()) = self.end_of_line(rest, "the end of the statement")?;
                 Ok(rest)
             }
-            Some(b'0') if i.starts_with("0x") => {
+            Some(b'0' | b'b') if starts_bytes(i) => {
                 let rest = self.raw_statement(i, self.pos(i), Options::default(), items)?;
                 let (rest, ()) = self.end_of_line(rest, "the end of the statement")?;
                 Ok(rest)
@@ -97,7 +98,7 @@ impl<'a> Parser<'a> {
                 }
                 let rest = match peek(j) {
                     Some(b'/' | b'.') => self.statement(j, start, opts, items)?,
-                    Some(b'0') if j.starts_with("0x") => {
+                    Some(b'0' | b'b') if starts_bytes(j) => {
                         self.raw_statement(j, start, opts, items)?
                     }
                     _ => return Err(failure(ParseError::DanglingOptions { at: opts.span })),
@@ -311,32 +312,25 @@ impl<'a> Parser<'a> {
         Ok(i)
     }
 
-    /// `0x15ff`, `0x15ff...` or `0x15..0x16`.
+    /// `0x15ff`, `0x15ff...` or `0x15..0x16`, each key in either form of
+    /// bytes (`b"\x15\xff"`).
     fn raw_key(&mut self, i: &'a str) -> PResult<'a, RawKey> {
         let start = self.pos(i);
-        let (rest, first) = self.raw_bytes(i);
+        let (rest, first) = self.bytes_literal(i)?;
         let (rest, kind) = if let Some(after) = rest.strip_prefix("...") {
             (after, RawKeyKind::Prefix(first))
         } else if let Some(after) = rest.strip_prefix("..") {
-            if !after.starts_with("0x") {
+            if !starts_bytes(after) {
                 let help = "a range of raw keys is written `0x15..0x16`: its first key, `..`, and the key it ends before";
                 return fail(self.expected(after, "bytes such as `0x16`", Some(help.into())));
             }
-            let (after, end) = self.raw_bytes(after);
+            let (after, end) = self.bytes_literal(after)?;
             (after, RawKeyKind::Range(first, end))
         } else {
             (rest, RawKeyKind::Key(first))
         };
         let span = self.span_from(start, rest);
         Ok((rest, RawKey { kind, span }))
-    }
-
-    /// A bytes literal, which `i` starts with.
-    fn raw_bytes(&mut self, i: &'a str) -> (&'a str, Vec<u8>) {
-        match self.numeric(i) {
-            (rest, ElemKind::Bytes(bytes)) => (rest, bytes),
-            (rest, _) => (rest, Vec::new()),
-        }
     }
 
     /// What follows `=` after a key: `clear`, an atomic operation, or an

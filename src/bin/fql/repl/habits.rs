@@ -5,7 +5,7 @@
 //! one of these forms is taken: a directory named `quit` is still listed
 //! by `./quit` or `/quit`.
 
-use fql::syntax::bytes_literal;
+use fql::syntax::escaped_bytes_literal;
 
 /// The answer to `entry` when it is one of those habits.
 pub fn hint(entry: &str) -> Option<String> {
@@ -55,7 +55,9 @@ pub fn hint(entry: &str) -> Option<String> {
         }
         ("set", [key, value]) => {
             let mut query = Raw::key(key);
-            query.text.push_str(&format!("={}", bytes_literal(value)));
+            query
+                .text
+                .push_str(&format!("={}", escaped_bytes_literal(value)));
             Some(raw(word, "write a raw key", &query, "/dir(1)=\"v\""))
         }
         ("clear", [key]) => {
@@ -77,7 +79,8 @@ pub fn hint(entry: &str) -> Option<String> {
     }
 }
 
-/// The FQL of an fdbcli command on raw keys.
+/// The FQL of an fdbcli command on raw keys, its bytes escaped as fdbcli
+/// writes them (`b"\x02app\x00"`), so the answer reads as what was typed.
 struct Raw {
     /// Its query options: `system` for a key from `0xff` on.
     options: Vec<String>,
@@ -90,7 +93,7 @@ impl Raw {
     fn key(key: &[u8]) -> Raw {
         Raw {
             options: system(key.first() == Some(&0xff)),
-            text: bytes_literal(key),
+            text: escaped_bytes_literal(key),
         }
     }
 
@@ -101,7 +104,11 @@ impl Raw {
         let reaches = begin.first() == Some(&0xff) || (end.first() == Some(&0xff) && end.len() > 1);
         Raw {
             options: system(reaches),
-            text: format!("{}..{}", bytes_literal(begin), bytes_literal(end)),
+            text: format!(
+                "{}..{}",
+                escaped_bytes_literal(begin),
+                escaped_bytes_literal(end)
+            ),
         }
     }
 }
@@ -178,20 +185,25 @@ mod tests {
         );
         assert!(words("\"open").is_none());
         assert!(words(r"\q").is_none());
-        assert_eq!(bytes_literal(b"k\xff"), "0x6bff");
+        assert_eq!(escaped_bytes_literal(b"k\xff"), r#"b"k\xff""#);
     }
 
     #[test]
     fn only_whole_entries_in_the_known_forms() {
         assert!(hint("quit").is_some());
         assert!(hint(" COMMIT; ").is_some());
-        assert!(hint("get k").unwrap().contains("0x6b"));
+        assert!(hint("get k").unwrap().contains(r#"b"k""#));
+        assert!(
+            hint(r"get \x02app\x00")
+                .unwrap()
+                .contains(": b\"\\x02app\\x00\"\n")
+        );
         assert!(
             hint("getrange a b 3")
                 .unwrap()
-                .contains("[limit:3] 0x61..0x62")
+                .contains(r#"[limit:3] b"a"..b"b""#)
         );
-        assert!(hint("set k \"v w\"").unwrap().contains("0x6b=0x762077"));
+        assert!(hint("set k \"v w\"").unwrap().contains(r#"b"k"=b"v w""#));
         for not in [
             "quit(1)",
             "./quit",

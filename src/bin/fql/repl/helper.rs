@@ -134,7 +134,7 @@ impl FqlHelper {
         let words: &[&str] = match name {
             "writemode" | "timing" => &["on", "off"],
             "format" => &["text", "json", "jsonl"],
-            "bytes" => &["full", "len"],
+            "bytes" => &["full", "len", "escaped"],
             "pager" => &["on", "off"],
             "help" => &[],
             "ls" | "cd" | "tree" => return self.path(before, arg, cwd, false),

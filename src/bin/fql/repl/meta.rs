@@ -48,7 +48,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "bytes",
-        "[full|len]  print bytes in full or as their length (alone: say which)",
+        "[full|len|escaped]  print bytes in full, as their length, or escaped as fdbcli prints keys (alone: say which)",
     ),
     (
         "explain",
@@ -232,8 +232,9 @@ impl Repl {
             _ => match arg {
                 "full" => settings.bytes = BytesShown::Full,
                 "len" => settings.bytes = BytesShown::Len,
+                "escaped" => settings.bytes = BytesShown::Escaped,
                 "" => eprintln!("bytes are {}", bytes_name(settings.bytes)),
-                _ => eprintln!("\\bytes takes full or len"),
+                _ => eprintln!("\\bytes takes full, len or escaped"),
             },
         }
     }
@@ -569,6 +570,7 @@ fn bytes_name(bytes: BytesShown) -> &'static str {
     match bytes {
         BytesShown::Full => "full",
         BytesShown::Len => "len",
+        BytesShown::Escaped => "escaped",
     }
 }
 

@@ -31,8 +31,8 @@ pub fn resolve_marked(text: &str) -> (String, Vec<(usize, usize)>) {
         out.push_str(&line[..at]);
         let head = match body.chars().next() {
             None | Some('/' | '.' | '%' | '@' | '\\' | '\n' | '\r') => "",
-            // A raw key names no directory: no bare name starts with a digit.
-            Some('0') if body.starts_with("0x") => "",
+            // A raw key names no directory: `0x` or `b"` starts no name.
+            Some('0' | 'b') if fql::syntax::starts_bytes(body) => "",
             Some('(') => ".",
             Some(_) => "./",
         };
@@ -92,6 +92,8 @@ mod tests {
         assert_eq!(resolve("../x(1)"), "../x(1)");
         assert_eq!(resolve("users(1,\n2)\nx"), "./users(1,\n2)\n./x");
         assert_eq!(resolve("[system] 0xff02..."), "[system] 0xff02...");
+        assert_eq!(resolve(r#"b"\x02app\x00"..."#), r#"b"\x02app\x00"..."#);
+        assert_eq!(resolve("b(1)"), "./b(1)");
         let (text, added) = resolve_marked("users(1,\n2)\n [limit:1] (3)");
         assert_eq!(text, "./users(1,\n2)\n [limit:1] .(3)");
         assert_eq!(added, [(0, 2), (25, 1)]);
