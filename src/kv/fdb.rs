@@ -1,8 +1,12 @@
 //! The FoundationDB backend: the transaction interface over the official
 //! client library, through the `foundationdb` crate.
 //!
-//! Built only with the `fdb` cargo feature, because a binary linked with
-//! `libfdb_c` does not start on a machine without it. The adapter is thin:
+//! Built with the `fdb` cargo feature (part of the binary's `cli`), which
+//! brings the `foundationdb` crate over fql's own binding of the C API
+//! (fdb-c/loader): `libfdb_c` is loaded at run time, when
+//! [`Network::start`] or [`client_library`] first needs it, so a program
+//! with the backend starts, and runs the embedded store, on a machine
+//! without the library. The adapter is thin:
 //! each call of the interface is one call of the client, awaited at once.
 //! What it adds is what keeps behaviour identical to the embedded backend:
 //! writes are checked against FDB's limits where they are made (the client
@@ -31,6 +35,16 @@ pub const API_VERSION: i32 = 730;
 
 static STARTED: AtomicBool = AtomicBool::new(false);
 
+pub use foundationdb_sys::{Client as ClientLibrary, LIB_PATH_ENV, LoadError};
+
+/// The client library, loaded on the first call from `FDB_CLIENT_LIB_PATH`
+/// or the usual places (see [`LoadError`] for what was searched when
+/// none serves). Loading is kept for the process: later calls answer at
+/// once.
+pub fn client_library() -> std::result::Result<&'static ClientLibrary, &'static LoadError> {
+    foundationdb_sys::load()
+}
+
 /// The client's network thread. FDB allows one per process, started once
 /// and stopped once; dropping this value stops it.
 pub struct Network {
@@ -47,6 +61,7 @@ impl Network {
     /// client library may crash at exit if its network still runs.
     #[allow(unsafe_code)]
     pub unsafe fn start() -> Result<Network> {
+        client_library().map_err(|e| Error::storage(e.to_string()))?;
         if STARTED.swap(true, Ordering::SeqCst) {
             return Err(Error::InvalidOperation(
                 "the FoundationDB client network runs only once per process".into(),

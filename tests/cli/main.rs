@@ -211,10 +211,13 @@ fn usage_errors_exit_2() {
 #[test]
 fn help_and_version() {
     assert!(stdout(fql().arg("--help")).contains("fmt"));
+    let version = stdout(fql().arg("--version"));
+    let first = version.lines().next();
     assert_eq!(
-        stdout(fql().arg("--version")),
-        format!("fql {}\n", env!("CARGO_PKG_VERSION"))
+        first,
+        Some(format!("fql {}", env!("CARGO_PKG_VERSION")).as_str())
     );
+    assert!(version.contains("\nFoundationDB client: "), "{version}");
 }
 
 #[test]
@@ -401,31 +404,171 @@ fn database_flags_conflict() {
     assert!(err.contains("cannot be used with"));
 }
 
-/// Without the `fdb` feature, asking for a cluster explains how to get one.
-#[cfg(not(feature = "fdb"))]
+/// A database file, and a cluster file naming it that only fql's
+/// `libfdb_c` opens: a cluster whose data a test can read without the
+/// client library.
+fn embedded_cluster() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let db = dir.path().join("fql.db");
+    let line = stdout(fql_db().arg("--db").arg(&db).arg("cluster-file"));
+    let cluster = dir.path().join("fdb.cluster");
+    std::fs::write(&cluster, line).expect("a writable cluster file");
+    (dir, db, cluster)
+}
+
+/// Where the client library is not: a missing file, a missing file in a
+/// directory, and a file that is not a library. Each refusal names the
+/// place and what is wrong with it.
+fn no_library(dir: &std::path::Path) -> Vec<(std::path::PathBuf, &'static str)> {
+    let text = dir.join("text.so");
+    std::fs::write(&text, "not a library\n").expect("a writable file");
+    let empty = dir.join("empty-dir");
+    std::fs::create_dir(&empty).expect("a directory");
+    vec![
+        (dir.join("none/libfdb_c.so"), "no such file"),
+        (empty.clone(), "no such file"),
+        (text, "not a loadable library"),
+    ]
+}
+
+/// A cluster asked for, with no client library to load: exit 2 with what
+/// was searched and what to install, and nothing written; whichever way
+/// the cluster is named.
 #[test]
-fn a_cluster_needs_the_fdb_feature() {
-    for (args, env) in [
-        (&["-C", "/etc/foundationdb/fdb.cluster", "status"][..], None),
-        (&["--fdb", "status"][..], None),
-        (&["status"][..], Some("/tmp/fdb.cluster")),
-    ] {
-        let mut cmd = fql_db();
-        cmd.args(args);
-        if let Some(file) = env {
-            cmd.env("FDB_CLUSTER_FILE", file);
+fn a_cluster_without_the_client_library_exits_2_writing_nothing() {
+    let (dir, db, cluster) = embedded_cluster();
+    for (lib, why) in no_library(dir.path()) {
+        let cluster_flag = ["-C".as_ref(), cluster.as_os_str()];
+        for (args, env) in [
+            (&cluster_flag[..], None),
+            (&["--fdb".as_ref()][..], Some(&cluster)),
+            (&[][..], Some(&cluster)),
+        ] {
+            let mut cmd = fql_db();
+            cmd.env("FDB_CLIENT_LIB_PATH", &lib)
+                .args(args)
+                .args(["-w", "-q", "/a(1)=1"]);
+            if let Some(file) = env {
+                cmd.env("FDB_CLUSTER_FILE", file);
+            }
+            let (out, err) = outputs(&mut cmd, 2);
+            assert!(out.is_empty(), "{out}");
+            assert!(
+                err.starts_with("fql: cannot load the FoundationDB client library"),
+                "{err}"
+            );
+            let shown = if lib.is_dir() {
+                lib.join("libfdb_c.so")
+            } else {
+                lib.clone()
+            };
+            let place = format!("FDB_CLIENT_LIB_PATH={}: {why}", shown.display());
+            assert!(err.contains(&place), "{err}");
+            assert!(
+                err.contains("install the FoundationDB client package"),
+                "{err}"
+            );
+            assert!(!err.contains("panicked"), "{err}");
         }
-        let (out, err) = outputs(&mut cmd, 2);
-        assert!(err.contains("built without FoundationDB support"), "{err}");
-        assert!(err.contains("--features fdb"), "{err}");
-        assert!(out.is_empty());
     }
-    // An explicit embedded database wins over the environment.
-    fql_db()
-        .env("FDB_CLUSTER_FILE", "/tmp/fdb.cluster")
-        .args(["--memory", "status"])
-        .assert()
-        .success();
+    let rows = stdout(fql_db().arg("--db").arg(&db).args(["-q", "/a(<>)=<>"]));
+    assert_eq!(rows, "", "a write landed");
+}
+
+/// The embedded store never loads the library: a broken
+/// `FDB_CLIENT_LIB_PATH` changes nothing for it.
+#[test]
+fn the_embedded_store_never_loads_the_library() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let text = dir.path().join("text.so");
+    std::fs::write(&text, "not a library\n").unwrap();
+    let db = dir.path().join("fql.db");
+    let run = |args: &[&str]| {
+        let mut cmd = fql_db();
+        cmd.env("FDB_CLIENT_LIB_PATH", &text)
+            .arg("--db")
+            .arg(&db)
+            .args(args);
+        stdout(&mut cmd)
+    };
+    run(&["-w", "-q", "/a(1)=1"]);
+    assert_eq!(run(&["-q", "/a(<>)=<>"]), "/a(1)=1\n");
+    assert!(run(&["status"]).starts_with("database: "));
+    assert!(!run(&["status"]).contains("client library"));
+}
+
+/// `--version` names the library it would load, or says why there is
+/// none, and succeeds either way.
+#[test]
+fn version_says_when_no_client_library_is_found() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let missing = dir.path().join("libfdb_c.so");
+    for flag in ["--version", "-V"] {
+        let shown = stdout(fql().env("FDB_CLIENT_LIB_PATH", &missing).arg(flag));
+        assert_eq!(
+            shown,
+            format!(
+                "fql {}\nFoundationDB client: not found (FDB_CLIENT_LIB_PATH={}: no such file)\n",
+                env!("CARGO_PKG_VERSION"),
+                missing.display()
+            )
+        );
+    }
+    let text = dir.path().join("text.so");
+    std::fs::write(&text, "not a library\n").unwrap();
+    let shown = stdout(fql().env("FDB_CLIENT_LIB_PATH", &text).arg("--version"));
+    assert!(
+        shown.contains("FoundationDB client: none usable (FDB_CLIENT_LIB_PATH="),
+        "{shown}"
+    );
+}
+
+/// A client library older than 7.3 is refused with its API version: a
+/// library exporting only `fdb_get_max_api_version`, answering 710, built
+/// with the C compiler when there is one.
+#[test]
+fn a_client_library_older_than_7_3_is_refused() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let source = dir.path().join("old.c");
+    std::fs::write(
+        &source,
+        "int fdb_get_max_api_version(void) { return 710; }\n",
+    )
+    .unwrap();
+    let lib = dir.path().join("libfdb_c.so");
+    let built = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&source)
+        .output();
+    match built {
+        Ok(out) if out.status.success() => {}
+        other => {
+            eprintln!("skipped: no C compiler built the old library: {other:?}");
+            return;
+        }
+    }
+    let (_keep, db, cluster) = embedded_cluster();
+    let mut cmd = fql_db();
+    cmd.env("FDB_CLIENT_LIB_PATH", dir.path())
+        .arg("-C")
+        .arg(&cluster)
+        .args(["-w", "-q", "/a(1)=1"]);
+    let (out, err) = outputs(&mut cmd, 2);
+    assert!(out.is_empty(), "{out}");
+    let place = format!(
+        "FDB_CLIENT_LIB_PATH={}: a client of API version 710, older than FoundationDB 7.3 (730)",
+        lib.display()
+    );
+    assert!(err.contains(&place), "{err}");
+    assert!(err.contains("7.3 or later"), "{err}");
+    let shown = stdout(fql().env("FDB_CLIENT_LIB_PATH", &lib).arg("--version"));
+    assert!(
+        shown.contains("none usable") && shown.contains("710"),
+        "{shown}"
+    );
+    let rows = stdout(fql_db().arg("--db").arg(&db).args(["-q", "/a(<>)=<>"]));
+    assert_eq!(rows, "");
 }
 
 #[test]

@@ -1,36 +1,13 @@
-//! `FQL_FAULTS` injected by the library: `fql -C` processes built with the
-//! `fdb` feature retry exactly what FDB's `on_error` retries, never apply
-//! a write twice after `commit_unknown_result`, and the mutex answers
-//! what happened under it.
+//! `FQL_FAULTS` injected by the library: `fql -C` processes retry exactly
+//! what FDB's `on_error` retries, never apply a write twice after
+//! `commit_unknown_result`, and the mutex answers what happened under it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 use libtest_mimic::Failed;
 
-use super::{cargo, cluster_file, library, ran, target};
-
-/// Builds `fql` with the `fdb` feature, once for every trial.
-fn fql_fdb() -> Result<PathBuf, Failed> {
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let lib = library()?;
-    BUILT
-        .get_or_init(|| {
-            ran(
-                "cargo build --features fdb --bin fql",
-                cargo()
-                    .args(["build", "-q", "-p", "fql", "--features", "fdb"])
-                    .args(["--bin", "fql"])
-                    .env("FDB_CLIENT_LIB_PATH", &lib)
-                    .output(),
-            )
-            .map(|_| target().join("debug").join("fql"))
-            .map_err(|e| e.message().unwrap_or("failed").to_string())
-        })
-        .clone()
-        .map_err(Failed::from)
-}
+use super::{cluster_file, library, ran};
 
 /// A database reached through the library, and the `fql` that reaches it.
 struct Client {
@@ -44,7 +21,8 @@ struct Client {
 impl Client {
     fn new() -> Result<Client, Failed> {
         let lib = library()?;
-        let fql = fql_fdb()?;
+        // The default build, the one this suite's cargo built.
+        let fql = PathBuf::from(env!("CARGO_BIN_EXE_fql"));
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let cluster = cluster_file(dir.path())?;
         Ok(Client {
@@ -59,7 +37,6 @@ impl Client {
     /// `fql -C cluster ARGS` with `faults` injected by the library.
     fn run(&self, faults: &str, args: &[&str]) -> Result<Output, Failed> {
         Command::new(&self.fql)
-            .env("LD_LIBRARY_PATH", &self.lib)
             .env("FDB_CLIENT_LIB_PATH", &self.lib)
             .env("FQL_FAULTS", faults)
             .env_remove("FDB_CLUSTER_FILE")

@@ -1,11 +1,14 @@
 //! FoundationDB's own clients run against fql's `libfdb_c` (the `fdb-c`
-//! crate): the `foundationdb` crate, through fql's `fdb` backend, and the
-//! official Python bindings.
+//! crate): the `foundationdb` crate, through fql's FoundationDB backend in
+//! the default build, and the official Python bindings.
 //!
 //! Each trial builds what it needs with cargo into `target/client`, a
 //! target directory of its own (the outer `cargo test` holds `target`),
 //! points the clients at a database file through a cluster file that
-//! `fql cluster-file` wrote, and fails with the inner run's output. A
+//! `fql cluster-file` wrote, and fails with the inner run's output. fql's
+//! builds are the default ones, which load the client library at run
+//! time: the trials hand them fql's `libfdb_c` through
+//! `FDB_CLIENT_LIB_PATH` alone, as a cluster user would hand FDB's. A
 //! trial whose tool is missing (python3 or its `foundationdb` package)
 //! is listed as ignored with the reason printed first, so a machine
 //! without it never passes it silently; CI installs them.
@@ -39,11 +42,8 @@ fn cargo() -> Command {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(root())
         .env("CARGO_TARGET_DIR", target())
-        // The linker finds the library here too: foundationdb-sys's build
-        // script passes FDB_CLIENT_LIB_PATH on only when it runs, and a
-        // build made without it is not run again when it is set.
-        .env("LIBRARY_PATH", lib_dir())
         .env_remove("FDB_CLUSTER_FILE")
+        .env_remove("FDB_CLIENT_LIB_PATH")
         .env_remove("RUSTFLAGS");
     cmd
 }
@@ -94,25 +94,14 @@ fn cluster_file(dir: &Path) -> Result<PathBuf, Failed> {
     Ok(path)
 }
 
-/// `cargo test --features fdb --test TEST -- ARGS`, linked to the library
-/// and loading it.
+/// `cargo test --test TEST -- ARGS`, loading the library.
 fn fdb_test(test: &str, args: &[&str]) -> Result<Command, Failed> {
     let lib = library()?;
     let mut cmd = cargo();
-    cmd.args([
-        "test",
-        "-q",
-        "-p",
-        "fql",
-        "--features",
-        "fdb",
-        "--test",
-        test,
-    ])
-    .arg("--")
-    .args(args)
-    .env("FDB_CLIENT_LIB_PATH", &lib)
-    .env("LD_LIBRARY_PATH", &lib);
+    cmd.args(["test", "-q", "-p", "fql", "--test", test])
+        .arg("--")
+        .args(args)
+        .env("FDB_CLIENT_LIB_PATH", &lib);
     Ok(cmd)
 }
 
@@ -135,7 +124,7 @@ fn conformance_cases(filter: &str, whole: bool) -> Result<(), Failed> {
     if whole {
         cmd.env("FQL_CONFORMANCE_WHOLE_KEYSPACE", "1");
     }
-    let what = format!("cargo test --features fdb --test conformance -- {filter}");
+    let what = format!("cargo test --test conformance -- {filter}");
     let out = ran(&what, cmd.output())?;
     let report = String::from_utf8_lossy(&out.stdout);
     if !report.contains(" passed;") || report.contains(" 0 passed;") {
@@ -144,19 +133,16 @@ fn conformance_cases(filter: &str, whole: bool) -> Result<(), Failed> {
     Ok(())
 }
 
-/// The release `fql` with the `fdb` feature, as users install it, built
+/// The release `fql` of the default build, as users install it, built
 /// once for every trial.
 fn release_fql() -> Result<PathBuf, Failed> {
     static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let lib = library().map_err(|e| e.message().unwrap_or("failed").to_string())?;
             ran(
-                "cargo build --release --features fdb --bin fql",
+                "cargo build --release --bin fql",
                 cargo()
-                    .args(["build", "-q", "--release", "-p", "fql", "--features", "fdb"])
-                    .args(["--bin", "fql"])
-                    .env("FDB_CLIENT_LIB_PATH", &lib)
+                    .args(["build", "-q", "--release", "-p", "fql", "--bin", "fql"])
                     .output(),
             )
             .map(|_| target().join("release").join("fql"))
@@ -166,17 +152,14 @@ fn release_fql() -> Result<PathBuf, Failed> {
         .map_err(Failed::from)
 }
 
-/// The executable of test `test` built with the `fdb` feature: run
-/// directly, since `cargo test` would point `CARGO_BIN_EXE_fql` at its own
-/// debug build.
-fn fdb_test_exe(test: &str) -> Result<PathBuf, Failed> {
-    let lib = library()?;
+/// The executable of test `test`: run directly, since `cargo test` would
+/// point `CARGO_BIN_EXE_fql` at its own debug build.
+fn test_exe(test: &str) -> Result<PathBuf, Failed> {
     let out = ran(
-        &format!("cargo test --no-run --features fdb --test {test}"),
+        &format!("cargo test --no-run --test {test}"),
         cargo()
-            .args(["test", "--no-run", "-q", "-p", "fql", "--features", "fdb"])
+            .args(["test", "--no-run", "-q", "-p", "fql"])
             .args(["--test", test, "--message-format", "json"])
-            .env("FDB_CLIENT_LIB_PATH", &lib)
             .output(),
     )?;
     String::from_utf8_lossy(&out.stdout)
@@ -188,20 +171,21 @@ fn fdb_test_exe(test: &str) -> Result<PathBuf, Failed> {
 }
 
 /// Test `test`'s cases matching `args` (a filter: every case of a module
-/// when it is the module's path and `::`), run by the release `fql` built with
-/// the `fdb` feature: those on a fresh database file reach it through the
+/// when it is the module's path and `::`), run by the default release
+/// `fql`: those on a fresh database file reach it through the
 /// `foundationdb` crate and the library (tests/support/reach.rs); the rest
 /// run as they always do.
 fn with_release_fql(test: &str, args: &[&str]) -> Result<(), Failed> {
+    let lib = library()?;
     let fql = release_fql()?;
-    let exe = fdb_test_exe(test)?;
+    let exe = test_exe(test)?;
     let out = ran(
         &format!("{test} {args:?} with the release fql"),
         Command::new(exe)
             .args(args)
             .current_dir(root())
             .env("CARGO_BIN_EXE_fql", fql)
-            .env("LD_LIBRARY_PATH", lib_dir())
+            .env("FDB_CLIENT_LIB_PATH", lib)
             .env("FQL_TEST_VIA_CLIENT", "1")
             .env_remove("FDB_CLUSTER_FILE")
             .output(),
@@ -225,15 +209,43 @@ fn mutex_processes() -> Result<(), Failed> {
     with_release_fql("integration", &["mutex::processes::"])
 }
 
-/// Why the `fdb` feature cannot be built here, if it cannot: bindgen, in
-/// the `foundationdb` crate's build, needs a libclang.
-fn libclang_missing() -> Option<String> {
-    if std::env::var_os("LIBCLANG_PATH").is_some() {
-        return None;
+/// `fql --version` and `fql -C ... status` of the default release build
+/// name the library `FDB_CLIENT_LIB_PATH` gave them, as a file or as its
+/// directory, and the version it reports.
+fn names_the_library() -> Result<(), Failed> {
+    let dir = library()?;
+    let fql = release_fql()?;
+    let file = std::path::absolute(dir.join("libfdb_c.so")).map_err(|e| e.to_string())?;
+    let version = "7.3.27,fql-embedded,fdb00b073000000";
+    let described = format!("{}, version {version}", file.display());
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let cluster = cluster_file(tmp.path())?;
+    for given in [&dir, &file] {
+        let run = |args: &[&std::ffi::OsStr]| {
+            ran(
+                &format!("fql {args:?}"),
+                Command::new(&fql)
+                    .args(args)
+                    .env("FDB_CLIENT_LIB_PATH", given)
+                    .env_remove("FDB_CLUSTER_FILE")
+                    .output(),
+            )
+            .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        let shown = run(&["--version".as_ref()])?;
+        let want = format!(
+            "fql {}\nFoundationDB client: {described}\n",
+            env!("CARGO_PKG_VERSION")
+        );
+        if shown != want {
+            return Err(format!("--version with {}: {shown:?}", given.display()).into());
+        }
+        let status = run(&["-C".as_ref(), cluster.as_os_str(), "status".as_ref()])?;
+        if !status.ends_with(&format!("client library: {described}\n")) {
+            return Err(format!("status with {}: {status:?}", given.display()).into());
+        }
     }
-    let listed = Command::new("ldconfig").arg("-p").output();
-    let found = listed.is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("libclang"));
-    (!found).then(|| "no libclang for bindgen (Debian: apt-get install libclang1-14)".to_string())
+    Ok(())
 }
 
 /// Why the Python bindings cannot run here, if they cannot.
@@ -296,15 +308,12 @@ fn python_faults() -> Vec<Trial> {
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let no_clang = libclang_missing();
-    if let Some(why) = &no_clang {
-        eprintln!("fdb_backend: skipped: {why}");
-    }
     let no_python = python_missing();
     if let Some(why) = &no_python {
         eprintln!("python: skipped: {why}");
     }
-    let backend = [
+    let mut trials = vec![
+        Trial::test("fdb_backend::names_the_library", names_the_library),
         Trial::test("fdb_backend::conformance", conformance),
         Trial::test("fdb_backend::cli", cli),
         Trial::test("fdb_backend::mutex_processes", mutex_processes),
@@ -321,10 +330,6 @@ fn main() -> ExitCode {
             faults::mutex_answers_what_happened,
         ),
     ];
-    let mut trials: Vec<Trial> = backend
-        .into_iter()
-        .map(|t| t.with_ignored_flag(no_clang.is_some()))
-        .collect();
     trials.push(Trial::test("python::interop", python).with_ignored_flag(no_python.is_some()));
     trials.extend(
         python_faults()

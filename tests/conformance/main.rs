@@ -3,10 +3,11 @@
 //! store in memory, in a file, inside a directory (`scoped`), and against a
 //! FoundationDB cluster.
 //!
-//! The `fdb` cases run when the suite is built with `--features fdb` and
-//! `FDB_CLUSTER_FILE` names a cluster; otherwise they are listed as
-//! ignored, with the reason printed first, so a run without a cluster
-//! never passes them silently. The harness is libtest-mimic rather than
+//! The `fdb` cases run when `FDB_CLUSTER_FILE` names a cluster and the
+//! FoundationDB client library loads (from `FDB_CLIENT_LIB_PATH` or where
+//! FDB installs it); otherwise they are listed as ignored, with the
+//! reason printed first, so a run without a cluster never passes them
+//! silently. The harness is libtest-mimic rather than
 //! `#[test]` so that the cluster's network can start once, before the
 //! cases, and stop once, after them.
 
@@ -200,7 +201,8 @@ mod cluster {
     }
 }
 
-/// Without the `fdb` feature there is no cluster to connect to.
+/// Without the `fdb` feature (a build without default features) there is
+/// no cluster to connect to.
 #[cfg(not(feature = "fdb"))]
 mod cluster {
     pub fn connect() -> Result<(), String> {

@@ -1,9 +1,10 @@
 //! How an `fql` process under test reaches a database file.
 //!
 //! By default with `--db PATH`. When `FQL_TEST_VIA_CLIENT` is set (by
-//! tests/client, which builds `fql` with the `fdb` feature and points it at
-//! fql's libfdb_c), with `-C` and a cluster file beside the database that
-//! names it, so the same processes run through FoundationDB's client API.
+//! tests/client, which runs the release `fql` with `FDB_CLIENT_LIB_PATH`
+//! at fql's libfdb_c), with `-C` and a cluster file beside the database
+//! that names it, so the same processes run through FoundationDB's client
+//! API.
 
 use std::ffi::OsString;
 use std::path::Path;

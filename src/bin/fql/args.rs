@@ -660,12 +660,35 @@ pub fn command() -> clap::Command {
 }
 
 /// Parses the command line; exits with clap's message and status 2 on a
-/// usage error.
+/// usage error, and after printing [`version`] for `-V` and `--version`.
 pub fn parse() -> (Args, Vec<Input>) {
-    let matches = command().get_matches();
+    let matches = command()
+        .try_get_matches()
+        .unwrap_or_else(|e| match e.kind() {
+            clap::error::ErrorKind::DisplayVersion => {
+                let shown = crate::output::print(&version());
+                std::process::exit(shown.err().map_or(0, crate::output::Exit::status))
+            }
+            _ => e.exit(),
+        });
     let args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let inputs = inputs(&matches, &args);
     (args, inputs)
+}
+
+/// fql's version, then the FoundationDB client library it would use for a
+/// cluster and that library's version, or why there is none: asking is
+/// the one reason `--version` loads the library.
+pub fn version() -> String {
+    let client = match fql::kv::fdb::client_library() {
+        Ok(client) => crate::store::describe_client(client),
+        Err(e) if e.not_found() => format!("not found ({})", e.reasons()),
+        Err(e) => format!("none usable ({})", e.reasons()),
+    };
+    format!(
+        "fql {}\nFoundationDB client: {client}\n",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 /// `-q` and `-f` in the order they were given.

@@ -1,6 +1,7 @@
 //! `fql status`: which database, does it answer, and may it be written.
 
 use fql::kv::embedded::Access;
+use fql::kv::fdb::ClientLibrary;
 use fql::kv::{self, DatabaseExt, RetryOptions};
 
 use crate::args::{Format, StoreArgs};
@@ -14,6 +15,8 @@ struct Status {
     read_version: u64,
     /// Whether a database file takes writes; a cluster does not say.
     access: Option<Access>,
+    /// The FoundationDB client library, for a cluster.
+    client: Option<&'static ClientLibrary>,
 }
 
 pub fn run(args: &StoreArgs, format: Option<Format>) -> Result<(), Exit> {
@@ -36,6 +39,7 @@ pub fn run(args: &StoreArgs, format: Option<Format>) -> Result<(), Exit> {
         read_version,
         // Only a file can refuse writes.
         access: opened.file.as_ref().map(|file| file.access()),
+        client: opened.client,
     };
     let report = match format.unwrap_or_default() {
         Format::Text => status.text(),
@@ -62,12 +66,17 @@ impl Status {
             };
             report.push_str(&format!("access: {line}\n"));
         }
+        if let Some(client) = self.client {
+            let line = store::describe_client(client);
+            report.push_str(&format!("client library: {line}\n"));
+        }
         report
     }
 
     /// The same facts as one JSON object: `access` is `read-write`,
     /// `read-only` or `corrupt`, and `detail` says why when it is not
-    /// `read-write`; both are left out for a cluster.
+    /// `read-write`; both are left out for a cluster, which has `client`
+    /// instead: the library's `path` and `version`.
     fn json(&self) -> String {
         let mut object = serde_json::json!({
             "database": self.database,
@@ -84,6 +93,12 @@ impl Status {
             if let Some(detail) = detail {
                 object["detail"] = detail.as_str().into();
             }
+        }
+        if let Some(client) = self.client {
+            object["client"] = serde_json::json!({
+                "path": client.path().to_string_lossy(),
+                "version": client.version(),
+            });
         }
         fql::exec::json::to_string(&object)
     }

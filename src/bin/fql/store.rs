@@ -2,8 +2,9 @@
 //!
 //! `--memory` and `--db` pick the embedded store; `-C`, `--fdb` or a set
 //! `FDB_CLUSTER_FILE` pick FoundationDB; otherwise the embedded file in the
-//! user's data directory. A binary built without the `fdb` feature that is
-//! asked for a cluster says how to build one that can reach it.
+//! user's data directory. FoundationDB's client library is loaded only for
+//! a cluster, so the embedded store never needs it; when it cannot be
+//! loaded, fql says what it searched and what to install, and exits 2.
 //!
 //! Directories fql creates for a database file are private (0700), as the
 //! XDG Base Directory specification asks; existing ones are left as they
@@ -15,6 +16,7 @@ use std::time::Duration;
 
 use fql::kv::embedded::{Access, Embedded, OpenOptions};
 use fql::kv::faults::{self, FaultPlan, Faulty};
+use fql::kv::fdb::ClientLibrary;
 use fql::kv::{self, Database};
 
 use crate::args::StoreArgs;
@@ -29,8 +31,9 @@ pub struct Opened {
     /// `--timeout`: the deadline of every transaction's retry loop, on
     /// every backend.
     pub timeout: Duration,
+    /// The FoundationDB client library, when the database is a cluster.
+    pub client: Option<&'static ClientLibrary>,
     // Dropped after `db`, so the network outlives the database.
-    #[cfg(feature = "fdb")]
     _network: Option<fql::kv::fdb::Network>,
 }
 
@@ -141,7 +144,7 @@ pub fn open_as(args: &StoreArgs, missing: Missing) -> Result<Opened, Exit> {
         db,
         file,
         timeout,
-        #[cfg(feature = "fdb")]
+        client: None,
         _network: None,
     })
 }
@@ -265,10 +268,13 @@ pub fn private_dirs(dir: &Path) -> Result<(), String> {
         })
 }
 
-#[cfg(feature = "fdb")]
 fn open_cluster(path: Option<&Path>, timeout: Duration) -> Result<Opened, Exit> {
-    use fql::kv::fdb::{Fdb, Network, cluster_file};
+    use fql::kv::fdb::{Fdb, Network, client_library, cluster_file};
 
+    let client = client_library().map_err(|e| {
+        eprintln!("fql: {e}");
+        Exit::Usage
+    })?;
     // SAFETY: the network is kept in `Opened`, which main drops before it
     // returns; fql never calls `process::exit` while it lives: a second
     // Ctrl-C ends the process by the signal, which runs no exit handler
@@ -287,21 +293,13 @@ fn open_cluster(path: Option<&Path>, timeout: Duration) -> Result<Opened, Exit> 
         db: Box::new(db),
         file: None,
         timeout,
+        client: Some(client),
         _network: Some(network),
     })
 }
 
-#[cfg(not(feature = "fdb"))]
-fn open_cluster(path: Option<&Path>, _timeout: Duration) -> Result<Opened, Exit> {
-    let what = match path {
-        Some(p) => format!("the cluster file {}", p.display()),
-        None => "the default cluster file".into(),
-    };
-    eprintln!(
-        "fql: this fql was built without FoundationDB support, so it cannot use {what}\n  \
-         rebuild it with the `fdb` feature: cargo install --path . --features fdb\n  \
-         (building needs libclang; running needs the FoundationDB client library, libfdb_c)\n  \
-         or use the embedded database with --db PATH or --memory"
-    );
-    Err(Exit::Usage)
+/// The client library in one line: its file and what it says its version
+/// is (`fdb_get_client_version`), for `--version` and `fql status`.
+pub fn describe_client(client: &ClientLibrary) -> String {
+    format!("{}, version {}", client.path().display(), client.version())
 }
