@@ -681,7 +681,7 @@ pub fn parse() -> (Args, Vec<Input>) {
 /// the one reason `--version` loads the library.
 pub fn version() -> String {
     let client = match fql::kv::fdb::client_library() {
-        Ok(client) => crate::store::describe_client(client),
+        Ok(client) => crate::output::describe_client(client),
         Err(e) if e.not_found() => format!("not found ({})", e.reasons()),
         Err(e) => format!("none usable ({})", e.reasons()),
     };

@@ -95,3 +95,15 @@ pub fn width() -> usize {
         .or_else(|| terminal().filter(wide))
         .unwrap_or(80)
 }
+
+/// The client library in one line: its file and what it says its version
+/// is (`fdb_get_client_version`), for `--version` and `fql status`; a path
+/// with control characters in it shows them escaped.
+pub fn describe_client(client: &fql::kv::fdb::ClientLibrary) -> String {
+    let path = client.path().display().to_string();
+    format!(
+        "{}, version {}",
+        fql::syntax::printable(&path),
+        fql::syntax::printable(client.version())
+    )
+}

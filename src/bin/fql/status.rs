@@ -67,7 +67,7 @@ impl Status {
             report.push_str(&format!("access: {line}\n"));
         }
         if let Some(client) = self.client {
-            let line = store::describe_client(client);
+            let line = crate::output::describe_client(client);
             report.push_str(&format!("client library: {line}\n"));
         }
         report

@@ -297,9 +297,3 @@ fn open_cluster(path: Option<&Path>, timeout: Duration) -> Result<Opened, Exit> 
         _network: Some(network),
     })
 }
-
-/// The client library in one line: its file and what it says its version
-/// is (`fdb_get_client_version`), for `--version` and `fql status`.
-pub fn describe_client(client: &ClientLibrary) -> String {
-    format!("{}, version {}", client.path().display(), client.version())
-}
