@@ -6,7 +6,7 @@ mod infer;
 mod pattern;
 mod validate;
 
-pub use infer::{Shape, infer};
+pub use infer::{Shape, infer, infer_prefix};
 pub use pattern::Pattern;
 pub use validate::{Summary, Violation, patterns, validate, validate_in};
 

@@ -20,8 +20,10 @@ const TAGS: usize = 32;
 /// One shape of key-value found: a pattern and how many matched it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shape {
-    /// The directory.
+    /// The directory; none at the root or after raw bytes.
     pub path: Vec<String>,
+    /// The raw bytes the keys follow, in place of a directory.
+    pub prefix: Option<Vec<u8>>,
     /// A leading string the keys share, if any.
     pub tag: Option<String>,
     /// The types found at each position of the key (after the tag).
@@ -39,9 +41,15 @@ pub struct Shape {
 pub struct TypeName(&'static str);
 
 impl Shape {
-    fn new(path: &[String], tag: Option<String>, len: usize) -> Shape {
+    fn new(space: &Space, tag: Option<String>, len: usize) -> Shape {
+        let (path, prefix) = match space {
+            Space::Root => (Vec::new(), None),
+            Space::Directory(path) => (path.clone(), None),
+            Space::Prefix(bytes) => (Vec::new(), Some(bytes.clone())),
+        };
         Shape {
-            path: path.to_vec(),
+            path,
+            prefix,
             tag,
             key: vec![BTreeSet::new(); len],
             value: BTreeSet::new(),
@@ -56,6 +64,10 @@ impl Shape {
     /// `../other(...)`), so that the schema it makes checks the same data
     /// when validated under that root, and any other data under another.
     pub fn relative_to(&self, root: &Root) -> String {
+        // Raw bytes are where they are, whatever the root.
+        if self.prefix.is_some() {
+            return self.to_string();
+        }
         let mut out = root.relative(&self.path);
         self.write_rest(&mut out)
             .expect("writing to a String cannot fail");
@@ -79,7 +91,10 @@ impl Shape {
 /// key-value of the shape.
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&show(&self.path))?;
+        match &self.prefix {
+            Some(bytes) => write!(f, "0x{}", const_hex::encode(bytes))?,
+            None => f.write_str(&show(&self.path))?,
+        }
         self.write_rest(f)
     }
 }
@@ -132,17 +147,37 @@ pub fn infer(
             .map_err(crate::exec::Error::from)?;
         // A missing directory, or a partition, has no keys of its own.
         if let Some(cursor) = cursor {
-            shapes.extend(directory(&mut tx, retry, path, cursor, sample)?);
+            shapes.extend(directory(&mut tx, retry, &space, cursor, sample)?);
         }
     }
     Ok(shapes)
 }
 
-/// The shapes of one directory, or of the root.
+/// The shapes of the keys after the raw bytes `prefix`, a subspace that is
+/// no directory: at most `sample` of them read.
+pub fn infer_prefix(
+    db: &dyn Database,
+    retry: RetryOptions,
+    prefix: &[u8],
+    sample: Option<u64>,
+) -> Result<Vec<Shape>, Error> {
+    let layer = DirectoryLayer::new();
+    let space = Space::Prefix(prefix.to_vec());
+    let mut tx = db.create_trx()?;
+    let cursor = space
+        .cursor(&mut *tx, &layer, true)
+        .map_err(crate::exec::Error::from)?;
+    match cursor {
+        Some(cursor) => directory(&mut tx, retry, &space, cursor, sample),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The shapes of one space: a directory, the root or a raw prefix.
 fn directory(
     tx: &mut Box<dyn Transaction>,
     retry: RetryOptions,
-    path: &[String],
+    space: &Space,
     mut cursor: SpaceCursor,
     sample: Option<u64>,
 ) -> Result<Vec<Shape>, Error> {
@@ -181,7 +216,7 @@ fn directory(
             let rest: &[Elem<'_>] = if tag.is_some() { &elems[1..] } else { &elems };
             let shape = groups
                 .entry((elems.len(), tag.clone()))
-                .or_insert_with(|| Shape::new(path, tag, rest.len()));
+                .or_insert_with(|| Shape::new(space, tag, rest.len()));
             for (slot, e) in shape.key.iter_mut().zip(rest) {
                 slot.insert(name_of(&e.kind));
             }

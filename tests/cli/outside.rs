@@ -230,3 +230,26 @@ fn a_raw_prefix_is_written_and_shown_escaped_too() {
         "{\"type\":\"kv\",\"prefix\":{\"bytes_escaped\":\"\\\\xab\\\\x01\"},\"key\":[\"k\",1],\"value\":1}\n"
     );
 }
+
+#[test]
+fn infer_reads_the_keys_after_raw_bytes() {
+    let (_dir, db) = on_db();
+    db().args([
+        "-w",
+        "-q",
+        "0xab01(\"k\",1)=\"one\"",
+        "-q",
+        "0xab01(\"k\",2)=\"two\"",
+    ])
+    .assert()
+    .success();
+    for prefix in ["0xab01", "b\"\\xab\\x01\""] {
+        assert_eq!(
+            stdout(db().args(["infer", prefix])),
+            "0xab01(\"k\",<int>)=<str> % 2 keys\n",
+            "{prefix}"
+        );
+    }
+    let (out, err) = outputs(db().args(["infer", "0xzz"]), 2);
+    assert!(out.is_empty() && err.contains("0xzz is not bytes"), "{err}");
+}

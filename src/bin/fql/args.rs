@@ -462,7 +462,9 @@ pub struct StatusArgs {
 #[derive(Debug, clap::Args)]
 pub struct InferArgs {
     /// The directory: absolute (`/app/users`), or relative to --root
-    /// (`./users`, `../other`, `.`).
+    /// (`./users`, `../other`, `.`); `/` is the keys outside every
+    /// directory, and raw bytes (`0xab01`, `b"\xab\x01"`) the keys after
+    /// them.
     pub dir: String,
 
     /// The directory relative paths start from, as for `fql run`. With a

@@ -149,6 +149,9 @@ fn failed(e: &fql::schema::Error) -> Exit {
 
 pub fn infer(args: &InferArgs, store: &StoreArgs, color: bool) -> Result<(), Exit> {
     let root = crate::session::root(args.root.as_deref(), color)?;
+    if fql::syntax::starts_bytes(&args.dir) {
+        return infer_prefix(args, store);
+    }
     // `/` itself: the keys outside every directory, and with --depth the
     // directories at the top.
     let dir = match root.change(&args.dir) {
@@ -163,6 +166,28 @@ pub fn infer(args: &InferArgs, store: &StoreArgs, color: bool) -> Result<(), Exi
             failed(&e)
         })?;
     output::print(&shapes_text(&shapes, relative(&args.dir, &root)))
+}
+
+/// `fql infer 0xPREFIX`: the shapes of the keys after raw bytes, a
+/// subspace that is no directory, which has no subdirectories to go on to.
+fn infer_prefix(args: &InferArgs, store: &StoreArgs) -> Result<(), Exit> {
+    let prefix = match fql::syntax::parse_element(&args.dir).map(|e| e.kind) {
+        Ok(fql::syntax::ast::ElemKind::Bytes(bytes)) => bytes,
+        Ok(_) | Err(_) => {
+            let problem = fql::syntax::printable(&args.dir);
+            let how = "bytes are `0x` and hex digits, or `b\"...\"` with `\\xNN` escapes";
+            eprintln!("fql: {problem} is not bytes: {how}");
+            return Err(Exit::Usage);
+        }
+    };
+    let opened = crate::store::open_as(store, Missing::Refuse)?;
+    let retry = RetryOptions::default().with_timeout(opened.timeout);
+    let shapes =
+        fql::schema::infer_prefix(&*opened.db, retry, &prefix, args.sample).map_err(|e| {
+            eprintln!("fql: {e}");
+            failed(&e)
+        })?;
+    output::print(&shapes_text(&shapes, None))
 }
 
 /// The root that inferred patterns are written relative to, if any: the
