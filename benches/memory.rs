@@ -121,14 +121,10 @@ fn reap(child: &std::process::Child) -> (u64, i32) {
 /// dump into a new database, checked equal, against sqlite3's `.dump`
 /// and `.read` of the same rows in a table.
 fn dump_and_load(db: &Path, dir: &Path) {
-    let rows = 1_000_000;
     let file = dir.join("load.fql");
-    let path = file.to_str().expect("a UTF-8 path");
-    let dumped = measure(&["dump", "/load", "-o", path], db, |_| {});
-    report("dump", rows, &dumped);
     let copy = dir.join("copy.db");
-    let loaded = measure(&["load", path], &copy, |_| {});
-    report("load of the dump", rows, &loaded);
+    let rows = 1_000_000;
+    measure_round_trip(["dump", "load of the dump"], &["/load"], db, &file, &copy);
     let again = Command::new(env!("CARGO_BIN_EXE_fql"))
         .arg("--db")
         .arg(&copy)
@@ -189,17 +185,33 @@ fn report(what: &str, rows: usize, m: &Measured) {
     );
 }
 
+/// Measures `fql dump WHAT -o FILE` of the 1M rows in `db` and `fql load
+/// FILE` into the new database `copy`, reported under `names`.
+fn measure_round_trip(names: [&str; 2], what: &[&str], db: &Path, file: &Path, copy: &Path) {
+    let rows = 1_000_000;
+    let path = file.to_str().expect("a UTF-8 path");
+    let args: Vec<&str> = ["dump"]
+        .into_iter()
+        .chain(what.iter().copied())
+        .chain(["-o", path])
+        .collect();
+    let dumped = measure(&args, db, |_| {});
+    report(names[0], rows, &dumped);
+    let loaded = measure(&["load", path], copy, |_| {});
+    report(names[1], rows, &loaded);
+}
+
 /// `fql dump --all` of the database and `fql load` of it into a new one,
 /// checked to hold the same bytes.
 fn whole_dump_and_load(db: &Path, dir: &Path) {
-    let rows = 1_000_000;
-    let file = dir.join("all.fql");
-    let path = file.to_str().expect("a UTF-8 path");
-    let dumped = measure(&["dump", "--all", "-o", path], db, |_| {});
-    report("dump --all", rows, &dumped);
     let copy = dir.join("all.db");
-    let loaded = measure(&["load", path], &copy, |_| {});
-    report("load of dump --all", rows, &loaded);
+    measure_round_trip(
+        ["dump --all", "load of dump --all"],
+        &["--all"],
+        db,
+        &dir.join("all.fql"),
+        &copy,
+    );
     let raw = |db: &Path| {
         let out = Command::new(env!("CARGO_BIN_EXE_fql"))
             .arg("--db")

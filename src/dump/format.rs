@@ -93,10 +93,15 @@ pub fn put_key<'k>(
         }
         out.push_str(")=");
     } else {
-        out.push_str("% raw ");
-        let _ = write_bytes(out, &key[prefix.len()..]);
-        out.push('=');
+        put_raw_key(out, &key[prefix.len()..]);
     }
+}
+
+/// Appends a raw line's key without its value: `% raw 0xBYTES=`.
+pub fn put_raw_key(out: &mut String, bytes: &[u8]) {
+    out.push_str("% raw ");
+    let _ = write_bytes(out, bytes);
+    out.push('=');
 }
 
 /// Appends a directory's line.

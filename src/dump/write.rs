@@ -80,7 +80,8 @@ pub fn dump_all(
     let mut d = Dumper::new(db, retry, out, system)?;
     d.whole = true;
     d.header(&["% all".to_string()])?;
-    d.outside(OUTSIDE_NODES, &[0xff])?;
+    // From `0xfe` to the system keys, everything is the layer's own.
+    d.outside(directory::OUTSIDE_END, &[0xff])?;
     let layer = d.layer.clone();
     let top = d.read(|tx| Ok(layer.list(tx, directory::ROOT)?))?;
     for name in top {
@@ -92,10 +93,6 @@ pub fn dump_all(
     }
     d.end()
 }
-
-/// Where the directory layer's nodes start: everything from here to the
-/// system keys is its own.
-const OUTSIDE_NODES: &[u8] = directory::OUTSIDE_END;
 
 /// Refuses roots of which one lies inside another, whose keys the dump
 /// would hold twice.
@@ -200,10 +197,8 @@ impl<'o> Dumper<'o> {
             // transaction may set to bytes of its choosing.
             for kv in batch.iter().filter(|kv| kv.key != kv::METADATA_VERSION_KEY) {
                 self.line.clear();
-                self.line.push_str("% raw ");
-                let _ = crate::syntax::write_bytes(&mut self.line, &kv.key);
-                self.line.push('=');
-                self.raw_row(&kv.value)?;
+                format::put_raw_key(&mut self.line, &kv.key);
+                self.end_row(&kv.value)?;
             }
         }
         Ok(())
@@ -327,14 +322,14 @@ impl<'o> Dumper<'o> {
         for kv in batch {
             self.line.clear();
             format::put_key(&mut self.line, path, prefix, &kv.key, &mut elems);
-            self.raw_row(&kv.value)?;
+            self.end_row(&kv.value)?;
         }
         Ok(())
     }
 
     /// Ends the key's line in `self.line` with `value` and writes it,
     /// with an `@commit` line when the transaction of `fql -w -f` is full.
-    fn raw_row(&mut self, value: &[u8]) -> Result<(), Error> {
+    fn end_row(&mut self, value: &[u8]) -> Result<(), Error> {
         if self.line.starts_with('%') {
             self.dumped.raw += 1;
         }

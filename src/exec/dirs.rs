@@ -51,26 +51,24 @@ impl<'a> Dirs<'a> {
         }
     }
 
-    /// Whether the key `bytes` of `key`, at the root, lies outside every
-    /// directory; a key elsewhere is where it was written. `snapshot`
-    /// reads the directory layer's nodes without a conflict.
-    pub fn outside(
+    /// The prefix of the directory that holds `bytes`, the key of `key`,
+    /// when `key` is at the root and so must lie outside every directory;
+    /// `None` for a key elsewhere, which is where it was written.
+    /// `snapshot` reads the directory layer's nodes without a conflict.
+    pub fn holder(
         &self,
         tx: &mut dyn Transaction,
         key: &Key<'_>,
         bytes: &[u8],
         snapshot: bool,
-    ) -> Result<Result<(), Vec<u8>>, Error> {
-        if key.place() != Place::Root {
-            return Ok(Ok(()));
+    ) -> Result<Option<Vec<u8>>, Error> {
+        match key.place() {
+            Place::Root => Ok(self.layer.prefix_holding(tx, bytes, snapshot)?),
+            Place::Directory(_) | Place::Prefix(_) => Ok(None),
         }
-        Ok(match self.layer.prefix_holding(tx, bytes, snapshot)? {
-            Some(prefix) => Err(prefix),
-            None => Ok(()),
-        })
     }
 
-    /// [`Dirs::outside`] for a write: one into a directory is an error.
+    /// [`Dirs::holder`] for a write: one into a directory is an error.
     pub fn check_outside(
         &self,
         tx: &mut dyn Transaction,
@@ -78,9 +76,9 @@ impl<'a> Dirs<'a> {
         bytes: &[u8],
         at: Span,
     ) -> Result<(), Error> {
-        match self.outside(tx, key, bytes, false)? {
-            Ok(()) => Ok(()),
-            Err(prefix) => Err(Error::InDirectory {
+        match self.holder(tx, key, bytes, false)? {
+            None => Ok(()),
+            Some(prefix) => Err(Error::InDirectory {
                 key: format!("0x{}", const_hex::encode(bytes)),
                 prefix: format!("0x{}", const_hex::encode(prefix)),
                 at,

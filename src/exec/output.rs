@@ -60,6 +60,11 @@ impl DirPath {
         }
     }
 
+    /// The root of the keyspace, outside every directory: `/`.
+    pub fn root() -> DirPath {
+        DirPath::new(Vec::new())
+    }
+
     /// Raw bytes in place of a directory, as in `0x0261707000(1)`.
     pub fn prefixed(prefix: Vec<u8>) -> DirPath {
         let mut text = String::with_capacity(2 + 2 * prefix.len());
@@ -88,7 +93,7 @@ impl DirPath {
     pub fn of(key: &Key<'_>) -> DirPath {
         match key.place() {
             Place::Prefix(bytes) => DirPath::prefixed(bytes.to_vec()),
-            Place::Root => DirPath::new(Vec::new()),
+            Place::Root => DirPath::root(),
             Place::Directory(dir) => DirPath::new(super::dirs::path(dir)),
         }
     }

@@ -215,16 +215,17 @@ fn read(
     let Some(prefix) = dirs.key_prefix(tx, &kv.key, step.span, false)? else {
         return Ok(());
     };
-    let prefix = prefix.to_vec();
-    let key = codec::encode_key(&prefix, &kv.key.tuple.elems)?.bytes;
+    let key = codec::encode_key(prefix, &kv.key.tuple.elems)?.bytes;
+    // The key starts with its prefix: taken from it, the prefix no longer
+    // borrows what the directories know.
+    let prefix = &key[..prefix.len()];
     // A key at the root under a directory's prefix is the directory's.
-    if dirs.outside(tx, &kv.key, &key, snapshot)?.is_err() {
+    if dirs.holder(tx, &kv.key, &key, snapshot)?.is_some() {
         return Ok(());
     }
     let Some(bytes) = tx.get(&key, snapshot)? else {
         return Ok(());
     };
-    let prefix = &prefix[..];
     let path = DirPath::of(&kv.key);
     let values = ValueMatch::new(&kv.value)?;
     let mut elems = Vec::new();

@@ -272,7 +272,8 @@ fn open_cluster(path: Option<&Path>, timeout: Duration) -> Result<Opened, Exit> 
     use fql::kv::fdb::{Fdb, Network, client_library, cluster_file};
 
     let client = client_library().map_err(|e| {
-        eprintln!("fql: {e}");
+        // The places searched come from the environment: shown escaped.
+        eprintln!("fql: {}", fql::syntax::printable(&e.to_string()));
         Exit::Usage
     })?;
     // SAFETY: the network is kept in `Opened`, which main drops before it

@@ -71,14 +71,9 @@ fn read(
     let outside = key < OUTSIDE_END
         && codec::decode_key_into(&[], key, &mut elems)
         && layer.prefix_holding(tx, key, snapshot)?.is_none();
-    let root = root_path();
+    let root = Arc::new(DirPath::root());
     let at_root = outside.then_some((&root, elems.as_slice()));
     found(step, &values, key, &bytes, at_root, emit).map(|_| ())
-}
-
-/// How a key at the root shows where it is: `/`.
-fn root_path() -> Arc<DirPath> {
-    Arc::new(DirPath::new(Vec::new()))
 }
 
 /// Which keys of a raw range read lie outside every directory: those
@@ -106,7 +101,7 @@ impl<'l> AtRoot<'l> {
             gap: None,
             started: false,
             reverse: range.reverse,
-            path: root_path(),
+            path: Arc::new(DirPath::root()),
         }
     }
 

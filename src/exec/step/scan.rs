@@ -43,13 +43,25 @@ pub(super) fn scan(
             return scan.directory(tx, at, &mut left, reads, emit);
         }
         Place::Root => {
-            return scan.directory(tx, Dir::root(layer, &root_path()), &mut left, reads, emit);
+            return scan.directory(
+                tx,
+                Dir::root(layer, &Arc::new(DirPath::root())),
+                &mut left,
+                reads,
+                emit,
+            );
         }
         Place::Directory(pattern) => pattern,
     };
     // `/...` is the root and every directory: the keys outside them first.
     if dirs::includes_root(pattern) {
-        scan.directory(tx, Dir::root(layer, &root_path()), &mut left, reads, emit)?;
+        scan.directory(
+            tx,
+            Dir::root(layer, &Arc::new(DirPath::root())),
+            &mut left,
+            reads,
+            emit,
+        )?;
         if left == Some(0) {
             return Ok(());
         }
@@ -73,11 +85,6 @@ pub(super) fn scan(
         }
     }
     Ok(())
-}
-
-/// How rows at the root show where they are: `/`.
-fn root_path() -> Arc<DirPath> {
-    Arc::new(DirPath::new(Vec::new()))
 }
 
 /// What a range read or clear decides once, before it reads any directory.
