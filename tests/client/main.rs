@@ -2,11 +2,10 @@
 //! crate): the `foundationdb` crate, through fql's FoundationDB backend in
 //! the default build, and the official Python bindings.
 //!
-//! Each trial builds what it needs with cargo into `target/client`, a
-//! target directory of its own (the outer `cargo test` holds `target`),
-//! points the clients at a database file through a cluster file that
-//! `fql cluster-file` wrote, and fails with the inner run's output. fql's
-//! builds are the default ones, which load the client library at run
+//! The trials run what the outer `cargo test` built (the library, the
+//! test executables, `fql`; see [`Artifacts`]), point the clients at a
+//! database file through a cluster file that `fql cluster-file` wrote,
+//! and fail with the inner run's output. fql's builds are the default ones, which load the client library at run
 //! time: the trials hand them fql's `libfdb_c` through
 //! `FDB_CLIENT_LIB_PATH` alone, as a cluster user would hand FDB's. A
 //! trial whose tool is missing (python3 or its `foundationdb` package)
@@ -28,24 +27,110 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Where the inner builds go.
-fn target() -> PathBuf {
-    root().join("target").join("client")
+/// What the trials run: fql's `libfdb_c`, the test executables that reach
+/// it, and `fql`. They are the outer `cargo test`'s own builds, found by
+/// asking cargo for them in its target directory (it holds no lock while
+/// tests run), so the suite builds nothing twice: when the outer run
+/// built them this is a no-op, and when only this suite was built it
+/// builds the rest, never running a stale copy.
+struct Artifacts {
+    /// The directory holding `libfdb_c.so`.
+    lib_dir: PathBuf,
+    /// Test executables by test target name.
+    tests: Vec<(String, PathBuf)>,
 }
 
-/// The directory holding the built `libfdb_c.so`.
-fn lib_dir() -> PathBuf {
-    target().join("debug")
+/// The target directory and profile this suite was built in: its
+/// executable is `TARGET/PROFILE/deps/client-HASH`.
+fn built_in() -> (PathBuf, bool) {
+    let exe = std::env::current_exe().expect("the running test's path");
+    let profile = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("TARGET/PROFILE/deps");
+    let release = profile.file_name().is_some_and(|p| p == "release");
+    let target = profile.parent().expect("TARGET/PROFILE").to_path_buf();
+    (target, release)
 }
 
-fn cargo() -> Command {
+/// Asks cargo once, for every trial.
+fn artifacts() -> Result<&'static Artifacts, Failed> {
+    static BUILT: OnceLock<Result<Artifacts, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| build().map_err(|e| e.message().unwrap_or("failed").to_string()))
+        .as_ref()
+        .map_err(|e| Failed::from(e.as_str()))
+}
+
+/// `cargo test --no-run` over fql and fdb-c, as the outer run builds
+/// them (the same packages, so the same features), reading what it
+/// names.
+fn build() -> Result<Artifacts, Failed> {
+    let (target, release) = built_in();
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(root())
-        .env("CARGO_TARGET_DIR", target())
-        .env_remove("FDB_CLUSTER_FILE")
-        .env_remove("FDB_CLIENT_LIB_PATH")
-        .env_remove("RUSTFLAGS");
-    cmd
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("RUSTFLAGS")
+        .args(["test", "--no-run", "-q", "--message-format", "json"])
+        .args(["-p", "fql", "-p", "fql-fdb-c"]);
+    if release {
+        cmd.arg("--release");
+    }
+    let out = ran("cargo test --no-run", cmd.output())?;
+    let messages: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let cdylib = messages
+        .iter()
+        .filter(|m| {
+            m["target"]["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "cdylib"))
+        })
+        .flat_map(|m| m["filenames"].as_array().into_iter().flatten())
+        .filter_map(|f| f.as_str().map(PathBuf::from))
+        .find(|f| f.file_name().is_some_and(|n| n == "libfdb_c.so"))
+        .ok_or("cargo named no libfdb_c.so")?;
+    let tests = messages
+        .iter()
+        .filter(|m| {
+            m["target"]["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "test"))
+        })
+        .filter_map(|m| {
+            let name = m["target"]["name"].as_str()?;
+            Some((name.to_string(), PathBuf::from(m["executable"].as_str()?)))
+        })
+        .collect();
+    let lib_dir = cdylib.parent().ok_or("libfdb_c.so in no directory")?;
+    Ok(Artifacts {
+        lib_dir: lib_dir.to_path_buf(),
+        tests,
+    })
+}
+
+/// The directory holding fql's `libfdb_c.so`.
+fn library() -> Result<PathBuf, Failed> {
+    Ok(artifacts()?.lib_dir.clone())
+}
+
+/// The `fql` of the default build, as users install it (this suite's
+/// cargo built it, with the same features a release build has).
+fn fql() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_fql"))
+}
+
+/// The executable of test `test`, run directly: `cargo test` would run
+/// every test binary it names.
+fn test_exe(test: &str) -> Result<PathBuf, Failed> {
+    artifacts()?
+        .tests
+        .iter()
+        .find(|(name, _)| name == test)
+        .map(|(_, exe)| exe.clone())
+        .ok_or_else(|| format!("cargo named no executable for test {test}").into())
 }
 
 fn ran(what: &str, out: std::io::Result<Output>) -> Result<Output, Failed> {
@@ -60,22 +145,6 @@ fn ran(what: &str, out: std::io::Result<Output>) -> Result<Output, Failed> {
         String::from_utf8_lossy(&out.stderr)
     )
     .into())
-}
-
-/// Builds the library once for every trial.
-fn library() -> Result<PathBuf, Failed> {
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            ran(
-                "cargo build -p fql-fdb-c",
-                cargo().args(["build", "-q", "-p", "fql-fdb-c"]).output(),
-            )
-            .map(|_| lib_dir())
-            .map_err(|e| e.message().unwrap_or("failed").to_string())
-        })
-        .clone()
-        .map_err(Failed::from)
 }
 
 /// A database file and the cluster file that names it.
@@ -94,14 +163,13 @@ fn cluster_file(dir: &Path) -> Result<PathBuf, Failed> {
     Ok(path)
 }
 
-/// `cargo test --test TEST -- ARGS`, loading the library.
+/// Test `test`'s executable with `args`, loading the library.
 fn fdb_test(test: &str, args: &[&str]) -> Result<Command, Failed> {
-    let lib = library()?;
-    let mut cmd = cargo();
-    cmd.args(["test", "-q", "-p", "fql", "--test", test])
-        .arg("--")
-        .args(args)
-        .env("FDB_CLIENT_LIB_PATH", &lib);
+    let mut cmd = Command::new(test_exe(test)?);
+    cmd.args(args)
+        .current_dir(root())
+        .env("FDB_CLIENT_LIB_PATH", library()?)
+        .env_remove("FDB_CLUSTER_FILE");
     Ok(cmd)
 }
 
@@ -124,7 +192,7 @@ fn conformance_cases(filter: &str, whole: bool) -> Result<(), Failed> {
     if whole {
         cmd.env("FQL_CONFORMANCE_WHOLE_KEYSPACE", "1");
     }
-    let what = format!("cargo test --test conformance -- {filter}");
+    let what = format!("conformance {filter}");
     let out = ran(&what, cmd.output())?;
     let report = String::from_utf8_lossy(&out.stdout);
     if !report.contains(" passed;") || report.contains(" 0 passed;") {
@@ -133,62 +201,15 @@ fn conformance_cases(filter: &str, whole: bool) -> Result<(), Failed> {
     Ok(())
 }
 
-/// The release `fql` of the default build, as users install it, built
-/// once for every trial.
-fn release_fql() -> Result<PathBuf, Failed> {
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            ran(
-                "cargo build --release --bin fql",
-                cargo()
-                    .args(["build", "-q", "--release", "-p", "fql", "--bin", "fql"])
-                    .output(),
-            )
-            .map(|_| target().join("release").join("fql"))
-            .map_err(|e| e.message().unwrap_or("failed").to_string())
-        })
-        .clone()
-        .map_err(Failed::from)
-}
-
-/// The executable of test `test`: run directly, since `cargo test` would
-/// point `CARGO_BIN_EXE_fql` at its own debug build.
-fn test_exe(test: &str) -> Result<PathBuf, Failed> {
-    let out = ran(
-        &format!("cargo test --no-run --test {test}"),
-        cargo()
-            .args(["test", "--no-run", "-q", "-p", "fql"])
-            .args(["--test", test, "--message-format", "json"])
-            .output(),
-    )?;
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|msg| msg["target"]["name"] == test)
-        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .ok_or_else(|| format!("cargo named no executable for test {test}").into())
-}
-
 /// Test `test`'s cases matching `args` (a filter: every case of a module
-/// when it is the module's path and `::`), run by the default release
-/// `fql`: those on a fresh database file reach it through the
+/// when it is the module's path and `::`), run by the default `fql`: those on a fresh database file reach it through the
 /// `foundationdb` crate and the library (tests/support/reach.rs); the rest
 /// run as they always do.
-fn with_release_fql(test: &str, args: &[&str]) -> Result<(), Failed> {
-    let lib = library()?;
-    let fql = release_fql()?;
-    let exe = test_exe(test)?;
+fn via_client(test: &str, args: &[&str]) -> Result<(), Failed> {
+    let mut cmd = fdb_test(test, args)?;
     let out = ran(
-        &format!("{test} {args:?} with the release fql"),
-        Command::new(exe)
-            .args(args)
-            .current_dir(root())
-            .env("CARGO_BIN_EXE_fql", fql)
-            .env("FDB_CLIENT_LIB_PATH", lib)
-            .env("FQL_TEST_VIA_CLIENT", "1")
-            .env_remove("FDB_CLUSTER_FILE")
-            .output(),
+        &format!("{test} {args:?} through the library"),
+        cmd.env("FQL_TEST_VIA_CLIENT", "1").output(),
     )?;
     // A filter that matches no case would pass.
     let report = String::from_utf8_lossy(&out.stdout);
@@ -200,21 +221,21 @@ fn with_release_fql(test: &str, args: &[&str]) -> Result<(), Failed> {
 
 /// The `fql` binary's tests (tests/cli/).
 fn cli() -> Result<(), Failed> {
-    with_release_fql("integration", &["cli::"])
+    via_client("integration", &["cli::"])
 }
 
 /// The mutex's tests with real processes: no two holders, FIFO grants,
 /// exit codes.
 fn mutex_processes() -> Result<(), Failed> {
-    with_release_fql("integration", &["mutex::processes::"])
+    via_client("integration", &["mutex::processes::"])
 }
 
-/// `fql --version` and `fql -C ... status` of the default release build
+/// `fql --version` and `fql -C ... status` of the default build
 /// name the library `FDB_CLIENT_LIB_PATH` gave them, as a file or as its
 /// directory, and the version it reports.
 fn names_the_library() -> Result<(), Failed> {
     let dir = library()?;
-    let fql = release_fql()?;
+    let fql = fql();
     let file = std::path::absolute(dir.join("libfdb_c.so")).map_err(|e| e.to_string())?;
     let version = "7.3.27,fql-embedded,fdb00b073000000";
     let described = format!("{}, version {version}", file.display());
