@@ -46,8 +46,10 @@
 //! | [`exec`] | plans run in the retry loop, results streamed | plan and below |
 //! | [`schema`] | schemas validated against and inferred from a keyspace | exec and below |
 //! | [`dump`] | directory subtrees written as FQL and loaded back | directory, codec and below |
-//! | [`scripts`], [`mutex`] | named FQL scripts, and the locks built from them | exec, schema and below |
 //! | [`watch`] | a query's key-values followed as they change | exec and below |
+//! | [`scripts`] | named FQL scripts, shipped inside fql | plan and below |
+//! | [`mutex`] | the mutex, its election and task lock, built from scripts | scripts and below |
+//! | [`lock`] | read-write locks and semaphores | mutex and below |
 //!
 //! The `fql` binary (feature `cli`, on by default) is a thin shell over this
 //! library. An embedding program turns default features off and compiles no

@@ -10,6 +10,7 @@
 //! the binary for the library and make no edge.
 
 mod graph;
+mod layers;
 mod lex;
 mod paths;
 
