@@ -33,6 +33,15 @@ pub enum Hit<'a> {
 
 type Emit<'a> = &'a mut dyn FnMut(Hit<'_>) -> Result<(), Error>;
 
+/// How a statement's reads read.
+#[derive(Clone, Copy, Debug)]
+struct ReadMode {
+    /// A range read that outlives its transaction goes on in a new one.
+    split: bool,
+    /// Reads add no read conflict.
+    snapshot: bool,
+}
+
 /// What the statements of one transaction attempt share: the directories
 /// looked up, the buffers each write is encoded into, and how its reads
 /// read.
@@ -77,8 +86,10 @@ fn run_query(
     emit: Emit<'_>,
 ) -> Result<(), Error> {
     let Attempt { dirs, write, reads } = attempt;
-    let snapshot = step.options.snapshot || reads.snapshot();
-    let split = reads.split();
+    let mode = ReadMode {
+        split: reads.split(),
+        snapshot: step.options.snapshot || reads.snapshot(),
+    };
     match query {
         Query::Directory(pattern) => {
             for path in dirs::matching(tx, dirs.layer, pattern)? {
@@ -117,10 +128,10 @@ fn run_query(
             Kind::Mutate => mutate(tx, dirs, kv, step.span),
             Kind::Clear => clear(tx, dirs, kv, step.span),
             // An aggregate folds even the one key of a single read.
-            Kind::Read if !has_aggregate(kv) => read(tx, dirs, kv, step, snapshot, emit),
-            _ => scan(tx, dirs, kv, step, split, snapshot, emit),
+            Kind::Read if !has_aggregate(kv) => read(tx, dirs, kv, step, mode.snapshot, emit),
+            _ => scan(tx, dirs, kv, step, mode, emit),
         },
-        Query::Raw(raw) => raw::run(tx, dirs.layer, step, raw, (split, snapshot), emit),
+        Query::Raw(raw) => raw::run(tx, dirs.layer, step, raw, mode, emit),
     }
 }
 

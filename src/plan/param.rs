@@ -2,9 +2,13 @@
 //! a script binds, and how a parameter's text (`fql -p NAME=VALUE`) is
 //! read.
 //!
-//! A value is one of two things, decided by how it is written, never
-//! guessed from whether it parses: a directory path (`/locks/nightly`,
-//! `./jobs`), or FQL data (`42`, `"ann"`, `(1,"x")`). A path is kept
+//! A value is a directory path (`/locks/nightly`, `./jobs`) or FQL data
+//! (`42`, `"ann"`, `(1,"x")`), decided by how its text starts (see
+//! [`Param::parse`]). Text that starts as data does must be data, or is
+//! refused. Only text that starts with a letter depends on whether it
+//! parses, and only on whether one data word is all of it (`true`, a
+//! uuid): if not, it is the text as a string (`ann`, `true story`), so
+//! `-p name=ann` needs no quotes. A path is kept
 //! apart from data because it means something only where a directory is
 //! expected: `/:dir("owner")` is under `/locks/nightly`, while `/x(:dir)`
 //! has no directory to put there, and the planner says so rather than

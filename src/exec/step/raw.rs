@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::directory::{DirectoryLayer, OUTSIDE_END, Outside};
 use crate::exec::{DirPath, Error, Found, Output, RawRow};
 
-use super::{Emit, Hit};
+use super::{Emit, Hit, ReadMode};
 
 /// Runs a statement on raw keys. `[system]` opens the system keys to its
 /// reads and writes first, as FDB's `access_system_keys` does.
@@ -21,7 +21,7 @@ pub(super) fn run(
     layer: &DirectoryLayer,
     step: &Step<'_>,
     raw: &RawKeyValue<'_>,
-    (split, snapshot): (bool, bool),
+    mode: ReadMode,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
     if step.options.system {
@@ -42,12 +42,12 @@ pub(super) fn run(
         }
         (Kind::Clear, _) => tx.clear(&begin)?,
         (Kind::ClearRange, _) => tx.clear_range(&begin, &end)?,
-        (Kind::Read, _) => read(tx, layer, step, raw, &begin, snapshot, emit)?,
+        (Kind::Read, _) => read(tx, layer, step, raw, &begin, mode.snapshot, emit)?,
         _ => {
             let mut range = RangeOption::new(begin, end).mode(step.options.mode);
             range.reverse = step.options.reverse;
             let mut root = AtRoot::new(layer, &range);
-            scan(tx, step, raw, range, &mut root, (split, snapshot), emit)?;
+            scan(tx, step, raw, range, &mut root, mode, emit)?;
         }
     }
     Ok(())
@@ -140,13 +140,13 @@ fn scan(
     raw: &RawKeyValue<'_>,
     range: RangeOption,
     root: &mut AtRoot<'_>,
-    (split, snapshot): (bool, bool),
+    mode: ReadMode,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
     let values = ValueMatch::new(&raw.value)?;
     let mut left = step.options.limit;
-    let mut cursor = RangeCursor::new(range, snapshot);
-    while let Some(batch) = cursor.fetch(tx, split)? {
+    let mut cursor = RangeCursor::new(range, mode.snapshot);
+    while let Some(batch) = cursor.fetch(tx, mode.split)? {
         let rows = match batch {
             Fetched::Rows(rows) => rows,
             Fetched::NewSnapshot => {
@@ -170,7 +170,7 @@ fn scan(
             elems.clear();
             let tuple = kv.key.as_slice() < OUTSIDE_END
                 && codec::decode_key_into(&[], &kv.key, &mut elems)
-                && root.holds(tx, &kv.key, snapshot)?;
+                && root.holds(tx, &kv.key, mode.snapshot)?;
             let at_root = tuple.then_some((&root.path, elems.as_slice()));
             if found(step, &values, &kv.key, &kv.value, at_root, emit)? {
                 left = left.map(|n| n - 1);

@@ -16,25 +16,22 @@ use crate::exec::matching::{AggHole, Captures, ReadValue, TupleMatch, ValueMatch
 use crate::exec::{Batch, DirPath, Error, Found, Output, Part, Row};
 
 use super::raw::raw_row;
-use super::{Emit, Hit, mismatch};
+use super::{Emit, Hit, ReadMode, mismatch};
 
 /// Range reads and clears over patterns: every directory that matches,
 /// the keys under the constant part of the key, filtered here.
 ///
-/// With `split`, a read that outlives its transaction goes on in a new one;
-/// with `snapshot`, it adds no read conflict.
+/// Every read reads as `reads` says.
 pub(super) fn scan(
     tx: &mut dyn Transaction,
     dirs: &mut Dirs<'_>,
     kv: &KeyValue<'_>,
     step: &Step<'_>,
-    split: bool,
-    snapshot: bool,
+    reads: ReadMode,
     emit: Emit<'_>,
 ) -> Result<(), Error> {
     let scan = Scan::new(kv, step)?;
     let mut left = step.options.limit;
-    let reads = (split, snapshot);
     let layer = dirs.layer;
     let pattern = match kv.key.place() {
         Place::Prefix(bytes) => {
@@ -180,13 +177,13 @@ impl<'q, 'a> Scan<'q, 'a> {
     }
 
     /// Reads (or clears) the matching rows of one directory, counting
-    /// them off `left`; `reads` is `(split, snapshot)`.
+    /// them off `left`.
     fn directory(
         &self,
         tx: &mut dyn Transaction,
         dir: Dir<'_>,
         left: &mut Option<usize>,
-        (split, snapshot): (bool, bool),
+        reads: ReadMode,
         emit: Emit<'_>,
     ) -> Result<(), Error> {
         let start = codec::encode_key(dir.prefix, &self.kv.key.tuple.elems[..self.fixed])?.bytes;
@@ -204,21 +201,14 @@ impl<'q, 'a> Scan<'q, 'a> {
             captures: Vec::new(),
         };
         match dir.outside {
-            None => self.range(
-                tx,
-                range.begin,
-                range.end,
-                &mut rows,
-                (split, snapshot),
-                emit,
-            )?,
+            None => self.range(tx, range.begin, range.end, &mut rows, reads, emit)?,
             Some(layer) => {
                 // The ranges between the directories' prefixes, each read
                 // as a directory's whole range is.
                 let reverse = self.step.options.reverse;
                 let mut gaps = Outside::new(range.begin, range.end, reverse);
-                while let Some((begin, end)) = gaps.next(tx, layer, snapshot)? {
-                    self.range(tx, begin, end, &mut rows, (split, snapshot), emit)?;
+                while let Some((begin, end)) = gaps.next(tx, layer, reads.snapshot)? {
+                    self.range(tx, begin, end, &mut rows, reads, emit)?;
                     if *rows.left == Some(0) {
                         break;
                     }
@@ -245,7 +235,7 @@ impl<'q, 'a> Scan<'q, 'a> {
         begin: Vec<u8>,
         end: Vec<u8>,
         rows: &mut Rows<'_, '_, '_>,
-        (split, snapshot): (bool, bool),
+        reads: ReadMode,
         emit: Emit<'_>,
     ) -> Result<(), Error> {
         let opts = self.step.options;
@@ -260,18 +250,18 @@ impl<'q, 'a> Scan<'q, 'a> {
         if opts.read_limit {
             range.limit = *rows.left;
         }
-        let mut cursor = RangeCursor::new(range, snapshot);
+        let mut cursor = RangeCursor::new(range, reads.snapshot);
         if self.clearing || opts.limit.is_some() {
             // A clear writes as it reads, and a read with a limit reads no
             // further than it must.
-            while let Some(batch) = cursor.fetch(tx, split)? {
+            while let Some(batch) = cursor.fetch(tx, reads.split)? {
                 let tx = self.clearing.then_some(&mut *tx);
                 if rows.batch(&batch, tx, emit)?.is_break() {
                     break;
                 }
             }
         } else {
-            cursor.read_ahead(tx, split, |batch| rows.batch(batch, None, emit))?;
+            cursor.read_ahead(tx, reads.split, |batch| rows.batch(batch, None, emit))?;
         }
         Ok(())
     }
