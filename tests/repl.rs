@@ -145,7 +145,8 @@ fn writes_need_writemode_and_relative_paths_follow_cd() {
     p.exp_string("/app/users(1)=\"ann\"").unwrap();
     p.exp_string("fql /app> ").unwrap();
     p.send_line("\\cd /nowhere").unwrap();
-    p.exp_string("there is no directory /nowhere").unwrap();
+    p.exp_string("fql: directory /nowhere does not exist")
+        .unwrap();
     p.exp_string("fql /app> ").unwrap();
     assert!(!query(&db, "/app/users(<int>)=<str>").contains("bob"));
     quit(p);
@@ -902,7 +903,7 @@ fn commands_say_what_they_did_and_what_is_set() {
     p.exp_string("validate").unwrap();
     p.send_line("").unwrap();
     p.exp_string("\\validate takes a schema").unwrap();
-    ask(&mut p, "\\ls /nope", "there is no directory /nope");
+    ask(&mut p, "\\ls /nope", "fql: directory /nope does not exist");
     quit(p);
 }
 

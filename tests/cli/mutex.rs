@@ -241,10 +241,7 @@ fn show_of_a_directory_that_does_not_exist_says_so() {
             1,
         );
         assert_eq!(out, "");
-        assert_eq!(
-            err,
-            "fql: no mutex at /locks/nightly: the directory does not exist\n"
-        );
+        assert_eq!(err, "fql: directory /locks/nightly does not exist\n");
     }
 }
 
@@ -440,7 +437,7 @@ fn list_shows_every_lock_under_a_directory() {
     assert!(stdout(fql().args(["--db", &db, "mutex", "list", "/"])).contains("/locks/b "));
     let (out, err) = outputs(fql().args(["--db", &db, "mutex", "list", "/nowhere"]), 1);
     assert_eq!(out, "");
-    assert_eq!(err, "fql: no directory at /nowhere: nothing to list\n");
+    assert_eq!(err, "fql: directory /nowhere does not exist\n");
 }
 
 /// `list` tells every kind of lock apart, from one snapshot: a mutex, a
@@ -598,10 +595,7 @@ fn break_needs_write_and_hands_the_mutex_on_under_a_new_token() {
         1,
     );
     assert_eq!(out, "");
-    assert_eq!(
-        err,
-        "fql: no mutex at /nowhere: the directory does not exist\n"
-    );
+    assert_eq!(err, "fql: directory /nowhere does not exist\n");
     stderr(fql().args(["--db", &db, "mutex", "show", "/nowhere"]), 1);
 }
 
@@ -639,6 +633,9 @@ fn run_of_a_command_that_cannot_run_exits_127_or_126_and_takes_nothing() {
         assert!(err.contains(message), "{command}: {err}");
         assert!(err.contains("did not run"), "{command}: {err}");
         let show = stderr(fql().args(["--db", &db, "mutex", "show", "/m"]), 1);
-        assert!(show.contains("no mutex at /m"), "{command}: {show}");
+        assert!(
+            show.contains("directory /m does not exist"),
+            "{command}: {show}"
+        );
     }
 }

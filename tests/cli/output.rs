@@ -196,3 +196,52 @@ fn the_shell_ends_with_an_error_when_its_output_cannot_be_written() {
     let status = p.process_mut().wait().unwrap();
     assert!(matches!(status, WaitStatus::Exited(_, 4)), "{status:?}");
 }
+
+/// Errors, notes and results with standard error on `/dev/full`, and
+/// standard output there too: nothing can be said, but each command
+/// still ends with its documented status (3 a script that does not
+/// parse, 2 a usage error, 1 a check not met, 4 results lost), never
+/// with a panic's 101.
+#[test]
+fn errors_that_cannot_be_written_keep_their_exit_status() {
+    use std::process::{Command, Stdio};
+
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.db");
+    let missing = missing.to_str().unwrap();
+    let write = "/a(1)=2";
+    // The arguments, and the status with standard output on /dev/null
+    // and on /dev/full.
+    let cases: [(&[&str], i32, i32); 7] = [
+        (&["--memory", "-q", "/a("], 3, 3),
+        (&["scripts", "show", "nope"], 2, 2),
+        (&["--memory", "-q", write], 2, 2),
+        (&["--db", missing, "status"], 2, 2),
+        (&["--memory", "mutex", "show", "/nowhere"], 1, 1),
+        // A note on standard error that is no error.
+        (&["--memory", "--timing", "-q", "/a(<int>)=<>"], 0, 0),
+        (
+            &["--memory", "-w", "-q", write, "-q", "/a(<int>)=<int>"],
+            0,
+            4,
+        ),
+    ];
+    for (args, code, full_code) in cases {
+        for (stdout, expected) in [(Stdio::null(), code), (full().into(), full_code)] {
+            let out = Command::new(assert_cmd::cargo::cargo_bin("fql"))
+                .args(args)
+                .stdin(Stdio::null())
+                .stdout(stdout)
+                .stderr(full())
+                .output()
+                .expect("fql runs");
+            assert_eq!(out.status.code(), Some(expected), "{args:?}");
+        }
+    }
+}

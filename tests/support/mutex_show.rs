@@ -22,9 +22,7 @@ pub fn owner_and_token_of(out: &std::process::Output) -> Option<(String, String)
     let stderr = String::from_utf8_lossy(&out.stderr);
     match out.status.code() {
         Some(0) => Some(owner_and_token(&String::from_utf8_lossy(&out.stdout))),
-        Some(1) if stderr.contains("the directory does not exist") => {
-            Some(("none".into(), String::new()))
-        }
+        Some(1) if stderr.contains("does not exist") => Some(("none".into(), String::new())),
         _ => None,
     }
 }

@@ -10,7 +10,8 @@ use fql::syntax::{Sources, bytes_literal, counted};
 use serde_json::{Value, json};
 
 use crate::args::Format;
-use crate::output::{self, Exit};
+use crate::error::{CliError, Exit};
+use crate::output;
 use crate::session::{Session, exit_of};
 use crate::source::Typed;
 
@@ -40,7 +41,7 @@ pub fn analyze(
     plan: &Plan<'_>,
     sources: &Sources,
     typed: Option<&Typed>,
-) -> (String, Result<(), Exit>) {
+) -> (String, Result<(), CliError>) {
     session.activity.restart();
     let costs = Arc::new(Costs::default());
     let engine = session.engine.metered(costs.clone());
@@ -66,7 +67,7 @@ pub fn analyze(
         let outcome = match result {
             Ok(_) => Outcome::Committed,
             Err(e) => {
-                status = Err(report(session, &e, sources, typed));
+                status = Err(report(session, &e, sources, typed).into());
                 Outcome::Failed(e.to_string())
             }
         };
@@ -83,15 +84,18 @@ pub fn analyze(
     (text, status)
 }
 
-/// Prints a failed transaction's error as a run prints it; its status.
+/// Tells a failed transaction's error as a run tells it; its status.
 fn report(session: &Session, e: &exec::Error, sources: &Sources, typed: Option<&Typed>) -> Exit {
     if session.activity.stopped() {
-        eprintln!("fql: interrupted; the open transaction was rolled back");
-        return Exit::Interrupted;
+        return CliError::interrupted().tell();
     }
     let (color, width) = (session.settings.color, output::width());
-    eprint!("{}", crate::source::render(typed, e, sources, color, width));
-    exit_of(e)
+    let text = crate::source::render(typed, e, sources, color, width);
+    CliError::Diagnostics {
+        text,
+        exit: exit_of(e),
+    }
+    .tell()
 }
 
 fn ms(d: Duration) -> String {

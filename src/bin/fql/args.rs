@@ -669,7 +669,7 @@ pub fn parse() -> (Args, Vec<Input>) {
         .unwrap_or_else(|e| match e.kind() {
             clap::error::ErrorKind::DisplayVersion => {
                 let shown = crate::output::print(&version());
-                std::process::exit(shown.err().map_or(0, crate::output::Exit::status))
+                std::process::exit(shown.err().map_or(0, |e| e.tell().status()))
             }
             _ => e.exit(),
         });

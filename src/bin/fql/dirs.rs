@@ -12,7 +12,8 @@ use fql::syntax::bytes_literal;
 use serde_json::{Value, json};
 
 use crate::args::{CountArgs, DirCommand, Format, StoreArgs, TreeArgs};
-use crate::output::{self, Exit};
+use crate::error::{CliError, Exit};
+use crate::output;
 use crate::progress::Progress;
 use crate::store::{self, Missing, Opened};
 
@@ -22,7 +23,7 @@ pub fn count(
     root: Option<&str>,
     store: &StoreArgs,
     color: bool,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let root = crate::session::root(root, color)?;
     let dir = crate::schema::directory(&args.dir, &root, color)?;
     let opened = store::open_as(store, Missing::Refuse)?;
@@ -53,10 +54,10 @@ pub fn count(
     drop(progress);
     let counted = counted.map_err(failed)?;
     if counted.transactions > 1 {
-        eprintln!(
+        crate::error::warn(format_args!(
             "fql: counted in {} transactions, each at its own version: writes made meanwhile may be counted in part",
             counted.transactions
-        );
+        ));
     }
     output::print(&match format {
         Format::Text => format!("keys: {}\nbytes: {}\n", counted.keys, counted.bytes),
@@ -78,7 +79,7 @@ pub fn tree(
     root: Option<&str>,
     store: &StoreArgs,
     color: bool,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let root = crate::session::root(root, color)?;
     let dir = match args.dir.as_deref() {
         None => Vec::new(),
@@ -92,7 +93,7 @@ pub fn tree(
 }
 
 /// The directory `text` names from `root`; `/` itself is allowed here.
-fn top(text: &str, root: &Root, color: bool) -> Result<Vec<String>, Exit> {
+fn top(text: &str, root: &Root, color: bool) -> Result<Vec<String>, CliError> {
     match root.change(text) {
         Ok(dir) if dir.names().is_empty() => Ok(Vec::new()),
         _ => crate::schema::directory(text, root, color),
@@ -229,7 +230,7 @@ pub fn admin(
     root: Option<&str>,
     store: &StoreArgs,
     color: bool,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let root = crate::session::root(root, color)?;
     let word = match command {
         DirCommand::Mkdir { .. } => "mkdir",
@@ -242,8 +243,9 @@ pub fn admin(
         DirCommand::Mv { src, dst, .. } => (path(src)?, Some(path(dst)?)),
     };
     if !write {
-        eprintln!("fql: dir {word} writes; pass -w/--write to allow writes");
-        return Err(Exit::Usage);
+        return Err(CliError::Usage(format!(
+            "dir {word} writes; pass -w/--write to allow writes"
+        )));
     }
     let missing = match command {
         DirCommand::Mkdir { .. } => Missing::Create,
@@ -283,11 +285,13 @@ pub fn admin(
                 })
                 .map_err(failed)?;
             if let Some(holds) = refused {
-                eprintln!(
-                    "fql: {shown} holds {}; pass --force to remove it with all of that",
-                    holdings_text(holds)
-                );
-                return Err(Exit::Unmet);
+                return Err(CliError::failed(
+                    Exit::Unmet,
+                    format!(
+                        "{shown} holds {}; pass --force to remove it with all of that",
+                        holdings_text(holds)
+                    ),
+                ));
             }
             format!("removed {shown}\n")
         }
@@ -313,12 +317,12 @@ fn retry(opened: &Opened) -> RetryOptions {
     RetryOptions::default().with_timeout(opened.timeout)
 }
 
-/// Reports a failure of the directory layer; its exit status is the
-/// database's for a transaction error, else 4.
-fn failed(e: directory::Error) -> Exit {
-    eprintln!("fql: {e}");
-    match &e {
+/// A failure of the directory layer; its exit status is the database's
+/// for a transaction error, else 4.
+fn failed(e: directory::Error) -> CliError {
+    let exit = match &e {
         directory::Error::Kv(e) => store::exit_of(e),
         _ => Exit::Failed,
-    }
+    };
+    CliError::failed(exit, e.to_string())
 }

@@ -12,20 +12,20 @@ use fql::kv::{Activity, Database, Observed, RetryOptions};
 use fql::plan::Root;
 
 use crate::args::{DumpArgs, LoadArgs, StoreArgs};
-use crate::output::{self, Exit};
-use crate::source::io_reason;
+use crate::error::{CliError, Exit, io_reason, warn};
 use crate::store::{self, Missing};
 
 mod resume;
 
 use resume::Point;
 
-pub fn dump(args: &DumpArgs, store_args: &StoreArgs, color: bool) -> Result<(), Exit> {
+pub fn dump(args: &DumpArgs, store_args: &StoreArgs, color: bool) -> Result<(), CliError> {
     // `/` alone is the whole database, as `--all`.
     let all = args.all || args.dirs == ["/"];
     if args.system && !all {
-        eprintln!("fql: --system dumps the system keys of a whole dump: give --all");
-        return Err(Exit::Usage);
+        return Err(CliError::Usage(
+            "--system dumps the system keys of a whole dump: give --all".to_string(),
+        ));
     }
     let dirs = args
         .dirs
@@ -45,12 +45,12 @@ pub fn dump(args: &DumpArgs, store_args: &StoreArgs, color: bool) -> Result<(), 
         None => {
             let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
             run(&mut out).map_err(|e| match e {
-                Error::Io(e) => output::write_failed(&e),
+                Error::Io(e) => CliError::output(e),
                 e => failed(None, &e),
             })
         }
     };
-    let dumped = dumped.map_err(|exit| interrupted(&activity).unwrap_or(exit))?;
+    let dumped = dumped.map_err(|error| interrupted(&activity).unwrap_or(error))?;
     notes(&dumped, all);
     Ok(())
 }
@@ -60,20 +60,17 @@ pub fn dump(args: &DumpArgs, store_args: &StoreArgs, color: bool) -> Result<(), 
 fn to_file(
     path: &Path,
     run: impl FnOnce(&mut dyn Write) -> Result<Dumped, Error>,
-) -> Result<Dumped, Exit> {
+) -> Result<Dumped, CliError> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     let partial = path.with_file_name(format!(
         ".{}.partial{}",
         name.unwrap_or_default(),
         std::process::id()
     ));
-    let cannot = |e: io::Error| {
-        eprintln!(
-            "fql: cannot write {}: {}",
-            fql::syntax::printable(&path.display().to_string()),
-            io_reason(&e)
-        );
-        Exit::Failed
+    let cannot = |exit: Exit, e: io::Error| {
+        let path = path.display().to_string();
+        let shown = fql::syntax::printable(&path);
+        CliError::failed(exit, format!("cannot write {shown}: {}", io_reason(&e)))
     };
     let file = std::fs::OpenOptions::new()
         .write(true)
@@ -82,7 +79,7 @@ fn to_file(
         .open(&partial)
         // A file that cannot be made is a usage error, as one that cannot
         // be read; one that fails while written, a failure.
-        .map_err(|e| cannot(e).min(Exit::Usage))?;
+        .map_err(|e| cannot(Exit::Usage, e))?;
     let mut out = BufWriter::with_capacity(1 << 16, file);
     let result = run(&mut out).and_then(|d| {
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
@@ -92,7 +89,7 @@ fn to_file(
     result.map_err(|e| {
         let _ = std::fs::remove_file(&partial);
         match e {
-            Error::Io(e) => cannot(e),
+            Error::Io(e) => cannot(Exit::Failed, e),
             e => failed(None, &e),
         }
     })
@@ -102,19 +99,19 @@ fn to_file(
 fn notes(dumped: &Dumped, whole: bool) {
     if dumped.versions.len() > 1 {
         let versions: Vec<String> = dumped.versions.iter().map(u64::to_string).collect();
-        eprintln!(
+        warn(format_args!(
             "fql: the dump took {} transactions (read versions {}): it is not one snapshot; \
              each `% read version` line in it starts the next",
             dumped.versions.len(),
             versions.join(", ")
-        );
+        ));
     }
     if whole {
         // Most raw lines of a whole dump are the directory layer's nodes.
         return;
     }
     if dumped.raw > 0 {
-        eprintln!(
+        warn(format_args!(
             "fql: {} {} not {}, written as `% raw` lines: `fql load` writes them, \
              `fql -w -f` skips them",
             dumped.raw,
@@ -124,15 +121,16 @@ fn notes(dumped: &Dumped, whole: bool) {
                 "keys are"
             },
             if dumped.raw == 1 { "a tuple" } else { "tuples" }
-        );
+        ));
     }
 }
 
-pub fn load(args: &LoadArgs, store_args: &StoreArgs, color: bool) -> Result<(), Exit> {
+pub fn load(args: &LoadArgs, store_args: &StoreArgs, color: bool) -> Result<(), CliError> {
     let stdin = args.file == Path::new("-");
     if stdin && args.resume {
-        eprintln!("fql: --resume needs a FILE: a load from standard input keeps no resume point");
-        return Err(Exit::Usage);
+        return Err(CliError::Usage(
+            "--resume needs a FILE: a load from standard input keeps no resume point".to_string(),
+        ));
     }
     let to = args
         .to
@@ -188,14 +186,16 @@ pub fn load(args: &LoadArgs, store_args: &StoreArgs, color: bool) -> Result<(), 
             Ok(())
         }
         Err(e) => {
-            let exit = interrupted(&activity).unwrap_or_else(|| failed(Some(&name), &e));
+            let error = interrupted(&activity).unwrap_or_else(|| failed(Some(&name), &e));
+            // Told before the way on from it.
+            let exit = error.tell();
             if committed > 0 && !stdin {
-                eprintln!(
+                warn(format_args!(
                     "fql: {name} is loaded through line {committed}; \
                      `fql load {name} --resume` goes on after it"
-                );
+                ));
             }
-            Err(exit)
+            Err(exit.into())
         }
     }
 }
@@ -210,25 +210,23 @@ fn stoppable(db: Box<dyn Database>) -> (Observed<Box<dyn Database>>, Arc<Activit
     (Observed::new(db, activity.clone()), activity)
 }
 
-/// Exit 130, said, when Ctrl-C stopped the work.
-fn interrupted(activity: &Activity) -> Option<Exit> {
-    activity.stopped().then(|| {
-        eprintln!("fql: interrupted; the open transaction was rolled back");
-        Exit::Interrupted
-    })
+/// Exit 130, with why, when Ctrl-C stopped the work.
+fn interrupted(activity: &Activity) -> Option<CliError> {
+    activity.stopped().then(CliError::interrupted)
 }
 
-fn open(path: &PathBuf, name: &str) -> Result<BufReader<File>, Exit> {
+fn open(path: &PathBuf, name: &str) -> Result<BufReader<File>, CliError> {
     File::open(path)
         .map(|f| BufReader::with_capacity(1 << 16, f))
-        .map_err(|e| {
-            eprintln!("fql: cannot read {name}: {}", io_reason(&e));
-            Exit::Usage
+        .map_err(|error| CliError::Io {
+            doing: "read",
+            name: name.to_string(),
+            error,
         })
 }
 
 fn summary(loaded: &Loaded) {
-    eprintln!(
+    warn(format_args!(
         "fql: loaded {} key-value{} and {} director{} in {} transaction{}",
         loaded.key_values,
         if loaded.key_values == 1 { "" } else { "s" },
@@ -236,20 +234,20 @@ fn summary(loaded: &Loaded) {
         if loaded.directories == 1 { "y" } else { "ies" },
         loaded.transactions,
         if loaded.transactions == 1 { "" } else { "s" },
-    );
+    ));
 }
 
-/// Prints why a dump or load failed, and says with what status.
-fn failed(name: Option<&str>, e: &Error) -> Exit {
+/// Why a dump or load failed, and with what status.
+fn failed(name: Option<&str>, e: &Error) -> CliError {
     // Ctrl-C's, said by the caller.
     if fql::kv::AsKvError::as_kv(e) == Some(&fql::kv::Error::TransactionCancelled) {
-        return Exit::Interrupted;
+        return Exit::Interrupted.into();
     }
-    match name {
-        Some(name) => eprintln!("fql: {name}: {e}"),
-        None => eprintln!("fql: {e}"),
-    }
-    match e {
+    let message = match name {
+        Some(name) => format!("{name}: {e}"),
+        None => e.to_string(),
+    };
+    let exit = match e {
         Error::Io(_) => Exit::Usage,
         Error::NotADump | Error::Line { .. } | Error::Outside { .. } | Error::Truncated(_) => {
             Exit::Invalid
@@ -260,7 +258,8 @@ fn failed(name: Option<&str>, e: &Error) -> Exit {
         | Error::ManyRoots(_)
         | Error::WholeTo => Exit::Usage,
         e => fql::kv::AsKvError::as_kv(e).map_or(Exit::Failed, store::exit_of),
-    }
+    };
+    CliError::failed(exit, message)
 }
 
 /// The progress line of a load on a terminal, redrawn after each

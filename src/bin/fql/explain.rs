@@ -4,11 +4,12 @@
 use fql::syntax::Sources;
 
 use crate::args::{Color, ExecArgs, ExplainArgs, Format, StoreArgs};
-use crate::output::{self, Exit};
+use crate::error::CliError;
+use crate::output;
 use crate::session::{Session, Settings, params, refuse_writes, root, with_whole_plan};
 use crate::source::read_named_or_file;
 
-pub fn run(args: &ExplainArgs, store_args: &StoreArgs, color: Color) -> Result<(), Exit> {
+pub fn run(args: &ExplainArgs, store_args: &StoreArgs, color: Color) -> Result<(), CliError> {
     let stderr_color = color.enabled_for_stderr();
     if !args.analyze {
         refuse_without_analyze(args)?;
@@ -40,15 +41,14 @@ pub fn run(args: &ExplainArgs, store_args: &StoreArgs, color: Color) -> Result<(
 }
 
 /// The flags that only `--analyze` gives a meaning to.
-fn refuse_without_analyze(args: &ExplainArgs) -> Result<(), Exit> {
+fn refuse_without_analyze(args: &ExplainArgs) -> Result<(), CliError> {
     let flag = match args.format {
         Some(Format::Json) => "--format json",
         Some(Format::Jsonl) => "--format jsonl",
         _ if args.write => "-w/--write",
         _ => return Ok(()),
     };
-    eprintln!(
-        "fql: {flag} needs --analyze: `fql explain` alone runs nothing and prints the plan as text"
-    );
-    Err(Exit::Usage)
+    Err(CliError::Usage(format!(
+        "{flag} needs --analyze: `fql explain` alone runs nothing and prints the plan as text"
+    )))
 }

@@ -7,6 +7,7 @@ mod args;
 mod cluster_file;
 mod dirs;
 mod dump;
+mod error;
 mod explain;
 mod fmt;
 mod interrupt;
@@ -30,7 +31,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use args::Command;
-use output::Exit;
+use error::CliError;
 
 /// A parse builds and frees many small nodes; with mimalloc the parser
 /// runs about a tenth fewer instructions than with the system allocator
@@ -111,10 +112,9 @@ fn main() -> ExitCode {
             &args.store,
             color,
         ),
-        None if args.single_transaction => {
-            eprintln!("fql: -1/--single-transaction needs -q or -f");
-            Err(Exit::Usage)
-        }
+        None if args.single_transaction => Err(CliError::Usage(
+            "-1/--single-transaction needs -q or -f".to_string(),
+        )),
         None if std::io::stdin().is_terminal() => {
             repl::run(&args.store, &args.exec, &args.repl, color)
         }
@@ -122,6 +122,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(exit) => exit.code(),
+        Err(error) => {
+            error::report(&error);
+            error.exit().code()
+        }
     }
 }

@@ -7,7 +7,8 @@
 use clap_mangen::Man;
 use clap_mangen::roff::{Roff, bold, roman};
 
-use crate::output::{self, Exit};
+use crate::error::CliError;
+use crate::output;
 
 /// The exit statuses of [`Exit`], with what each means.
 const EXIT_STATUS: &[(&str, &str)] = &[
@@ -143,13 +144,10 @@ const FILES: &[(&str, &str)] = &[
 ];
 
 /// Prints the manual page.
-pub fn run() -> Result<(), Exit> {
+pub fn run() -> Result<(), CliError> {
     match render() {
         Ok(page) => output::print(&page),
-        Err(e) => {
-            eprintln!("fql: cannot render the manual: {e}");
-            Err(Exit::Usage)
-        }
+        Err(e) => Err(CliError::Usage(format!("cannot render the manual: {e}"))),
     }
 }
 

@@ -20,12 +20,12 @@ use fql::kv::{Activity, Database, Observed};
 use fql::mutex::{Mutex, Reaper, Timing};
 
 use crate::args::{Client, Format, JudgeArgs, MutexCommand, StoreArgs, TimingArgs, WaitArgs};
-use crate::output::Exit;
+use crate::error::{CliError, Exit, warn};
 use crate::store::Missing;
 use held::Held;
 
 impl TimingArgs {
-    fn timing(self) -> Result<Timing, Exit> {
+    fn timing(self) -> Result<Timing, CliError> {
         Ok(Timing {
             heartbeat: seconds(self.heartbeat, "--heartbeat")?,
             stale: seconds(self.stale, "--stale")?,
@@ -34,7 +34,7 @@ impl TimingArgs {
 }
 
 impl JudgeArgs {
-    fn timing(self) -> Result<Timing, Exit> {
+    fn timing(self) -> Result<Timing, CliError> {
         Ok(Timing {
             heartbeat: seconds(self.heartbeat, "--heartbeat")?,
             stale: seconds(self.stale, "--stale")?,
@@ -45,19 +45,16 @@ impl JudgeArgs {
 impl WaitArgs {
     /// The longest wait in line; `None`, without `--wait`, waits as long
     /// as it takes.
-    fn duration(self) -> Result<Option<Duration>, Exit> {
+    fn duration(self) -> Result<Option<Duration>, CliError> {
         self.wait.map(|w| seconds(w, "--wait")).transpose()
     }
 }
 
-fn seconds(value: f64, flag: &str) -> Result<Duration, Exit> {
+fn seconds(value: f64, flag: &str) -> Result<Duration, CliError> {
     Duration::try_from_secs_f64(value)
         .ok()
         .filter(|d| !d.is_zero())
-        .ok_or_else(|| {
-            eprintln!("fql: {flag} must be a positive number of seconds");
-            Exit::Usage
-        })
+        .ok_or_else(|| CliError::Usage(format!("{flag} must be a positive number of seconds")))
 }
 
 /// Runs a mutex command; `format` and `write` are `--format` and `-w`
@@ -67,7 +64,7 @@ pub fn run(
     store_args: &StoreArgs,
     format: Option<Format>,
     write: bool,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     // `show`, `observe` and `list` merely look, and `break` needs a mutex
     // there: they create no database file.
     let missing = match command {
@@ -161,10 +158,10 @@ pub fn run(
             let ran = reaper.run(&stop, &mut |r| {
                 let line = match r {
                     Ok(reaped) => report::reaped(reaped, format),
-                    Err(e) => return eprintln!("fql: the reaper goes on after: {e}"),
+                    Err(e) => return warn(format_args!("fql: the reaper goes on after: {e}")),
                 };
-                if let Err(exit) = crate::output::print(&line) {
-                    unwritten = Some(exit);
+                if let Err(error) = crate::output::print(&line) {
+                    unwritten = Some(error);
                     stop.store(true, std::sync::atomic::Ordering::SeqCst);
                 }
             });
@@ -227,12 +224,12 @@ struct Holding {
 /// the client waits in line (leaving it on a signal), runs the command
 /// while it holds the lock, and prints `--stats` if asked.
 fn holding<H: Held + Send + Sync + 'static>(
-    make: impl FnOnce(Arc<dyn Database>) -> Result<H, Exit>,
+    make: impl FnOnce(Arc<dyn Database>) -> Result<H, CliError>,
     (db, timeout): (&Arc<dyn Database>, Duration),
     client: &Client,
     how: Holding,
     command: &[String],
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let wait = how.wait.duration()?;
     let grace = seconds(how.grace, "--grace")?;
     child::check(&command[0])?;
@@ -240,9 +237,13 @@ fn holding<H: Held + Send + Sync + 'static>(
     let names = (client.dir.as_str(), client.name.as_str());
     let mut held = child::Stats::default();
     let ran = child::run(&*holder, &caught, names, (wait, grace), command, &mut held);
-    if let Some(format) = how.stats {
-        eprint!("{}", report::stats(&held, format));
-    }
+    let Some(format) = how.stats else {
+        return ran;
+    };
+    // The error first, then the figures of the run it ended.
+    let ran = ran.map_err(|e| CliError::Told(e.tell()));
+    let stats = report::stats(&held, format);
+    warn(stats.strip_suffix('\n').unwrap_or(&stats));
     ran
 }
 
@@ -250,10 +251,10 @@ fn holding<H: Held + Send + Sync + 'static>(
 /// caught: one while it waits, or holds a grant nobody has seen yet,
 /// makes it leave ([`leave`]) before fql ends by that signal.
 fn leaving<H: Held + Send + Sync + 'static>(
-    make: impl FnOnce(Arc<dyn Database>) -> Result<H, Exit>,
+    make: impl FnOnce(Arc<dyn Database>) -> Result<H, CliError>,
     db: &Arc<dyn Database>,
     timeout: Duration,
-) -> Result<(Arc<H>, signals::Caught), Exit> {
+) -> Result<(Arc<H>, signals::Caught), CliError> {
     let activity = Arc::new(Activity::default());
     let observed = Observed::new(db.clone(), activity.clone());
     let holder = Arc::new(make(Arc::new(observed))?);
@@ -270,7 +271,7 @@ fn leaving<H: Held + Send + Sync + 'static>(
 /// `timeout`.
 fn leave<H: Held>(holder: &H, activity: &Activity, timeout: Duration) {
     if !activity.hold_commits(Instant::now() + timeout) {
-        eprintln!("fql: a commit in flight did not end within --timeout; leaving anyway");
+        warn("fql: a commit in flight did not end within --timeout; leaving anyway");
     }
     let left = match holder.cancel() {
         Ok(true) => Ok(true),
@@ -278,18 +279,15 @@ fn leave<H: Held>(holder: &H, activity: &Activity, timeout: Duration) {
         Err(e) => Err(e),
     };
     if let Err(e) = left {
-        eprintln!("fql: cannot leave the queue: {e}");
+        warn(format_args!("fql: cannot leave the queue: {e}"));
     }
 }
 
 impl Client {
-    fn mutex(&self, db: Arc<dyn Database>, timeout: Duration) -> Result<Mutex, Exit> {
+    fn mutex(&self, db: Arc<dyn Database>, timeout: Duration) -> Result<Mutex, CliError> {
         Mutex::new(db, directory(&self.dir)?, &self.name, self.timing.timing()?)
             .map(|m| m.compat(self.timing.compat).timeout(timeout))
-            .map_err(|e| {
-                eprintln!("fql: {e}");
-                Exit::Usage
-            })
+            .map_err(|e| CliError::Usage(e.to_string()))
     }
 }
 
@@ -297,13 +295,12 @@ impl Client {
 /// is, so that both name the same directory: an absolute path
 /// (`/locks/nightly`) or a tuple of names (`("locks","nightly")`). A
 /// relative path is refused: `fql mutex` has no root to start it from.
-pub fn directory(arg: &str) -> Result<Vec<String>, Exit> {
+pub fn directory(arg: &str) -> Result<Vec<String>, CliError> {
     let refuse = || {
-        eprintln!(
-            "fql: the mutex directory is an absolute path such as /locks/nightly, or a tuple of names such as (\"locks\",\"nightly\"), not `{}`",
+        CliError::Usage(format!(
+            "the mutex directory is an absolute path such as /locks/nightly, or a tuple of names such as (\"locks\",\"nightly\"), not `{}`",
             fql::syntax::printable(arg)
-        );
-        Exit::Usage
+        ))
     };
     if arg.starts_with('.') {
         return Err(refuse());
@@ -313,18 +310,24 @@ pub fn directory(arg: &str) -> Result<Vec<String>, Exit> {
         Err(e) => {
             let sources = fql::syntax::Sources::single("DIR", arg.to_string());
             let width = crate::output::width();
-            eprint!("{}", fql::syntax::render(&e, &sources, false, width));
-            Err(Exit::Usage)
+            Err(CliError::Diagnostics {
+                text: fql::syntax::render(&e, &sources, false, width),
+                exit: Exit::Usage,
+            })
         }
     }
 }
 
-pub(crate) fn failed(e: fql::mutex::Error) -> Exit {
-    eprintln!("fql: {e}");
-    if let Some(exit) = refused::advise(&e) {
-        return exit;
+/// A mutex's error, with any advice on the refusal, and the exit status
+/// it calls for.
+pub(crate) fn failed(e: fql::mutex::Error) -> CliError {
+    match refused::advise(&e) {
+        Some((advice, exit)) => CliError::lines(exit, [e.to_string(), advice]),
+        None => {
+            let exit = fql::kv::AsKvError::as_kv(&e).map_or(Exit::Failed, crate::store::exit_of);
+            CliError::failed(exit, e.to_string())
+        }
     }
-    fql::kv::AsKvError::as_kv(&e).map_or(Exit::Failed, crate::store::exit_of)
 }
 
 /// Prints the token of a grant. A grant whose token cannot be printed, to
@@ -337,33 +340,33 @@ fn granted<M: Held>(
     result: Result<Option<fql::mutex::Token>, M::Error>,
     client: &Client,
     format: Option<Format>,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let format = client.format.or(format).unwrap_or_default();
     let Some(token) = result.map_err(M::failed)? else {
-        eprintln!("fql: not acquired");
-        return report::print(&report::acquired(None, client, format)).and(Err(Exit::Unmet));
+        // Told before the report on standard output.
+        let exit = CliError::failed(Exit::Unmet, "not acquired").tell();
+        return report::print(&report::acquired(None, client, format)).and(Err(exit.into()));
     };
     let Err(unprinted) = crate::output::print(&report::acquired(Some(token), client, format))
     else {
         return Ok(());
     };
-    let exit = match unprinted {
-        Exit::Closed => {
-            eprintln!(
-                "fql: standard output is closed, so the token went unseen; handing the mutex back"
-            );
-            Exit::Unmet
-        }
-        exit => exit,
+    let unprinted = match unprinted {
+        CliError::Told(Exit::Closed) => CliError::failed(
+            Exit::Unmet,
+            "standard output is closed, so the token went unseen; handing the mutex back",
+        ),
+        error => error,
     };
     match mutex.release() {
-        Ok(_) => Err(exit),
+        Ok(_) => Err(unprinted),
         Err(e) => {
-            let release = M::failed(e);
-            eprintln!(
-                "fql: the mutex stays held until this client releases it, or the head of the queue takes it over"
+            let exit = unprinted.tell();
+            let release = M::failed(e).tell();
+            warn(
+                "fql: the mutex stays held until this client releases it, or the head of the queue takes it over",
             );
-            Err(exit.max(release))
+            Err(exit.max(release).into())
         }
     }
 }

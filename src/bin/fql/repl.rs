@@ -22,7 +22,7 @@ use rustyline::history::FileHistory;
 use rustyline::{Config, Editor, EventHandler, KeyEvent};
 
 use crate::args::{Color, ExecArgs, ReplArgs, StoreArgs};
-use crate::output::Exit;
+use crate::error::{CliError, Exit, warn};
 use crate::session::{Failure, Session, Settings};
 use crate::source::{Script, Typed};
 use helper::{FqlHelper, NewLine};
@@ -69,7 +69,7 @@ pub fn run(
     exec: &ExecArgs,
     repl_args: &ReplArgs,
     color: Color,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let mut settings = Settings::from_args(exec, color)?;
     settings.write_hint = "use \\writemode on to allow writes";
     settings.supply = fql::plan::Supply::Shell;
@@ -83,7 +83,7 @@ pub fn run(
         let _ = editor.load_history(path);
     }
 
-    eprintln!(
+    warn(format_args!(
         "fql {} on the {}\nType \\help for help, \\quit or Ctrl-D to leave.{}",
         env!("CARGO_PKG_VERSION"),
         session.db.describe(),
@@ -92,7 +92,7 @@ pub fn run(
         } else {
             " Writes are off: \\writemode on allows them."
         }
-    );
+    ));
     let home = session.settings.root.clone();
     let mut repl = Repl {
         session,
@@ -123,12 +123,18 @@ pub fn run(
         }
     }
     if repl.tx.is_some() {
-        eprintln!("the open transaction was rolled back");
+        warn("the open transaction was rolled back");
     }
     if let Some(path) = &history {
         save_history(&mut editor, path);
     }
-    repl.ended.map_or(Ok(()), Err)
+    repl.ended.map_or(Ok(()), |exit| Err(exit.into()))
+}
+
+/// Tells the user what is wrong with an entry, or what failed, as every
+/// error of fql is told ([`crate::error::report`]); the shell goes on.
+fn tell(message: String) {
+    crate::error::report(&CliError::Usage(message));
 }
 
 /// The history file, unless `--no-history`; says so when there is
@@ -139,9 +145,7 @@ fn history(args: &ReplArgs) -> Option<PathBuf> {
     }
     let path = args.history_file.clone().or_else(crate::paths::history);
     if path.is_none() {
-        eprintln!(
-            "fql: keeping no history: neither XDG_STATE_HOME nor HOME is an absolute path; --history-file PATH keeps one"
-        );
+        tell("keeping no history: neither XDG_STATE_HOME nor HOME is an absolute path; --history-file PATH keeps one".into());
     }
     path
 }
@@ -149,11 +153,8 @@ fn history(args: &ReplArgs) -> Option<PathBuf> {
 /// The line editor, with the shell's helper; the current directory the
 /// helper completes relative paths from; and the flag Alt-Enter raises
 /// to end a line but not the entry.
-fn editor(session: &Session) -> Result<(LineEditor, Cwd, Arc<AtomicBool>), Exit> {
-    let usage = |e: ReadlineError| {
-        eprintln!("fql: {e}");
-        Exit::Usage
-    };
+fn editor(session: &Session) -> Result<(LineEditor, Cwd, Arc<AtomicBool>), CliError> {
+    let usage = |e: ReadlineError| CliError::Usage(e.to_string());
     let config = Config::builder()
         .auto_add_history(false)
         .history_ignore_dups(true)
@@ -161,10 +162,8 @@ fn editor(session: &Session) -> Result<(LineEditor, Cwd, Arc<AtomicBool>), Exit>
         .max_history_size(10_000)
         .map_err(usage)?
         .build();
-    let mut editor = Editor::with_config(config).map_err(|e| {
-        eprintln!("fql: cannot start the shell: {e}");
-        Exit::Usage
-    })?;
+    let mut editor = Editor::with_config(config)
+        .map_err(|e| CliError::Usage(format!("cannot start the shell: {e}")))?;
     let helper = FqlHelper::new(
         session.db.clone(),
         session.engine.retry_options(),
@@ -192,7 +191,10 @@ fn save_history(editor: &mut Editor<FqlHelper, FileHistory>, path: &Path) {
         let _ = crate::store::private_dirs(dir);
     }
     if let Err(e) = editor.save_history(path) {
-        eprintln!("fql: cannot save the history to {}: {e}", path.display());
+        tell(format!(
+            "cannot save the history to {}: {e}",
+            path.display()
+        ));
     }
 }
 
@@ -256,8 +258,10 @@ impl Repl {
                 // The prompt goes to standard output: a full disk there
                 // ends up here, as does a terminal that cannot be read.
                 Err(e) => {
-                    eprintln!("fql: the shell cannot use the terminal: {e}");
-                    self.end(Exit::Failed);
+                    self.end(CliError::failed(
+                        Exit::Failed,
+                        format!("the shell cannot use the terminal: {e}"),
+                    ));
                 }
             }
         }
@@ -291,15 +295,16 @@ impl Repl {
     /// Writes a command's output; output that cannot be written ends the
     /// shell.
     fn print(&mut self, text: &str) {
-        if let Err(exit) = crate::output::print(text) {
-            self.end(exit);
+        if let Err(error) = crate::output::print(text) {
+            self.end(error);
         }
     }
 
     /// Ends the shell because standard output is closed or failing: with
-    /// nowhere to show results, going on would only lose them.
-    fn end(&mut self, exit: Exit) {
-        self.ended = Some(exit);
+    /// nowhere to show results, going on would only lose them. `error`
+    /// is told now, so the status is all that is left for the end.
+    fn end(&mut self, error: CliError) {
+        self.ended = Some(error.tell());
         self.quit = true;
     }
 
@@ -312,7 +317,7 @@ impl Repl {
             return;
         }
         if let Some(hint) = habits::hint(trimmed) {
-            eprintln!("{hint}");
+            warn(format_args!("{hint}"));
             return;
         }
         let (text, added) = path::resolve_marked(line);
@@ -348,7 +353,7 @@ impl Repl {
         }) = result
             && !stopped
         {
-            self.end(exit);
+            self.end(exit.into());
         }
         self.failed = result.is_err();
         if let Err(Failure { exit, .. }) = result
@@ -356,7 +361,7 @@ impl Repl {
             && matches!(exit, Exit::Failed | Exit::Unreachable | Exit::Interrupted)
         {
             self.tx = None;
-            eprintln!("the transaction was rolled back");
+            warn("the transaction was rolled back");
         }
         self.session.activity.restart();
     }

@@ -2,7 +2,7 @@
 //! script piped into `fql`.
 
 use crate::args::{Color, ExecArgs, Input, StoreArgs};
-use crate::output::Exit;
+use crate::error::CliError;
 use crate::session::{Session, Settings};
 use crate::source::Script;
 use crate::store;
@@ -15,7 +15,7 @@ pub fn inputs(
     exec: &ExecArgs,
     store_args: &StoreArgs,
     color: Color,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let script = Script::open(inputs, single)?;
     run(&script, exec, store_args, color)
 }
@@ -27,7 +27,7 @@ pub fn file(
     exec: &ExecArgs,
     store_args: &StoreArgs,
     color: Color,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     if let Some(named) = path
         .filter(|p| !p.exists())
         .and_then(|p| p.to_str())
@@ -44,18 +44,15 @@ pub fn file(
 }
 
 /// `fql scripts`: the named scripts with what each does, or one's text.
-pub fn scripts(show: Option<&str>) -> Result<(), Exit> {
+pub fn scripts(show: Option<&str>) -> Result<(), CliError> {
     match show {
         None => crate::output::print(&script_list()),
         Some(name) => match fql::scripts::find(name) {
             Some(s) => crate::output::print(s.source),
-            None => {
-                eprintln!(
-                    "fql: there is no script named {}; `fql scripts` lists them",
-                    fql::syntax::printable(name)
-                );
-                Err(Exit::Usage)
-            }
+            None => Err(CliError::Usage(format!(
+                "there is no script named {}; `fql scripts` lists them",
+                fql::syntax::printable(name)
+            ))),
         },
     }
 }
@@ -82,7 +79,12 @@ fn script_list() -> String {
 
 /// Checks and plans a script as a whole, then runs it a transaction at
 /// a time.
-fn run(script: &Script, exec: &ExecArgs, store_args: &StoreArgs, color: Color) -> Result<(), Exit> {
+fn run(
+    script: &Script,
+    exec: &ExecArgs,
+    store_args: &StoreArgs,
+    color: Color,
+) -> Result<(), CliError> {
     let settings = Settings::from_args(exec, color)?;
     // Check everything that needs no database before opening one; a
     // script of comments alone needs none at all.

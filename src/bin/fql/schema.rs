@@ -10,7 +10,8 @@ use fql::syntax::Sources;
 use fql::syntax::ast::Span;
 
 use crate::args::{InferArgs, StoreArgs, ValidateArgs};
-use crate::output::{self, Exit};
+use crate::error::{CliError, Exit};
+use crate::output;
 use crate::progress::Progress;
 use crate::store::Missing;
 
@@ -26,7 +27,7 @@ struct Schema<'a> {
     root: &'a Root,
 }
 
-pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(), Exit> {
+pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(), CliError> {
     let root = crate::session::root(args.root.as_deref(), color)?;
     let params = crate::session::params(&args.params, &root, color)?;
     let (name, src) = crate::source::read_named_or_file(Some(&args.schema))?;
@@ -34,8 +35,8 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
     // Report schema errors with their spans before touching the database.
     crate::session::with_whole_plan(&sources, &params, &root, color, |plan| {
         fql::schema::patterns(plan).map(|_| ()).map_err(|e| {
-            eprintln!("fql: {}: {e}", fql::syntax::printable(&name));
-            Exit::Invalid
+            let shown = fql::syntax::printable(&name);
+            CliError::failed(Exit::Invalid, format!("{shown}: {e}"))
         })
     })?;
     let schema = Schema {
@@ -59,27 +60,25 @@ pub fn validate(args: &ValidateArgs, store: &StoreArgs, color: bool) -> Result<(
     let summary = match result {
         Ok(summary) => summary,
         // Nothing more to say once the report cannot be written.
-        Err(Failure::Unwritten(exit)) => return Err(exit),
+        Err(Failure::Unwritten(error)) => return Err(error),
         Err(Failure::Schema(e)) => {
-            eprintln!("fql: {e}");
-            let exit = failed(&e);
+            // Told before the report is closed with it.
+            let exit = CliError::failed(failed(&e), e.to_string()).tell();
             return match report.failed(&e.to_string()) {
-                Ok(()) => Err(exit),
-                Err(e) => Err(exit.max(output::write_failed(&e))),
+                Ok(()) => Err(exit.into()),
+                Err(e) => Err(exit.max(CliError::output(e).tell()).into()),
             };
         }
     };
-    report
-        .summary(&summary)
-        .map_err(|e| output::write_failed(&e))?;
-    let empty = nothing_checked(&summary, &db).filter(|_| !args.allow_empty);
-    if let Some(empty) = &empty {
-        eprintln!(
-            "fql: {empty}: are --db and the schema's paths right? (--allow-empty accepts this)"
-        );
+    report.summary(&summary).map_err(CliError::output)?;
+    if let Some(empty) = nothing_checked(&summary, &db).filter(|_| !args.allow_empty) {
+        return Err(CliError::failed(
+            Exit::Unmet,
+            format!("{empty}: are --db and the schema's paths right? (--allow-empty accepts this)"),
+        ));
     }
-    if summary.violations > 0 || empty.is_some() {
-        Err(Exit::Unmet)
+    if summary.violations > 0 {
+        Err(Exit::Unmet.into())
     } else {
         Ok(())
     }
@@ -99,10 +98,9 @@ pub fn nothing_checked(summary: &Summary, db: &dyn Database) -> Option<String> {
 
 /// Why a validation ended without a summary to print.
 enum Failure {
-    /// Standard output failed while violations were written; the exit
-    /// says how. It stopped the scan, so it comes before any error the
-    /// scan then gave.
-    Unwritten(Exit),
+    /// Standard output failed while violations were written. It stopped
+    /// the scan, so it comes before any error the scan then gave.
+    Unwritten(CliError),
     /// The schema could not be checked.
     Schema(fql::schema::Error),
 }
@@ -133,7 +131,7 @@ fn run<W: Write>(
     });
     match failed {
         None => summary.map_err(Failure::Schema),
-        Some(e) => Err(Failure::Unwritten(output::write_failed(&e))),
+        Some(e) => Err(Failure::Unwritten(CliError::output(e))),
     }
 }
 
@@ -147,7 +145,7 @@ fn failed(e: &fql::schema::Error) -> Exit {
     }
 }
 
-pub fn infer(args: &InferArgs, store: &StoreArgs, color: bool) -> Result<(), Exit> {
+pub fn infer(args: &InferArgs, store: &StoreArgs, color: bool) -> Result<(), CliError> {
     let root = crate::session::root(args.root.as_deref(), color)?;
     if fql::syntax::starts_bytes(&args.dir) {
         return infer_prefix(args, store);
@@ -160,33 +158,26 @@ pub fn infer(args: &InferArgs, store: &StoreArgs, color: bool) -> Result<(), Exi
     };
     let opened = crate::store::open_as(store, Missing::Refuse)?;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
-    let shapes =
-        fql::schema::infer(&*opened.db, retry, &dir, args.depth, args.sample).map_err(|e| {
-            eprintln!("fql: {e}");
-            failed(&e)
-        })?;
+    let shapes = fql::schema::infer(&*opened.db, retry, &dir, args.depth, args.sample)
+        .map_err(|e| CliError::failed(failed(&e), e.to_string()))?;
     output::print(&shapes_text(&shapes, relative(&args.dir, &root)))
 }
 
 /// `fql infer 0xPREFIX`: the shapes of the keys after raw bytes, a
 /// subspace that is no directory, which has no subdirectories to go on to.
-fn infer_prefix(args: &InferArgs, store: &StoreArgs) -> Result<(), Exit> {
+fn infer_prefix(args: &InferArgs, store: &StoreArgs) -> Result<(), CliError> {
     let prefix = match fql::syntax::parse_element(&args.dir).map(|e| e.kind) {
         Ok(fql::syntax::ast::ElemKind::Bytes(bytes)) => bytes,
         Ok(_) | Err(_) => {
             let problem = fql::syntax::printable(&args.dir);
             let how = "bytes are `0x` and hex digits, or `b\"...\"` with `\\xNN` escapes";
-            eprintln!("fql: {problem} is not bytes: {how}");
-            return Err(Exit::Usage);
+            return Err(CliError::Usage(format!("{problem} is not bytes: {how}")));
         }
     };
     let opened = crate::store::open_as(store, Missing::Refuse)?;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
-    let shapes =
-        fql::schema::infer_prefix(&*opened.db, retry, &prefix, args.sample).map_err(|e| {
-            eprintln!("fql: {e}");
-            failed(&e)
-        })?;
+    let shapes = fql::schema::infer_prefix(&*opened.db, retry, &prefix, args.sample)
+        .map_err(|e| CliError::failed(failed(&e), e.to_string()))?;
     output::print(&shapes_text(&shapes, None))
 }
 
@@ -219,7 +210,7 @@ pub fn shapes_text(shapes: &[Shape], relative: Option<&Root>) -> String {
 /// The directory `arg` names from `root`, by the rule `--root` follows;
 /// one that is not a path, or is `/` itself, is a usage error shown
 /// against the text.
-pub fn directory(arg: &str, root: &Root, color: bool) -> Result<Vec<String>, Exit> {
+pub fn directory(arg: &str, root: &Root, color: bool) -> Result<Vec<String>, CliError> {
     let at = Span::new(0, arg.len());
     let shown: Box<dyn miette::Diagnostic> = match root.change(arg) {
         Ok(dir) if !dir.names().is_empty() => return Ok(dir.names().to_vec()),
@@ -227,11 +218,10 @@ pub fn directory(arg: &str, root: &Root, color: bool) -> Result<Vec<String>, Exi
         Err(e) => Box::new(e),
     };
     let sources = Sources::single("DIR", arg.to_string());
-    eprint!(
-        "{}",
-        fql::syntax::render(&*shown, &sources, color, output::width())
-    );
-    Err(Exit::Usage)
+    Err(CliError::Diagnostics {
+        text: fql::syntax::render(&*shown, &sources, color, output::width()),
+        exit: Exit::Usage,
+    })
 }
 
 /// `1203` as `1,203`.

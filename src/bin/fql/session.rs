@@ -14,7 +14,8 @@ use fql::plan::{Params, Plan, Planner, Root, Supply};
 use fql::syntax::{Report, Sources};
 
 use crate::args::{BytesShown, Color, ExecArgs, Format, OnError};
-use crate::output::{self, Exit};
+use crate::error::{CliError, Exit};
+use crate::output;
 use crate::source::{Script, Typed};
 
 mod check;
@@ -50,7 +51,7 @@ pub struct Settings {
 }
 
 impl Settings {
-    pub fn from_args(args: &ExecArgs, color: Color) -> Result<Settings, Exit> {
+    pub fn from_args(args: &ExecArgs, color: Color) -> Result<Settings, CliError> {
         let root = root(args.root.as_deref(), color.enabled_for_stderr())?;
         Ok(Settings {
             params: params(&args.params, &root, color.enabled_for_stderr())?,
@@ -70,17 +71,16 @@ impl Settings {
 
 /// `--root DIR`, read as `\cd DIR` from `/` reads it; `/` without one.
 /// A bad one is reported against its text and is a usage error.
-pub fn root(text: Option<&str>, color: bool) -> Result<Root, Exit> {
+pub fn root(text: Option<&str>, color: bool) -> Result<Root, CliError> {
     let Some(text) = text else {
         return Ok(Root::default());
     };
     Root::default().change(text).map_err(|e| {
         let sources = Sources::single("--root", text.to_string());
-        eprint!(
-            "{}",
-            fql::syntax::render(&e, &sources, color, output::width())
-        );
-        Exit::Usage
+        CliError::Diagnostics {
+            text: fql::syntax::render(&e, &sources, color, output::width()),
+            exit: Exit::Usage,
+        }
     })
 }
 
@@ -99,9 +99,16 @@ impl From<Exit> for Failure {
     }
 }
 
-impl From<Failure> for Exit {
-    fn from(failure: Failure) -> Exit {
-        failure.exit
+impl From<CliError> for Failure {
+    /// The error told, as a run tells each failure as it happens.
+    fn from(error: CliError) -> Failure {
+        Failure::from(error.tell())
+    }
+}
+
+impl From<Failure> for CliError {
+    fn from(failure: Failure) -> CliError {
+        CliError::Told(failure.exit)
     }
 }
 
@@ -178,8 +185,9 @@ impl Session {
     ) -> Result<(), Failure> {
         self.gate(checked.first_write.as_ref())?;
         if tx.is_some() && checked.transactions > 1 {
-            eprintln!("fql: `@commit` inside an open transaction; use \\commit");
-            return Err(Exit::Usage.into());
+            let error =
+                CliError::Usage("`@commit` inside an open transaction; use \\commit".into());
+            return Err(error.into());
         }
         script.unchanged()?;
         let mut run = Run::new(self, tx).typed(script.shown());
@@ -188,7 +196,7 @@ impl Session {
     }
 
     /// Refuses a statement that writes unless writes are allowed.
-    fn gate(&self, write: Option<&WriteAt>) -> Result<(), Exit> {
+    fn gate(&self, write: Option<&WriteAt>) -> Result<(), CliError> {
         gate(&self.settings, write)
     }
 
@@ -244,7 +252,9 @@ impl Session {
     /// database that does not answer.
     fn explain_timeout(&self) {
         if let Some(attempt) = crate::progress::attempt(&self.activity) {
-            eprintln!("fql: --timeout ran out while retrying: {attempt}");
+            crate::error::warn(format_args!(
+                "fql: --timeout ran out while retrying: {attempt}"
+            ));
         }
     }
 
@@ -255,38 +265,41 @@ impl Session {
 }
 
 /// Refuses a statement that writes unless `settings` allow writes.
-fn gate(settings: &Settings, write: Option<&WriteAt>) -> Result<(), Exit> {
+fn gate(settings: &Settings, write: Option<&WriteAt>) -> Result<(), CliError> {
     match write {
-        Some(WriteAt { name, line, noun }) if !settings.write => {
-            eprintln!(
-                "fql: refusing to write: {name} has a {noun} at line {line}; {}",
-                settings.write_hint
-            );
-            Err(Exit::Usage)
-        }
+        Some(WriteAt { name, line, noun }) if !settings.write => Err(CliError::Usage(format!(
+            "refusing to write: {name} has a {noun} at line {line}; {}",
+            settings.write_hint
+        ))),
         _ => Ok(()),
     }
 }
 
 /// Refuses `plan`, planned from `sources`, if it writes and `settings`
 /// do not allow writes.
-pub fn refuse_writes(settings: &Settings, sources: &Sources, plan: &Plan<'_>) -> Result<(), Exit> {
+pub fn refuse_writes(
+    settings: &Settings,
+    sources: &Sources,
+    plan: &Plan<'_>,
+) -> Result<(), CliError> {
     gate(settings, first_write(sources, plan).as_ref())
 }
 
 /// [`changed`] at the start of `piece`.
-fn changed_at(piece: &Sources) -> Exit {
+fn changed_at(piece: &Sources) -> CliError {
     let (name, line) = piece.locate(0);
     changed(name, line)
 }
 
 /// The failure of a script whose text changed between the check and
 /// the run, at line `line` of the input called `name`.
-fn changed(name: &str, line: usize) -> Exit {
-    eprintln!(
-        "fql: {name} changed while it ran: from line {line} on it is not what was checked; the transactions before it are committed"
-    );
-    Exit::Failed
+fn changed(name: &str, line: usize) -> CliError {
+    CliError::failed(
+        Exit::Failed,
+        format!(
+            "{name} changed while it ran: from line {line} on it is not what was checked; the transactions before it are committed"
+        ),
+    )
 }
 
 /// Parses, checks and plans a script by `planner` (which says where
@@ -298,8 +311,8 @@ pub fn with_plan_typed<T>(
     typed: Option<&Typed>,
     planner: Planner<'_>,
     color: bool,
-    f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
-) -> Result<T, Exit> {
+    f: impl FnOnce(&Plan<'_>) -> Result<T, CliError>,
+) -> Result<T, CliError> {
     planned(sources, typed, planner, color, false, f)
 }
 
@@ -310,8 +323,8 @@ pub fn with_whole_plan<T>(
     params: &Params,
     root: &Root,
     color: bool,
-    f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
-) -> Result<T, Exit> {
+    f: impl FnOnce(&Plan<'_>) -> Result<T, CliError>,
+) -> Result<T, CliError> {
     let planner = Planner::new(params).with_root(root.clone());
     planned(sources, None, planner, color, true, f)
 }
@@ -322,14 +335,13 @@ fn planned<T>(
     mut planner: Planner<'_>,
     color: bool,
     all_used: bool,
-    f: impl FnOnce(&Plan<'_>) -> Result<T, Exit>,
-) -> Result<T, Exit> {
+    f: impl FnOnce(&Plan<'_>) -> Result<T, CliError>,
+) -> Result<T, CliError> {
     let width = output::width();
     let script = fql::check::load(sources.text()).map_err(|errors| {
         let mut report = Report::default();
         let shown = crate::source::add(typed, &mut report, &errors, sources, color, width);
-        eprint!("{shown}{}", report.summary(&sources.name()));
-        Exit::Invalid
+        CliError::invalid(format!("{shown}{}", report.summary(&sources.name())))
     })?;
     let plan = planner.plan(&script);
     let unused = match all_used {
@@ -339,9 +351,16 @@ fn planned<T>(
     let plan = plan.map_err(|errors| {
         let mut report = Report::default();
         let shown = crate::source::add(typed, &mut report, &errors, sources, color, width);
-        eprint!("{shown}{}", report.more());
-        Exit::Invalid
+        CliError::invalid(format!("{shown}{}", report.more()))
     });
-    unused?;
-    f(&plan?)
+    match (unused, plan) {
+        (Ok(()), plan) => f(&plan?),
+        // Told first: a misspelt `-p` is what leaves a reference unbound.
+        (Err(unused), Ok(_)) => Err(unused),
+        (Err(unused), Err(plan)) => {
+            let exit = unused.tell();
+            plan.tell();
+            Err(exit.into())
+        }
+    }
 }

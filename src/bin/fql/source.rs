@@ -13,11 +13,11 @@ use script::Input;
 pub use script::Script;
 pub use typed::{Typed, add, render};
 
-use crate::output::Exit;
+use crate::error::CliError;
 
 /// Reads a script whole from a file, or from standard input for `-` or
 /// no path: its name in messages, and its text.
-pub fn read_source(path: Option<&Path>) -> Result<(String, String), Exit> {
+pub fn read_source(path: Option<&Path>) -> Result<(String, String), CliError> {
     let input = Input::open(path)?;
     let text = input.read_to_string()?;
     Ok((input.name().to_string(), text))
@@ -26,7 +26,7 @@ pub fn read_source(path: Option<&Path>) -> Result<(String, String), Exit> {
 /// Reads a script whole as [`read_source`] does, except that a path
 /// that is not a file but names a script that ships with fql
 /// (`mutex/try-acquire`) reads that script, as `fql run` runs it.
-pub fn read_named_or_file(path: Option<&Path>) -> Result<(String, String), Exit> {
+pub fn read_named_or_file(path: Option<&Path>) -> Result<(String, String), CliError> {
     if let Some(named) = path
         .filter(|p| !p.exists())
         .and_then(Path::to_str)
@@ -35,13 +35,4 @@ pub fn read_named_or_file(path: Option<&Path>) -> Result<(String, String), Exit>
         return Ok((named.name.to_string(), named.source.to_string()));
     }
     read_source(path)
-}
-
-/// The OS error without Rust's "(os error 2)" suffix.
-pub fn io_reason(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error") {
-        Some(n) => text[..n].to_string(),
-        None => text,
-    }
 }

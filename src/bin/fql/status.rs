@@ -5,7 +5,8 @@ use fql::kv::fdb::ClientLibrary;
 use fql::kv::{self, DatabaseExt, RetryOptions};
 
 use crate::args::{Format, StoreArgs};
-use crate::output::{self, Exit};
+use crate::error::{CliError, Exit};
+use crate::output;
 use crate::store::{self, Missing};
 
 /// What `fql status` found out.
@@ -19,20 +20,20 @@ struct Status {
     client: Option<&'static ClientLibrary>,
 }
 
-pub fn run(args: &StoreArgs, format: Option<Format>) -> Result<(), Exit> {
+pub fn run(args: &StoreArgs, format: Option<Format>) -> Result<(), CliError> {
     // Asking about a database is no reason to create one.
     let opened = store::open_as(args, Missing::Refuse)?;
     let db = &opened.db;
     let retry = RetryOptions::default().with_timeout(opened.timeout);
     let version = db.run_with(retry, |tx, _| tx.read_version());
     let (read_version, _) = version.map_err(|e: kv::Error| {
-        eprintln!("fql: {} did not answer: {e}", db.describe());
-        match (&e, store::exit_of(&e)) {
+        let exit = match (&e, store::exit_of(&e)) {
             (kv::Error::Storage { .. }, _) => Exit::Usage,
             // A read version that fails otherwise did not come back.
             (_, Exit::Failed) => Exit::Unreachable,
             (_, exit) => exit,
-        }
+        };
+        CliError::failed(exit, format!("{} did not answer: {e}", db.describe()))
     })?;
     let status = Status {
         database: db.describe(),
@@ -47,7 +48,7 @@ pub fn run(args: &StoreArgs, format: Option<Format>) -> Result<(), Exit> {
     };
     output::print(&report)?;
     match status.access {
-        Some(Access::Damaged(_)) => Err(Exit::Usage),
+        Some(Access::Damaged(_)) => Err(Exit::Usage.into()),
         _ => Ok(()),
     }
 }

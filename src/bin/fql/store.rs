@@ -20,7 +20,7 @@ use fql::kv::fdb::ClientLibrary;
 use fql::kv::{self, Database};
 
 use crate::args::StoreArgs;
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
 /// The database, and the FDB client network when it is a cluster.
 pub struct Opened {
@@ -44,7 +44,7 @@ enum Choice {
     Cluster(Option<PathBuf>),
 }
 
-fn choose(args: &StoreArgs) -> Result<Choice, Exit> {
+fn choose(args: &StoreArgs) -> Result<Choice, CliError> {
     if args.memory {
         return Ok(Choice::Memory);
     }
@@ -56,20 +56,14 @@ fn choose(args: &StoreArgs) -> Result<Choice, Exit> {
     }
     if let Some(path) = fql::kv::cluster_file_from_env() {
         if args.read_only {
-            eprintln!(
-                "fql: --read-only applies to the embedded database, but FDB_CLUSTER_FILE selects FoundationDB; add --db PATH"
-            );
-            return Err(Exit::Usage);
+            return Err(CliError::Usage("--read-only applies to the embedded database, but FDB_CLUSTER_FILE selects FoundationDB; add --db PATH".to_string()));
         }
         return Ok(Choice::Cluster(Some(path)));
     }
     match crate::paths::database() {
         Some(path) => Ok(Choice::File(path)),
         None => {
-            eprintln!(
-                "fql: there is no default database: neither XDG_DATA_HOME nor HOME is set to an absolute path; give one with --db PATH, or use --memory"
-            );
-            Err(Exit::Usage)
+                        Err(CliError::Usage("there is no default database: neither XDG_DATA_HOME nor HOME is set to an absolute path; give one with --db PATH, or use --memory".to_string()))
         }
     }
 }
@@ -77,20 +71,14 @@ fn choose(args: &StoreArgs) -> Result<Choice, Exit> {
 /// The embedded database file the flags select, for commands that only
 /// make sense for one (`fql cluster-file`); says why when they select
 /// memory or a cluster.
-pub fn file_path(args: &StoreArgs) -> Result<PathBuf, Exit> {
+pub fn file_path(args: &StoreArgs) -> Result<PathBuf, CliError> {
     match choose(args)? {
         Choice::File(path) => Ok(path),
         Choice::Memory => {
-            eprintln!(
-                "fql: an in-memory database lives only as long as its process; give --db PATH"
-            );
-            Err(Exit::Usage)
+                        Err(CliError::Usage("an in-memory database lives only as long as its process; give --db PATH".to_string()))
         }
         Choice::Cluster(_) => {
-            eprintln!(
-                "fql: -C, --fdb or FDB_CLUSTER_FILE select a FoundationDB cluster, which has its cluster file already; give --db PATH for an embedded database"
-            );
-            Err(Exit::Usage)
+                        Err(CliError::Usage("-C, --fdb or FDB_CLUSTER_FILE select a FoundationDB cluster, which has its cluster file already; give --db PATH for an embedded database".to_string()))
         }
     }
 }
@@ -108,13 +96,13 @@ pub enum Missing {
 }
 
 /// Opens the database, creating a missing database file.
-pub fn open(args: &StoreArgs) -> Result<Opened, Exit> {
+pub fn open(args: &StoreArgs) -> Result<Opened, CliError> {
     open_as(args, Missing::Create)
 }
 
 /// Opens the database the flags select; a missing database file is
 /// created or refused as `missing` says.
-pub fn open_as(args: &StoreArgs, missing: Missing) -> Result<Opened, Exit> {
+pub fn open_as(args: &StoreArgs, missing: Missing) -> Result<Opened, CliError> {
     let timeout = timeout(args.timeout)?;
     let faults = faults()?;
     let (db, file): (Box<dyn Database>, _) = match choose(args)? {
@@ -128,11 +116,10 @@ pub fn open_as(args: &StoreArgs, missing: Missing) -> Result<Opened, Exit> {
         }
         // fql's libfdb_c reads the plan itself; FoundationDB's would not.
         Choice::Cluster(path) if faults.is_some() && !names_embedded(path.as_deref()) => {
-            eprintln!(
-                "fql: {} injects faults into the embedded database only (directly, or through a cluster file `fql cluster-file` wrote); unset it to use FoundationDB",
+            return Err(CliError::Usage(format!(
+                "{} injects faults into the embedded database only (directly, or through a cluster file `fql cluster-file` wrote); unset it to use FoundationDB",
                 faults::ENV
-            );
-            return Err(Exit::Usage);
+            )));
         }
         Choice::Cluster(path) => return open_cluster(path.as_deref(), timeout),
     };
@@ -163,11 +150,8 @@ fn names_embedded(path: Option<&Path>) -> bool {
 
 /// The fault plan of `FQL_FAULTS`, if it is set (see
 /// [`fql::kv::faults`]); a plan that cannot be read is a usage error.
-fn faults() -> Result<Option<FaultPlan>, Exit> {
-    FaultPlan::from_env().map_err(|e| {
-        eprintln!("fql: {e}");
-        Exit::Usage
-    })
+fn faults() -> Result<Option<FaultPlan>, CliError> {
+    FaultPlan::from_env().map_err(|e| CliError::Usage(e.to_string()))
 }
 
 /// The exit status of a transaction error: 5 when it ran out of
@@ -183,17 +167,18 @@ pub fn exit_of(e: &kv::Error) -> Exit {
 }
 
 /// `--timeout` as a duration: a positive number of seconds.
-fn timeout(seconds: f64) -> Result<Duration, Exit> {
+fn timeout(seconds: f64) -> Result<Duration, CliError> {
     Duration::try_from_secs_f64(seconds)
         .ok()
         .filter(|t| !t.is_zero())
         .ok_or_else(|| {
-            eprintln!("fql: --timeout must be a positive number of seconds, not {seconds}");
-            Exit::Usage
+            CliError::Usage(format!(
+                "--timeout must be a positive number of seconds, not {seconds}"
+            ))
         })
 }
 
-fn open_file(path: &Path, read_only: bool, timeout: Duration) -> Result<Embedded, Exit> {
+fn open_file(path: &Path, read_only: bool, timeout: Duration) -> Result<Embedded, CliError> {
     if !read_only {
         make_dirs(path)?;
     }
@@ -203,20 +188,21 @@ fn open_file(path: &Path, read_only: bool, timeout: Duration) -> Result<Embedded
         ..OpenOptions::default()
     };
     let db = Embedded::open_with(path, &options).map_err(|e| {
-        match &e {
-            kv::Error::Storage { message, .. } => eprintln!("fql: {message}"),
-            e => eprintln!("fql: {e}"),
-        }
-        match e {
+        let message = match &e {
+            kv::Error::Storage { message, .. } => message.clone(),
+            e => e.to_string(),
+        };
+        let exit = match e {
             kv::Error::Locked { .. } => Exit::Unreachable,
             _ => Exit::Usage,
-        }
+        };
+        CliError::failed(exit, message)
     })?;
     if let Access::Damaged(detail) = db.access() {
-        eprintln!(
+        crate::error::warn(format_args!(
             "fql: warning: the database {} is corrupt ({detail}); writes are refused, and reads may fail or miss data",
             path.display()
-        );
+        ));
     }
     Ok(db)
 }
@@ -224,32 +210,31 @@ fn open_file(path: &Path, read_only: bool, timeout: Duration) -> Result<Embedded
 /// Refuses a database file that does not exist, naming it: a command
 /// that only reads would find nothing there, and would otherwise leave a
 /// new empty file behind.
-fn exists(path: &Path) -> Result<(), Exit> {
+fn exists(path: &Path) -> Result<(), CliError> {
     match path.try_exists() {
         Ok(true) => Ok(()),
-        Ok(false) => {
-            eprintln!(
-                "fql: there is no database at {}: the file does not exist (is --db right?); commands that only read do not create it",
-                path.display()
-            );
-            Err(Exit::Usage)
-        }
-        Err(e) => {
-            eprintln!("fql: cannot open the database {}: {e}", path.display());
-            Err(Exit::Usage)
-        }
+        Ok(false) => Err(CliError::Usage(format!(
+            "there is no database at {}: the file does not exist (is --db right?); commands that only read do not create it",
+            path.display()
+        ))),
+        Err(e) => Err(CliError::Usage(format!(
+            "cannot open the database {}: {e}",
+            path.display()
+        ))),
     }
 }
 
 /// Creates the directories above a database file that are missing, mode
 /// 0700.
-fn make_dirs(path: &Path) -> Result<(), Exit> {
+fn make_dirs(path: &Path) -> Result<(), CliError> {
     let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
         return Ok(());
     };
     private_dirs(dir).map_err(|e| {
-        eprintln!("fql: cannot create the directory {}: {e}", dir.display());
-        Exit::Usage
+        CliError::Usage(format!(
+            "cannot create the directory {}: {e}",
+            dir.display()
+        ))
     })
 }
 
@@ -268,13 +253,12 @@ pub fn private_dirs(dir: &Path) -> Result<(), String> {
         })
 }
 
-fn open_cluster(path: Option<&Path>, timeout: Duration) -> Result<Opened, Exit> {
+fn open_cluster(path: Option<&Path>, timeout: Duration) -> Result<Opened, CliError> {
     use fql::kv::fdb::{Fdb, Network, client_library, cluster_file};
 
     let client = client_library().map_err(|e| {
         // The places searched come from the environment: shown escaped.
-        eprintln!("fql: {}", fql::syntax::printable(&e.to_string()));
-        Exit::Usage
+        CliError::Usage(format!("{}", fql::syntax::printable(&e.to_string())))
     })?;
     // SAFETY: the network is kept in `Opened`, which main drops before it
     // returns; fql never calls `process::exit` while it lives: a second
@@ -282,14 +266,14 @@ fn open_cluster(path: Option<&Path>, timeout: Duration) -> Result<Opened, Exit> 
     // (see `crate::interrupt`).
     #[allow(unsafe_code)]
     let network = unsafe { Network::start() }.map_err(|e| {
-        eprintln!("fql: cannot start the FoundationDB client: {e}");
-        Exit::Unreachable
+        CliError::failed(
+            Exit::Unreachable,
+            format!("cannot start the FoundationDB client: {e}"),
+        )
     })?;
     let path = cluster_file(path);
-    let db = Fdb::open(&network, path.as_deref(), Some(timeout)).map_err(|e| {
-        eprintln!("fql: {e}");
-        Exit::Unreachable
-    })?;
+    let db = Fdb::open(&network, path.as_deref(), Some(timeout))
+        .map_err(|e| CliError::failed(Exit::Unreachable, e.to_string()))?;
     Ok(Opened {
         db: Box::new(db),
         file: None,

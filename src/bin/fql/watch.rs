@@ -9,12 +9,17 @@ use fql::syntax::Sources;
 use fql::watch::{Ended, Event, Options};
 
 use crate::args::{Color, ExecArgs, Format, StoreArgs, WatchArgs};
-use crate::output::{self, Exit};
+use crate::error::{CliError, Exit};
 use crate::print::Printer;
 use crate::session::{Session, Settings, with_whole_plan};
 use crate::store::{Missing, exit_of};
 
-pub fn run(args: WatchArgs, exec: ExecArgs, store: &StoreArgs, color: Color) -> Result<(), Exit> {
+pub fn run(
+    args: WatchArgs,
+    exec: ExecArgs,
+    store: &StoreArgs,
+    color: Color,
+) -> Result<(), CliError> {
     let own = ExecArgs {
         params: args.params.clone(),
         root: args.root.clone(),
@@ -58,13 +63,13 @@ pub fn watch<W: io::Write>(
     query: &str,
     options: Options,
     printer: &mut Printer<W>,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let settings = &session.settings;
     if settings.format == Format::Json {
-        eprintln!(
-            "fql: watch: --format json is one array, which a watch never closes; use --format jsonl"
-        );
-        return Err(Exit::Usage);
+        return Err(CliError::Usage(
+            "watch: --format json is one array, which a watch never closes; use --format jsonl"
+                .to_string(),
+        ));
     }
     let activity = session.activity.clone();
     let stop = move || activity.stopped();
@@ -79,16 +84,18 @@ pub fn watch<W: io::Write>(
         &mut sink,
     );
     match ended {
-        Ok(Ended::Stopped) => Err(Exit::Interrupted),
+        Ok(Ended::Stopped) => Err(Exit::Interrupted.into()),
         Ok(Ended::Count | Ended::Time) => Ok(()),
-        Err(Failed::Output(e)) => Err(output::write_failed(&e)),
-        Err(Failed::Watch(_)) if session.activity.stopped() => Err(Exit::Interrupted),
+        Err(Failed::Output(e)) => Err(CliError::output(e)),
+        Err(Failed::Watch(_)) if session.activity.stopped() => Err(Exit::Interrupted.into()),
         Err(Failed::Watch(e)) => {
-            eprintln!("fql: watch: {}", fql::syntax::printable(&e.to_string()));
-            Err(match e.as_kv() {
+            let exit = match e.as_kv() {
                 Some(kv) => exit_of(kv),
                 None => Exit::Invalid,
-            })
+            };
+            let text = e.to_string();
+            let shown = fql::syntax::printable(&text);
+            Err(CliError::failed(exit, format!("watch: {shown}")))
         }
     }
 }

@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 
 use fql::dump::{Checked, LoadOptions};
 
-use crate::output::Exit;
-use crate::source::io_reason;
+use crate::error::{CliError, io_reason};
 
 pub struct Point {
     path: PathBuf,
@@ -49,28 +48,24 @@ impl Point {
 
     /// The last line an earlier load of this dump into these targets
     /// committed.
-    pub fn recorded(&self, name: &str) -> Result<u64, Exit> {
+    pub fn recorded(&self, name: &str) -> Result<u64, CliError> {
         let text = std::fs::read_to_string(&self.path).map_err(|e| {
-            eprintln!(
-                "fql: --resume: {name} has no resume point: {}: {}",
+            CliError::Usage(format!(
+                "--resume: {name} has no resume point: {}: {}",
                 self.shown(),
                 io_reason(&e)
-            );
-            Exit::Usage
+            ))
         })?;
         let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
         let line = first.strip_prefix("line ").and_then(|n| n.parse().ok());
         match line {
             Some(line) if rest == self.identity => Ok(line),
-            _ => {
-                eprintln!(
-                    "fql: --resume: {} is not the resume point of this dump into these \
+            _ => Err(CliError::Usage(format!(
+                "--resume: {} is not the resume point of this dump into these \
                      directories (it says: {})",
-                    self.shown(),
-                    fql::syntax::printable(rest.trim_end()).replace('\n', "; ")
-                );
-                Err(Exit::Usage)
-            }
+                self.shown(),
+                fql::syntax::printable(rest.trim_end()).replace('\n', "; ")
+            ))),
         }
     }
 
@@ -90,12 +85,12 @@ impl Point {
         if let Err(e) = written
             && !self.warned.replace(true)
         {
-            eprintln!(
+            crate::error::warn(format_args!(
                 "fql: cannot record the resume point in {}: {}; a load that stops \
                  must start again (with --force)",
                 self.shown(),
                 io_reason(&e)
-            );
+            ));
         }
     }
 

@@ -8,7 +8,7 @@ use fql::syntax::plain_or_quoted;
 use serde_json::json;
 
 use crate::args::Format;
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
 /// Breaks the mutex in `dir` and prints what it did: who held it, the new
 /// token, and who holds it now. Needs -w/--write; a directory that does
@@ -19,18 +19,15 @@ pub fn run(
     timeout: Duration,
     format: Format,
     write: bool,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     if !write {
-        eprintln!("fql: mutex break writes; pass -w/--write to allow writes");
-        return Err(Exit::Usage);
+        return Err(CliError::Usage(
+            "mutex break writes; pass -w/--write to allow writes".to_string(),
+        ));
     }
     let engine = fql::exec::Engine::new(db.clone()).timeout(timeout);
     let Some(broken) = fql::mutex::break_mutex(&engine, dir).map_err(super::failed)? else {
-        eprintln!(
-            "fql: no mutex at {}: the directory does not exist",
-            fql::directory::show(dir)
-        );
-        return Err(Exit::Unmet);
+        return Err(CliError::missing_directory(Exit::Unmet, dir));
     };
     let report = match format {
         Format::Text => {

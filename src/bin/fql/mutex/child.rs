@@ -30,7 +30,7 @@ use self::terminal::Terminal;
 use self::watchdog::Watchdog;
 pub use super::held::Held;
 use super::signals::Caught;
-use crate::output::Exit;
+use crate::error::{CliError, Exit, warn};
 
 pub use self::spawn::check;
 
@@ -47,15 +47,17 @@ pub fn run<H: Held + Sync>(
     (wait, grace): (Option<Duration>, Duration),
     argv: &[String],
     stats: &mut Stats,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     check(&argv[0])?;
     let began = Instant::now();
     let acquired = holder.acquire(wait);
     stats.waited = began.elapsed();
     let Some(token) = acquired.map_err(H::failed)? else {
         caught.done();
-        eprintln!("fql: not acquired within --wait; the command did not run");
-        return Err(Exit::Unmet);
+        return Err(CliError::failed(
+            Exit::Unmet,
+            "not acquired within --wait; the command did not run".to_string(),
+        ));
     };
     stats.token = Some(token);
     let env = [
@@ -105,7 +107,7 @@ pub fn run_child<H: Held + Sync>(
     caught: &Caught,
     child: Child,
     stats: &mut Stats,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     // A first beat, before the command starts: it shows the lock is still
     // held, and the stale clock starts from it.
     let beat = holder.heartbeat();
@@ -113,9 +115,11 @@ pub fn run_child<H: Held + Sync>(
     match beat {
         Ok(true) => {}
         Ok(false) => {
-            eprintln!("fql: the lock was lost before the command started; it did not run");
             caught.done();
-            return Err(Exit::Lost);
+            return Err(CliError::failed(
+                Exit::Lost,
+                "the lock was lost before the command started; it did not run",
+            ));
         }
         Err(e) => {
             let _ = holder.release();
@@ -134,13 +138,13 @@ pub fn run_child<H: Held + Sync>(
     });
     let group = match group {
         Ok(group) => group,
-        Err(exit) => {
+        Err(error) => {
             if let Some(watchdog) = watchdog {
                 watchdog.disarm();
             }
             let _ = holder.release();
             caught.done();
-            return Err(exit);
+            return Err(error);
         }
     };
     if let Some(terminal) = &terminal {
@@ -161,8 +165,8 @@ pub fn run_child<H: Held + Sync>(
     match holder.release() {
         Ok(_) if lost => {}
         Ok(true) => {}
-        Ok(false) => eprintln!("fql: the lock was lost before the command ended"),
-        Err(e) => eprintln!("fql: cannot hand the lock on: {e}"),
+        Ok(false) => warn("fql: the lock was lost before the command ended"),
+        Err(e) => warn(format_args!("fql: cannot hand the lock on: {e}")),
     }
     exit_of(status, lost)
 }
@@ -283,7 +287,7 @@ fn watch(
             Ok(Event::Lost) if !lost => {
                 lost = true;
                 drop(stop_beating.take());
-                eprintln!("fql: lost the lock: another client holds it; stopping the command");
+                warn("fql: lost the lock: another client holds it; stopping the command");
                 stop_group(group, grace);
             }
             Err(RecvTimeoutError::Timeout) if !lost && last.elapsed() >= allowed => {
@@ -292,9 +296,9 @@ fn watch(
                 let why = failure
                     .take()
                     .map_or(String::new(), |e| format!(" (last: {e})"));
-                eprintln!(
+                warn(format_args!(
                     "fql: lost the lock: no heartbeat committed for {allowed:?}{why}; stopping the command"
-                );
+                ));
                 stop_group(group, grace);
             }
             Err(RecvTimeoutError::Disconnected) => return (Err(Errno::ECHILD), lost),
@@ -305,18 +309,18 @@ fn watch(
 
 /// fql's status for the command's: the command's own, unless the lock
 /// was lost, which has a status of its own whatever the command did.
-fn exit_of(status: Result<u8, Errno>, lost: bool) -> Result<(), Exit> {
+fn exit_of(status: Result<u8, Errno>, lost: bool) -> Result<(), CliError> {
     match (status, lost) {
-        (Ok(code), true) => {
-            eprintln!("fql: the command ended with status {code} after the lock was lost");
-            Err(Exit::Lost)
-        }
+        (Ok(code), true) => Err(CliError::failed(
+            Exit::Lost,
+            format!("the command ended with status {code} after the lock was lost"),
+        )),
         (Ok(0), false) => Ok(()),
-        (Ok(code), false) => Err(Exit::Command(code)),
-        (Err(e), lost) => {
-            eprintln!("fql: cannot wait for the command: {e}");
-            Err(if lost { Exit::Lost } else { Exit::Failed })
-        }
+        (Ok(code), false) => Err(Exit::Command(code).into()),
+        (Err(e), lost) => Err(CliError::failed(
+            if lost { Exit::Lost } else { Exit::Failed },
+            format!("cannot wait for the command: {e}"),
+        )),
     }
 }
 

@@ -12,7 +12,7 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use crate::args::{Client, Format, WaitArgs};
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
 /// Campaigns, prints the leader and term once elected, and leads until a
 /// signal asks it to resign; with a command, runs it while leading, as
@@ -24,7 +24,7 @@ pub fn elect(
     (format, grace): (Option<Format>, f64),
     command: &[String],
     timeout: Duration,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     if !command.is_empty() {
         let how = super::Holding {
             wait,
@@ -36,22 +36,14 @@ pub fn elect(
     }
     let wait = wait.duration()?;
     if client.timing.compat {
-        eprintln!(
-            "fql: an election's terms are fencing tokens, which --compat does not keep; elect without it (or run a command with `fql mutex run --compat`)"
-        );
-        return Err(Exit::Usage);
+        return Err(CliError::Usage("an election's terms are fencing tokens, which --compat does not keep; elect without it (or run a command with `fql mutex run --compat`)".to_string()));
     }
     let dir = super::directory(&client.dir)?;
-    let election =
-        Election::new(db, dir, &client.name, client.timing.timing()?, timeout).map_err(|e| {
-            eprintln!("fql: {e}");
-            Exit::Usage
-        })?;
+    let election = Election::new(db, dir, &client.name, client.timing.timing()?, timeout)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     // Caught from before the campaign starts, so none is lost.
-    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP]).map_err(|e| {
-        eprintln!("fql: cannot handle signals: {e}");
-        Exit::Failed
-    })?;
+    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])
+        .map_err(|e| CliError::failed(Exit::Failed, format!("cannot handle signals: {e}")))?;
     let handle = signals.handle();
     let stopper = election.stopper();
     std::thread::spawn(move || {
@@ -68,13 +60,15 @@ fn campaign_and_lead(
     election: &Election,
     wait: Option<Duration>,
     format: Format,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let term = match election.campaign(wait).map_err(super::failed)? {
         Campaign::Elected(term) => term,
         Campaign::Stopped => return Ok(()),
         Campaign::TimedOut => {
-            eprintln!("fql: not elected within --wait");
-            return Err(Exit::Unmet);
+            return Err(CliError::failed(
+                Exit::Unmet,
+                "not elected within --wait".to_string(),
+            ));
         }
     };
     let leader = Leader {
@@ -83,16 +77,17 @@ fn campaign_and_lead(
     };
     if let Err(unprinted) = crate::output::print(&line(Some(&leader), format)) {
         // Nobody saw who leads: lead no further.
-        eprintln!("fql: the leader and term went unseen; resigning");
+        let resigning = CliError::failed(Exit::Unmet, "the leader and term went unseen; resigning");
+        let exit = unprinted.tell().max(resigning.tell());
         let _ = election.resign();
-        return Err(unprinted.max(Exit::Unmet));
+        return Err(exit.into());
     }
     match election.lead().map_err(super::failed)? {
         Term::Resigned => Ok(()),
-        Term::Lost => {
-            eprintln!("fql: lost the lead: another candidate leads now");
-            Err(Exit::Failed)
-        }
+        Term::Lost => Err(CliError::failed(
+            Exit::Failed,
+            "lost the lead: another candidate leads now".to_string(),
+        )),
     }
 }
 
@@ -104,7 +99,7 @@ pub fn observe(
     (count, for_secs): (Option<u64>, Option<Duration>),
     format: Option<Format>,
     timeout: Duration,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let engine = fql::exec::Engine::new(db.clone()).timeout(timeout);
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [SIGINT, SIGTERM, SIGHUP] {
@@ -121,16 +116,16 @@ pub fn observe(
         crate::output::print(&line(leader, format)).map_err(Failed::Output)
     };
     match fql::mutex::observe(&engine, dir, options, &stopped, &mut sink) {
-        Ok(Ended::Stopped) => Err(Exit::Interrupted),
+        Ok(Ended::Stopped) => Err(Exit::Interrupted.into()),
         Ok(Ended::Count | Ended::Time) => Ok(()),
-        Err(Failed::Output(exit)) => Err(exit),
+        Err(Failed::Output(error)) => Err(error),
         Err(Failed::Mutex(e)) => Err(super::failed(e)),
     }
 }
 
 /// Why observing stopped early.
 enum Failed {
-    Output(Exit),
+    Output(CliError),
     Mutex(fql::mutex::Error),
 }
 

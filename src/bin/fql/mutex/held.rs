@@ -6,7 +6,7 @@ use std::time::Duration;
 use fql::lock::Lock;
 use fql::mutex::{Mutex, Timing, Token};
 
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
 /// A client of a lock that can be taken, kept and handed back.
 pub trait Held {
@@ -22,8 +22,8 @@ pub trait Held {
     fn cancel(&self) -> Result<bool, Self::Error>;
     /// The heartbeat interval and staleness.
     fn timing(&self) -> Timing;
-    /// Reports the error; the exit status it calls for.
-    fn failed(e: Self::Error) -> Exit;
+    /// The error, with the exit status it calls for.
+    fn failed(e: Self::Error) -> CliError;
 }
 
 impl Held for Mutex {
@@ -43,7 +43,7 @@ impl Held for Mutex {
     fn timing(&self) -> Timing {
         Mutex::timing(self)
     }
-    fn failed(e: Self::Error) -> Exit {
+    fn failed(e: Self::Error) -> CliError {
         super::failed(e)
     }
 }
@@ -65,18 +65,18 @@ impl Held for Lock {
     fn timing(&self) -> Timing {
         Lock::timing(self)
     }
-    fn failed(e: Self::Error) -> Exit {
+    fn failed(e: Self::Error) -> CliError {
         failed(e)
     }
 }
 
-/// Reports a read-write lock's or a semaphore's error; the exit status it
+/// A read-write lock's or a semaphore's error, with the exit status it
 /// calls for: a client whose kind, permits or timing differ from the
 /// lock's is a usage error.
-pub fn failed(e: fql::lock::Error) -> Exit {
-    eprintln!("fql: {e}");
-    match &e {
+pub fn failed(e: fql::lock::Error) -> CliError {
+    let exit = match &e {
         fql::lock::Error::Mismatch { .. } => Exit::Usage,
         e => fql::kv::AsKvError::as_kv(e).map_or(Exit::Failed, crate::store::exit_of),
-    }
+    };
+    CliError::failed(exit, e.to_string())
 }

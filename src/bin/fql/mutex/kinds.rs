@@ -13,7 +13,7 @@ use super::held::failed;
 use super::show::{secs, secs_text};
 use super::{directory, granted, seconds};
 use crate::args::{Client, Format, KindArgs, MutexCommand};
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
 impl KindArgs {
     /// The kind and mode these flags ask for; `None` for a plain mutex.
@@ -35,8 +35,8 @@ pub fn run(
     db: &Arc<dyn Database>,
     timeout: Duration,
     format: Option<Format>,
-) -> Option<Result<(), Exit>> {
-    let lock = |client: &Client| -> Option<Result<Lock, Exit>> {
+) -> Option<Result<(), CliError>> {
+    let lock = |client: &Client| -> Option<Result<Lock, CliError>> {
         let kind = client.kind.lock()?;
         Some(open(client, kind, db.clone(), timeout))
     };
@@ -79,12 +79,10 @@ pub fn run(
         } => {
             return show(db, dir, timeout, own.or(format).unwrap_or_default());
         }
-        MutexCommand::Elect { client, .. } if client.kind.lock().is_some() => {
-            eprintln!(
-                "fql: an election is held in a mutex: elect without --read, --write or --permits"
-            );
-            Err(Exit::Usage)
-        }
+        MutexCommand::Elect { client, .. } if client.kind.lock().is_some() => Err(CliError::Usage(
+            "an election is held in a mutex: elect without --read, --write or --permits"
+                .to_string(),
+        )),
         MutexCommand::Reap { .. }
         | MutexCommand::Elect { .. }
         | MutexCommand::Observe { .. }
@@ -103,7 +101,7 @@ fn acquire(
     (db, timeout): (&Arc<dyn Database>, Duration),
     wait: Option<f64>,
     format: Option<Format>,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let wait = wait.map(|w| seconds(w, "--wait")).transpose()?;
     let (lock, caught) = super::leaving(|db| open(client, kind, db, timeout), db, timeout)?;
     let printed = granted(&*lock, lock.acquire(wait), client, format);
@@ -116,28 +114,24 @@ fn open(
     kind: (Kind, Mode),
     db: Arc<dyn Database>,
     timeout: Duration,
-) -> Result<Lock, Exit> {
+) -> Result<Lock, CliError> {
     if client.timing.compat {
-        eprintln!(
-            "fql: --compat is for a mutex shared with Go clients; a read-write lock or a semaphore has no Go counterpart"
-        );
-        return Err(Exit::Usage);
+        return Err(CliError::Usage("--compat is for a mutex shared with Go clients; a read-write lock or a semaphore has no Go counterpart".to_string()));
     }
     let timing = client.timing.timing()?;
     Lock::new(db, directory(&client.dir)?, &client.name, timing, kind)
         .map(|l| l.timeout(timeout))
-        .map_err(|e| {
-            eprintln!("fql: {e}");
-            Exit::Usage
-        })
+        .map_err(|e| CliError::Usage(e.to_string()))
 }
 
-fn done(result: Result<bool, fql::lock::Error>, not: &str) -> Result<(), Exit> {
+fn done(result: Result<bool, fql::lock::Error>, not: &str) -> Result<(), CliError> {
     if result.map_err(failed)? {
         Ok(())
     } else {
-        eprintln!("fql: this client {not} the lock");
-        Err(Exit::Unmet)
+        Err(CliError::failed(
+            Exit::Unmet,
+            format!("this client {not} the lock"),
+        ))
     }
 }
 
@@ -148,7 +142,7 @@ fn show(
     dir: &str,
     timeout: Duration,
     format: Format,
-) -> Option<Result<(), Exit>> {
+) -> Option<Result<(), CliError>> {
     let names = match directory(dir) {
         Ok(names) => names,
         Err(exit) => return Some(Err(exit)),

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::show::{beat_text, secs_text};
 use crate::args::Format;
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
 /// Lists the locks under `dir`. A directory that does not exist exits 1,
 /// as `show` does; a subtree too large to read in one transaction says
@@ -23,15 +23,11 @@ pub fn run(
     timeout: Duration,
     format: Format,
     timing: Timing,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let engine = fql::exec::Engine::new(db.clone()).timeout(timeout);
     let survey = fql::lock::list(&engine, dir).map_err(|e| too_large(e, dir))?;
     if !survey.exists {
-        eprintln!(
-            "fql: no directory at {}: nothing to list",
-            fql::directory::show(dir)
-        );
-        return Err(Exit::Unmet);
+        return Err(CliError::missing_directory(Exit::Unmet, dir));
     }
     let report = match format {
         Format::Text => table(&survey, timing),
@@ -43,16 +39,18 @@ pub fn run(
 
 /// The error for a failed list; a subtree that outlived the five seconds
 /// of a transaction is named as the cause.
-fn too_large(e: fql::lock::Error, dir: &[String]) -> Exit {
+fn too_large(e: fql::lock::Error, dir: &[String]) -> CliError {
     let too_old = fql::kv::AsKvError::as_kv(&e) == Some(&fql::kv::Error::TransactionTooOld);
     if !too_old {
         return super::held::failed(e);
     }
-    eprintln!(
-        "fql: the directories under {} took more than the five seconds a transaction may last: list a smaller part of the tree (a subdirectory), which is read from one snapshot too",
-        fql::directory::show(dir)
-    );
-    Exit::Failed
+    CliError::failed(
+        Exit::Failed,
+        format!(
+            "the directories under {} took more than the five seconds a transaction may last: list a smaller part of the tree (a subdirectory), which is read from one snapshot too",
+            fql::directory::show(dir)
+        ),
+    )
 }
 
 /// One lock as JSON: its path and kind, and its state as `show` prints it.

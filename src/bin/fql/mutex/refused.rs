@@ -3,32 +3,32 @@
 
 use fql::mutex::Error;
 
-use crate::output::Exit;
+use crate::error::Exit;
 
-/// Advice for a refusal, printed after its message, and the exit status:
+/// Advice for a refusal, told after its message, and the exit status:
 /// 1 for a name another client uses (the mutex was not acquired), 2 for
 /// settings that differ from the mutex's (a flag to change). `None` for
 /// any other error.
-pub fn advise(e: &Error) -> Option<Exit> {
+pub fn advise(e: &Error) -> Option<(String, Exit)> {
     match e {
-        Error::NameInUse { name, .. } => {
-            eprintln!(
-                "fql: give each client a name of its own, as {} does",
+        Error::NameInUse { name, .. } => Some((
+            format!(
+                "give each client a name of its own, as {} does",
                 suggestion(name)
-            );
-            Some(Exit::Unmet)
-        }
+            ),
+            Exit::Unmet,
+        )),
         Error::Settings { stored, ours, .. } => {
             let without = if ours.compat && !stored.compat {
                 " and without --compat"
             } else {
                 ""
             };
-            eprintln!(
-                "fql: run it with {}{without}; other settings take effect once the mutex is free with nobody waiting",
+            let advice = format!(
+                "run it with {}{without}; other settings take effect once the mutex is free with nobody waiting",
                 stored.flags()
             );
-            Some(Exit::Usage)
+            Some((advice, Exit::Usage))
         }
         _ => None,
     }

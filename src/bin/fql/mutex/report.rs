@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::show::{secs, secs_text};
 use crate::args::{Client, Format};
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
 /// A command that answers yes or no: its JSON field, and what the no
 /// says in words.
@@ -43,7 +43,7 @@ fn line(value: &Value) -> String {
 }
 
 /// Prints `text` unless it is empty.
-pub fn print(text: &str) -> Result<(), Exit> {
+pub fn print(text: &str) -> Result<(), CliError> {
     if text.is_empty() {
         return Ok(());
     }
@@ -73,7 +73,7 @@ pub fn done(
     client: &Client,
     format: Format,
     what: Done,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let did = result.map_err(super::failed)?;
     if format != Format::Text {
         let mut value = client_json(client);
@@ -83,8 +83,10 @@ pub fn done(
     if did {
         Ok(())
     } else {
-        eprintln!("fql: this client {} the mutex", what.not);
-        Err(Exit::Unmet)
+        Err(CliError::failed(
+            Exit::Unmet,
+            format!("this client {} the mutex", what.not),
+        ))
     }
 }
 

@@ -11,7 +11,7 @@ use fql::syntax::plain_or_quoted;
 use serde_json::{Value, json};
 
 use crate::args::Format;
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
 /// Prints the state of the mutex in `dir`, judging heartbeats by
 /// `timing`. A directory that does not exist is no mutex to show:
@@ -23,15 +23,11 @@ pub fn run(
     timeout: Duration,
     format: Format,
     timing: Timing,
-) -> Result<(), Exit> {
+) -> Result<(), CliError> {
     let engine = fql::exec::Engine::new(db.clone()).timeout(timeout);
     let state = State::read(&engine, dir).map_err(super::failed)?;
     if !state.exists {
-        eprintln!(
-            "fql: no mutex at {}: the directory does not exist",
-            fql::directory::show(dir)
-        );
-        return Err(Exit::Unmet);
+        return Err(CliError::missing_directory(Exit::Unmet, dir));
     }
     let report = match format {
         Format::Text => text(&state, timing),

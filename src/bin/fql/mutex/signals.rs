@@ -25,7 +25,7 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 use signal_hook::low_level::emulate_default_handler;
 
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
 /// What a signal does while the client waits or holds an unseen grant:
 /// leave the queue and hand back a grant, each step bounded.
@@ -50,16 +50,14 @@ pub struct Caught {
 
 impl Caught {
     /// Catches the signals, to `leave` until told otherwise.
-    pub fn new(leave: Leave) -> Result<Caught, Exit> {
+    pub fn new(leave: Leave) -> Result<Caught, CliError> {
         let phase = Arc::new(Mutex::new(Phase::Waiting(leave)));
         let caught: Vec<i32> = [SIGINT, SIGTERM, SIGHUP]
             .into_iter()
             .filter(|&s| !ignored(s))
             .collect();
-        let mut signals = Signals::new(&caught).map_err(|e| {
-            eprintln!("fql: cannot handle signals: {e}");
-            Exit::Failed
-        })?;
+        let mut signals = Signals::new(&caught)
+            .map_err(|e| CliError::failed(Exit::Failed, format!("cannot handle signals: {e}")))?;
         let shared = phase.clone();
         std::thread::Builder::new()
             .name("signals".into())
@@ -68,10 +66,7 @@ impl Caught {
                     on_signal(&shared, signal);
                 }
             })
-            .map_err(|e| {
-                eprintln!("fql: cannot handle signals: {e}");
-                Exit::Failed
-            })?;
+            .map_err(|e| CliError::failed(Exit::Failed, format!("cannot handle signals: {e}")))?;
         Ok(Caught { phase })
     }
 
@@ -83,7 +78,10 @@ impl Caught {
     /// group) unless a signal is making the client leave, in which case
     /// this thread waits for the end of the process. Signals from then on
     /// go to the group.
-    pub fn start<T>(&self, start: impl FnOnce() -> Result<(T, Pid), Exit>) -> Result<T, Exit> {
+    pub fn start<T>(
+        &self,
+        start: impl FnOnce() -> Result<(T, Pid), CliError>,
+    ) -> Result<T, CliError> {
         let mut phase = self.phase();
         if matches!(*phase, Phase::Leaving) {
             drop(phase);

@@ -10,9 +10,9 @@ use fql::mutex::{Finish, Taken, Task};
 use fql::syntax::plain_or_quoted;
 
 use crate::args::{TaskArgs, TaskCommand, TaskState};
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
-pub fn run(db: Arc<dyn Database>, command: TaskCommand, timeout: Duration) -> Result<(), Exit> {
+pub fn run(db: Arc<dyn Database>, command: TaskCommand, timeout: Duration) -> Result<(), CliError> {
     match command {
         TaskCommand::Take { task, lease } => {
             let lease = super::seconds(lease, "--lease")?;
@@ -33,18 +33,15 @@ pub fn run(db: Arc<dyn Database>, command: TaskCommand, timeout: Duration) -> Re
     }
 }
 
-fn handle(db: Arc<dyn Database>, args: &TaskArgs, timeout: Duration) -> Result<Task, Exit> {
+fn handle(db: Arc<dyn Database>, args: &TaskArgs, timeout: Duration) -> Result<Task, CliError> {
     let dir = super::directory(&args.dir)?;
     Task::new(db, dir, &args.task, &args.name)
         .map(|t| t.timeout(timeout))
-        .map_err(|e| {
-            eprintln!("fql: {e}");
-            Exit::Usage
-        })
+        .map_err(|e| CliError::Usage(e.to_string()))
 }
 
 /// Takes the task and prints its token; says why not, exit 1, otherwise.
-fn take(task: &Task, args: &TaskArgs, lease: Duration) -> Result<(), Exit> {
+fn take(task: &Task, args: &TaskArgs, lease: Duration) -> Result<(), CliError> {
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         let _ = signal_hook::flag::register(signal, stop.clone());
@@ -57,7 +54,7 @@ fn take(task: &Task, args: &TaskArgs, lease: Duration) -> Result<(), Exit> {
             // runs out and another worker takes it over.
             return crate::output::print(&format!("{token}\n"));
         }
-        Taken::Stopped => return Err(Exit::Interrupted),
+        Taken::Stopped => return Err(Exit::Interrupted.into()),
         Taken::Missing => format!("there is no task {name}"),
         Taken::Done => format!("task {name} is done"),
         Taken::Running => format!(
@@ -71,8 +68,10 @@ fn take(task: &Task, args: &TaskArgs, lease: Duration) -> Result<(), Exit> {
             shown(&value)
         ),
     };
-    eprintln!("fql: {why}; nothing was written");
-    Err(Exit::Unmet)
+    Err(CliError::failed(
+        Exit::Unmet,
+        format!("{why}; nothing was written"),
+    ))
 }
 
 /// A task's stored state as FQL prints a value: a quoted string, or the
@@ -85,14 +84,16 @@ fn shown(value: &[u8]) -> String {
     }
 }
 
-fn done(held: bool, args: &TaskArgs) -> Result<(), Exit> {
+fn done(held: bool, args: &TaskArgs) -> Result<(), CliError> {
     if held {
         return Ok(());
     }
-    eprintln!(
-        "fql: {} does not hold task {} under this token (finished, taken over, or never taken); nothing was written",
-        plain_or_quoted(&args.name),
-        plain_or_quoted(&args.task)
-    );
-    Err(Exit::Unmet)
+    Err(CliError::failed(
+        Exit::Unmet,
+        format!(
+            "{} does not hold task {} under this token (finished, taken over, or never taken); nothing was written",
+            plain_or_quoted(&args.name),
+            plain_or_quoted(&args.task)
+        ),
+    ))
 }

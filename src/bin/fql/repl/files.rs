@@ -8,7 +8,8 @@ use std::process::Command;
 use fql::syntax::{is_open, printable};
 
 use super::Repl;
-use crate::source::io_reason;
+use super::tell;
+use crate::error::{CliError, io_reason, report, warn};
 
 /// How deep `\i` runs files that run files: past this, a file is most
 /// likely running itself.
@@ -21,14 +22,14 @@ impl Repl {
     /// the first stretch that fails.
     pub(super) fn include(&mut self, arg: &str) {
         if arg.is_empty() {
-            eprintln!("fql: \\i takes a file to run");
+            tell("\\i takes a file to run".into());
             return;
         }
         if self.depth >= DEPTH {
-            eprintln!(
-                "fql: \\i {}: files run files {DEPTH} deep; does one run itself?",
+            tell(format!(
+                "\\i {}: files run files {DEPTH} deep; does one run itself?",
                 printable(arg)
-            );
+            ));
             self.failed = true;
             return;
         }
@@ -36,7 +37,11 @@ impl Repl {
         let text = match std::fs::read_to_string(Path::new(arg)) {
             Ok(text) => text,
             Err(e) => {
-                eprintln!("fql: cannot read {name}: {}", io_reason(&e));
+                report(&CliError::Io {
+                    doing: "read",
+                    name,
+                    error: e,
+                });
                 self.failed = true;
                 return;
             }
@@ -72,7 +77,7 @@ impl Repl {
             self.run_stretch(name, &mut fql);
         }
         if self.failed && !self.quit {
-            eprintln!("fql: {name} stopped at its first failure");
+            tell(format!("{name} stopped at its first failure"));
         }
     }
 
@@ -94,7 +99,7 @@ impl Repl {
     /// entry when it exits with success.
     pub(super) fn edit(&mut self, arg: &str) {
         if !arg.is_empty() {
-            eprintln!("fql: \\e takes no argument: it edits the last entry");
+            tell("\\e takes no argument: it edits the last entry".into());
             return;
         }
         let editor = ["EDITOR", "VISUAL"]
@@ -106,7 +111,7 @@ impl Repl {
         };
         let entry = text.trim_end();
         if entry.trim().is_empty() {
-            eprintln!("the entry is empty; nothing ran");
+            warn("the entry is empty; nothing ran");
             return;
         }
         self.edited = Some(entry.to_string());
@@ -130,7 +135,7 @@ fn edited(editor: &str, text: &str) -> Option<String> {
     let file = match file {
         Ok(file) => file,
         Err(e) => {
-            eprintln!("fql: cannot make a file to edit: {}", io_reason(&e));
+            tell(format!("cannot make a file to edit: {}", io_reason(&e)));
             return None;
         }
     };
@@ -143,18 +148,23 @@ fn edited(editor: &str, text: &str) -> Option<String> {
         .status();
     match status {
         Err(e) => {
-            eprintln!("fql: cannot start the editor `{shown}`: {}", io_reason(&e));
+            tell(format!(
+                "cannot start the editor `{shown}`: {}",
+                io_reason(&e)
+            ));
             None
         }
         Ok(status) if !status.success() => {
-            eprintln!("fql: the editor `{shown}` ended with {status}; nothing ran");
+            tell(format!(
+                "the editor `{shown}` ended with {status}; nothing ran"
+            ));
             None
         }
         // Read by its name: editors often write a new file over it.
         Ok(_) => match std::fs::read_to_string(file.path()) {
             Ok(text) => Some(text),
             Err(e) => {
-                eprintln!("fql: cannot read the edited entry: {}", io_reason(&e));
+                tell(format!("cannot read the edited entry: {}", io_reason(&e)));
                 None
             }
         },

@@ -7,8 +7,9 @@ use fql::syntax::Sources;
 
 use super::Repl;
 use super::path;
+use super::tell;
 use crate::args::{BytesShown, Format};
-use crate::output::Exit;
+use crate::error::{CliError, Exit, report, warn};
 
 /// Every command with its one-line description, for `\help` and
 /// completion. The first word is what completes.
@@ -142,8 +143,10 @@ impl Repl {
                 if let Some(dir) = self.directory(name, arg) {
                     match self.exists(dir.names()) {
                         Ok(true) => self.session.settings.root = dir,
-                        Ok(false) => eprintln!("fql: there is no directory {dir}"),
-                        Err(e) => eprintln!("fql: {e}"),
+                        Ok(false) => {
+                            report(&CliError::missing_directory(Exit::Failed, dir.names()))
+                        }
+                        Err(e) => tell(e.to_string()),
                     }
                 }
             }
@@ -165,7 +168,7 @@ impl Repl {
             "o" => self.output_to(arg),
             "i" => self.include(arg),
             "e" => self.edit(arg),
-            _ => eprintln!("fql: unknown command \\{name}; \\help lists them"),
+            _ => tell(format!("unknown command \\{name}; \\help lists them")),
         }
     }
 
@@ -174,34 +177,34 @@ impl Repl {
         match name {
             "begin" => {
                 if self.tx.is_some() {
-                    eprintln!("a transaction is already open; \\commit or \\rollback it first");
+                    warn("a transaction is already open; \\commit or \\rollback it first");
                     return;
                 }
                 match self.session.db.create_trx() {
                     Ok(tx) => {
                         self.tx = Some(tx);
-                        eprintln!("transaction open; \\commit or \\rollback");
+                        warn("transaction open; \\commit or \\rollback");
                     }
-                    Err(e) => eprintln!("fql: cannot open a transaction: {e}"),
+                    Err(e) => tell(format!("cannot open a transaction: {e}")),
                 }
             }
             "commit" => match self.tx.take() {
-                None => eprintln!("no transaction is open; \\begin opens one"),
+                None => warn("no transaction is open; \\begin opens one"),
                 Some(mut tx) => match tx.commit() {
-                    Ok(_) => eprintln!("committed"),
+                    Ok(_) => warn("committed"),
                     Err(e) => {
-                        eprintln!("fql: the commit failed, nothing was written: {e}");
+                        tell(format!("the commit failed, nothing was written: {e}"));
                         if e == fql::kv::Error::TransactionTooOld {
-                            eprintln!(
-                                "a transaction lives 5 seconds from its first query; \\begin a new one and commit sooner"
+                            warn(
+                                "a transaction lives 5 seconds from its first query; \\begin a new one and commit sooner",
                             );
                         }
                     }
                 },
             },
             _ => match self.tx.take() {
-                None => eprintln!("no transaction is open"),
-                Some(_) => eprintln!("rolled back"),
+                None => warn("no transaction is open"),
+                Some(_) => warn("rolled back"),
             },
         }
     }
@@ -213,28 +216,28 @@ impl Repl {
             "writemode" => {
                 if let Some(on) = switch(arg, settings.write) {
                     settings.write = on;
-                    eprintln!("writes are {}", if on { "on" } else { "off" });
+                    warn(format_args!("writes are {}", if on { "on" } else { "off" }));
                 }
             }
             "timing" => {
                 if let Some(on) = switch(arg, !settings.timing) {
                     settings.timing = on;
-                    eprintln!("timing is {}", if on { "on" } else { "off" });
+                    warn(format_args!("timing is {}", if on { "on" } else { "off" }));
                 }
             }
             "format" => match arg {
                 "text" => settings.format = Format::Text,
                 "json" => settings.format = Format::Json,
                 "jsonl" => settings.format = Format::Jsonl,
-                "" => eprintln!("format is {}", format_name(settings.format)),
-                _ => eprintln!("\\format takes text, json or jsonl"),
+                "" => warn(format_args!("format is {}", format_name(settings.format))),
+                _ => warn("\\format takes text, json or jsonl"),
             },
             _ => match arg {
                 "full" => settings.bytes = BytesShown::Full,
                 "len" => settings.bytes = BytesShown::Len,
                 "escaped" => settings.bytes = BytesShown::Escaped,
-                "" => eprintln!("bytes are {}", bytes_name(settings.bytes)),
-                _ => eprintln!("\\bytes takes full, len or escaped"),
+                "" => warn(format_args!("bytes are {}", bytes_name(settings.bytes))),
+                _ => warn("\\bytes takes full, len or escaped"),
             },
         }
     }
@@ -252,20 +255,22 @@ impl Repl {
             .map_or((arg, ""), |(n, v)| (n, v.trim()));
         let shown = fql::syntax::plain_or_quoted(name);
         if value.is_empty() {
-            eprintln!(
-                "fql: \\set {shown} needs a value: \\set NAME VALUE (\\unset NAME forgets one)"
-            );
+            tell(format!(
+                "\\set {shown} needs a value: \\set NAME VALUE (\\unset NAME forgets one)"
+            ));
             return;
         }
         if name.contains('=') {
-            eprintln!("fql: `{shown}` is not a parameter name: \\set NAME VALUE");
+            tell(format!(
+                "`{shown}` is not a parameter name: \\set NAME VALUE"
+            ));
             return;
         }
-        // Said already when it is not a parameter.
         let settings = &self.session.settings;
         let flag = [format!("{name}={value}")];
-        if let Ok(params) = crate::session::params(&flag, &settings.root, settings.color) {
-            self.session.settings.params.extend(params);
+        match crate::session::params(&flag, &settings.root, settings.color) {
+            Ok(params) => self.session.settings.params.extend(params),
+            Err(e) => report(&e),
         }
     }
 
@@ -273,7 +278,7 @@ impl Repl {
     fn list_params(&mut self) {
         let mut params: Vec<_> = self.session.settings.params.iter().collect();
         if params.is_empty() {
-            eprintln!("no parameters are set; \\set NAME VALUE sets one");
+            warn("no parameters are set; \\set NAME VALUE sets one");
             return;
         }
         params.sort_by(|a, b| a.0.cmp(b.0));
@@ -290,13 +295,13 @@ impl Repl {
     /// `\unset NAME...`: the names have no value any more.
     fn unset(&mut self, arg: &str) {
         if arg.is_empty() {
-            eprintln!("fql: \\unset takes the NAME of a parameter; \\set lists them");
+            tell("\\unset takes the NAME of a parameter; \\set lists them".into());
             return;
         }
         for name in arg.split_whitespace() {
             if self.session.settings.params.remove(name).is_none() {
                 let name = fql::syntax::plain_or_quoted(name);
-                eprintln!("fql: `:{name}` has no value; \\set lists those set");
+                tell(format!("`:{name}` has no value; \\set lists those set"));
             }
         }
     }
@@ -306,11 +311,11 @@ impl Repl {
     /// Ctrl-C brings the prompt back.
     fn watch(&mut self, arg: &str) {
         if arg.is_empty() {
-            eprintln!("fql: \\watch takes a query, such as \\watch /app/users(<int>)=<>");
+            tell("\\watch takes a query, such as \\watch /app/users(<int>)=<>".into());
             return;
         }
         if self.tx.is_some() {
-            eprintln!("fql: \\watch runs its own transactions; \\commit or \\rollback first");
+            tell("\\watch runs its own transactions; \\commit or \\rollback first".into());
             return;
         }
         let (text, added) = path::resolve_marked(arg);
@@ -321,10 +326,10 @@ impl Repl {
             .with_root(settings.root.clone())
             .with_supply(settings.supply);
         let color = settings.color;
-        if crate::session::with_plan_typed(&sources, Some(&typed), planner, color, |_| Ok(()))
-            .is_err()
-        {
-            return;
+        let checked =
+            crate::session::with_plan_typed(&sources, Some(&typed), planner, color, |_| Ok(()));
+        if let Err(e) = checked {
+            return report(&e);
         }
         self.session.activity.restart();
         let out = std::io::stdout();
@@ -339,8 +344,11 @@ impl Repl {
         let result = crate::watch::watch(&self.session, &text, options, &mut printer);
         drop(printer);
         self.session.activity.restart();
-        if let Err(exit @ (Exit::Closed | Exit::Output)) = result {
-            self.end(exit);
+        if let Err(e) = result {
+            let exit = e.tell();
+            if matches!(exit, Exit::Closed | Exit::Output) {
+                self.end(exit.into());
+            }
         }
     }
 
@@ -352,12 +360,10 @@ impl Repl {
             _ => (arg == "analyze", if arg == "analyze" { "" } else { arg }),
         };
         if analyze && arg.is_empty() {
-            return eprintln!("fql: \\explain analyze takes a query to run and measure");
+            return tell("\\explain analyze takes a query to run and measure".into());
         }
         if analyze && self.tx.is_some() {
-            return eprintln!(
-                "fql: \\explain analyze runs the query in transactions of its own; \\commit or \\rollback the open one first"
-            );
+            return tell("\\explain analyze runs the query in transactions of its own; \\commit or \\rollback the open one first".into());
         }
         let (text, added) = path::resolve_marked(arg);
         let typed = crate::source::Typed::new(arg, &text, added);
@@ -383,14 +389,15 @@ impl Repl {
                 Ok(report)
             },
         );
-        if let Ok(shown) = shown {
-            self.result(&shown);
+        match shown {
+            Ok(shown) => self.result(&shown),
+            Err(e) => report(&e),
         }
     }
 
     fn validate(&mut self, arg: &str) {
         if arg.is_empty() {
-            eprintln!("fql: \\validate takes a schema file or a named script");
+            tell("\\validate takes a schema file or a named script".into());
             return;
         }
         let path = std::path::Path::new(arg);
@@ -398,8 +405,7 @@ impl Repl {
             Some(named) => named.source.to_string(),
             None => match crate::source::read_source(Some(path)) {
                 Ok((_, text)) => text,
-                // Said already.
-                Err(_) => return,
+                Err(e) => return report(&e),
             },
         };
         let settings = &self.session.settings;
@@ -418,9 +424,9 @@ impl Repl {
             &mut |v| {
                 let line = format!("{} % {}\n", v.key, v.reason);
                 if unwritten.is_none()
-                    && let Err(exit) = super::results::write_to(&mut target, &line)
+                    && let Err(error) = super::results::write_to(&mut target, &line)
                 {
-                    unwritten = Some(exit);
+                    unwritten = Some(error);
                     activity.stop();
                 }
             },
@@ -429,21 +435,21 @@ impl Repl {
         drop(target);
         let stopped = self.settle();
         self.session.activity.restart();
-        if let Some(exit) = unwritten {
+        if let Some(error) = unwritten {
             // A pager quit or a file that failed ends the result alone.
             if !stopped {
-                self.end(exit);
+                self.end(error);
             }
             return;
         }
         match result {
             Ok(s) => {
-                eprintln!("{}", s.headline());
+                warn(format_args!("{}", s.headline()));
                 if let Some(empty) = crate::schema::nothing_checked(&s, &*self.session.db) {
-                    eprintln!("fql: warning: {empty}");
+                    warn(format_args!("fql: warning: {empty}"));
                 }
             }
-            Err(e) => eprintln!("fql: {e}"),
+            Err(e) => tell(e.to_string()),
         }
     }
 
@@ -454,8 +460,8 @@ impl Repl {
             return;
         };
         if dir.names().is_empty() {
-            eprintln!(
-                "fql: `/` is the top of the directory layer; \\infer reads a directory under it"
+            tell(
+                "`/` is the top of the directory layer; \\infer reads a directory under it".into(),
             );
             return;
         }
@@ -468,7 +474,7 @@ impl Repl {
                     crate::schema::shapes_text(&shapes, crate::schema::relative(&spelled, root));
                 self.result(&text);
             }
-            Err(e) => eprintln!("fql: {e}"),
+            Err(e) => tell(e.to_string()),
         }
     }
 
@@ -489,7 +495,7 @@ impl Repl {
                 let format = self.session.settings.format;
                 self.result(&crate::dirs::tree_output(&node, format));
             }
-            Err(e) => eprintln!("fql: {e}"),
+            Err(e) => tell(e.to_string()),
         }
     }
 
@@ -504,10 +510,10 @@ impl Repl {
             Err(e) => {
                 let sources = Sources::single(format!("\\{command}"), text.into_owned());
                 let width = crate::output::width();
-                eprint!(
-                    "{}",
-                    fql::syntax::render(&e, &sources, settings.color, width)
-                );
+                report(&CliError::Diagnostics {
+                    text: fql::syntax::render(&e, &sources, settings.color, width),
+                    exit: Exit::Usage,
+                });
                 None
             }
         }
@@ -519,11 +525,11 @@ impl Repl {
         match self.exists(dir.names()) {
             Ok(true) => true,
             Ok(false) => {
-                eprintln!("fql: there is no directory {dir}");
+                report(&CliError::missing_directory(Exit::Failed, dir.names()));
                 false
             }
             Err(e) => {
-                eprintln!("fql: {e}");
+                tell(e.to_string());
                 false
             }
         }
@@ -550,7 +556,7 @@ fn switch(arg: &str, default: bool) -> Option<bool> {
         "on" => Some(true),
         "off" => Some(false),
         _ => {
-            eprintln!("fql: expected on or off, not `{arg}`");
+            tell(format!("expected on or off, not `{arg}`"));
             None
         }
     }
@@ -595,7 +601,7 @@ fn help(topic: &str) -> Option<String> {
             Some(out)
         }
         _ => {
-            eprintln!("fql: no help on `{topic}`; \\help lists the topics");
+            tell(format!("no help on `{topic}`; \\help lists the topics"));
             None
         }
     }

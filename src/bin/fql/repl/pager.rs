@@ -9,6 +9,7 @@
 //! pager is a plain child process with a pipe on its standard input, as
 //! shells and version control tools run theirs.
 
+use super::tell;
 use std::cell::Cell;
 use std::io::{self, IsTerminal, Write};
 use std::os::unix::process::ExitStatusExt;
@@ -139,11 +140,11 @@ impl Paged {
                 self.pipe(text)
             }
             Err(e) => {
-                eprintln!(
-                    "fql: cannot start the pager `{}`: {}; printing directly (\\pager off turns it off)",
+                tell(format!(
+                    "cannot start the pager `{}`: {}; printing directly (\\pager off turns it off)",
                     fql::syntax::printable(&self.command),
-                    crate::source::io_reason(&e)
-                );
+                    crate::error::io_reason(&e)
+                ));
                 self.state = State::Direct;
                 io::stdout().write_all(text)
             }
@@ -196,11 +197,11 @@ impl Paged {
                 crate::interrupt::await_handled(self.interrupts);
             }
             Ok(status) if status.success() || status.code().is_none() => {}
-            Ok(status) => eprintln!(
-                "fql: the pager `{}` ended with {status}",
+            Ok(status) => tell(format!(
+                "the pager `{}` ended with {status}",
                 fql::syntax::printable(&self.command)
-            ),
-            Err(e) => eprintln!("fql: lost the pager: {e}"),
+            )),
+            Err(e) => tell(format!("lost the pager: {e}")),
         }
         crate::interrupt::paging(false);
     }

@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use super::Repl;
 use super::pager::{self, Paged};
+use super::tell;
+use crate::error::{CliError, report, warn};
 use crate::session::{Destination, Target};
 
 /// The shell's choice of where results go.
@@ -130,11 +132,11 @@ impl Write for FileOut {
 impl FileOut {
     fn failed(&self, e: &io::Error) -> io::Error {
         if self.stopped.get().is_none() {
-            eprintln!(
-                "fql: cannot write to {}: {}; results go to the terminal again",
+            tell(format!(
+                "cannot write to {}: {}; results go to the terminal again",
                 self.name,
-                crate::source::io_reason(e)
-            );
+                crate::error::io_reason(e)
+            ));
             self.stopped.set(Some(Stop::File));
         }
         io::ErrorKind::BrokenPipe.into()
@@ -143,13 +145,13 @@ impl FileOut {
 
 /// Writes a piece of a result to `target`, else to standard output. A
 /// target's failure is said by its writer ([`Repl::settle`] tells it).
-pub(super) fn write_to(target: &mut Option<Target>, text: &str) -> Result<(), crate::output::Exit> {
+pub(super) fn write_to(target: &mut Option<Target>, text: &str) -> Result<(), CliError> {
     match target {
         None => crate::output::print(text),
         Some(target) => target
             .out
             .write_all(text.as_bytes())
-            .map_err(|_| crate::output::Exit::Closed),
+            .map_err(|_| CliError::Told(crate::error::Exit::Closed)),
     }
 }
 
@@ -192,19 +194,17 @@ impl Repl {
             "" => {}
             "on" => self.results.pager = true,
             "off" => self.results.pager = false,
-            _ => return eprintln!("fql: \\pager takes on or off, not `{arg}`"),
+            _ => return tell(format!("\\pager takes on or off, not `{arg}`")),
         }
         self.route();
         let command = pager::command();
         match (self.results.pager, command) {
-            (false, _) => eprintln!("the pager is off"),
-            (true, None) => {
-                eprintln!("the pager is on, but PAGER is empty: results print directly")
-            }
-            (true, Some(command)) => eprintln!(
+            (false, _) => warn("the pager is off"),
+            (true, None) => warn("the pager is on, but PAGER is empty: results print directly"),
+            (true, Some(command)) => warn(format_args!(
                 "the pager is on: results longer than the screen go through `{}`",
                 fql::syntax::printable(&command)
-            ),
+            )),
         }
     }
 
@@ -215,7 +215,7 @@ impl Repl {
 
         if arg.is_empty() {
             if self.results.file.take().is_some() {
-                eprintln!("results go to the terminal");
+                warn("results go to the terminal");
             }
             return self.route();
         }
@@ -228,14 +228,17 @@ impl Repl {
             .open(arg);
         match opened {
             Ok(file) => {
-                eprintln!("results go to {name}; \\o alone sends them back to the terminal");
+                warn(format_args!(
+                    "results go to {name}; \\o alone sends them back to the terminal"
+                ));
                 self.results.file = Some((name, Arc::new(file)));
                 self.route();
             }
-            Err(e) => eprintln!(
-                "fql: cannot write to {name}: {}",
-                crate::source::io_reason(&e)
-            ),
+            Err(error) => report(&CliError::Io {
+                doing: "write to",
+                name,
+                error,
+            }),
         }
     }
 }

@@ -47,7 +47,10 @@ impl<W: Write> Report<W> {
     /// here; and flushes.
     pub fn summary(&mut self, s: &Summary) -> io::Result<()> {
         match self.format {
-            Format::Text => eprint!("{}", summary_text(s)),
+            Format::Text => {
+                let text = summary_text(s);
+                crate::error::warn(text.strip_suffix('\n').unwrap_or(&text));
+            }
             Format::Jsonl => writeln!(self.out, "{}", tagged(summary(s), "summary"))?,
             Format::Json => {
                 let summary = fql::exec::json::to_string(&summary(s));

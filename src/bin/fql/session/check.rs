@@ -10,7 +10,8 @@ use fql::syntax::{Report, Sources};
 
 use super::Settings;
 use super::fingerprints::Fingerprints;
-use crate::output::{self, Exit};
+use crate::error::CliError;
+use crate::output;
 use crate::source::Script;
 
 /// What the first pass found.
@@ -51,7 +52,7 @@ pub fn first_write(sources: &Sources, plan: &Plan<'_>) -> Option<WriteAt> {
 /// every error against its input: a syntax or static error in any
 /// transaction, else every planning error (a reference nothing supplies),
 /// and, when `all_used`, every parameter that no statement uses.
-pub fn check(script: &Script, settings: &Settings, all_used: bool) -> Result<Checked, Exit> {
+pub fn check(script: &Script, settings: &Settings, all_used: bool) -> Result<Checked, CliError> {
     let (width, color) = (output::width(), settings.color);
     let params = &settings.params;
     let mut planner = Planner::new(params)
@@ -74,7 +75,9 @@ pub fn check(script: &Script, settings: &Settings, all_used: bool) -> Result<Che
             Err(errors) => {
                 let shown =
                     crate::source::add(typed, &mut invalid, &errors, &sources, color, width);
-                eprint!("{shown}");
+                // Told as each piece is read: a long script's first errors
+                // show before the rest is checked.
+                crate::error::report(&CliError::invalid(shown));
                 continue;
             }
         };
@@ -102,8 +105,7 @@ pub fn check(script: &Script, settings: &Settings, all_used: bool) -> Result<Che
         }
     }
     if invalid.count() > 0 {
-        eprint!("{}", invalid.summary(&script.name()));
-        return Err(Exit::Invalid);
+        return Err(CliError::invalid(invalid.summary(&script.name())));
     }
     // Reported first: a misspelt `-p` is what leaves a reference unbound.
     let unused = match all_used {
@@ -111,8 +113,11 @@ pub fn check(script: &Script, settings: &Settings, all_used: bool) -> Result<Che
         false => Ok(()),
     };
     if unplanned.count() > 0 {
-        eprint!("{unplanned_text}{}", unplanned.more());
-        return Err(Exit::Invalid);
+        let unplanned = CliError::invalid(format!("{unplanned_text}{}", unplanned.more()));
+        if let Err(unused) = unused {
+            unused.tell();
+        }
+        return Err(unplanned);
     }
     unused?;
     Ok(Checked {
@@ -126,7 +131,7 @@ pub fn check(script: &Script, settings: &Settings, all_used: bool) -> Result<Che
 
 /// `-1` promises that everything commits or nothing does; a script that
 /// commits on its own would break that promise.
-fn refuse_commits(sources: &Sources, parsed: &Parsed<'_>) -> Result<(), Exit> {
+fn refuse_commits(sources: &Sources, parsed: &Parsed<'_>) -> Result<(), CliError> {
     let Some(meta) = parsed.items.iter().find_map(|item| match item {
         Item::Meta(meta) => Some(meta),
         Item::Statement(_) => None,
@@ -134,8 +139,7 @@ fn refuse_commits(sources: &Sources, parsed: &Parsed<'_>) -> Result<(), Exit> {
         return Ok(());
     };
     let (name, line) = sources.locate(meta.span.start as usize);
-    eprintln!(
-        "fql: --single-transaction runs everything in one transaction, but {name} commits at line {line}"
-    );
-    Err(Exit::Usage)
+    Err(CliError::Usage(format!(
+        "--single-transaction runs everything in one transaction, but {name} commits at line {line}"
+    )))
 }

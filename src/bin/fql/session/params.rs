@@ -12,23 +12,23 @@
 use fql::plan::{Param, ParamError, Params, Root};
 use fql::syntax::{Sources, printable};
 
-use crate::output::{self, Exit};
+use crate::error::{CliError, Exit};
+use crate::output;
 
 /// The parameters the flags give, relative paths read from `root`; the
 /// first flag that is not one, or that names a parameter given already,
 /// is a usage error.
-pub fn params(flags: &[String], root: &Root, color: bool) -> Result<Params, Exit> {
+pub fn params(flags: &[String], root: &Root, color: bool) -> Result<Params, CliError> {
     let mut out = Params::new();
     let mut given: Vec<(String, &str)> = Vec::new();
     for flag in flags {
         let (name, value) = one(flag, root, color)?;
         if let Some((_, first)) = given.iter().find(|(n, _)| *n == name) {
-            eprintln!(
-                "fql: -p {} gives `{name}` again after -p {}; give each parameter once",
+            return Err(CliError::Usage(format!(
+                "-p {} gives `{name}` again after -p {}; give each parameter once",
                 printable(flag),
                 printable(first)
-            );
-            return Err(Exit::Usage);
+            )));
         }
         given.push((name.clone(), flag));
         out.insert(name, value);
@@ -37,11 +37,8 @@ pub fn params(flags: &[String], root: &Root, color: bool) -> Result<Params, Exit
 }
 
 /// One `-p` flag.
-fn one(flag: &str, root: &Root, color: bool) -> Result<(String, Param), Exit> {
-    let usage = |why: String| {
-        eprintln!("fql: -p {}: {why}", printable(flag));
-        Err(Exit::Usage)
-    };
+fn one(flag: &str, root: &Root, color: bool) -> Result<(String, Param), CliError> {
+    let usage = |why: String| Err(CliError::Usage(format!("-p {}: {why}", printable(flag))));
     let Some((left, value)) = flag.split_once('=') else {
         return usage("a parameter is NAME=VALUE, or NAME:str=TEXT for a string".into());
     };
@@ -71,18 +68,20 @@ fn one(flag: &str, root: &Root, color: bool) -> Result<(String, Param), Exit> {
         )),
         Err(e) => {
             let sources = Sources::single(format!("-p {name}"), value.to_string());
-            eprint!(
-                "{}",
-                fql::syntax::render(&e, &sources, color, output::width())
-            );
+            let shown = fql::syntax::render(&e, &sources, color, output::width());
             let what = match e {
                 ParamError::Path(_) => "a directory path",
                 _ => "FQL data",
             };
-            usage(format!(
-                "not {what}; to pass the text as a string, write -p {name}:str={}",
+            let hint = CliError::Usage(format!(
+                "-p {}: not {what}; to pass the text as a string, write -p {name}:str={}",
+                printable(flag),
                 printable(value)
-            ))
+            ));
+            Err(CliError::Diagnostics {
+                text: shown + &hint.render(),
+                exit: Exit::Usage,
+            })
         }
     }
 }
@@ -90,7 +89,7 @@ fn one(flag: &str, root: &Root, color: bool) -> Result<(String, Param), Exit> {
 /// Refuses parameters that no statement uses: most likely a typo, which
 /// would otherwise leave the parameter meant unset or at a value given
 /// elsewhere. `wanted` is what the planner found the script takes.
-pub fn all_used(params: &Params, wanted: &[String]) -> Result<(), Exit> {
+pub fn all_used(params: &Params, wanted: &[String]) -> Result<(), CliError> {
     let mut unused: Vec<&String> = params.keys().filter(|k| !wanted.contains(k)).collect();
     if unused.is_empty() {
         return Ok(());
@@ -103,8 +102,10 @@ pub fn all_used(params: &Params, wanted: &[String]) -> Result<(), Exit> {
             format!("the script's parameters are {}", names.join(", "))
         }
     };
-    for name in unused {
-        eprintln!("fql: -p {name}: no statement uses `:{name}`; {takes}");
-    }
-    Err(Exit::Usage)
+    Err(CliError::lines(
+        Exit::Usage,
+        unused
+            .iter()
+            .map(|name| format!("-p {name}: no statement uses `:{name}`; {takes}")),
+    ))
 }

@@ -13,7 +13,8 @@ use fql::syntax::Sources;
 
 use super::{Failure, Session};
 use crate::args::OnError;
-use crate::output::{self, Exit};
+use crate::error::{CliError, Exit};
+use crate::output;
 use crate::print::Printer;
 use crate::progress::Progress;
 use crate::source::Typed;
@@ -65,9 +66,9 @@ impl<'s, 't> Run<'s, 't> {
         self
     }
 
-    /// Records a failure; the worst one is the run's status.
-    pub fn fail(&mut self, exit: Exit) {
-        self.failed = Some(self.failed.map_or(exit, |f| f.max(exit)));
+    /// Tells a failure as it happens; the worst one is the run's status.
+    pub fn fail(&mut self, error: CliError) {
+        worst(&mut self.failed, error.tell());
     }
 
     /// Drops the rows of the statements `ids`, which no statement still
@@ -121,17 +122,17 @@ impl<'s, 't> Run<'s, 't> {
                 return ControlFlow::Break(());
             }
             let n = self.printer.count() - before;
-            eprintln!(
+            crate::error::warn(format_args!(
                 "Time: {:.3} ms, {n} result{}",
                 start.elapsed().as_secs_f64() * 1e3,
                 if n == 1 { "" } else { "s" }
-            );
+            ));
         }
         let Err(e) = ran else {
             return ControlFlow::Continue(());
         };
         if session.activity.stopped() {
-            self.fail(Exit::Interrupted);
+            self.fail(Exit::Interrupted.into());
             return ControlFlow::Break(());
         }
         let exit = exit_of(&e);
@@ -140,14 +141,11 @@ impl<'s, 't> Run<'s, 't> {
         self.progress.clear();
         let (color, width) = (session.settings.color, output::width());
         let typed = self.typed.as_deref();
-        eprint!(
-            "{}",
-            crate::source::render(typed, &e, sources, color, width)
-        );
+        let text = crate::source::render(typed, &e, sources, color, width);
+        self.fail(CliError::Diagnostics { text, exit });
         if exit == Exit::Unreachable {
             session.explain_timeout();
         }
-        self.fail(exit);
         match session.settings.on_error {
             OnError::Stop => ControlFlow::Break(()),
             OnError::Continue => ControlFlow::Continue(()),
@@ -159,21 +157,24 @@ impl<'s, 't> Run<'s, 't> {
     pub fn finish(mut self) -> Result<(), Failure> {
         drop(self.progress);
         let finished = self.printer.finish();
-        let output = self
-            .broken
-            .or(finished.err())
-            .map(|e| output::write_failed(&e));
-        if let Some(exit) = output {
-            self.failed = Some(self.failed.map_or(exit, |f| f.max(exit)));
-        }
+        let output = self.broken.or(finished.err()).map(|e| {
+            let exit = CliError::output(e).tell();
+            worst(&mut self.failed, exit);
+            exit
+        });
         if self.failed == Some(Exit::Interrupted) {
-            eprintln!("fql: interrupted; the open transaction was rolled back");
+            crate::error::report(&CliError::interrupted());
         }
         match self.failed {
             None => Ok(()),
             Some(exit) => Err(Failure { exit, output }),
         }
     }
+}
+
+/// Keeps the worse of `failed` and `exit`.
+fn worst(failed: &mut Option<Exit>, exit: Exit) {
+    *failed = Some(failed.map_or(exit, |f| f.max(exit)));
 }
 
 /// Standard output, whether it is a terminal, and whether results may be

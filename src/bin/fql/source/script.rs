@@ -16,9 +16,8 @@ use std::time::SystemTime;
 use fql::syntax::{Sources, split};
 
 use super::Typed;
-use super::io_reason;
 use crate::args;
-use crate::output::Exit;
+use crate::error::{CliError, io_reason};
 
 /// A script's inputs in order, read a transaction at a time.
 pub struct Script {
@@ -77,7 +76,7 @@ impl Script {
 
     /// The inputs of `fql -q ... -f ...`, each its own transaction unless
     /// `single`. Files are opened now, and read later.
-    pub fn open(inputs: &[args::Input], single: bool) -> Result<Script, Exit> {
+    pub fn open(inputs: &[args::Input], single: bool) -> Result<Script, CliError> {
         let mut opened = Vec::with_capacity(inputs.len());
         let mut queries = 0;
         for input in inputs {
@@ -100,7 +99,7 @@ impl Script {
     }
 
     /// A script file, or standard input for `-` or no path.
-    pub fn file(path: Option<&Path>) -> Result<Script, Exit> {
+    pub fn file(path: Option<&Path>) -> Result<Script, CliError> {
         Ok(Script {
             inputs: vec![Input::open(path)?],
             single: false,
@@ -124,7 +123,7 @@ impl Script {
     /// piece ends after an `@commit` line or at the end of its input
     /// (with `-1`, all the inputs are one piece). Reading problems are
     /// reported on standard error as they are met, and end the pieces.
-    pub fn pieces(&self) -> Box<dyn Iterator<Item = Result<Sources, Exit>> + '_> {
+    pub fn pieces(&self) -> Box<dyn Iterator<Item = Result<Sources, CliError>> + '_> {
         if self.single {
             return Box::new(std::iter::once_with(|| self.whole()));
         }
@@ -132,8 +131,8 @@ impl Script {
     }
 
     /// Every input whole, joined into one text.
-    fn whole(&self) -> Result<Sources, Exit> {
-        let texts: Result<Vec<_>, Exit> = self
+    fn whole(&self) -> Result<Sources, CliError> {
+        let texts: Result<Vec<_>, CliError> = self
             .inputs
             .iter()
             .map(|input| Ok((input.name.as_str(), input.read_to_string()?)))
@@ -143,7 +142,7 @@ impl Script {
 
     /// Refuses to run a file that changed since it was opened and
     /// checked: what runs must be what was checked.
-    pub fn unchanged(&self) -> Result<(), Exit> {
+    pub fn unchanged(&self) -> Result<(), CliError> {
         for input in &self.inputs {
             if let Text::File {
                 file,
@@ -152,11 +151,10 @@ impl Script {
             } = &input.text
                 && file.metadata().ok().map(|m| stamp_of(&m)) != Some(*stamp)
             {
-                eprintln!(
-                    "fql: {} changed while it was checked; nothing ran",
+                return Err(CliError::Usage(format!(
+                    "{} changed while it was checked; nothing ran",
                     input.name
-                );
-                return Err(Exit::Usage);
+                )));
             }
         }
         Ok(())
@@ -166,8 +164,8 @@ impl Script {
 /// `items` up to and including the first error: nothing after it is
 /// read.
 fn until_error<T>(
-    mut items: impl Iterator<Item = Result<T, Exit>>,
-) -> impl Iterator<Item = Result<T, Exit>> {
+    mut items: impl Iterator<Item = Result<T, CliError>>,
+) -> impl Iterator<Item = Result<T, CliError>> {
     let mut failed = false;
     std::iter::from_fn(move || {
         if failed {
@@ -183,7 +181,7 @@ impl Input {
     /// Opens a script file, or standard input for `-` or no path. A file
     /// that cannot be read again from where it starts (a pipe, a device)
     /// is copied to a temporary file.
-    pub fn open(path: Option<&Path>) -> Result<Input, Exit> {
+    pub fn open(path: Option<&Path>) -> Result<Input, CliError> {
         let path = path.filter(|p| p.as_os_str() != "-");
         let (name, file) = match path {
             None => {
@@ -220,7 +218,7 @@ impl Input {
     }
 
     /// Its text from the start, whole.
-    pub fn read_to_string(&self) -> Result<String, Exit> {
+    pub fn read_to_string(&self) -> Result<String, CliError> {
         let mut bytes = Vec::new();
         io::Read::read_to_end(&mut self.reader()?, &mut bytes)
             .map_err(|e| unreadable(&self.name, e))?;
@@ -228,7 +226,7 @@ impl Input {
     }
 
     /// Its text from the start, a transaction at a time.
-    fn pieces(&self) -> Box<dyn Iterator<Item = Result<Sources, Exit>> + '_> {
+    fn pieces(&self) -> Box<dyn Iterator<Item = Result<Sources, CliError>> + '_> {
         match self.reader() {
             Ok(reader) => Box::new(Pieces {
                 name: &self.name,
@@ -240,7 +238,7 @@ impl Input {
     }
 
     /// A reading from the start.
-    fn reader(&self) -> Result<Box<dyn BufRead + '_>, Exit> {
+    fn reader(&self) -> Result<Box<dyn BufRead + '_>, CliError> {
         match &self.text {
             Text::Memory(text) => Ok(Box::new(text.as_bytes())),
             Text::File { file, start, .. } => {
@@ -264,25 +262,28 @@ fn name_of(path: &Path) -> String {
 /// What standard input is called.
 const STDIN: &str = "<stdin>";
 
-/// Says that the input called `name` cannot be read, and why.
-fn unreadable(name: &str, e: io::Error) -> Exit {
-    match name {
-        STDIN => eprintln!("fql: cannot read standard input: {}", io_reason(&e)),
-        name => eprintln!("fql: cannot read {name}: {}", io_reason(&e)),
+/// That the input called `name` cannot be read, and why.
+fn unreadable(name: &str, error: io::Error) -> CliError {
+    let name = match name {
+        STDIN => "standard input".to_string(),
+        name => name.to_string(),
+    };
+    CliError::Io {
+        doing: "read",
+        name,
+        error,
     }
-    Exit::Usage
 }
 
-fn no_spool(name: &str, e: io::Error) -> Exit {
-    eprintln!(
-        "fql: cannot hold {name} in a temporary file: {}",
+fn no_spool(name: &str, e: io::Error) -> CliError {
+    CliError::Usage(format!(
+        "cannot hold {name} in a temporary file: {}",
         io_reason(&e)
-    );
-    Exit::Usage
+    ))
 }
 
 /// Copies a script that can be read only once to `spool`.
-fn copy(from: &mut File, spool: &mut File, name: &str) -> Result<(), Exit> {
+fn copy(from: &mut File, spool: &mut File, name: &str) -> Result<(), CliError> {
     let mut buf = vec![0; 1 << 16];
     loop {
         let n = match io::Read::read(from, &mut buf) {
@@ -315,10 +316,10 @@ struct Place {
 }
 
 impl Iterator for Pieces<'_> {
-    type Item = Result<Sources, Exit>;
+    type Item = Result<Sources, CliError>;
 
     /// The next piece: through the next `@commit` line, or the rest.
-    fn next(&mut self) -> Option<Result<Sources, Exit>> {
+    fn next(&mut self) -> Option<Result<Sources, CliError>> {
         let bytes = match self.pieces.next()? {
             Ok(bytes) => bytes,
             Err(e) => return Some(Err(unreadable(self.name, e))),
@@ -334,13 +335,14 @@ impl Iterator for Pieces<'_> {
 
 /// Scripts are UTF-8; say where they are not, counting from the start of
 /// the input, `at` being where `bytes` start.
-fn decode(name: &str, bytes: Vec<u8>, at: Place) -> Result<String, Exit> {
+fn decode(name: &str, bytes: Vec<u8>, at: Place) -> Result<String, CliError> {
     String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let before = &e.as_bytes()[..valid];
         let offset = at.offset + valid;
         let line = at.lines + memchr::memchr_iter(b'\n', before).count() + 1;
-        eprintln!("fql: {name} is not UTF-8: invalid byte at offset {offset} (line {line})");
-        Exit::Usage
+        CliError::Usage(format!(
+            "{name} is not UTF-8: invalid byte at offset {offset} (line {line})"
+        ))
     })
 }

@@ -14,7 +14,7 @@ use nix::libc;
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
-use crate::output::Exit;
+use crate::error::{CliError, Exit};
 
 /// The shell's status for a command that was not found.
 const NOT_FOUND: u8 = 127;
@@ -24,7 +24,7 @@ const NOT_EXECUTABLE: u8 = 126;
 /// Looks for `program` as the command will be looked for: a name with a
 /// slash as it is, any other in `PATH`. Made before waiting in line, so a
 /// mistyped command neither waits for the mutex nor takes it from others.
-pub fn check(program: &str) -> Result<(), Exit> {
+pub fn check(program: &str) -> Result<(), CliError> {
     let candidates: Vec<PathBuf> = if program.contains('/') {
         vec![program.into()]
     } else {
@@ -50,14 +50,18 @@ pub fn check(program: &str) -> Result<(), Exit> {
     Err(cannot_run(program, found))
 }
 
-fn cannot_run(program: &str, found: bool) -> Exit {
+fn cannot_run(program: &str, found: bool) -> CliError {
     let shown = fql::syntax::plain_or_quoted(program);
     if found {
-        eprintln!("fql: cannot run {shown}: not an executable file; the command did not run");
-        Exit::Command(NOT_EXECUTABLE)
+        CliError::failed(
+            Exit::Command(NOT_EXECUTABLE),
+            format!("cannot run {shown}: not an executable file; the command did not run"),
+        )
     } else {
-        eprintln!("fql: {shown}: command not found; the command did not run");
-        Exit::Command(NOT_FOUND)
+        CliError::failed(
+            Exit::Command(NOT_FOUND),
+            format!("{shown}: command not found; the command did not run"),
+        )
     }
 }
 
@@ -66,7 +70,7 @@ fn cannot_run(program: &str, found: bool) -> Exit {
 /// be called from a thread that lives as long as fql (the main thread):
 /// on Linux the command gets SIGKILL when the thread that started it ends.
 #[allow(unsafe_code)]
-pub fn spawn(argv: &[String], env: &[(&str, String)], tty: Option<RawFd>) -> Result<Pid, Exit> {
+pub fn spawn(argv: &[String], env: &[(&str, String)], tty: Option<RawFd>) -> Result<Pid, CliError> {
     let mut command = Command::new(&argv[0]);
     command.args(&argv[1..]).process_group(0);
     for (name, value) in env {
@@ -84,8 +88,10 @@ pub fn spawn(argv: &[String], env: &[(&str, String)], tty: Option<RawFd>) -> Res
         Err(e) if e.kind() == io::ErrorKind::NotFound => Err(cannot_run(&argv[0], false)),
         Err(e) => {
             let shown = fql::syntax::plain_or_quoted(&argv[0]);
-            eprintln!("fql: cannot run {shown}: {e}; the command did not run");
-            Err(Exit::Command(NOT_EXECUTABLE))
+            Err(CliError::failed(
+                Exit::Command(NOT_EXECUTABLE),
+                format!("cannot run {shown}: {e}; the command did not run"),
+            ))
         }
     }
 }
