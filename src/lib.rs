@@ -46,7 +46,7 @@
 //! | [`exec`] | plans run in the retry loop, results streamed | plan and below |
 //! | [`schema`] | schemas validated against and inferred from a keyspace | exec and below |
 //! | [`dump`] | directory subtrees written as FQL and loaded back | directory, codec and below |
-//! | [`scripts`], [`mutex`] | named FQL scripts, and the locks built from them | exec, schema and below |
+//! | [`scripts`], [`lock`] | named FQL scripts, and the locks built from them: mutex, read-write lock and semaphore, election, task lock | exec, schema, watch and below |
 //! | [`watch`] | a query's key-values followed as they change | exec and below |
 //!
 //! The `fql` binary (feature `cli`, on by default) is a thin shell over this
@@ -66,7 +66,6 @@ pub mod dump;
 pub mod exec;
 pub mod kv;
 pub mod lock;
-pub mod mutex;
 pub mod plan;
 pub mod schema;
 pub mod scripts;

@@ -17,7 +17,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use fql::kv::{Activity, Database, Observed};
-use fql::mutex::{Mutex, Reaper, Timing};
+use fql::lock::Timing;
+use fql::lock::mutex::{Mutex, Reaper};
 
 use crate::args::{Client, Format, JudgeArgs, MutexCommand, StoreArgs, TimingArgs, WaitArgs};
 use crate::output::Exit;
@@ -319,7 +320,7 @@ pub fn directory(arg: &str) -> Result<Vec<String>, Exit> {
     }
 }
 
-pub(crate) fn failed(e: fql::mutex::Error) -> Exit {
+pub(crate) fn failed(e: fql::lock::mutex::Error) -> Exit {
     eprintln!("fql: {e}");
     if let Some(exit) = refused::advise(&e) {
         return exit;
@@ -334,7 +335,7 @@ pub(crate) fn failed(e: fql::mutex::Error) -> Exit {
 /// where other commands end with 0, and 4 for output that failed.
 fn granted<M: Held>(
     mutex: &M,
-    result: Result<Option<fql::mutex::Token>, M::Error>,
+    result: Result<Option<fql::lock::Token>, M::Error>,
     client: &Client,
     format: Option<Format>,
 ) -> Result<(), Exit> {

@@ -25,7 +25,7 @@ pub fn run(
         return Err(Exit::Usage);
     }
     let engine = fql::exec::Engine::new(db.clone()).timeout(timeout);
-    let Some(broken) = fql::mutex::break_mutex(&engine, dir).map_err(super::failed)? else {
+    let Some(broken) = fql::lock::mutex::break_mutex(&engine, dir).map_err(super::failed)? else {
         eprintln!(
             "fql: no mutex at {}: the directory does not exist",
             fql::directory::show(dir)

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fql::kv::Database;
-use fql::lock::{Kind, Lock, Mode, State};
+use fql::lock::rwlock::{Kind, Lock, Mode, State};
 use fql::syntax::plain_or_quoted;
 
 use super::held::failed;
@@ -132,7 +132,7 @@ fn open(
         })
 }
 
-fn done(result: Result<bool, fql::lock::Error>, not: &str) -> Result<(), Exit> {
+fn done(result: Result<bool, fql::lock::rwlock::Error>, not: &str) -> Result<(), Exit> {
     if result.map_err(failed)? {
         Ok(())
     } else {
@@ -153,7 +153,7 @@ fn show(
         Ok(names) => names,
         Err(exit) => return Some(Err(exit)),
     };
-    let state = match fql::lock::inspect(db.clone(), &names, timeout) {
+    let state = match fql::lock::rwlock::inspect(db.clone(), &names, timeout) {
         Ok(Some(state)) => state,
         Ok(_) => return None,
         Err(e) => return Some(Err(failed(e))),
