@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 
 use fql::kv::embedded::Embedded;
 use fql::kv::{Database, Transaction};
-use fql::mutex::{Mutex, Timing};
+use fql::lock::Timing;
+use fql::lock::mutex::Mutex;
 
 /// How many handovers each queue length measures.
 const GRANTS: usize = 200;

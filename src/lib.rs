@@ -48,8 +48,7 @@
 //! | [`dump`] | directory subtrees written as FQL and loaded back | directory, codec and below |
 //! | [`watch`] | a query's key-values followed as they change | exec and below |
 //! | [`scripts`] | named FQL scripts, shipped inside fql | plan and below |
-//! | [`mutex`] | the mutex, its election and task lock, built from scripts | scripts and below |
-//! | [`lock`] | read-write locks and semaphores | mutex and below |
+//! | [`lock`] | the locks built from the scripts: mutex, read-write lock and semaphore, election, task lock | scripts and below |
 //!
 //! The `fql` binary (feature `cli`, on by default) is a thin shell over this
 //! library. An embedding program turns default features off and compiles no
@@ -68,7 +67,6 @@ pub mod dump;
 pub mod exec;
 pub mod kv;
 pub mod lock;
-pub mod mutex;
 pub mod plan;
 pub mod schema;
 pub mod scripts;

@@ -22,11 +22,6 @@ macro_rules! scripts {
 }
 
 scripts![
-    "lock/slot",
-    "lock/take-task",
-    "lock/beat-task",
-    "lock/retake-task",
-    "lock/finish-task",
     "mutex/answer",
     "mutex/break",
     "mutex/cancel",
@@ -65,6 +60,22 @@ scripts![
     "rwlock/try-read",
     "rwlock/try-write",
     "rwlock/waiting",
+    "task/slot",
+    "task/take",
+    "task/beat",
+    "task/retake",
+    "task/finish",
+];
+
+/// Names that scripts were shipped under before, and the script each is
+/// now: [`find`] still resolves them, so that commands written with them
+/// keep working, while `fql scripts` lists only the scripts' own names.
+const FORMER: &[(&str, &str)] = &[
+    ("lock/slot", "task/slot"),
+    ("lock/take-task", "task/take"),
+    ("lock/beat-task", "task/beat"),
+    ("lock/retake-task", "task/retake"),
+    ("lock/finish-task", "task/finish"),
 ];
 
 impl Script {
@@ -89,8 +100,12 @@ impl Script {
     }
 }
 
-/// The script called `name`.
+/// The script called `name`, or formerly called so.
 pub fn find(name: &str) -> Option<&'static Script> {
+    let name = FORMER
+        .iter()
+        .find(|(former, _)| *former == name)
+        .map_or(name, |(_, now)| now);
     ALL.iter().find(|s| s.name == name)
 }
 
@@ -109,5 +124,16 @@ mod tests {
             find("mutex/reap").unwrap().params(),
             ["dir", "owner", "seen"]
         );
+    }
+
+    #[test]
+    fn former_names_find_the_renamed_scripts_and_are_not_listed() {
+        for (former, now) in FORMER {
+            let script = find(former).unwrap_or_else(|| panic!("{former}"));
+            assert_eq!(script.name, *now);
+            assert!(ALL.iter().all(|s| s.name != *former), "{former}");
+        }
+        assert_eq!(find("lock/take-task"), find("task/take"));
+        assert_eq!(find("lock/nope"), None);
     }
 }

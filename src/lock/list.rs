@@ -3,15 +3,16 @@
 //! A directory is a lock of a kind when it passes that kind's layout
 //! check (the one each of its operations makes) and holds at least one
 //! key; `KINDS` lists the kinds tried, in order, so a new kind of lock
-//! plugs in with its check and its state. It lives here, above the
-//! mutex, because it knows every kind: the mutex knows none of the others.
+//! plugs in with its check and its state. It lives beside the kinds,
+//! because it knows every kind: none of them knows the others.
 
 use crate::directory::DirectoryLayer;
 use crate::exec::Engine;
 use crate::kv::{DatabaseExt, Transaction};
-use crate::mutex::layout;
 
-use super::{Error, State};
+use super::layout::{self, Schema};
+use super::mutex;
+use super::rwlock::{self, Error, State};
 
 /// A lock found under the directory listed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +28,7 @@ pub struct Listed {
 #[non_exhaustive]
 pub enum Lock {
     /// A mutex.
-    Mutex(crate::mutex::State),
+    Mutex(mutex::State),
     /// A read-write lock.
     ReadWrite(State),
     /// A semaphore.
@@ -88,16 +89,16 @@ impl Kind {
         dir: &[String],
     ) -> Result<Option<Lock>, Error> {
         let checked = match self {
-            Kind::Mutex => match layout::layout().check(tx, layer, dir) {
-                Ok(prefix) => crate::mutex::State::read_in(engine, tx, dir, prefix.is_some())
+            Kind::Mutex => match layout::of(Schema::Mutex).check(tx, layer, dir) {
+                Ok(prefix) => mutex::State::read_in(engine, tx, dir, prefix.is_some())
                     .map(|state| (!state.is_empty()).then_some(Lock::Mutex(state)))
                     .map_err(Error::from),
                 Err(e) => Err(Error::from(e)),
             },
-            Kind::Kinded => super::inspect_in(tx, layer, dir).map(|state| {
+            Kind::Kinded => rwlock::inspect_in(tx, layer, dir).map(|state| {
                 state.map(|state| match state.kind {
-                    super::Kind::ReadWrite => Lock::ReadWrite(state),
-                    super::Kind::Semaphore(_) => Lock::Semaphore(state),
+                    rwlock::Kind::ReadWrite => Lock::ReadWrite(state),
+                    rwlock::Kind::Semaphore(_) => Lock::Semaphore(state),
                 })
             }),
         };
@@ -105,7 +106,7 @@ impl Kind {
             Err(Error::Foreign { .. }) => Ok(None),
             // A directory the layer cannot open as a lock's (a partition)
             // is no lock; a database that fails is an error.
-            Err(Error::Mutex(crate::mutex::Error::Directory(e)))
+            Err(Error::Mutex(mutex::Error::Directory(e)))
                 if crate::kv::AsKvError::as_kv(&e).is_none() =>
             {
                 Ok(None)
@@ -125,7 +126,7 @@ pub fn list(engine: &Engine, dir: &[String]) -> Result<Survey, Error> {
         .run_with(engine.retry_options(), |tx, _| {
             let mut survey = Survey {
                 read_version: tx.read_version()?,
-                exists: layer.exists(tx, dir).map_err(crate::mutex::Error::from)?,
+                exists: layer.exists(tx, dir).map_err(mutex::Error::from)?,
                 ..Survey::default()
             };
             let now = tx.version_now()?;
@@ -157,7 +158,7 @@ fn walk(
             break;
         }
     }
-    let children = layer.list(tx, &dir).map_err(crate::mutex::Error::from)?;
+    let children = layer.list(tx, &dir).map_err(mutex::Error::from)?;
     match lock {
         Some(lock) => survey.locks.push(Listed {
             path: dir.clone(),

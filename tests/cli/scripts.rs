@@ -9,7 +9,7 @@ fn scripts_are_listed_shown_and_run_by_name() {
         "mutex/try-acquire",
         "mutex/release",
         "mutex/schema",
-        "lock/slot",
+        "task/slot",
     ] {
         assert!(list.contains(name), "{list}");
     }
@@ -26,11 +26,11 @@ fn scripts_are_listed_shown_and_run_by_name() {
     // A named script runs with parameters; a missing one is a static error.
     let (_dir, db) = on_db();
     let dir = "dir=(\"jobs\",\"hourly\")";
-    let slot = ["run", "lock/slot", "-w", "-p", dir, "-p", "slot=7", "-p"];
+    let slot = ["run", "task/slot", "-w", "-p", dir, "-p", "slot=7", "-p"];
     db().args(slot).arg("name=ann").assert().success();
     let err = stderr(db().args(slot).arg("name=bob"), 1);
     assert!(err.contains("fql::guard_failed"));
-    db().args(["run", "lock/slot", "-w", "-p", dir])
+    db().args(["run", "task/slot", "-w", "-p", dir])
         .assert()
         .code(3);
     assert_eq!(
@@ -39,6 +39,28 @@ fn scripts_are_listed_shown_and_run_by_name() {
     );
     // Neither a file nor a script.
     db().args(["run", "no/such"]).assert().code(2);
+}
+
+#[test]
+fn scripts_run_by_their_former_names_and_are_listed_by_their_own() {
+    let list = stdout(fql().arg("scripts"));
+    assert!(list.contains("task/take"), "{list}");
+    assert!(list.lines().all(|l| !l.starts_with("lock/")), "{list}");
+    assert_eq!(
+        stdout(fql().args(["scripts", "show", "lock/take-task"])),
+        fql::scripts::find("task/take").unwrap().source
+    );
+    // A command written with a former name runs the script.
+    let (_dir, db) = on_db();
+    let dir = "dir=(\"jobs\",)";
+    db().args(["run", "lock/slot", "-w", "-p", dir, "-p", "slot=1", "-p"])
+        .arg("name=ann")
+        .assert()
+        .success();
+    assert_eq!(
+        stdout(db().args(["-q", "/jobs(...)"])),
+        "/jobs(\"slot\",1)=\"ann\"\n"
+    );
 }
 
 #[test]
@@ -58,7 +80,7 @@ fn the_state_transition_lock_moves_tasks_only_from_allowed_states() {
             .status
             .code()
     };
-    let take = |who: &str| run("lock/take-task", who, &[]);
+    let take = |who: &str| run("task/take", who, &[]);
     // The take's token, as finish wants it.
     let token = || {
         let fence = stdout(db().args(["-q", "/tasks(\"fence\",\"t1\")=<bytes>"]));
@@ -74,7 +96,7 @@ fn the_state_transition_lock_moves_tasks_only_from_allowed_states() {
             "-p".into(),
             format!("state={state}"),
         ];
-        run("lock/finish-task", who, &more)
+        run("task/finish", who, &more)
     };
     assert_eq!(
         finish("bob", &ann, "done"),

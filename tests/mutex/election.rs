@@ -4,7 +4,7 @@ use std::sync::mpsc::channel;
 use std::time::Duration;
 
 use fql::exec::Engine;
-use fql::mutex::{Campaign, Election, Leader, Observe, Term, observe};
+use fql::lock::election::{Campaign, Election, Leader, Observe, Term, observe};
 use fql::watch::Ended;
 
 use super::{FAST, client, db, dir, state, wait_until};
@@ -26,7 +26,7 @@ fn observe_reports_the_leader_then_each_change() {
         };
         let mut sink = |l: Option<&Leader>| {
             tx.send(l.cloned()).unwrap();
-            Ok::<_, fql::mutex::Error>(())
+            Ok::<_, fql::lock::mutex::Error>(())
         };
         observe(&engine, &dir(), options, &|| false, &mut sink)
     });

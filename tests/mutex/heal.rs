@@ -15,7 +15,7 @@ fn by_hand(db: &Arc<dyn Database>, text: &str) {
 fn acquiring(
     db: &Arc<dyn Database>,
     name: &str,
-) -> std::thread::JoinHandle<Option<fql::mutex::Token>> {
+) -> std::thread::JoinHandle<Option<fql::lock::Token>> {
     let me = client(db, name);
     std::thread::spawn(move || me.acquire(Some(Duration::from_secs(20))).unwrap())
 }

@@ -18,7 +18,8 @@ use fql::directory::DirectoryLayer;
 use fql::exec::Engine;
 use fql::kv::embedded::Embedded;
 use fql::kv::{Database, DatabaseExt, RangeOption};
-use fql::mutex::{Mutex, Reaped, Reaper, State, Timing, dir_param};
+use fql::lock::mutex::{Mutex, Reaped, Reaper, State};
+use fql::lock::{Timing, dir_param};
 
 fn db() -> Arc<dyn Database> {
     Arc::new(Embedded::memory())
@@ -296,7 +297,7 @@ fn a_queued_client_is_queued_once_and_never_barges() {
     // A client of a queued name is refused, and changes nothing.
     let err = client(&db, "bob").try_acquire().unwrap_err();
     assert!(
-        matches!(err, fql::mutex::Error::NameInUse { holds: false, .. }),
+        matches!(err, fql::lock::mutex::Error::NameInUse { holds: false, .. }),
         "{err:?}"
     );
     assert_eq!(raw(&db), before);
@@ -325,7 +326,7 @@ fn a_second_client_with_a_live_name_is_refused() {
     ] {
         let err = got.unwrap_err();
         assert!(
-            matches!(err, fql::mutex::Error::NameInUse { holds: true, .. }),
+            matches!(err, fql::lock::mutex::Error::NameInUse { holds: true, .. }),
             "{err:?}"
         );
         assert_eq!(
@@ -343,7 +344,7 @@ fn a_second_client_with_a_live_name_is_refused() {
         .acquire(Some(Duration::from_millis(10)))
         .unwrap_err();
     assert!(
-        matches!(err, fql::mutex::Error::NameInUse { holds: false, .. }),
+        matches!(err, fql::lock::mutex::Error::NameInUse { holds: false, .. }),
         "{err:?}"
     );
     assert!(
@@ -770,7 +771,10 @@ fn a_mutex_transaction_that_outlives_its_window_is_too_old() {
     let slow = hooked::hooked(plain.clone(), hook);
     let err = client(&slow, "bob").try_acquire().unwrap_err();
     assert!(
-        matches!(err, fql::mutex::Error::Run(fql::exec::Error::TooOld { .. })),
+        matches!(
+            err,
+            fql::lock::mutex::Error::Run(fql::exec::Error::TooOld { .. })
+        ),
         "{err:?}"
     );
     assert_eq!(state(&plain).owner, None, "nothing was written");
@@ -886,7 +890,10 @@ fn clients_share_the_timing_and_mode_the_mutex_stores() {
         compat.acquire(Some(Duration::from_secs(1))),
     ] {
         let err = refused.unwrap_err();
-        assert!(matches!(err, fql::mutex::Error::Settings { .. }), "{err:?}");
+        assert!(
+            matches!(err, fql::lock::mutex::Error::Settings { .. }),
+            "{err:?}"
+        );
         assert!(
             err.to_string().starts_with(
                 "/locks/job is in use with heartbeat 0.1 s, staleness 0.3 s, default mode, stored in the mutex; this client has "
@@ -1072,7 +1079,10 @@ fn settings_no_client_writes_are_refused() {
     let err = client(&db, "bob")
         .acquire(Some(Duration::from_secs(1)))
         .unwrap_err();
-    assert!(matches!(err, fql::mutex::Error::Foreign { .. }), "{err:?}");
+    assert!(
+        matches!(err, fql::lock::mutex::Error::Foreign { .. }),
+        "{err:?}"
+    );
     assert!(
         err.to_string()
             .contains(r#"it holds /locks/job("config")=(100,300,"fast")"#),
@@ -1082,7 +1092,7 @@ fn settings_no_client_writes_are_refused() {
     let mut reaper = Reaper::new(db.clone(), dir(), FAST).unwrap();
     assert!(matches!(
         reaper.tick(),
-        Err(fql::mutex::Error::Foreign { .. })
+        Err(fql::lock::mutex::Error::Foreign { .. })
     ));
     assert_eq!(raw(&db), before);
 }

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use fql::exec::Engine;
 use fql::lock::list::{Lock, list};
-use fql::mutex::{Timing, Verdict, break_mutex};
+use fql::lock::mutex::break_mutex;
+use fql::lock::{Timing, Verdict};
 
 use super::{FAST, client, db, dir, script, state, wait_until};
 
@@ -41,7 +42,7 @@ fn a_waiters_wait_is_told_from_its_queue_entry() {
     script(&db, "mutex/enqueue", &[("name", super::name("bob"))]);
     std::thread::sleep(Duration::from_millis(300));
     let s = state(&db);
-    let since = fql::mutex::version_of(&s.queue[0].since);
+    let since = fql::lock::version_of(&s.queue[0].since);
     assert!(s.age(since) >= Duration::from_millis(300));
 }
 
@@ -52,7 +53,7 @@ fn list_finds_every_lock_under_a_directory_from_one_snapshot() {
     client(&db, "ann").try_acquire().unwrap().unwrap();
     let other = |d: &[&str], n: &str| {
         let d: Vec<String> = d.iter().map(|s| s.to_string()).collect();
-        fql::mutex::Mutex::new(db.clone(), d, n, FAST).unwrap()
+        fql::lock::mutex::Mutex::new(db.clone(), d, n, FAST).unwrap()
     };
     other(&["locks", "job", "inner"], "carl")
         .try_acquire()
@@ -61,11 +62,17 @@ fn list_finds_every_lock_under_a_directory_from_one_snapshot() {
     // A read-write lock and a semaphore are locks too, of their kinds.
     let kinded = |d: &str, n: &str, kind| {
         let d = vec!["locks".to_string(), d.to_string()];
-        fql::lock::Lock::new(db.clone(), d, n, FAST, kind).unwrap()
+        fql::lock::rwlock::Lock::new(db.clone(), d, n, FAST, kind).unwrap()
     };
     let (rw, sem) = (
-        (fql::lock::Kind::ReadWrite, fql::lock::Mode::Read),
-        (fql::lock::Kind::Semaphore(2), fql::lock::Mode::Permit),
+        (
+            fql::lock::rwlock::Kind::ReadWrite,
+            fql::lock::rwlock::Mode::Read,
+        ),
+        (
+            fql::lock::rwlock::Kind::Semaphore(2),
+            fql::lock::rwlock::Mode::Permit,
+        ),
     );
     kinded("rw", "eve", rw).try_acquire().unwrap().unwrap();
     kinded("rw", "fay", rw).try_acquire().unwrap().unwrap();
@@ -160,8 +167,8 @@ fn break_fences_the_owner_out_and_hands_the_mutex_on() {
     assert!(!state_of(&db, &missing).exists);
 }
 
-fn state_of(db: &std::sync::Arc<dyn fql::kv::Database>, d: &[String]) -> fql::mutex::State {
-    fql::mutex::State::read(&Engine::new(db.clone()), d).unwrap()
+fn state_of(db: &std::sync::Arc<dyn fql::kv::Database>, d: &[String]) -> fql::lock::mutex::State {
+    fql::lock::mutex::State::read(&Engine::new(db.clone()), d).unwrap()
 }
 
 /// A tree too large to read within a transaction's five seconds fails

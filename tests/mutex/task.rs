@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use fql::exec::Engine;
 use fql::kv::Database;
-use fql::mutex::{Finish, Taken, Task, dir_param};
+use fql::lock::dir_param;
+use fql::lock::task::{Finish, Taken, Task};
 use fql::syntax::ast::ElemKind;
 
 use super::{db, elem};
@@ -99,7 +100,7 @@ fn only_the_take_that_holds_the_task_finishes_it_and_only_as_done_or_failed() {
     .into_iter()
     .map(|(k, v)| (k.to_string(), elem(v).into()))
     .collect();
-    let source = fql::scripts::find("lock/finish-task").unwrap().source;
+    let source = fql::scripts::find("task/finish").unwrap().source;
     let refused = engine.run_text(source, &params, &mut |_| Ok(()));
     assert!(refused.is_err());
     assert_eq!(everything(&db), before, "nothing written");

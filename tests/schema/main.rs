@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use fql::kv::embedded::Embedded;
 use fql::kv::{Database, DatabaseExt, RetryOptions};
-use fql::mutex::{Mutex, Reaper, Timing, dir_param};
+use fql::lock::mutex::{Mutex, Reaper};
+use fql::lock::{Timing, dir_param};
 use fql::schema::{Violation, validate};
 use fql::syntax::ast::Elem;
 
@@ -68,7 +69,7 @@ fn the_mutex_schema_holds_in_every_state_the_commands_leave() {
                 .acquire(Some(Duration::from_secs(10)))
         })
     };
-    while fql::mutex::State::read(&fql::exec::Engine::new(db.clone()), &dir())
+    while fql::lock::mutex::State::read(&fql::exec::Engine::new(db.clone()), &dir())
         .unwrap()
         .queue
         .is_empty()

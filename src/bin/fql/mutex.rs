@@ -17,7 +17,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use fql::kv::{Activity, Database, Observed};
-use fql::mutex::{Mutex, Reaper, Timing};
+use fql::lock::Timing;
+use fql::lock::mutex::{Mutex, Reaper};
 
 use crate::args::{Client, Format, JudgeArgs, MutexCommand, StoreArgs, TimingArgs, WaitArgs};
 use crate::error::{CliError, Exit, warn};
@@ -320,7 +321,7 @@ pub fn directory(arg: &str) -> Result<Vec<String>, CliError> {
 
 /// A mutex's error, with any advice on the refusal, and the exit status
 /// it calls for.
-pub(crate) fn failed(e: fql::mutex::Error) -> CliError {
+pub(crate) fn failed(e: fql::lock::mutex::Error) -> CliError {
     match refused::advise(&e) {
         Some((advice, exit)) => CliError::lines(exit, [e.to_string(), advice]),
         None => {
@@ -337,7 +338,7 @@ pub(crate) fn failed(e: fql::mutex::Error) -> CliError {
 /// where other commands end with 0, and 4 for output that failed.
 fn granted<M: Held>(
     mutex: &M,
-    result: Result<Option<fql::mutex::Token>, M::Error>,
+    result: Result<Option<fql::lock::Token>, M::Error>,
     client: &Client,
     format: Option<Format>,
 ) -> Result<(), CliError> {

@@ -216,7 +216,7 @@ pub enum TaskCommand {
         task: TaskArgs,
         /// The token `take` printed.
         #[arg(long, value_name = "TOKEN", value_parser = token)]
-        token: fql::mutex::Token,
+        token: fql::lock::Token,
     },
     /// Finish a running task as done or failed. Exits 1, writing nothing,
     /// if the task is no longer this take's.
@@ -225,7 +225,7 @@ pub enum TaskCommand {
         task: TaskArgs,
         /// The token `take` printed.
         #[arg(long, value_name = "TOKEN", value_parser = token)]
-        token: fql::mutex::Token,
+        token: fql::lock::Token,
         /// `done`, or `failed` (another worker may take it again).
         #[arg(long, value_enum)]
         state: TaskState,
@@ -253,11 +253,11 @@ pub enum TaskState {
 }
 
 /// A fencing token as fql prints it: 24 hex digits.
-fn token(text: &str) -> Result<fql::mutex::Token, String> {
+fn token(text: &str) -> Result<fql::lock::Token, String> {
     let text = text.strip_prefix("0x").unwrap_or(text);
     let mut token = [0; 12];
     const_hex::decode_to_slice(text, &mut token)
-        .map(|()| fql::mutex::Token(token))
+        .map(|()| fql::lock::Token(token))
         .map_err(|_| {
             format!(
                 "`{}` is not a token: 24 hex digits, as take prints",

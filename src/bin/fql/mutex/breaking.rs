@@ -26,7 +26,7 @@ pub fn run(
         ));
     }
     let engine = fql::exec::Engine::new(db.clone()).timeout(timeout);
-    let Some(broken) = fql::mutex::break_mutex(&engine, dir).map_err(super::failed)? else {
+    let Some(broken) = fql::lock::mutex::break_mutex(&engine, dir).map_err(super::failed)? else {
         return Err(CliError::missing_directory(Exit::Unmet, dir));
     };
     let report = match format {

@@ -1,12 +1,12 @@
 //! `fql mutex elect` and `fql mutex observe`: leader election on the
-//! mutex (`fql::mutex::Election`), and who leads as it changes.
+//! mutex (`fql::lock::election::Election`), and who leads as it changes.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fql::kv::Database;
-use fql::mutex::{Campaign, Election, Leader, Observe, Term};
+use fql::lock::election::{Campaign, Election, Leader, Observe, Term};
 use fql::watch::Ended;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
@@ -115,7 +115,7 @@ pub fn observe(
     let mut sink = |leader: Option<&Leader>| {
         crate::output::print(&line(leader, format)).map_err(Failed::Output)
     };
-    match fql::mutex::observe(&engine, dir, options, &stopped, &mut sink) {
+    match fql::lock::election::observe(&engine, dir, options, &stopped, &mut sink) {
         Ok(Ended::Stopped) => Err(Exit::Interrupted.into()),
         Ok(Ended::Count | Ended::Time) => Ok(()),
         Err(Failed::Output(error)) => Err(error),
@@ -126,11 +126,11 @@ pub fn observe(
 /// Why observing stopped early.
 enum Failed {
     Output(CliError),
-    Mutex(fql::mutex::Error),
+    Mutex(fql::lock::mutex::Error),
 }
 
-impl From<fql::mutex::Error> for Failed {
-    fn from(e: fql::mutex::Error) -> Failed {
+impl From<fql::lock::mutex::Error> for Failed {
+    fn from(e: fql::lock::mutex::Error) -> Failed {
         Failed::Mutex(e)
     }
 }

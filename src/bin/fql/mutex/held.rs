@@ -3,8 +3,9 @@
 
 use std::time::Duration;
 
-use fql::lock::Lock;
-use fql::mutex::{Mutex, Timing, Token};
+use fql::lock::mutex::Mutex;
+use fql::lock::rwlock::Lock;
+use fql::lock::{Timing, Token};
 
 use crate::error::{CliError, Exit};
 
@@ -27,7 +28,7 @@ pub trait Held {
 }
 
 impl Held for Mutex {
-    type Error = fql::mutex::Error;
+    type Error = fql::lock::mutex::Error;
     fn acquire(&self, wait: Option<Duration>) -> Result<Option<Token>, Self::Error> {
         Mutex::acquire(self, wait)
     }
@@ -49,7 +50,7 @@ impl Held for Mutex {
 }
 
 impl Held for Lock {
-    type Error = fql::lock::Error;
+    type Error = fql::lock::rwlock::Error;
     fn acquire(&self, wait: Option<Duration>) -> Result<Option<Token>, Self::Error> {
         Lock::acquire(self, wait)
     }
@@ -73,9 +74,9 @@ impl Held for Lock {
 /// A read-write lock's or a semaphore's error, with the exit status it
 /// calls for: a client whose kind, permits or timing differ from the
 /// lock's is a usage error.
-pub fn failed(e: fql::lock::Error) -> CliError {
+pub fn failed(e: fql::lock::rwlock::Error) -> CliError {
     let exit = match &e {
-        fql::lock::Error::Mismatch { .. } => Exit::Usage,
+        fql::lock::rwlock::Error::Mismatch { .. } => Exit::Usage,
         e => fql::kv::AsKvError::as_kv(e).map_or(Exit::Failed, crate::store::exit_of),
     };
     CliError::failed(exit, e.to_string())

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fql::kv::Database;
-use fql::lock::{Kind, Lock, Mode, State};
+use fql::lock::rwlock::{Kind, Lock, Mode, State};
 use fql::syntax::plain_or_quoted;
 
 use super::held::failed;
@@ -124,7 +124,7 @@ fn open(
         .map_err(|e| CliError::Usage(e.to_string()))
 }
 
-fn done(result: Result<bool, fql::lock::Error>, not: &str) -> Result<(), CliError> {
+fn done(result: Result<bool, fql::lock::rwlock::Error>, not: &str) -> Result<(), CliError> {
     if result.map_err(failed)? {
         Ok(())
     } else {
@@ -147,7 +147,7 @@ fn show(
         Ok(names) => names,
         Err(exit) => return Some(Err(exit)),
     };
-    let state = match fql::lock::inspect(db.clone(), &names, timeout) {
+    let state = match fql::lock::rwlock::inspect(db.clone(), &names, timeout) {
         Ok(Some(state)) => state,
         Ok(_) => return None,
         Err(e) => return Some(Err(failed(e))),

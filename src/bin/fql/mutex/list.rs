@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fql::kv::Database;
+use fql::lock::Timing;
 use fql::lock::list::{Listed, Lock, Survey};
-use fql::mutex::Timing;
 use fql::syntax::plain_or_quoted;
 use serde_json::{Value, json};
 
@@ -39,7 +39,7 @@ pub fn run(
 
 /// The error for a failed list; a subtree that outlived the five seconds
 /// of a transaction is named as the cause.
-fn too_large(e: fql::lock::Error, dir: &[String]) -> CliError {
+fn too_large(e: fql::lock::rwlock::Error, dir: &[String]) -> CliError {
     let too_old = fql::kv::AsKvError::as_kv(&e) == Some(&fql::kv::Error::TransactionTooOld);
     if !too_old {
         return super::held::failed(e);

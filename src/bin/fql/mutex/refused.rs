@@ -1,7 +1,7 @@
 //! What `fql mutex` adds when a mutex refuses a client for who it is (its
 //! name) or how it is set up (its timing and mode), and the exit status.
 
-use fql::mutex::Error;
+use fql::lock::mutex::Error;
 
 use crate::error::Exit;
 

@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use fql::mutex::{Reaped, Token};
+use fql::lock::Token;
+use fql::lock::mutex::Reaped;
 use fql::syntax::plain_or_quoted;
 use serde_json::{Value, json};
 
@@ -69,7 +70,7 @@ pub fn acquired(token: Option<Token>, client: &Client, format: Format) -> String
 /// message when this client was not the one to do it; with JSON,
 /// `{"dir","name",FIELD: true|false}` either way.
 pub fn done(
-    result: Result<bool, fql::mutex::Error>,
+    result: Result<bool, fql::lock::mutex::Error>,
     client: &Client,
     format: Format,
     what: Done,
@@ -140,7 +141,7 @@ pub struct Stats {
     pub waited: Duration,
     /// `None` when the lock was never held.
     pub held: Option<Duration>,
-    pub token: Option<fql::mutex::Token>,
+    pub token: Option<fql::lock::Token>,
     pub heartbeats: u64,
     pub lost: bool,
 }

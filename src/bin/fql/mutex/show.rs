@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fql::kv::Database;
-use fql::mutex::{State, Timing, version_of};
+use fql::lock::mutex::State;
+use fql::lock::{Timing, version_of};
 use fql::syntax::plain_or_quoted;
 use serde_json::{Value, json};
 

@@ -1,12 +1,12 @@
 //! `fql mutex task`: the state-transition task lock with a lease
-//! (`fql::mutex::Task`).
+//! (`fql::lock::task::Task`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use fql::kv::Database;
-use fql::mutex::{Finish, Taken, Task};
+use fql::lock::task::{Finish, Taken, Task};
 use fql::syntax::plain_or_quoted;
 
 use crate::args::{TaskArgs, TaskCommand, TaskState};

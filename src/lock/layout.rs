@@ -1,7 +1,10 @@
-//! The keys a mutex may hold, taken from the `mutex/schema` script, and the
-//! check each mutex transaction makes before it reads or writes: a
-//! directory that holds anything else is not a mutex (a user's data, a
-//! mistyped path), and no mutex command may change it.
+//! The keys a lock may hold, taken from its kind's schema script
+//! (`mutex/schema`, `rwlock/schema`), and the check each of its
+//! transactions makes before it reads or writes: a directory that holds
+//! anything else is not such a lock (a user's data, a mistyped path, a
+//! lock of another kind), and no command of the kind may change it.
+//! What follows speaks of the mutex; a read-write lock's families differ,
+//! not how they are checked.
 //!
 //! The check must stay cheap for a mutex with many waiters, so it reads a
 //! bounded number of keys whatever the queue's length. The schema's
@@ -37,15 +40,65 @@ use std::sync::OnceLock;
 
 use crate::codec;
 use crate::directory::{DirectoryLayer, show};
+use crate::exec::Engine;
+use crate::kv::{AsKvError, Committed, DatabaseExt};
 use crate::kv::{ConflictRangeType, KeyValue, RangeOption, Transaction, key_after, strinc};
+use crate::plan::Plan;
 use crate::schema::Pattern;
 use crate::syntax::ast::{Elem, ElemKind, Kind, Query};
 use foundationdb_tuple::TuplePack;
 
-use super::{Error, dir_param, elem};
+use super::runner::{checked, dir_param, elem};
 
-/// The families of keys of a mutex (or of another lock that keeps its
-/// layout in a schema script), in key order.
+/// The kinds of lock, each with its schema script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Schema {
+    /// `mutex/schema`.
+    Mutex,
+    /// `rwlock/schema`: read-write locks and semaphores.
+    ReadWrite,
+}
+
+impl Schema {
+    fn script(self) -> &'static str {
+        match self {
+            Schema::Mutex => "mutex/schema",
+            Schema::ReadWrite => "rwlock/schema",
+        }
+    }
+}
+
+/// Why a layout check failed; each kind of lock words a foreign key its
+/// own way.
+#[derive(Debug)]
+pub(crate) enum Error {
+    /// The directory holds a key that its schema does not allow: the
+    /// transaction stopped before it wrote anything.
+    Foreign {
+        /// The directory.
+        dir: String,
+        /// The first such key-value, as FQL.
+        key: String,
+    },
+    /// The directory could not be opened.
+    Directory(crate::directory::Error),
+    /// The database failed.
+    Kv(crate::kv::Error),
+}
+
+impl From<crate::directory::Error> for Error {
+    fn from(e: crate::directory::Error) -> Error {
+        Error::Directory(e)
+    }
+}
+
+impl From<crate::kv::Error> for Error {
+    fn from(e: crate::kv::Error) -> Error {
+        Error::Kv(e)
+    }
+}
+
+/// The families of keys of a kind of lock, in key order.
 pub(crate) struct Layout {
     families: Vec<Family>,
 }
@@ -62,43 +115,24 @@ struct Family {
     patterns: Vec<Pattern<'static>>,
 }
 
-/// The layout of `mutex/schema`, built once.
-pub(crate) fn layout() -> &'static Layout {
-    of("mutex/schema")
-}
-
-/// The layout of the shipped schema script `schema`, built once per
-/// process: each kind of lock states its keys in its own schema, and the
-/// same check guards them all.
-pub(crate) fn of(schema: &'static str) -> &'static Layout {
-    static LAYOUTS: OnceLock<std::sync::Mutex<Vec<(&'static str, &'static Layout)>>> =
-        OnceLock::new();
-    let mut built = LAYOUTS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, layout)) = built.iter().find(|(name, _)| *name == schema) {
-        return layout;
-    }
-    // Built once per schema and kept for the process's life.
-    let layout: &'static Layout = Box::leak(Box::new(Layout::from_schema(schema)));
-    built.push((schema, layout));
-    layout
+/// The layout of `schema`, built the first time it is asked for and kept
+/// for the process's life, with the plan its patterns borrow.
+pub(crate) fn of(schema: Schema) -> &'static Layout {
+    static PLANS: [OnceLock<Plan<'static>>; 2] = [const { OnceLock::new() }; 2];
+    static LAYOUTS: [OnceLock<Layout>; 2] = [const { OnceLock::new() }; 2];
+    let at = schema as usize;
+    LAYOUTS[at].get_or_init(|| {
+        // Any directory: the patterns are read after its prefix.
+        let params = [("dir".to_string(), elem(dir_param(&["mutex".into()])).into())].into();
+        let plan = PLANS[at].get_or_init(|| {
+            crate::plan::plan(checked(schema.script()), &params).expect("shipped scripts plan")
+        });
+        Layout::from_plan(schema, plan)
+    })
 }
 
 impl Layout {
-    fn from_schema(schema: &str) -> Layout {
-        let source = crate::scripts::find(schema)
-            .unwrap_or_else(|| panic!("{schema} ships with fql"))
-            .source;
-        // Built once per process and kept for its life.
-        let script = Box::leak(Box::new(
-            crate::check::load(source).expect("shipped scripts load"),
-        ));
-        let params = [("dir".to_string(), elem(dir_param(&["mutex".into()])).into())].into();
-        let plan = Box::leak(Box::new(
-            crate::plan::plan(script, &params).expect("shipped scripts plan"),
-        ));
+    fn from_plan(schema: Schema, plan: &'static Plan<'static>) -> Layout {
         let mut families: Vec<Family> = Vec::new();
         for step in &plan.steps {
             let (Kind::Read | Kind::ReadRange, Query::KeyValue(kv)) = (step.kind, step.query())
@@ -134,15 +168,16 @@ impl Layout {
         families.sort_by(|a, b| a.begin.cmp(&b.begin));
         assert!(
             families.windows(2).all(|w| w[0].end <= w[1].begin),
-            "the families of {schema} do not overlap"
+            "the families of {} do not overlap",
+            schema.script()
         );
         Layout { families }
     }
 
     /// Checks, in `tx`, that the directory `dir` holds nothing but the keys
-    /// of a mutex, and returns its prefix, so that the caller need not
-    /// resolve the directory again. A missing directory is a fresh mutex:
-    /// `None`.
+    /// of this kind of lock, and returns its prefix, so that the caller
+    /// need not resolve the directory again. A missing directory is a
+    /// fresh lock: `None`.
     pub(crate) fn check(
         &self,
         tx: &mut dyn Transaction,
@@ -150,6 +185,26 @@ impl Layout {
         dir: &[String],
     ) -> Result<Option<Vec<u8>>, Error> {
         Ok(self.inspect(tx, layer, dir)?.map(|found| found.prefix))
+    }
+
+    /// Runs `f` in the engine's retry loop, in a transaction that first
+    /// checks the directory `dir` ([`Layout::check`]): a look at the lock.
+    /// `f` gets the directory's prefix, or `None` when there is none yet
+    /// (a fresh lock).
+    pub(crate) fn look<T, E>(
+        &self,
+        engine: &Engine,
+        dir: &[String],
+        mut f: impl FnMut(&mut dyn Transaction, Option<&[u8]>) -> Result<T, E>,
+    ) -> Result<(T, Committed), E>
+    where
+        E: From<Error> + From<crate::kv::Error> + AsKvError,
+    {
+        let layer = DirectoryLayer::new();
+        engine.database().run_with(engine.retry_options(), |tx, _| {
+            let prefix = self.check(tx, &layer, dir)?;
+            f(tx, prefix.as_deref())
+        })
     }
 
     /// [`Layout::check`], returning besides the prefix what the check saw
@@ -372,7 +427,7 @@ mod tests {
 
     #[test]
     fn a_read_write_lock_has_its_own_families() {
-        let names = families(of("rwlock/schema"));
+        let names = families(of(Schema::ReadWrite));
         let bounded: Vec<&str> = names
             .iter()
             .filter(|(_, max)| *max == Some(1))
@@ -380,12 +435,12 @@ mod tests {
             .collect();
         assert_eq!(bounded, [r#""config""#, r#""turn""#, r#""writer""#]);
         assert_eq!(names.len(), 9);
-        assert!(std::ptr::eq(of("rwlock/schema"), of("rwlock/schema")));
+        assert!(std::ptr::eq(of(Schema::ReadWrite), of(Schema::ReadWrite)));
     }
 
     #[test]
     fn the_families_come_from_the_schema() {
-        let names = families(layout());
+        let names = families(of(Schema::Mutex));
         assert_eq!(
             names,
             [

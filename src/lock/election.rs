@@ -17,7 +17,8 @@ use crate::exec::Engine;
 use crate::kv::{Activity, Database, Observed, RangeOption, Transaction, Watch};
 use crate::watch::Ended;
 
-use super::{Error, Mutex, Timing, Token, in_mutex};
+use super::mutex::{Error, Mutex, in_mutex};
+use super::{Timing, Token};
 
 /// Who leads, as one snapshot shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -219,7 +220,7 @@ impl Election {
 
     /// This candidate's name.
     pub fn name(&self) -> &str {
-        &self.plain.name
+        self.plain.name()
     }
 
     /// What ends the campaign or the term from another thread.

@@ -12,18 +12,14 @@
 //! mutex's keys (`layout`), so a mutex command pointed at a user's data
 //! refuses it and writes nothing.
 //!
-//! Built on it: leader election (`election`: a candidate is a waiter, the
-//! leader the owner, the term the token) and the task lock with a lease
-//! (`task`, the `lock/*-task` scripts).
+//! Built on it: leader election ([`election`](super::election): a
+//! candidate is a waiter, the leader the owner, the term the token).
 
 mod breaking;
-mod election;
 mod judge;
-pub(crate) mod layout;
 mod reaper;
 mod settings;
 mod state;
-mod task;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,40 +27,19 @@ use std::time::{Duration, Instant};
 use foundationdb_tuple::TuplePack;
 
 use crate::directory::DirectoryLayer;
-use crate::exec::{Bindings, Engine, Error as ExecError, Output, Part};
-use crate::kv::Committed;
-use crate::kv::{Database, DatabaseExt, Transaction, Watch};
-use crate::syntax::ast::{Elem, ElemKind, Span, Tuple};
+use crate::exec::{Engine, Error as ExecError, Output, Part};
+use crate::kv::{Committed, Database, Transaction, Watch};
+use crate::syntax::ast::ElemKind;
+
+use super::layout::{self, Schema};
+use super::runner::{self, Outcome};
+use super::{Timing, Token};
 
 pub use breaking::{Broken, break_mutex};
 use judge::Judge;
 pub use reaper::{Reaped, Reaper};
 pub use settings::Settings;
-pub use state::{State, Verdict, Waiter, age_of, version_of};
-
-pub use election::{Campaign, Election, Leader, Observe, Stopper, Term, observe};
-pub use task::{Finish, Taken, Task};
-
-/// Timing of a mutex: how often holders and waiters beat, and how long
-/// the head of the queue (or a reaper) lets a heartbeat stand still
-/// before it takes the mutex over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timing {
-    /// `h`: the heartbeat interval.
-    pub heartbeat: Duration,
-    /// `L`: the staleness after which an owner is taken over; at least
-    /// `3h`.
-    pub stale: Duration,
-}
-
-impl Default for Timing {
-    fn default() -> Timing {
-        Timing {
-            heartbeat: Duration::from_secs(1),
-            stale: Duration::from_secs(5),
-        }
-    }
-}
+pub use state::{State, Waiter};
 
 /// Why a mutex operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -148,14 +123,13 @@ impl From<crate::kv::Error> for Error {
     }
 }
 
-/// A fencing token: the versionstamp of the transaction that granted the
-/// mutex, so tokens increase strictly from one grant to the next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Token(pub [u8; 12]);
-
-impl std::fmt::Display for Token {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&const_hex::encode(self.0))
+impl From<layout::Error> for Error {
+    fn from(e: layout::Error) -> Error {
+        match e {
+            layout::Error::Foreign { dir, key } => Error::Foreign { dir, key },
+            layout::Error::Directory(e) => Error::Directory(e),
+            layout::Error::Kv(e) => e.into(),
+        }
     }
 }
 
@@ -169,17 +143,6 @@ pub struct Mutex {
     compat: bool,
 }
 
-/// What a script found: it ran, or one of its guards stopped it.
-enum Outcome {
-    Ran(Vec<Output>, Committed),
-    Refused,
-    /// A commit whose outcome the database could not tell, then a run
-    /// that its guards stopped: every script's guards refuse what it has
-    /// already done (a release once the client no longer owns the mutex),
-    /// so the first run most likely landed.
-    Settled,
-}
-
 impl Mutex {
     /// The client `name` of the mutex in directory `dir`.
     pub fn new(
@@ -189,10 +152,7 @@ impl Mutex {
         timing: Timing,
     ) -> Result<Mutex, Error> {
         let name = name.into();
-        if name.is_empty() {
-            return Err(Error::EmptyName);
-        }
-        check_timing(timing)?;
+        check_client(&name, timing)?;
         Ok(Mutex {
             engine: Engine::new(db),
             dir,
@@ -227,6 +187,11 @@ impl Mutex {
         self.timing
     }
 
+    /// This client's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The timing and mode this client uses, which every client of the
     /// mutex must share while it is held or waited for.
     pub fn settings(&self) -> Settings {
@@ -242,13 +207,9 @@ impl Mutex {
     /// the client's identity. A run retried after an unknown commit and
     /// refused by its own grant answers with that grant's token.
     pub fn try_acquire(&self) -> Result<Option<Token>, Error> {
-        match self.script("try-acquire", &[])? {
+        match self.script("try-acquire")? {
             Outcome::Ran(..) if self.compat => self.answer(),
-            Outcome::Ran(_, committed) => Ok(committed.versionstamp.map(|stamp| {
-                let mut token = [0; 12];
-                token[..10].copy_from_slice(&stamp);
-                Token(token)
-            })),
+            Outcome::Ran(_, committed) => Ok(Token::of(&committed)),
             Outcome::Settled => self.answer(),
             Outcome::Refused => self.unique().map(|()| None),
         }
@@ -262,7 +223,7 @@ impl Mutex {
     /// enqueue: it is granted to the head of its queue, as nobody else
     /// would grant it.
     fn enqueue(&self) -> Result<(), Error> {
-        match self.script("enqueue", &[])? {
+        match self.script("enqueue")? {
             Outcome::Ran(..) | Outcome::Settled => Ok(()),
             Outcome::Refused => {
                 self.unique()?;
@@ -398,7 +359,7 @@ impl Mutex {
                 // starts its next period: a period that had ended would
                 // make every later wait zero, a spin).
                 if !self.compat {
-                    self.script("waiting", &[])?;
+                    self.script("waiting")?;
                 }
                 beat_at = Instant::now() + h;
             }
@@ -473,8 +434,7 @@ impl Mutex {
     /// Runs a script that acts on the mutex rather than as this client
     /// (a grant, a takeover, a drop); whether its guards let it act.
     fn act(&self, script: &str, params: &[(&str, ElemKind<'static>)]) -> Result<bool, Error> {
-        let ran = run_script(&self.engine, script, &self.dir, None, params)?;
-        Ok(matches!(ran, Outcome::Ran(..)))
+        Ok(run_script(&self.engine, script, &self.dir, params)?.ran())
     }
 
     /// Leaves the queue after a timeout; a grant that came just before
@@ -491,7 +451,7 @@ impl Mutex {
         if self.compat {
             return Ok(self.heartbeat()?.then_some(Token([0; 12])));
         }
-        let Outcome::Ran(rows, _) = self.script("answer", &[])? else {
+        let Outcome::Ran(rows, _) = self.script("answer")? else {
             return Ok(None);
         };
         let fence = rows.iter().find_map(|o| match o {
@@ -508,24 +468,18 @@ impl Mutex {
     /// Releases the mutex, handing it to the longest-waiting client;
     /// `false` if this client did not hold it.
     pub fn release(&self) -> Result<bool, Error> {
-        Ok(matches!(
-            self.script("release", &[])?,
-            Outcome::Ran(..) | Outcome::Settled
-        ))
+        Ok(self.script("release")?.landed())
     }
 
     /// Beats as the owner; `false` if this client no longer holds the
     /// mutex.
     pub fn heartbeat(&self) -> Result<bool, Error> {
-        Ok(matches!(self.script("heartbeat", &[])?, Outcome::Ran(..)))
+        Ok(self.script("heartbeat")?.ran())
     }
 
     /// Leaves the queue; `false` if this client was not waiting.
     pub fn cancel(&self) -> Result<bool, Error> {
-        Ok(matches!(
-            self.script("cancel", &[])?,
-            Outcome::Ran(..) | Outcome::Settled
-        ))
+        Ok(self.script("cancel")?.landed())
     }
 
     /// The token of the grant this client holds, or `None`.
@@ -577,23 +531,20 @@ impl Mutex {
         Ok(look)
     }
 
-    /// Runs a named mutex script with this client's parameters, checking
-    /// its settings against the mutex's in the same transaction: in full
-    /// for an operation that takes the mutex or queues (which stores them
+    /// Runs a named mutex script with this client's name, checking its
+    /// settings against the mutex's in the same transaction: in full for
+    /// an operation that takes the mutex or queues (which stores them
     /// where none bind), the mode for the others.
-    fn script(&self, op: &str, extra: &[(&str, ElemKind<'static>)]) -> Result<Outcome, Error> {
-        let name = if self.compat {
-            format!("mutex/compat/{op}")
-        } else {
-            format!("mutex/{op}")
-        };
+    fn script(&self, op: &str) -> Result<Outcome, Error> {
+        let script = self.op(op);
         let expect = if settings::acquiring(op) {
             settings::Expect::All(self.settings())
         } else {
             settings::Expect::Mode(self.settings())
         };
-        let client = Some(self.name.as_str());
-        run_checked(&self.engine, &name, &self.dir, client, extra, expect)
+        let name = [("name", ElemKind::Str(self.name.clone().into()))];
+        let check = checks(&self.dir, script, expect);
+        runner::run(&self.engine, script, &self.dir, &name, check)
     }
 }
 
@@ -619,8 +570,17 @@ enum Waited {
     NotQueued,
 }
 
+/// Refuses what no client of a lock may be: one without a name, or with
+/// a timing it cannot live by.
+pub(crate) fn check_client(name: &str, timing: Timing) -> Result<(), Error> {
+    if name.is_empty() {
+        return Err(Error::EmptyName);
+    }
+    check_timing(timing)
+}
+
 fn check_timing(timing: Timing) -> Result<(), Error> {
-    if timing.stale < timing.heartbeat * 3 || timing.heartbeat.is_zero() {
+    if !timing.is_valid() {
         return Err(Error::Timing {
             stale: timing.stale,
             heartbeat: timing.heartbeat,
@@ -629,135 +589,38 @@ fn check_timing(timing: Timing) -> Result<(), Error> {
     Ok(())
 }
 
-/// The FQL value of a directory path: a tuple of names.
-pub fn dir_param(dir: &[String]) -> ElemKind<'static> {
-    ElemKind::Tuple(Box::new(Tuple {
-        elems: dir
-            .iter()
-            .map(|n| elem(ElemKind::Str(n.clone().into())))
-            .collect(),
-        rest: None,
-        span: Span::default(),
-    }))
-}
-
-pub(crate) fn elem(kind: ElemKind<'static>) -> Elem<'static> {
-    Elem {
-        kind,
-        span: Span::default(),
-    }
-}
-
-/// Runs a shipped script with `dir`, `name` and `extra` as parameters.
-///
-/// A run whose commit the database could not tell about (it reports
-/// `commit_unknown_result` and keeps no record of commits) is run
-/// again, until its outcome is known or the engine's timeout has passed
-/// since the first: each script's guards refuse what it has already done,
-/// so a second run never does it twice, and its refusal then says the
-/// first landed ([`Outcome::Settled`]).
+/// Runs a mutex script that acts on the mutex rather than as a client (a
+/// grant, a takeover, a drop), with `params` besides `dir`.
 fn run_script(
     engine: &Engine,
     script: &str,
     dir: &[String],
-    name: Option<&str>,
-    extra: &[(&str, ElemKind<'static>)],
+    params: &[(&str, ElemKind<'static>)],
 ) -> Result<Outcome, Error> {
-    run_checked(engine, script, dir, name, extra, settings::Expect::Nothing)
+    let check = checks(dir, script, settings::Expect::Nothing);
+    runner::run(engine, script, dir, params, check)
 }
 
-/// [`run_script`], with what each transaction asks of the mutex's
-/// stored settings.
-fn run_checked(
-    engine: &Engine,
-    script: &str,
-    dir: &[String],
-    name: Option<&str>,
-    extra: &[(&str, ElemKind<'static>)],
+/// What each transaction of the mutex script `script` checks first: that
+/// the directory holds nothing but a mutex's keys, and what `expect` asks
+/// of the settings the mutex stores.
+fn checks<'a>(
+    dir: &'a [String],
+    script: &'a str,
     expect: settings::Expect,
-) -> Result<Outcome, Error> {
-    let began = Instant::now();
-    let mut unknown = false;
-    loop {
-        match run_script_once(engine, script, dir, name, extra, expect) {
-            Ok(Outcome::Refused) if unknown => return Ok(Outcome::Settled),
-            Err(e) if unknown_result(&e) => {
-                let timeout = engine.retry_options().timeout;
-                if timeout.is_some_and(|t| began.elapsed() >= t) {
-                    return Err(e);
-                }
-                unknown = true;
-            }
-            other => return other,
-        }
-    }
-}
-
-/// Whether a run failed without knowing whether its commit landed.
-pub(crate) fn unknown_result(e: &Error) -> bool {
-    matches!(e, Error::Run(ExecError::UnknownResult))
-        || crate::kv::AsKvError::as_kv(e).is_some_and(crate::kv::Error::is_maybe_committed)
-}
-
-fn run_script_once(
-    engine: &Engine,
-    script: &str,
-    dir: &[String],
-    name: Option<&str>,
-    extra: &[(&str, ElemKind<'static>)],
-    expect: settings::Expect,
-) -> Result<Outcome, Error> {
-    let source = crate::scripts::find(script)
-        .unwrap_or_else(|| panic!("{script} ships with fql"))
-        .source;
-    let mut params = crate::plan::Params::new();
-    params.insert("dir".into(), elem(dir_param(dir)).into());
-    if let Some(name) = name {
-        params.insert("name".into(), ElemKind::Str(name.to_string().into()).into());
-    }
-    for (k, v) in extra {
-        params.insert(k.to_string(), v.clone().into());
-    }
-    let loaded = crate::check::load(source).expect("shipped scripts load");
-    let plan = crate::plan::plan(&loaded, &params).expect("shipped scripts plan");
+) -> impl FnMut(&mut dyn Transaction) -> Result<(), Error> + 'a {
     let layer = DirectoryLayer::new();
-    let mut rows = Vec::new();
-    let mut committed = Committed::default();
-    let mut bindings = Bindings::default();
-    for steps in plan.transactions() {
-        let ran = engine.run_transaction_with(
-            steps,
-            &mut bindings,
-            &mut |row: Output| {
-                rows.push(row);
-                Ok(())
-            },
-            |tx| {
-                let found = layout::layout().inspect(tx, &layer, dir)?;
-                settings::enforce(tx, found.as_ref(), dir, script, expect)
-            },
-        );
-        match ran {
-            Ok(c) => committed = c,
-            Err(Error::Run(ExecError::Guard { .. })) => return Ok(Outcome::Refused),
-            Err(e) => return Err(e),
-        }
+    move |tx| {
+        let found = layout::of(Schema::Mutex).inspect(tx, &layer, dir)?;
+        settings::enforce(tx, found.as_ref(), dir, script, expect)
     }
-    Ok(Outcome::Ran(rows, committed))
 }
 
-/// Runs `f` in the engine's retry loop, in a transaction that first
-/// checks that `dir` holds nothing but a mutex's keys: a look at the
-/// mutex. `f` gets the prefix of the directory, or `None` when there is
-/// none yet (a fresh mutex).
-fn in_mutex<T>(
+/// A look at the mutex in `dir` ([`Layout::look`](layout::Layout::look)).
+pub(super) fn in_mutex<T>(
     engine: &Engine,
     dir: &[String],
-    mut f: impl FnMut(&mut dyn Transaction, Option<&[u8]>) -> Result<T, Error>,
+    f: impl FnMut(&mut dyn Transaction, Option<&[u8]>) -> Result<T, Error>,
 ) -> Result<(T, Committed), Error> {
-    let layer = DirectoryLayer::new();
-    engine.database().run_with(engine.retry_options(), |tx, _| {
-        let prefix = layout::layout().check(tx, &layer, dir)?;
-        f(tx, prefix.as_deref())
-    })
+    layout::of(Schema::Mutex).look(engine, dir, f)
 }

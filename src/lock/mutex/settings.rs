@@ -22,8 +22,8 @@ use foundationdb_tuple::TuplePack;
 use crate::directory::DirectoryLayer;
 use crate::kv::{ConflictRangeType, DatabaseExt, Transaction, strinc};
 
-use super::layout::Found;
 use super::{Error, Timing};
+use crate::lock::layout::{self, Found, Schema};
 
 /// What a mutex's clients must agree on: the timing, and whether they
 /// write only what Go clients write.
@@ -162,7 +162,10 @@ pub(super) fn enforce(
         return Ok(());
     };
     let stored = match &found.config {
-        Some(value) => Some(Settings::decode(value).ok_or_else(|| found.foreign_config(dir))?),
+        Some(value) => match Settings::decode(value) {
+            Some(stored) => Some(stored),
+            None => return Err(found.foreign_config(dir).into()),
+        },
         None => None,
     };
     let idle = !found.held && !found.queued;
@@ -213,7 +216,7 @@ pub(super) fn read(
     let (stored, _) = engine
         .database()
         .run_with(engine.retry_options(), |tx, _| {
-            let found = super::layout::layout().inspect(tx, &layer, dir)?;
+            let found = layout::of(Schema::Mutex).inspect(tx, &layer, dir)?;
             let Some(found) = found else {
                 return Ok(None);
             };
@@ -223,7 +226,7 @@ pub(super) fn read(
             match &found.config {
                 Some(value) => Settings::decode(value)
                     .map(Some)
-                    .ok_or_else(|| found.foreign_config(dir)),
+                    .ok_or_else(|| Error::from(found.foreign_config(dir))),
                 None => Ok(None),
             }
         })?;

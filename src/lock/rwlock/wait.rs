@@ -19,9 +19,11 @@ use std::time::{Duration, Instant};
 
 use foundationdb_tuple::Versionstamp;
 
-use super::{Error, Lock, Outcome, pack, token};
+use super::{Error, Lock, pack};
 use crate::kv::{RangeOption, Transaction, Watch, collect_range};
-use crate::mutex::Token;
+use crate::lock::Token;
+use crate::lock::runner::Outcome;
+use crate::lock::stillness::Stillness;
 use crate::syntax::ast::ElemKind;
 
 /// Where a client stands, from one transaction.
@@ -46,19 +48,12 @@ enum Look {
 /// When each heartbeat was first seen with its value, on this client's
 /// clock: a heartbeat that stands still for `L` is its client's death.
 #[derive(Default)]
-struct Seen(HashMap<String, (Vec<u8>, Instant)>);
+struct Seen(Stillness<String, Vec<u8>>);
 
 impl Seen {
     /// Whether `name`'s heartbeat has stood at `beat` for `stale`.
     fn stale(&mut self, name: &str, beat: &[u8], stale: Duration) -> bool {
-        let now = Instant::now();
-        match self.0.get_mut(name) {
-            Some((seen, since)) if seen.as_slice() == beat => now - *since >= stale,
-            _ => {
-                self.0.insert(name.to_string(), (beat.to_vec(), now));
-                false
-            }
-        }
+        self.0.note(name.to_string(), beat.to_vec(), Instant::now()) >= stale
     }
 }
 
@@ -97,8 +92,8 @@ fn wait(lock: &Lock, deadline: Option<Instant>) -> Result<Option<Token>, Error> 
                 watch,
             } => {
                 let slot_ok = lock.mode != super::Mode::Permit || slot.is_some();
-                if slot_ok && let Outcome::Ran(c) = lock.claim("claim", slot)? {
-                    return Ok(token(&c));
+                if slot_ok && let Outcome::Ran(_, c) = lock.claim("claim", slot)? {
+                    return Ok(Token::of(&c));
                 }
                 if take_over(lock, &mut seen, &holders)? {
                     continue;
@@ -134,10 +129,7 @@ fn take_over(lock: &Lock, seen: &mut Seen, holders: &[(String, Vec<u8>)]) -> Res
     for (name, beat) in holders {
         if name != &lock.name && seen.stale(name, beat, lock.timing.stale) {
             let params = [("owner", str(name)), ("seen", bytes(beat))];
-            return Ok(matches!(
-                lock.script("takeover", &params)?,
-                Outcome::Ran(_) | Outcome::Settled
-            ));
+            return Ok(lock.script("takeover", &params)?.landed());
         }
     }
     Ok(false)

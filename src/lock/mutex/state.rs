@@ -1,19 +1,17 @@
 //! A mutex's whole state from one snapshot, for `show`, `list` and for
-//! the reaper's observations, with the ages a person reads: in seconds,
-//! from versions, which advance about a million a second on every
-//! backend ([`Transaction::version_now`]).
+//! the reaper's observations, with the ages a person reads
+//! ([`age_of`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use crate::exec::{Bindings, Engine, Output, Part};
+use crate::exec::{Engine, Output, Part};
 use crate::kv::Transaction;
 use crate::syntax::ast::ElemKind;
 
-use super::{Error, Timing, Token, dir_param, elem};
-
-/// Versions a second, on FoundationDB and on the embedded store alike.
-const VERSIONS_PER_SECOND: f64 = 1e6;
+use super::{Error, Timing, Token};
+use crate::lock::runner;
+use crate::lock::timing::{Verdict, age_of, version_of};
 
 /// What one snapshot of a mutex holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -52,60 +50,6 @@ pub struct Waiter {
     pub since: [u8; 12],
 }
 
-/// What a client's last heartbeat says of it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// It beat within the staleness `L`.
-    Live,
-    /// Its heartbeat has stood still for longer than `L`: a takeover or a
-    /// reaper may hand its place on.
-    Stale,
-    /// It never beat (a Go client's grant, not yet answered).
-    Silent,
-}
-
-impl Verdict {
-    /// The verdict on a heartbeat `age` old (`None`: it never beat), for
-    /// a lock that holds a client stale after `stale` without one. Every
-    /// kind of lock judges so.
-    pub fn of(age: Option<Duration>, stale: Duration) -> Verdict {
-        match age {
-            None => Verdict::Silent,
-            Some(age) if age > stale => Verdict::Stale,
-            Some(_) => Verdict::Live,
-        }
-    }
-
-    /// Its name in JSON: `live`, `stale` or `silent`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Live => "live",
-            Verdict::Stale => "stale",
-            Verdict::Silent => "silent",
-        }
-    }
-
-    /// The words `show` and `list` print.
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Live => "live",
-            Verdict::Stale => "stale",
-            Verdict::Silent => "no heartbeat",
-        }
-    }
-}
-
-/// `mutex/show`, checked once: waiters read the state with it at every
-/// look.
-fn show() -> &'static crate::syntax::ast::Script<'static> {
-    static SHOW: std::sync::OnceLock<crate::syntax::ast::Script<'static>> =
-        std::sync::OnceLock::new();
-    SHOW.get_or_init(|| {
-        let source = crate::scripts::find("mutex/show").expect("shipped").source;
-        crate::check::load(source).expect("shipped scripts load")
-    })
-}
-
 impl State {
     /// Reads the state of the mutex in `dir` with `mutex/show`, in one
     /// transaction; refuses a directory that is not a mutex.
@@ -124,18 +68,10 @@ impl State {
         dir: &[String],
         exists: bool,
     ) -> Result<State, Error> {
-        let params = [("dir".to_string(), elem(dir_param(dir)).into())].into();
-        let plan = crate::plan::plan(show(), &params).expect("shipped scripts plan");
-        let mut rows = Vec::new();
-        if exists {
-            let mut bindings = Bindings::default();
-            for steps in plan.transactions() {
-                engine.run_in(tx, steps, &mut bindings, &mut |o| {
-                    rows.push(o);
-                    Ok(())
-                })?;
-            }
-        }
+        let rows = match exists {
+            true => runner::read_in(engine, tx, "mutex/show", dir)?,
+            false => Vec::new(),
+        };
         let mut state = State {
             read_version: tx.read_version()?,
             version_now: tx.version_now()?,
@@ -246,17 +182,4 @@ impl State {
         self.owner.as_ref()?;
         self.token.map(|t| self.age(version_of(&t.0)))
     }
-}
-
-/// How long before `version_now` version `version` was committed,
-/// estimated from versions; zero for a version not behind it. Every
-/// kind of lock's `show` measures ages so.
-pub fn age_of(version_now: u64, version: u64) -> Duration {
-    let versions = version_now.saturating_sub(version);
-    Duration::from_secs_f64(versions as f64 / VERSIONS_PER_SECOND)
-}
-
-/// The commit version in a versionstamp.
-pub fn version_of(stamp: &[u8; 12]) -> u64 {
-    u64::from_be_bytes(stamp[..8].try_into().expect("8 bytes"))
 }

@@ -21,7 +21,7 @@ use crate::exec::Engine;
 use crate::kv::Database;
 
 use super::judge::{Judge, Verdict};
-use super::{Error, Outcome, State, Timing, check_timing, run_script};
+use super::{Error, State, Timing, check_timing, run_script};
 
 /// What the reaper did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,7 +111,7 @@ impl Reaper {
             } else {
                 "mutex/grant-head"
             };
-            if let Outcome::Ran(..) = run_script(&self.engine, script, &self.dir, None, &[])? {
+            if run_script(&self.engine, script, &self.dir, &[])?.ran() {
                 reaped.push(Reaped::Granted(state.queue[0].name.clone()));
             }
         }
@@ -132,14 +132,8 @@ impl Reaper {
 
     /// Runs a verdict's script; whether its guards let it act.
     fn act(&self, verdict: &Verdict) -> Result<bool, Error> {
-        let ran = run_script(
-            &self.engine,
-            verdict.script,
-            &self.dir,
-            None,
-            &verdict.params,
-        )?;
-        Ok(matches!(ran, Outcome::Ran(..)))
+        let ran = run_script(&self.engine, verdict.script, &self.dir, &verdict.params)?;
+        Ok(ran.ran())
     }
 
     /// Gives up on each transaction, retries included, after `timeout`

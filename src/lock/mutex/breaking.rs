@@ -4,7 +4,8 @@
 use crate::exec::{Engine, Output, Part};
 use crate::syntax::ast::ElemKind;
 
-use super::{Error, Outcome, State, Token, run_script_once};
+use super::{Error, State, Token, checks, settings::Expect};
+use crate::lock::runner::{self, Outcome};
 
 /// What a break did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,14 +30,9 @@ pub fn break_mutex(engine: &Engine, dir: &[String]) -> Result<Option<Broken>, Er
     // outcome the database cannot tell is reported, not run again (which
     // would break the mutex of the waiter it was handed to). The script
     // has no guard, so it is never refused.
-    let (rows, committed) = match run_script_once(
-        engine,
-        "mutex/break",
-        dir,
-        None,
-        &[],
-        super::settings::Expect::Nothing,
-    )? {
+    let script = "mutex/break";
+    let check = checks(dir, script, Expect::Nothing);
+    let (rows, committed) = match runner::run_once(engine, script, dir, &[], check)? {
         Outcome::Ran(rows, committed) => (rows, committed),
         Outcome::Refused | Outcome::Settled => Default::default(),
     };

@@ -1,18 +1,14 @@
-//! Judging who stopped beating, on the judge's own clock: one piece that
-//! the reaper and the waiter at the head of the queue both use.
+//! Judging who stopped beating, on the judge's own clock
+//! ([`Stillness`]): one piece that the reaper and the waiter at the head
+//! of the queue both use.
 //!
-//! A heartbeat is a versionstamp, only ever compared with itself ("has it
-//! changed since I last looked?"), never with anyone's wall clock. What
-//! the judge remembers is, for each client, the value it last saw and when
-//! it first saw it (`std::time::Instant`, monotonic). A judge that starts,
-//! or restarts, therefore watches a value for a whole threshold before it
-//! may act on it. Each verdict carries the value judged, and the script it
-//! names re-checks that value in the transaction that acts, so a beat that
+//! Each verdict carries the value judged, and the script it names
+//! re-checks that value in the transaction that acts, so a beat that
 //! lands between the look and the act makes the act change nothing.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use crate::lock::stillness::Stillness;
 use crate::syntax::ast::{ElemKind, Vstamp};
 
 use super::{State, Timing, Waiter};
@@ -41,7 +37,7 @@ pub(crate) struct Verdict {
 pub(crate) struct Judge {
     timing: Timing,
     compat: bool,
-    seen: HashMap<Sign, (Option<Vec<u8>>, Instant)>,
+    seen: Stillness<Sign, Option<Vec<u8>>>,
 }
 
 impl Judge {
@@ -49,7 +45,7 @@ impl Judge {
         Judge {
             timing,
             compat,
-            seen: HashMap::new(),
+            seen: Stillness::default(),
         }
     }
 
@@ -68,14 +64,9 @@ impl Judge {
             }
         }
         self.seen
-            .retain(|sign, _| signs.iter().any(|(s, _)| s == sign));
+            .retain(|sign| signs.iter().any(|(s, _)| s == sign));
         for (sign, value) in signs {
-            match self.seen.get(&sign) {
-                Some((seen, _)) if *seen == value => {}
-                _ => {
-                    self.seen.insert(sign, (value, now));
-                }
-            }
+            self.seen.note(sign, value, now);
         }
     }
 
@@ -92,12 +83,6 @@ impl Judge {
         }
     }
 
-    /// How long `sign` has shown the value it shows now.
-    fn still(&self, sign: &Sign, now: Instant) -> Option<(&Option<Vec<u8>>, Duration)> {
-        let (value, since) = self.seen.get(sign)?;
-        Some((value, now.duration_since(*since)))
-    }
-
     /// Whether the owner is due to be taken over, with `patience` added
     /// to the threshold: `L` for a heartbeat that stood still, `h` for a
     /// grant nobody answered (the heartbeat still equals the token the
@@ -107,7 +92,7 @@ impl Judge {
     pub fn owner(&self, state: &State, now: Instant, patience: Duration) -> Option<Verdict> {
         let owner = state.owner.as_ref()?;
         let (sign, _) = self.owner_sign(state, owner);
-        let (value, stood) = self.still(&sign, now)?;
+        let (value, stood) = self.seen.still(&sign, now)?;
         let value = value.clone()?;
         let unanswered =
             matches!(sign, Sign::Heartbeat(_)) && state.token.is_some_and(|t| t.0[..] == value[..]);
@@ -142,7 +127,9 @@ impl Judge {
         if self.compat {
             return None;
         }
-        let (value, stood) = self.still(&Sign::Heartbeat(waiter.name.clone()), now)?;
+        let (value, stood) = self
+            .seen
+            .still(&Sign::Heartbeat(waiter.name.clone()), now)?;
         if stood < self.timing.stale {
             return None;
         }

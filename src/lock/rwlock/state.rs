@@ -8,10 +8,11 @@ use std::time::Duration;
 use crate::directory::DirectoryLayer;
 use crate::exec::Engine;
 use crate::kv::{Database, DatabaseExt, RangeOption, Transaction, collect_range};
-use crate::mutex::{Token, Verdict, age_of};
+use crate::lock::layout::{self, Schema};
+use crate::lock::{Token, Verdict, age_of};
 use crate::syntax::ast::ElemKind;
 
-use super::{Error, Kind, SCHEMA};
+use super::{Error, Kind};
 
 /// What one snapshot of a lock holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,10 +83,9 @@ pub fn inspect_in(
     layer: &DirectoryLayer,
     dir: &[String],
 ) -> Result<Option<State>, Error> {
-    let layout = crate::mutex::layout::of(SCHEMA);
-    let prefix = match layout.check(tx, layer, dir) {
+    let prefix = match layout::of(Schema::ReadWrite).check(tx, layer, dir) {
         Ok(Some(prefix)) => prefix,
-        Ok(None) | Err(crate::mutex::Error::Foreign { .. }) => return Ok(None),
+        Ok(None) | Err(layout::Error::Foreign { .. }) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
     let range = RangeOption::prefix(&prefix);

@@ -1,6 +1,6 @@
 //! The state-transition task lock with a lease, driven from Rust: the
-//! `lock/*-task` scripts, and a taker that judges a running task's
-//! heartbeat on its own clock.
+//! `task/*` scripts, and a taker that judges a running task's heartbeat
+//! on its own clock.
 //!
 //! A task is `("task", task)` = its state (waiting, running, done,
 //! failed), with, while it runs, `("worker", task)` = who took it,
@@ -18,11 +18,13 @@ use std::time::{Duration, Instant};
 use foundationdb_tuple::TuplePack;
 
 use crate::directory::DirectoryLayer;
-use crate::exec::{Bindings, Engine, Error as ExecError, Output};
+use crate::exec::Engine;
 use crate::kv::{Committed, Database, DatabaseExt, Watch};
 use crate::syntax::ast::ElemKind;
 
-use super::{Error, Token, dir_param, elem};
+use super::Token;
+use super::mutex::Error;
+use super::runner::{self, Outcome};
 
 /// One worker's handle on one task.
 pub struct Task {
@@ -106,7 +108,7 @@ impl Task {
         // A task that moves back to waiting or failed as it is looked at
         // is tried again, a few times.
         for _ in 0..3 {
-            if let Some(committed) = self.run("lock/take-task", &[])? {
+            if let Some(committed) = self.run("task/take", &[])? {
                 return self.token(committed);
             }
             let look = self.look()?;
@@ -129,7 +131,7 @@ impl Task {
                 });
             }
             let seen = [("seen", ElemKind::Bytes(beat))];
-            return match self.run("lock/retake-task", &seen)? {
+            return match self.run("task/retake", &seen)? {
                 Some(committed) => self.token(committed),
                 None => Ok(Taken::Running),
             };
@@ -172,7 +174,7 @@ impl Task {
     /// no longer this worker's take (finished, or taken over).
     pub fn beat(&self, token: Token) -> Result<bool, Error> {
         let token = [("token", ElemKind::Bytes(token.0.to_vec()))];
-        Ok(self.run("lock/beat-task", &token)?.is_some())
+        Ok(self.run("task/beat", &token)?.is_some())
     }
 
     /// Finishes the task as `outcome`; `false` if it is no longer this
@@ -186,17 +188,15 @@ impl Task {
             ("token", ElemKind::Bytes(token.0.to_vec())),
             ("state", ElemKind::Str(state.into())),
         ];
-        Ok(self.run("lock/finish-task", &params)?.is_some())
+        Ok(self.run("task/finish", &params)?.is_some())
     }
 
     /// The token of a take that committed: its versionstamp; or, when the
     /// commit's outcome was unknown and a second run found the task taken,
     /// the token the task holds, if this worker holds it.
     fn token(&self, committed: Committed) -> Result<Taken, Error> {
-        if let Some(stamp) = committed.versionstamp {
-            let mut token = [0; 12];
-            token[..10].copy_from_slice(&stamp);
-            return Ok(Taken::Took(Token(token)));
+        if let Some(token) = Token::of(&committed) {
+            return Ok(Taken::Took(token));
         }
         let fence = self.in_dir(|tx, prefix| {
             let worker = tx.get(&self.key(prefix, "worker"), false)?;
@@ -262,62 +262,28 @@ impl Task {
         Ok(found)
     }
 
-    /// Runs a task script; `None` if a guard refused it. A commit whose
-    /// outcome the database could not tell is run again: each script's
-    /// guards refuse what it already did, so a refusal then means the
-    /// first run landed (`Some`, with no versionstamp).
+    /// Runs a task script with this worker's task and name; `None` if a
+    /// guard refused it. A run settled after an unknown commit counts as
+    /// landed (`Some`, with no versionstamp).
     fn run(
         &self,
         script: &str,
         extra: &[(&str, ElemKind<'static>)],
     ) -> Result<Option<Committed>, Error> {
-        let began = Instant::now();
-        let mut unknown = false;
-        loop {
-            match self.run_once(script, extra) {
-                Ok(None) if unknown => return Ok(Some(Committed::default())),
-                Err(e) if super::unknown_result(&e) => {
-                    let timeout = self.engine.retry_options().timeout;
-                    if timeout.is_some_and(|t| began.elapsed() >= t) {
-                        return Err(e);
-                    }
-                    unknown = true;
-                }
-                other => return other,
-            }
-        }
-    }
-
-    fn run_once(
-        &self,
-        script: &str,
-        extra: &[(&str, ElemKind<'static>)],
-    ) -> Result<Option<Committed>, Error> {
-        let source = crate::scripts::find(script)
-            .unwrap_or_else(|| panic!("{script} ships with fql"))
-            .source;
-        let mut params = crate::plan::Params::new();
-        params.insert("dir".into(), elem(dir_param(&self.dir)).into());
-        let task = ElemKind::Str(self.task.clone().into());
-        params.insert("task".into(), task.into());
-        let name = ElemKind::Str(self.name.clone().into());
-        params.insert("name".into(), name.into());
-        for (k, v) in extra {
-            params.insert(k.to_string(), v.clone().into());
-        }
-        let script = crate::check::load(source).expect("shipped scripts load");
-        let plan = crate::plan::plan(&script, &params).expect("shipped scripts plan");
-        let mut committed = Committed::default();
-        let mut bindings = Bindings::default();
-        for steps in plan.transactions() {
-            let mut sink = |_: Output| Ok(());
-            match self.engine.run_transaction(steps, &mut bindings, &mut sink) {
-                Ok(c) => committed = c,
-                Err(ExecError::Guard { .. }) => return Ok(None),
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(Some(committed))
+        let mut params = vec![
+            ("task", ElemKind::Str(self.task.clone().into())),
+            ("name", ElemKind::Str(self.name.clone().into())),
+        ];
+        params.extend(extra.iter().cloned());
+        // A task's directory holds the user's tasks: no layout to check.
+        let unchecked = |_: &mut dyn crate::kv::Transaction| Ok::<_, Error>(());
+        Ok(
+            match runner::run(&self.engine, script, &self.dir, &params, unchecked)? {
+                Outcome::Ran(_, committed) => Some(committed),
+                Outcome::Settled => Some(Committed::default()),
+                Outcome::Refused => None,
+            },
+        )
     }
 }
 
