@@ -83,22 +83,14 @@ fn build() -> Result<Artifacts, Failed> {
         .collect();
     let cdylib = messages
         .iter()
-        .filter(|m| {
-            m["target"]["kind"]
-                .as_array()
-                .is_some_and(|k| k.iter().any(|k| k == "cdylib"))
-        })
+        .filter(|m| of_kind(m, "cdylib"))
         .flat_map(|m| m["filenames"].as_array().into_iter().flatten())
         .filter_map(|f| f.as_str().map(PathBuf::from))
         .find(|f| f.file_name().is_some_and(|n| n == "libfdb_c.so"))
         .ok_or("cargo named no libfdb_c.so")?;
     let tests = messages
         .iter()
-        .filter(|m| {
-            m["target"]["kind"]
-                .as_array()
-                .is_some_and(|k| k.iter().any(|k| k == "test"))
-        })
+        .filter(|m| of_kind(m, "test"))
         .filter_map(|m| {
             let name = m["target"]["name"].as_str()?;
             Some((name.to_string(), PathBuf::from(m["executable"].as_str()?)))
@@ -109,6 +101,13 @@ fn build() -> Result<Artifacts, Failed> {
         lib_dir: lib_dir.to_path_buf(),
         tests,
     })
+}
+
+/// Whether cargo's artifact message `m` is of a target of `kind`.
+fn of_kind(m: &serde_json::Value, kind: &str) -> bool {
+    m["target"]["kind"]
+        .as_array()
+        .is_some_and(|k| k.iter().any(|k| k == kind))
 }
 
 /// The directory holding fql's `libfdb_c.so`.
