@@ -47,10 +47,10 @@ use criterion::{Criterion, Throughput, criterion_group};
 use fql::directory::DirectoryLayer;
 use fql::exec::{Each, Engine, Found};
 use fql::kv::embedded::Embedded;
-use fql::kv::{
-    Committed, ConflictRangeType, Database, DatabaseExt, Error, MutationType, RangeCursor,
-    RangeOption, StreamingMode, Transaction, TransactionOption, Watch,
-};
+use fql::kv::{Database, DatabaseExt, Error, RangeCursor, RangeOption, StreamingMode};
+
+#[path = "../tests/support/hooked.rs"]
+mod hooked;
 
 /// mimalloc, counting, while [`COUNTING`] is on, the bytes allocated
 /// since it was turned on, less those freed, and their peak. Off, it costs
@@ -378,106 +378,13 @@ fn directories(c: &mut Criterion) {
 /// Transactions of the `dircache` script.
 const DIRCACHE_TX: usize = 200;
 
-/// A database that counts its transactions' point reads.
-struct CountingDb {
-    inner: Arc<dyn Database>,
-    gets: Arc<AtomicUsize>,
-}
-
-impl Database for CountingDb {
-    fn create_trx(&self) -> fql::kv::Result<Box<dyn Transaction>> {
-        Ok(Box::new(CountingTx {
-            tx: self.inner.create_trx()?,
-            gets: self.gets.clone(),
-        }))
-    }
-
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
-}
-
-struct CountingTx {
-    tx: Box<dyn Transaction>,
-    gets: Arc<AtomicUsize>,
-}
-
-impl Transaction for CountingTx {
-    fn read_version(&mut self) -> fql::kv::Result<u64> {
-        self.tx.read_version()
-    }
-    fn version_now(&mut self) -> fql::kv::Result<u64> {
-        self.tx.version_now()
-    }
-    fn commit_status(
-        &mut self,
-        id: &fql::kv::IdempotencyId,
-        since: std::time::SystemTime,
-    ) -> fql::kv::Result<fql::kv::CommitStatus> {
-        self.tx.commit_status(id, since)
-    }
-    fn get(&mut self, key: &[u8], snapshot: bool) -> fql::kv::Result<Option<Vec<u8>>> {
-        self.gets.fetch_add(1, Ordering::Relaxed);
-        self.tx.get(key, snapshot)
-    }
-    fn get_range(
-        &mut self,
-        r: &fql::kv::RangeOption,
-        i: usize,
-        snapshot: bool,
-    ) -> fql::kv::Result<fql::kv::RangeResult> {
-        self.tx.get_range(r, i, snapshot)
-    }
-    fn set(&mut self, key: &[u8], value: &[u8]) -> fql::kv::Result<()> {
-        self.tx.set(key, value)
-    }
-    fn clear(&mut self, key: &[u8]) -> fql::kv::Result<()> {
-        self.tx.clear(key)
-    }
-    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> fql::kv::Result<()> {
-        self.tx.clear_range(begin, end)
-    }
-    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> fql::kv::Result<()> {
-        self.tx.atomic_op(key, param, op)
-    }
-    fn add_conflict_range(
-        &mut self,
-        b: &[u8],
-        e: &[u8],
-        ty: ConflictRangeType,
-    ) -> fql::kv::Result<()> {
-        self.tx.add_conflict_range(b, e, ty)
-    }
-    fn set_option(&mut self, option: TransactionOption) -> fql::kv::Result<()> {
-        self.tx.set_option(option)
-    }
-    fn watch(&mut self, key: &[u8]) -> fql::kv::Result<Watch> {
-        self.tx.watch(key)
-    }
-    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> fql::kv::Result<u64> {
-        self.tx.estimated_range_size(begin, end)
-    }
-    fn commit(&mut self) -> fql::kv::Result<Committed> {
-        self.tx.commit()
-    }
-    fn on_error(&mut self, error: fql::kv::Error) -> fql::kv::Result<()> {
-        self.tx.on_error(error)
-    }
-    fn reset(&mut self) {
-        self.tx.reset()
-    }
-}
-
 /// An engine over a file holding `/a/b/c(1)=1`, with the directory cache
 /// on or off, and the count of point reads its transactions make.
 fn dircache_engine(cached: bool) -> (Engine, Arc<AtomicUsize>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let file: Arc<dyn Database> = Arc::new(Embedded::open(dir.path().join("d.db")).expect("opens"));
-    let gets = Arc::new(AtomicUsize::new(0));
-    let db: Arc<dyn Database> = Arc::new(CountingDb {
-        inner: file,
-        gets: gets.clone(),
-    });
+    let (count, gets) = hooked::counting_gets();
+    let db = hooked::before_each(file, count);
     let engine = Engine::new(db).directory_cache(cached);
     run_script(&engine, "/a/b/c(1)=1\n", &mut std::io::sink());
     (engine, gets, dir)

@@ -24,29 +24,14 @@ use std::sync::{Arc, Mutex as Shared};
 use std::time::{Duration, Instant};
 
 use fql::kv::embedded::Embedded;
-use fql::kv::{Database, Transaction};
 use fql::lock::Timing;
 use fql::lock::mutex::Mutex;
 
+#[path = "../tests/support/hooked.rs"]
+mod hooked;
+
 /// How many handovers each queue length measures.
 const GRANTS: usize = 200;
-
-/// A database handle that counts its transactions.
-struct Counting {
-    inner: Embedded,
-    count: Arc<AtomicUsize>,
-}
-
-impl Database for Counting {
-    fn create_trx(&self) -> fql::kv::Result<Box<dyn Transaction>> {
-        self.count.fetch_add(1, Ordering::Relaxed);
-        self.inner.create_trx()
-    }
-
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
-}
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
@@ -54,10 +39,10 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 /// A client of the mutex at `path` on a handle of its own.
 fn client(path: &std::path::Path, n: usize, count: &Arc<AtomicUsize>) -> Mutex {
-    let db: Arc<dyn Database> = Arc::new(Counting {
-        inner: Embedded::open(path).expect("the file opens"),
-        count: count.clone(),
-    });
+    let db = hooked::counting_transactions(
+        Arc::new(Embedded::open(path).expect("the file opens")),
+        count.clone(),
+    );
     Mutex::new(db, vec!["bench".into()], format!("c{n}"), Timing::default()).expect("a client")
 }
 

@@ -8,6 +8,12 @@
 //! with read-your-writes, byte-ordered keys, versionstamps, watches, FDB's size
 //! limits and FDB's error codes.
 //!
+//! A wrapper that changes a few operations of every transaction (the meter
+//! of `fql explain --analyze`, the stop and progress of [`Observed`],
+//! injected faults) is a [`Layer`], which a [`LayeredDb`] puts over each
+//! transaction of the database below: the layer says what it changes, and
+//! everything else passes through.
+//!
 //! ```
 //! use fql::kv::{self, DatabaseExt, RangeOption};
 //!
@@ -32,6 +38,7 @@ mod error;
 pub mod faults;
 #[cfg(feature = "fdb")]
 pub mod fdb;
+mod layer;
 mod metered;
 mod observed;
 mod range;
@@ -51,6 +58,7 @@ pub use conflicting::{
 };
 pub use error::{Cause, Error, Result};
 pub use faults::{FaultPlan, Faulty};
+pub use layer::{Layer, LayerFn, Layered, LayeredDb, MakeLayer, Op, layer_fn};
 pub use metered::{Meter, Metered};
 pub use observed::{Activity, Observed};
 pub use range::{

@@ -371,96 +371,23 @@ fn long_read_ahead(split: bool) {
     }
 }
 
-/// A database whose range reads each take 600 ms.
-struct Slow(Arc<Embedded>);
-
-struct SlowTx(Box<dyn fql::kv::Transaction>);
-
-impl fql::kv::Database for Slow {
-    fn create_trx(&self) -> fql::kv::Result<Box<dyn fql::kv::Transaction>> {
-        Ok(Box::new(SlowTx(self.0.create_trx()?)))
-    }
-
-    fn describe(&self) -> String {
-        "slow".into()
-    }
-}
-
-impl fql::kv::Transaction for SlowTx {
-    fn read_version(&mut self) -> fql::kv::Result<u64> {
-        self.0.read_version()
-    }
-    fn version_now(&mut self) -> fql::kv::Result<u64> {
-        self.0.version_now()
-    }
-    fn commit_status(
-        &mut self,
-        id: &fql::kv::IdempotencyId,
-        since: std::time::SystemTime,
-    ) -> fql::kv::Result<fql::kv::CommitStatus> {
-        self.0.commit_status(id, since)
-    }
-    fn get(&mut self, key: &[u8], snapshot: bool) -> fql::kv::Result<Option<Vec<u8>>> {
-        self.0.get(key, snapshot)
-    }
-    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> fql::kv::Result<u64> {
-        self.0.estimated_range_size(begin, end)
-    }
-    fn get_range(
-        &mut self,
-        range: &fql::kv::RangeOption,
-        iteration: usize,
-        snapshot: bool,
-    ) -> fql::kv::Result<fql::kv::RangeResult> {
-        std::thread::sleep(std::time::Duration::from_millis(600));
-        self.0.get_range(range, iteration, snapshot)
-    }
-    fn set(&mut self, key: &[u8], value: &[u8]) -> fql::kv::Result<()> {
-        self.0.set(key, value)
-    }
-    fn clear(&mut self, key: &[u8]) -> fql::kv::Result<()> {
-        self.0.clear(key)
-    }
-    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> fql::kv::Result<()> {
-        self.0.clear_range(begin, end)
-    }
-    fn atomic_op(
-        &mut self,
-        key: &[u8],
-        param: &[u8],
-        op: fql::kv::MutationType,
-    ) -> fql::kv::Result<()> {
-        self.0.atomic_op(key, param, op)
-    }
-    fn add_conflict_range(
-        &mut self,
-        begin: &[u8],
-        end: &[u8],
-        ty: fql::kv::ConflictRangeType,
-    ) -> fql::kv::Result<()> {
-        self.0.add_conflict_range(begin, end, ty)
-    }
-    fn set_option(&mut self, option: fql::kv::TransactionOption) -> fql::kv::Result<()> {
-        self.0.set_option(option)
-    }
-    fn watch(&mut self, key: &[u8]) -> fql::kv::Result<fql::kv::Watch> {
-        self.0.watch(key)
-    }
-    fn commit(&mut self) -> fql::kv::Result<fql::kv::Committed> {
-        self.0.commit()
-    }
-    fn on_error(&mut self, error: fql::kv::Error) -> fql::kv::Result<()> {
-        self.0.on_error(error)
-    }
-    fn reset(&mut self) {
-        self.0.reset()
-    }
+/// `db`, with range reads that each take 600 ms.
+fn slow(db: Arc<Embedded>) -> Arc<dyn fql::kv::Database> {
+    crate::support::hooked::before_each(
+        db,
+        Arc::new(|op: fql::kv::Op<'_>| {
+            if let fql::kv::Op::GetRange { .. } = op {
+                std::thread::sleep(std::time::Duration::from_millis(600));
+            }
+            Ok(())
+        }),
+    )
 }
 
 /// A read-only transaction that outlives the limit before printing
 /// anything fails too, rather than start again and outlive it again.
 fn silent_long_read(db: Arc<Embedded>) {
-    let engine = Engine::new(Arc::new(Slow(db)));
+    let engine = Engine::new(slow(db));
     let script = ["/slow(<str>)"; 10].join("\n");
     let ran = engine.run_text(&script, &Default::default(), &mut |_| Ok(()));
     assert!(

@@ -51,8 +51,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use super::{
-    CommitStatus, Committed, ConflictRangeType, Database, Error, IdempotencyId, MutationType,
-    RangeOption, RangeResult, Result, Transaction, TransactionOption, Watch, codes,
+    CommitStatus, Committed, ConflictRangeType, Database, Error, IdempotencyId, Layer, LayeredDb,
+    MakeLayer, MutationType, Op, RangeOption, RangeResult, Result, Transaction, TransactionOption,
+    codes,
 };
 
 /// The environment variable that holds a fault plan.
@@ -467,57 +468,61 @@ fn fault_code(text: &str) -> Option<i32> {
 }
 
 /// `inner`, with the faults of a plan.
-pub struct Faulty<D> {
-    inner: Arc<D>,
-    plan: Arc<FaultPlan>,
-    transactions: AtomicU64,
-}
+pub type Faulty<D> = LayeredDb<Arc<D>, Faults>;
 
-impl<D: Database> Faulty<D> {
+impl<D: Database + 'static> Faulty<D> {
     /// `inner`, failing as `plan` says.
     pub fn new(inner: D, plan: FaultPlan) -> Faulty<D> {
-        Faulty {
-            inner: Arc::new(inner),
+        let inner = Arc::new(inner);
+        let faults = Faults {
+            db: inner.clone(),
             plan: Arc::new(plan),
             transactions: AtomicU64::new(0),
-        }
+        };
+        LayeredDb::wrap(inner, faults)
     }
 
     /// The plan.
     pub fn plan(&self) -> &FaultPlan {
-        &self.plan
+        &self.make().plan
     }
 
     /// The database without the faults.
     pub fn inner(&self) -> &D {
-        &self.inner
+        self.below()
     }
 }
 
-impl<D: Database + 'static> Database for Faulty<D> {
-    fn create_trx(&self) -> Result<Box<dyn Transaction>> {
-        Ok(Box::new(FaultyTx {
-            inner: self.inner.create_trx()?,
-            db: self.inner.clone(),
+/// The faults of a [`Faulty`] database: its plan, and the count of its
+/// transactions, from which each draws.
+pub struct Faults {
+    /// The database below, for the other transaction of a real conflict.
+    db: Arc<dyn Database>,
+    plan: Arc<FaultPlan>,
+    transactions: AtomicU64,
+}
+
+impl MakeLayer for Faults {
+    type Layer = FaultyTx;
+
+    fn layer(&self, _: &mut dyn Transaction) -> Result<FaultyTx> {
+        Ok(FaultyTx {
+            db: self.db.clone(),
             last_read: None,
             plan: self.plan.clone(),
             number: self.transactions.fetch_add(1, Ordering::Relaxed),
             draws: 0,
             wrote: false,
-        }))
+        })
     }
 
-    fn describe(&self) -> String {
-        format!(
-            "{}, with injected faults {}",
-            self.inner.describe(),
-            self.plan
-        )
+    fn describe(&self, below: String) -> String {
+        format!("{below}, with injected faults {}", self.plan)
     }
 }
 
-struct FaultyTx {
-    inner: Box<dyn Transaction>,
+/// The layer of a [`Faulty`] transaction.
+pub struct FaultyTx {
     /// The database, for the other transaction of a real conflict.
     db: Arc<dyn Database>,
     /// The last key read with a conflict, the one a real conflict writes.
@@ -585,38 +590,48 @@ impl FaultyTx {
     }
 }
 
-impl Transaction for FaultyTx {
-    fn read_version(&mut self) -> Result<u64> {
-        self.read()?;
-        self.inner.read_version()
+/// A failed read or a commit that fails "not applied" leaves the
+/// transaction below untouched.
+impl Layer for FaultyTx {
+    /// Reads fail as the plan says; a read of the conflicting keys never
+    /// does, as FDB's client answers it itself from the failed commit's
+    /// reply: no server is asked.
+    fn before(&mut self, op: Op<'_>) -> Result<()> {
+        match op {
+            Op::GetRange { range, .. }
+                if super::CONFLICTING_KEYS <= range.begin.as_slice()
+                    && range.end.as_slice() <= super::CONFLICTING_KEYS_END =>
+            {
+                Ok(())
+            }
+            Op::ReadVersion
+            | Op::VersionNow
+            | Op::Get { .. }
+            | Op::GetRange { .. }
+            | Op::EstimatedRangeSize { .. } => self.read(),
+            _ => Ok(()),
+        }
     }
 
-    fn version_now(&mut self) -> Result<u64> {
-        self.read()?;
-        self.inner.version_now()
-    }
-
-    fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
-        self.read()?;
-        let value = self.inner.get(key, snapshot)?;
+    fn get(
+        &mut self,
+        tx: &mut dyn Transaction,
+        key: &[u8],
+        snapshot: bool,
+    ) -> Result<Option<Vec<u8>>> {
+        let value = tx.get(key, snapshot)?;
         self.note_read(key, snapshot);
         Ok(value)
     }
 
     fn get_range(
         &mut self,
+        tx: &mut dyn Transaction,
         range: &RangeOption,
         iteration: usize,
         snapshot: bool,
     ) -> Result<RangeResult> {
-        // FDB's client answers the conflicting keys itself, from the
-        // failed commit's reply: no server is asked, so nothing can fail.
-        let local = super::CONFLICTING_KEYS <= range.begin.as_slice()
-            && range.end.as_slice() <= super::CONFLICTING_KEYS_END;
-        if !local {
-            self.read()?;
-        }
-        let batch = self.inner.get_range(range, iteration, snapshot)?;
+        let batch = tx.get_range(range, iteration, snapshot)?;
         let last = batch.kvs.last().map(|kv| kv.key.clone());
         if let Some(key) = last.or_else(|| (range.begin < range.end).then(|| range.begin.clone())) {
             self.note_read(&key, snapshot);
@@ -624,92 +639,95 @@ impl Transaction for FaultyTx {
         Ok(batch)
     }
 
-    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
-        self.read()?;
-        self.inner.estimated_range_size(begin, end)
-    }
-
-    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        let r = self.inner.set(key, value);
+    fn set(&mut self, tx: &mut dyn Transaction, key: &[u8], value: &[u8]) -> Result<()> {
+        let r = tx.set(key, value);
         self.wrote(r)
     }
 
-    fn clear(&mut self, key: &[u8]) -> Result<()> {
-        let r = self.inner.clear(key);
+    fn clear(&mut self, tx: &mut dyn Transaction, key: &[u8]) -> Result<()> {
+        let r = tx.clear(key);
         self.wrote(r)
     }
 
-    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        let r = self.inner.clear_range(begin, end);
+    fn clear_range(&mut self, tx: &mut dyn Transaction, begin: &[u8], end: &[u8]) -> Result<()> {
+        let r = tx.clear_range(begin, end);
         self.wrote(r)
     }
 
-    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
-        let r = self.inner.atomic_op(key, param, op);
+    fn atomic_op(
+        &mut self,
+        tx: &mut dyn Transaction,
+        key: &[u8],
+        param: &[u8],
+        op: MutationType,
+    ) -> Result<()> {
+        let r = tx.atomic_op(key, param, op);
         self.wrote(r)
     }
 
     fn add_conflict_range(
         &mut self,
+        tx: &mut dyn Transaction,
         begin: &[u8],
         end: &[u8],
         ty: ConflictRangeType,
     ) -> Result<()> {
-        let r = self.inner.add_conflict_range(begin, end, ty);
+        let r = tx.add_conflict_range(begin, end, ty);
         match ty {
             ConflictRangeType::Write => self.wrote(r),
             ConflictRangeType::Read => r,
         }
     }
 
-    fn set_option(&mut self, option: TransactionOption) -> Result<()> {
+    fn set_option(&mut self, tx: &mut dyn Transaction, option: TransactionOption) -> Result<()> {
         match option {
             TransactionOption::IdempotencyId(_) if !self.plan.ids => Ok(()),
-            option => self.inner.set_option(option),
+            option => tx.set_option(option),
         }
     }
 
-    fn watch(&mut self, key: &[u8]) -> Result<Watch> {
-        self.inner.watch(key)
-    }
-
-    fn commit(&mut self) -> Result<Committed> {
+    fn commit(&mut self, tx: &mut dyn Transaction) -> Result<Committed> {
         if !self.wrote {
-            return self.inner.commit();
+            return tx.commit();
         }
         match self.draw(Site::Commit) {
-            None => self.inner.commit(),
+            None => tx.commit(),
             Some(Fault::Error(code)) => Err(Error::from_code(code)),
             Some(Fault::UnknownNotApplied) => Err(Error::CommitUnknownResult),
             Some(Fault::UnknownApplied) => {
-                self.inner.commit()?;
+                tx.commit()?;
                 Err(Error::CommitUnknownResult)
             }
             Some(Fault::Conflict) => {
                 self.conflict()?;
-                self.inner.commit()
+                tx.commit()
             }
         }
     }
 
-    fn on_error(&mut self, error: Error) -> Result<()> {
-        self.inner.on_error(error)?;
+    fn on_error(&mut self, tx: &mut dyn Transaction, error: Error) -> Result<()> {
+        tx.on_error(error)?;
         self.wrote = false;
         self.last_read = None;
         Ok(())
     }
 
-    fn reset(&mut self) {
-        self.inner.reset();
+    fn reset(&mut self, tx: &mut dyn Transaction) {
+        tx.reset();
         self.wrote = false;
         self.last_read = None;
     }
 
-    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus> {
+    fn commit_status(
+        &mut self,
+        tx: &mut dyn Transaction,
+        id: &IdempotencyId,
+        since: SystemTime,
+    ) -> Result<CommitStatus> {
         if !self.plan.ids {
             return Ok(CommitStatus::Unknown);
         }
-        self.inner.commit_status(id, since)
+        tx.commit_status(id, since)
     }
 }
 
@@ -870,7 +888,6 @@ mod tests {
             let plan = FaultPlan::parse(&format!("1020:0.3,1235:0.2;seed={seed}")).unwrap();
             let db = Arc::new(crate::kv::embedded::Embedded::memory());
             let mut tx = FaultyTx {
-                inner: db.create_trx().unwrap(),
                 db,
                 last_read: None,
                 plan: Arc::new(plan),

@@ -14,11 +14,11 @@
 //! conflicting keys before the retry forgets them.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use super::{
-    CommitStatus, Committed, ConflictRangeType, Database, Error, IdempotencyId, MutationType,
-    RangeOption, RangeResult, Result, Transaction, TransactionOption, Watch,
+    Committed, Database, Error, Layer, LayeredDb, MakeLayer, MutationType, RangeOption,
+    RangeResult, Result, Transaction, TransactionOption,
 };
 
 /// What a [`Metered`] database reports to, from the thread that runs its
@@ -50,36 +50,30 @@ pub trait Meter: Send + Sync {
 }
 
 /// `D`, with every transaction reported to a [`Meter`].
-pub struct Metered<D> {
-    inner: D,
-    meter: Arc<dyn Meter>,
-}
+pub type Metered<D> = LayeredDb<D, Arc<dyn Meter>>;
 
 impl<D: Database> Metered<D> {
     /// `inner`, reporting to `meter`.
     pub fn new(inner: D, meter: Arc<dyn Meter>) -> Metered<D> {
-        Metered { inner, meter }
+        LayeredDb::wrap(inner, meter)
     }
 }
 
-impl<D: Database> Database for Metered<D> {
-    fn create_trx(&self) -> Result<Box<dyn Transaction>> {
-        let mut inner = self.inner.create_trx()?;
-        inner.set_option(TransactionOption::ReportConflictingKeys)?;
-        self.meter.transaction();
-        Ok(Box::new(MeteredTx {
-            inner,
-            meter: self.meter.clone(),
-        }))
-    }
+/// Each transaction reports to the meter, and asks for its conflicts.
+impl MakeLayer for Arc<dyn Meter> {
+    type Layer = MeteredTx;
 
-    fn describe(&self) -> String {
-        self.inner.describe()
+    fn layer(&self, tx: &mut dyn Transaction) -> Result<MeteredTx> {
+        tx.set_option(TransactionOption::ReportConflictingKeys)?;
+        self.transaction();
+        Ok(MeteredTx {
+            meter: self.clone(),
+        })
     }
 }
 
-struct MeteredTx {
-    inner: Box<dyn Transaction>,
+/// The layer of a [`Metered`] transaction.
+pub struct MeteredTx {
     meter: Arc<dyn Meter>,
 }
 
@@ -92,86 +86,70 @@ impl MeteredTx {
     }
 }
 
-impl Transaction for MeteredTx {
-    fn read_version(&mut self) -> Result<u64> {
-        self.inner.read_version()
-    }
-
-    fn version_now(&mut self) -> Result<u64> {
-        self.inner.version_now()
-    }
-
-    fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
+// An estimate reads no key-value, so it is passed on unmetered: no
+// statement's figures change.
+impl Layer for MeteredTx {
+    fn get(
+        &mut self,
+        tx: &mut dyn Transaction,
+        key: &[u8],
+        snapshot: bool,
+    ) -> Result<Option<Vec<u8>>> {
         let began = Instant::now();
-        let value = self.inner.get(key, snapshot)?;
+        let value = tx.get(key, snapshot)?;
         self.meter.get(key, value.as_deref(), began.elapsed());
         Ok(value)
     }
 
     fn get_range(
         &mut self,
+        tx: &mut dyn Transaction,
         range: &RangeOption,
         iteration: usize,
         snapshot: bool,
     ) -> Result<RangeResult> {
         let began = Instant::now();
-        let batch = self.inner.get_range(range, iteration, snapshot)?;
+        let batch = tx.get_range(range, iteration, snapshot)?;
         self.meter.range(range, &batch, began.elapsed());
         Ok(batch)
     }
 
-    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        let done = self.inner.set(key, value);
+    fn set(&mut self, tx: &mut dyn Transaction, key: &[u8], value: &[u8]) -> Result<()> {
+        let done = tx.set(key, value);
         self.wrote(key.len() + value.len(), done)
     }
 
-    fn clear(&mut self, key: &[u8]) -> Result<()> {
-        let done = self.inner.clear(key);
+    fn clear(&mut self, tx: &mut dyn Transaction, key: &[u8]) -> Result<()> {
+        let done = tx.clear(key);
         self.wrote(key.len(), done)
     }
 
-    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        let done = self.inner.clear_range(begin, end);
+    fn clear_range(&mut self, tx: &mut dyn Transaction, begin: &[u8], end: &[u8]) -> Result<()> {
+        let done = tx.clear_range(begin, end);
         self.wrote(begin.len() + end.len(), done)
     }
 
-    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
-        let done = self.inner.atomic_op(key, param, op);
-        self.wrote(key.len() + param.len(), done)
-    }
-
-    fn add_conflict_range(
+    fn atomic_op(
         &mut self,
-        begin: &[u8],
-        end: &[u8],
-        ty: ConflictRangeType,
+        tx: &mut dyn Transaction,
+        key: &[u8],
+        param: &[u8],
+        op: MutationType,
     ) -> Result<()> {
-        self.inner.add_conflict_range(begin, end, ty)
-    }
-
-    fn set_option(&mut self, option: TransactionOption) -> Result<()> {
-        self.inner.set_option(option)
-    }
-
-    fn watch(&mut self, key: &[u8]) -> Result<Watch> {
-        self.inner.watch(key)
-    }
-
-    // An estimate reads no key-value: no statement's figures change.
-    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
-        self.inner.estimated_range_size(begin, end)
+        let done = tx.atomic_op(key, param, op);
+        self.wrote(key.len() + param.len(), done)
     }
 
     /// A conflict's ranges are read at once, as only the failed attempt
     /// knows them; a backend that cannot read them reports none.
-    fn commit(&mut self) -> Result<Committed> {
+    fn commit(&mut self, tx: &mut dyn Transaction) -> Result<Committed> {
         let began = Instant::now();
-        let done = self.inner.commit();
+        let done = tx.commit();
         self.meter.commit(began.elapsed());
         if let Err(e) = &done
             && e.code() == Error::NotCommitted.code()
         {
-            let ranges = super::read_conflicting(&mut *self.inner).unwrap_or_default();
+            let ranges = super::read_conflicting(tx).unwrap_or_default();
             self.meter.conflict(&ranges);
         }
         done
@@ -179,23 +157,16 @@ impl Transaction for MeteredTx {
 
     /// Counts a retry once the transaction has agreed to one, and asks
     /// the new attempt to report its conflicts too.
-    fn on_error(&mut self, error: Error) -> Result<()> {
-        self.inner.on_error(error.clone())?;
+    fn on_error(&mut self, tx: &mut dyn Transaction, error: Error) -> Result<()> {
+        tx.on_error(error.clone())?;
         self.meter.retry(&error);
-        self.inner
-            .set_option(TransactionOption::ReportConflictingKeys)
+        tx.set_option(TransactionOption::ReportConflictingKeys)
     }
 
-    fn reset(&mut self) {
-        self.inner.reset();
+    fn reset(&mut self, tx: &mut dyn Transaction) {
+        tx.reset();
         // Every backend takes the option; one that refused it would only
         // report no conflicting range.
-        let _ = self
-            .inner
-            .set_option(TransactionOption::ReportConflictingKeys);
-    }
-
-    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus> {
-        self.inner.commit_status(id, since)
+        let _ = tx.set_option(TransactionOption::ReportConflictingKeys);
     }
 }

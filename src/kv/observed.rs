@@ -19,11 +19,11 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::ThreadId;
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use super::{
-    CommitStatus, Committed, ConflictRangeType, Database, Error, IdempotencyId, MutationType,
-    RangeOption, RangeResult, Result, Transaction, TransactionOption, Watch, lock,
+    Committed, Database, Error, Layer, LayeredDb, MakeLayer, Op, RangeOption, RangeResult, Result,
+    Transaction, lock,
 };
 
 /// What the transactions of an [`Observed`] database have read, and
@@ -145,151 +145,84 @@ impl Activity {
 
 /// `D`, with its transactions counted by and stoppable through an
 /// [`Activity`].
-pub struct Observed<D> {
-    inner: D,
-    activity: Arc<Activity>,
-}
+pub type Observed<D> = LayeredDb<D, Arc<Activity>>;
 
 impl<D: Database> Observed<D> {
     /// `inner`, observed through `activity`.
     pub fn new(inner: D, activity: Arc<Activity>) -> Observed<D> {
-        Observed { inner, activity }
+        LayeredDb::wrap(inner, activity)
     }
 }
 
-impl<D: Database> Database for Observed<D> {
-    fn create_trx(&self) -> Result<Box<dyn Transaction>> {
-        self.activity.check()?;
-        self.activity.new_transaction();
-        Ok(Box::new(ObservedTx {
-            inner: self.inner.create_trx()?,
-            activity: self.activity.clone(),
-        }))
+/// A stopped database makes no transaction; a new one's retries are
+/// counted from nought.
+impl MakeLayer for Arc<Activity> {
+    type Layer = ObservedTx;
+
+    fn before_create(&self) -> Result<()> {
+        self.check()?;
+        self.new_transaction();
+        Ok(())
     }
 
-    fn describe(&self) -> String {
-        self.inner.describe()
+    fn layer(&self, _: &mut dyn Transaction) -> Result<ObservedTx> {
+        Ok(ObservedTx(self.clone()))
     }
 }
 
-struct ObservedTx {
-    inner: Box<dyn Transaction>,
-    activity: Arc<Activity>,
-}
+/// The layer of an [`Observed`] transaction.
+pub struct ObservedTx(Arc<Activity>);
 
-impl Transaction for ObservedTx {
-    fn read_version(&mut self) -> Result<u64> {
-        self.activity.check()?;
-        self.inner.read_version()
-    }
-
-    fn version_now(&mut self) -> Result<u64> {
-        self.activity.check()?;
-        self.inner.version_now()
-    }
-
-    fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
-        self.activity.check()?;
-        self.inner.get(key, snapshot)
+impl Layer for ObservedTx {
+    /// Every operation of a stopped transaction fails, but setting an
+    /// option, which reaches no database.
+    fn before(&mut self, op: Op<'_>) -> Result<()> {
+        match op {
+            Op::SetOption(_) => Ok(()),
+            _ => self.0.check(),
+        }
     }
 
     fn get_range(
         &mut self,
+        tx: &mut dyn Transaction,
         range: &RangeOption,
         iteration: usize,
         snapshot: bool,
     ) -> Result<RangeResult> {
-        self.activity.check()?;
-        let batch = self.inner.get_range(range, iteration, snapshot)?;
+        let batch = tx.get_range(range, iteration, snapshot)?;
         let bytes: usize = batch
             .kvs
             .iter()
             .map(|kv| kv.key.len() + kv.value.len())
             .sum();
-        self.activity
+        let activity = &self.0;
+        activity
             .keys
             .fetch_add(batch.kvs.len() as u64, Ordering::Relaxed);
-        self.activity
-            .bytes
-            .fetch_add(bytes as u64, Ordering::Relaxed);
+        activity.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
         Ok(batch)
     }
 
-    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
-        self.activity.check()?;
-        self.inner.estimated_range_size(begin, end)
-    }
-
-    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        self.activity.check()?;
-        self.inner.set(key, value)
-    }
-
-    fn clear(&mut self, key: &[u8]) -> Result<()> {
-        self.activity.check()?;
-        self.inner.clear(key)
-    }
-
-    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        self.activity.check()?;
-        self.inner.clear_range(begin, end)
-    }
-
-    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
-        self.activity.check()?;
-        self.inner.atomic_op(key, param, op)
-    }
-
-    fn add_conflict_range(
-        &mut self,
-        begin: &[u8],
-        end: &[u8],
-        ty: ConflictRangeType,
-    ) -> Result<()> {
-        self.activity.check()?;
-        self.inner.add_conflict_range(begin, end, ty)
-    }
-
-    fn set_option(&mut self, option: TransactionOption) -> Result<()> {
-        self.inner.set_option(option)
-    }
-
-    fn watch(&mut self, key: &[u8]) -> Result<Watch> {
-        self.activity.check()?;
-        self.inner.watch(key)
-    }
-
-    fn commit(&mut self) -> Result<Committed> {
-        self.activity.check()?;
-        let inner = &mut self.inner;
-        self.activity.commit(|| inner.commit())
+    fn commit(&mut self, tx: &mut dyn Transaction) -> Result<Committed> {
+        self.0.commit(|| tx.commit())
     }
 
     /// Counts a retry once the transaction has agreed to one: it refuses
-    /// past its retry limit or its timeout.
-    fn on_error(&mut self, error: Error) -> Result<()> {
-        // A retry after a stop would only fail again, after a backoff.
-        self.activity.check()?;
-        self.inner.on_error(error.clone())?;
-        self.activity.retried(error);
+    /// past its retry limit or its timeout. A retry after a stop would
+    /// only fail again, after a backoff: [`Layer::before`] refuses it.
+    fn on_error(&mut self, tx: &mut dyn Transaction, error: Error) -> Result<()> {
+        tx.on_error(error.clone())?;
+        self.0.retried(error);
         Ok(())
-    }
-
-    fn reset(&mut self) {
-        self.inner.reset()
-    }
-
-    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> Result<CommitStatus> {
-        self.activity.check()?;
-        self.inner.commit_status(id, since)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kv::DatabaseExt;
     use crate::kv::embedded::Embedded;
+    use crate::kv::{DatabaseExt, TransactionOption};
 
     #[test]
     fn counts_reads_and_stops_before_commit() {

@@ -1,7 +1,7 @@
 //! The backends the suite runs on, each case on a fresh, empty database.
 //!
 //! `scoped` and `fdb` run every case inside a new directory of their
-//! database, seen through [`Scoped`] as a keyspace of its own and removed
+//! database, seen through [`scoped::view`] as a keyspace of its own and removed
 //! afterwards: that is how the suite shares a real cluster with other
 //! users, and `scoped` proves the view on the embedded store.
 //!
@@ -18,7 +18,7 @@ use fql::directory::DirectoryLayer;
 use fql::kv::embedded::Embedded;
 use fql::kv::{self, Database, DatabaseExt, Limits};
 
-use crate::scoped::Scoped;
+use crate::scoped;
 
 /// Where scoped cases make their directories.
 const SCOPE_ROOT: &str = "fql-conformance";
@@ -154,11 +154,11 @@ impl Backend {
             .run(|tx, _| DirectoryLayer::new().create(tx, &path, b""))
             .expect("a directory for the case");
         let prefix = dir.prefix().expect("a directory, not a partition").to_vec();
-        let view = Arc::new(Scoped::new(inner.clone(), &prefix));
+        let view = scoped::view(inner.clone(), &prefix);
         let again = (inner.clone(), prefix.clone());
         Backend {
             db: view,
-            reopen: Box::new(move || Arc::new(Scoped::new(again.0.clone(), &again.1))),
+            reopen: Box::new(move || scoped::view(again.0.clone(), &again.1)),
             key_limit: Limits::default().key - prefix.len(),
             scope: Some((inner, path)),
             _dir: None,

@@ -17,6 +17,8 @@ mod costs;
 mod directory;
 mod dump;
 mod fixtures;
+#[path = "../support/hooked.rs"]
+mod hooked;
 mod kv;
 mod partitioned;
 mod scoped;

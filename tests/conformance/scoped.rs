@@ -9,49 +9,36 @@
 //! is the prefix's length smaller.
 
 use std::sync::Arc;
-use std::time::SystemTime;
 
 use fql::kv::{
-    self, CommitStatus, Committed, ConflictRangeType, Database, Error, IdempotencyId, MutationType,
-    RangeOption, RangeResult, Transaction, TransactionOption, Watch, check_key, check_range,
-    check_read_range,
+    self, Committed, ConflictRangeType, Database, Error, Layer, LayeredDb, MakeLayer, MutationType,
+    RangeOption, RangeResult, Transaction, Watch, check_key, check_range, check_read_range,
 };
 
 /// The keys under `prefix` of `inner`, as a database of their own.
-pub struct Scoped {
-    inner: Arc<dyn Database>,
-    prefix: Arc<[u8]>,
+pub fn view(inner: Arc<dyn Database>, prefix: &[u8]) -> Arc<dyn Database> {
+    Arc::new(LayeredDb::wrap(inner, Scoped(prefix.into())))
 }
 
-impl Scoped {
-    pub fn new(inner: Arc<dyn Database>, prefix: &[u8]) -> Scoped {
-        Scoped {
-            inner,
-            prefix: prefix.into(),
-        }
-    }
-}
+/// The prefix of a view.
+struct Scoped(Arc<[u8]>);
 
-impl Database for Scoped {
-    fn create_trx(&self) -> kv::Result<Box<dyn Transaction>> {
-        Ok(Box::new(ScopedTx {
-            tx: self.inner.create_trx()?,
-            prefix: self.prefix.clone(),
+impl MakeLayer for Scoped {
+    type Layer = ScopedTx;
+
+    fn layer(&self, _: &mut dyn Transaction) -> kv::Result<ScopedTx> {
+        Ok(ScopedTx {
+            prefix: self.0.clone(),
             doomed: None,
-        }))
+        })
     }
 
-    fn describe(&self) -> String {
-        format!(
-            "{} under {}",
-            self.inner.describe(),
-            const_hex::encode(&self.prefix)
-        )
+    fn describe(&self, below: String) -> String {
+        format!("{below} under {}", const_hex::encode(&self.0))
     }
 }
 
 struct ScopedTx {
-    tx: Box<dyn Transaction>,
     prefix: Arc<[u8]>,
     /// A write the view refused before the inner transaction saw it: it
     /// dooms the commit, as one the inner transaction refused would.
@@ -84,23 +71,21 @@ impl ScopedTx {
     }
 }
 
-impl Transaction for ScopedTx {
-    fn read_version(&mut self) -> kv::Result<u64> {
-        self.tx.read_version()
-    }
-
-    fn version_now(&mut self) -> kv::Result<u64> {
-        self.tx.version_now()
-    }
-
-    fn get(&mut self, key: &[u8], snapshot: bool) -> kv::Result<Option<Vec<u8>>> {
+impl Layer for ScopedTx {
+    fn get(
+        &mut self,
+        tx: &mut dyn Transaction,
+        key: &[u8],
+        snapshot: bool,
+    ) -> kv::Result<Option<Vec<u8>>> {
         check_key(key)?;
         let key = self.key(key);
-        self.tx.get(&key, snapshot)
+        tx.get(&key, snapshot)
     }
 
     fn get_range(
         &mut self,
+        tx: &mut dyn Transaction,
         range: &RangeOption,
         iteration: usize,
         snapshot: bool,
@@ -109,7 +94,7 @@ impl Transaction for ScopedTx {
         let mut inner = range.clone();
         inner.begin = self.key(&range.begin);
         inner.end = self.key(&range.end);
-        let mut batch = self.tx.get_range(&inner, iteration, snapshot)?;
+        let mut batch = tx.get_range(&inner, iteration, snapshot)?;
         let n = self.prefix.len();
         for kv in &mut batch.kvs {
             kv.key.drain(..n);
@@ -117,34 +102,50 @@ impl Transaction for ScopedTx {
         Ok(batch)
     }
 
-    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> kv::Result<u64> {
+    fn estimated_range_size(
+        &mut self,
+        tx: &mut dyn Transaction,
+        begin: &[u8],
+        end: &[u8],
+    ) -> kv::Result<u64> {
         if begin > end {
             return Err(kv::Error::InvertedRange);
         }
         check_read_range(begin, end)?;
         let (begin, end) = (self.key(begin), self.key(end));
-        self.tx.estimated_range_size(&begin, &end)
+        tx.estimated_range_size(&begin, &end)
     }
 
-    fn set(&mut self, key: &[u8], value: &[u8]) -> kv::Result<()> {
+    fn set(&mut self, tx: &mut dyn Transaction, key: &[u8], value: &[u8]) -> kv::Result<()> {
         self.doom_on_error(check_key(key))?;
         let key = self.key(key);
-        self.tx.set(&key, value).map_err(|e| self.relative(e))
+        tx.set(&key, value).map_err(|e| self.relative(e))
     }
 
-    fn clear(&mut self, key: &[u8]) -> kv::Result<()> {
+    fn clear(&mut self, tx: &mut dyn Transaction, key: &[u8]) -> kv::Result<()> {
         self.doom_on_error(check_key(key))?;
         let key = self.key(key);
-        self.tx.clear(&key).map_err(|e| self.relative(e))
+        tx.clear(&key).map_err(|e| self.relative(e))
     }
 
-    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> kv::Result<()> {
+    fn clear_range(
+        &mut self,
+        tx: &mut dyn Transaction,
+        begin: &[u8],
+        end: &[u8],
+    ) -> kv::Result<()> {
         self.doom_on_error(check_range(begin, end))?;
         let (begin, end) = (self.key(begin), self.key(end));
-        self.tx.clear_range(&begin, &end)
+        tx.clear_range(&begin, &end)
     }
 
-    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> kv::Result<()> {
+    fn atomic_op(
+        &mut self,
+        tx: &mut dyn Transaction,
+        key: &[u8],
+        param: &[u8],
+        op: MutationType,
+    ) -> kv::Result<()> {
         let key = match op {
             // The stamp's offset counts from the start of the whole key.
             MutationType::SetVersionstampedKey if key.len() >= 4 => {
@@ -160,51 +161,42 @@ impl Transaction for ScopedTx {
                 self.key(key)
             }
         };
-        self.tx
-            .atomic_op(&key, param, op)
-            .map_err(|e| self.relative(e))
+        tx.atomic_op(&key, param, op).map_err(|e| self.relative(e))
     }
 
     fn add_conflict_range(
         &mut self,
+        tx: &mut dyn Transaction,
         begin: &[u8],
         end: &[u8],
         ty: ConflictRangeType,
     ) -> kv::Result<()> {
         check_range(begin, end)?;
         let (begin, end) = (self.key(begin), self.key(end));
-        self.tx.add_conflict_range(&begin, &end, ty)
+        tx.add_conflict_range(&begin, &end, ty)
     }
 
-    fn set_option(&mut self, option: TransactionOption) -> kv::Result<()> {
-        self.tx.set_option(option)
-    }
-
-    fn watch(&mut self, key: &[u8]) -> kv::Result<Watch> {
+    fn watch(&mut self, tx: &mut dyn Transaction, key: &[u8]) -> kv::Result<Watch> {
         check_key(key)?;
         let key = self.key(key);
-        self.tx.watch(&key)
+        tx.watch(&key)
     }
 
-    fn commit(&mut self) -> kv::Result<Committed> {
+    fn commit(&mut self, tx: &mut dyn Transaction) -> kv::Result<Committed> {
         if let Some(e) = &self.doomed {
             return Err(e.clone());
         }
-        self.tx.commit().map_err(|e| self.relative(e))
+        tx.commit().map_err(|e| self.relative(e))
     }
 
-    fn on_error(&mut self, error: Error) -> kv::Result<()> {
-        self.tx.on_error(error)?;
+    fn on_error(&mut self, tx: &mut dyn Transaction, error: Error) -> kv::Result<()> {
+        tx.on_error(error)?;
         self.doomed = None;
         Ok(())
     }
 
-    fn reset(&mut self) {
+    fn reset(&mut self, tx: &mut dyn Transaction) {
         self.doomed = None;
-        self.tx.reset()
-    }
-
-    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> kv::Result<CommitStatus> {
-        self.tx.commit_status(id, since)
+        tx.reset()
     }
 }

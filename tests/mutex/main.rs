@@ -470,23 +470,6 @@ fn wait_until(mut cond: impl FnMut() -> bool) {
     }
 }
 
-/// A database that counts the transactions made through it.
-struct Counting {
-    inner: Arc<dyn Database>,
-    count: Arc<std::sync::atomic::AtomicUsize>,
-}
-
-impl Database for Counting {
-    fn create_trx(&self) -> fql::kv::Result<Box<dyn fql::kv::Transaction>> {
-        self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        self.inner.create_trx()
-    }
-
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
-}
-
 #[test]
 fn a_grant_costs_the_waiters_one_transaction_in_all() {
     // The head of the queue looks at the mutex every h / 4: a minute
@@ -503,10 +486,7 @@ fn a_grant_costs_the_waiters_one_transaction_in_all() {
     for n in 0..5 {
         let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         counts.push(count.clone());
-        let counted: Arc<dyn Database> = Arc::new(Counting {
-            inner: db.clone(),
-            count,
-        });
+        let counted = hooked::counting_transactions(db.clone(), count);
         waiters.push(std::thread::spawn(move || {
             let me = Mutex::new(counted, dir(), format!("w{n}"), slow).unwrap();
             let token = me.acquire(Some(Duration::from_secs(20))).unwrap();
@@ -693,34 +673,25 @@ fn a_compat_reaper_reaps_by_the_owner_value_go_beats() {
     assert_eq!(go::owner(&db), "");
 }
 
-/// A database whose transactions fail, not retryably, while `broken` is set.
-struct Flaky {
-    inner: Arc<dyn Database>,
-    broken: Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Database for Flaky {
-    fn create_trx(&self) -> fql::kv::Result<Box<dyn fql::kv::Transaction>> {
-        if self.broken.load(std::sync::atomic::Ordering::SeqCst) {
-            return Err(fql::kv::Error::TransactionCancelled);
-        }
-        self.inner.create_trx()
-    }
-
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
-}
-
 #[test]
 fn the_reaper_goes_on_after_errors() {
     // Defect 14: AutoRelease stopped at its first error.
     let db = db();
     let broken = Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let flaky: Arc<dyn Database> = Arc::new(Flaky {
-        inner: db.clone(),
-        broken: broken.clone(),
-    });
+    // A database whose transactions fail, not retryably, while `broken`
+    // is set.
+    let flaky: Arc<dyn Database> = {
+        let broken = broken.clone();
+        Arc::new(fql::kv::LayeredDb::wrap(
+            db.clone(),
+            fql::kv::layer_fn(move |_| {
+                if broken.load(std::sync::atomic::Ordering::SeqCst) {
+                    return Err(fql::kv::Error::TransactionCancelled);
+                }
+                Ok(())
+            }),
+        ))
+    };
     client(&db, "ann").try_acquire().unwrap().unwrap();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let reaper = {
@@ -762,7 +733,9 @@ fn a_mutex_transaction_that_outlives_its_window_is_too_old() {
     let hook: hooked::Hook = {
         let stalled = stalled.clone();
         Arc::new(move |op, _: &[u8]| {
-            if op == hooked::Op::Write && !stalled.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            if op == hooked::Access::Write
+                && !stalled.swap(true, std::sync::atomic::Ordering::SeqCst)
+            {
                 std::thread::sleep(fql::kv::WINDOW + Duration::from_millis(200));
             }
             Ok(())
@@ -787,7 +760,7 @@ fn counting_enqueues(
     count: Arc<std::sync::atomic::AtomicUsize>,
 ) -> Arc<dyn Database> {
     let hook: hooked::Hook = Arc::new(move |op, key: &[u8]| {
-        if op == hooked::Op::Write && key.windows(8).any(|w| w == b"\x02queue\x00\x33") {
+        if op == hooked::Access::Write && key.windows(8).any(|w| w == b"\x02queue\x00\x33") {
             count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
         Ok(())

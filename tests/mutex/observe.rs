@@ -184,7 +184,7 @@ fn a_list_that_outlives_its_transaction_is_too_old() {
         std::sync::Arc::new(move |op, _: &[u8]| {
             // A read after the snapshot was taken stalls past the window.
             let n = reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            if op == super::hooked::Op::Read && n == 2 {
+            if op == super::hooked::Access::Read && n == 2 {
                 std::thread::sleep(fql::kv::WINDOW + Duration::from_millis(200));
             }
             Ok(())

@@ -1,30 +1,106 @@
-//! A real database whose transactions run a hook before every read and
-//! write, to make one fail or stall as on a busy or slow cluster: the
-//! retry loops, timeouts and windows under test are the real ones.
+//! A real database whose transactions run a hook before every operation,
+//! to make one fail, stall or be counted as on a busy or slow cluster:
+//! the retry loops, timeouts and windows under test are the real ones.
+//!
+//! The tests' one wrapper of transactions: [`Hooked`], a layer that runs
+//! its hook and passes every operation on.
 
 #![allow(dead_code)]
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use fql::kv::{
-    Committed, ConflictRangeType, Database, MutationType, RangeOption, RangeResult, Result,
-    Transaction, TransactionOption, Watch,
-};
+use fql::kv::{Database, Layer, LayeredDb, Op, Result, layer_fn};
 
-/// What a transaction is about to do.
+/// Called before each operation of a transaction; an error is the
+/// operation's, and the transaction below sees nothing of it.
+pub type Before = Arc<dyn Fn(Op<'_>) -> Result<()> + Send + Sync>;
+
+/// The layer that runs a hook before every operation.
+pub struct Hooked(pub Before);
+
+impl Layer for Hooked {
+    fn before(&mut self, op: Op<'_>) -> Result<()> {
+        (self.0)(op)
+    }
+}
+
+/// `inner`, with `before` before every operation of every transaction.
+pub fn before_each(inner: Arc<dyn Database>, before: Before) -> Arc<dyn Database> {
+    Arc::new(LayeredDb::wrap(
+        inner,
+        layer_fn(move |_| Ok(Hooked(before.clone()))),
+    ))
+}
+
+/// A hook that counts the operations `which` picks, and the count.
+pub fn counting(which: fn(Op<'_>) -> bool) -> (Before, Arc<AtomicUsize>) {
+    let count = Arc::new(AtomicUsize::new(0));
+    let counted = count.clone();
+    let hook: Before = Arc::new(move |op: Op<'_>| {
+        if which(op) {
+            counted.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(())
+    });
+    (hook, count)
+}
+
+/// A hook that counts the point reads: the directory layer's sequential
+/// round trips.
+pub fn counting_gets() -> (Before, Arc<AtomicUsize>) {
+    counting(|op| matches!(op, Op::Get { .. }))
+}
+
+/// `inner`, counting in `count` the transactions made through it.
+pub fn counting_transactions(
+    inner: Arc<dyn Database>,
+    count: Arc<AtomicUsize>,
+) -> Arc<dyn Database> {
+    Arc::new(LayeredDb::wrap(
+        inner,
+        layer_fn(move |_| {
+            count.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }),
+    ))
+}
+
+/// Whether an operation reads or writes a key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
+pub enum Access {
     Read,
     Write,
 }
 
-/// Called with the operation and its key (the first key of a range)
-/// before the operation; an error is the operation's.
-pub type Hook = Arc<dyn Fn(Op, &[u8]) -> Result<()> + Send + Sync>;
+/// What `op` does to which key (the first key of a range): the reads of
+/// keys (point, range, estimate) and the writes; `None` for the rest.
+pub fn access(op: Op<'_>) -> Option<(Access, &[u8])> {
+    match op {
+        Op::Get { key, .. } | Op::EstimatedRangeSize { begin: key, .. } => {
+            Some((Access::Read, key))
+        }
+        Op::GetRange { range, .. } => Some((Access::Read, &range.begin)),
+        Op::Set { key, .. }
+        | Op::Clear { key }
+        | Op::ClearRange { begin: key, .. }
+        | Op::AtomicOp { key, .. } => Some((Access::Write, key)),
+        _ => None,
+    }
+}
+
+/// Called with the access and its key before every read and write.
+pub type Hook = Arc<dyn Fn(Access, &[u8]) -> Result<()> + Send + Sync>;
 
 /// `inner`, with `hook` before every read and write of every transaction.
 pub fn hooked(inner: Arc<dyn Database>, hook: Hook) -> Arc<dyn Database> {
-    Arc::new(Hooked { inner, hook })
+    before_each(
+        inner,
+        Arc::new(move |op: Op<'_>| match access(op) {
+            Some((access, key)) => hook(access, key),
+            None => Ok(()),
+        }),
+    )
 }
 
 /// FDB's `process_behind` (1037): retryable, as a lagging cluster gives it.
@@ -32,115 +108,5 @@ pub fn process_behind() -> fql::kv::Error {
     fql::kv::Error::Fdb {
         code: 1037,
         message: "process_behind".into(),
-    }
-}
-
-struct Hooked {
-    inner: Arc<dyn Database>,
-    hook: Hook,
-}
-
-impl Database for Hooked {
-    fn create_trx(&self) -> Result<Box<dyn Transaction>> {
-        Ok(Box::new(HookedTx {
-            inner: self.inner.create_trx()?,
-            hook: self.hook.clone(),
-        }))
-    }
-
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
-}
-
-struct HookedTx {
-    inner: Box<dyn Transaction>,
-    hook: Hook,
-}
-
-impl Transaction for HookedTx {
-    fn read_version(&mut self) -> Result<u64> {
-        self.inner.read_version()
-    }
-
-    fn version_now(&mut self) -> Result<u64> {
-        self.inner.version_now()
-    }
-
-    fn get(&mut self, key: &[u8], snapshot: bool) -> Result<Option<Vec<u8>>> {
-        (self.hook)(Op::Read, key)?;
-        self.inner.get(key, snapshot)
-    }
-
-    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> Result<u64> {
-        (self.hook)(Op::Read, begin)?;
-        self.inner.estimated_range_size(begin, end)
-    }
-
-    fn get_range(
-        &mut self,
-        range: &RangeOption,
-        iteration: usize,
-        snapshot: bool,
-    ) -> Result<RangeResult> {
-        (self.hook)(Op::Read, &range.begin)?;
-        self.inner.get_range(range, iteration, snapshot)
-    }
-
-    fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        (self.hook)(Op::Write, key)?;
-        self.inner.set(key, value)
-    }
-
-    fn clear(&mut self, key: &[u8]) -> Result<()> {
-        (self.hook)(Op::Write, key)?;
-        self.inner.clear(key)
-    }
-
-    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        (self.hook)(Op::Write, begin)?;
-        self.inner.clear_range(begin, end)
-    }
-
-    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> Result<()> {
-        (self.hook)(Op::Write, key)?;
-        self.inner.atomic_op(key, param, op)
-    }
-
-    fn add_conflict_range(
-        &mut self,
-        begin: &[u8],
-        end: &[u8],
-        ty: ConflictRangeType,
-    ) -> Result<()> {
-        self.inner.add_conflict_range(begin, end, ty)
-    }
-
-    fn set_option(&mut self, option: TransactionOption) -> Result<()> {
-        self.inner.set_option(option)
-    }
-
-    fn watch(&mut self, key: &[u8]) -> Result<Watch> {
-        self.inner.watch(key)
-    }
-
-    fn commit(&mut self) -> Result<Committed> {
-        self.inner.commit()
-    }
-
-    fn on_error(&mut self, error: fql::kv::Error) -> Result<()> {
-        self.inner.on_error(error)
-    }
-
-    fn reset(&mut self) {
-        self.inner.reset()
-    }
-
-    fn commit_status(
-        &mut self,
-        id: &fql::kv::IdempotencyId,
-        since: std::time::SystemTime,
-    ) -> Result<fql::kv::CommitStatus> {
-        self.inner.commit_status(id, since)
     }
 }

@@ -2,90 +2,25 @@
 //! what it sees of other sessions' changes and of programs that change
 //! directories without stamping the metadata version.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::SystemTime;
+use std::sync::atomic::Ordering;
 
 use fql::directory::Subspace;
-use fql::kv::{
-    CommitStatus, Committed, ConflictRangeType, IdempotencyId, MutationType, RangeResult,
-    TransactionOption, Watch,
-};
+use fql::kv::Layered;
 
 use super::*;
+use crate::hooked::{Hooked, counting_gets};
 
-/// A transaction that counts its point reads, the directory layer's
-/// sequential round trips.
-struct Counting<'a> {
-    tx: &'a mut dyn Transaction,
-    gets: Arc<AtomicUsize>,
-}
-
-impl Transaction for Counting<'_> {
-    fn read_version(&mut self) -> kv::Result<u64> {
-        self.tx.read_version()
-    }
-    fn version_now(&mut self) -> kv::Result<u64> {
-        self.tx.version_now()
-    }
-    fn get(&mut self, key: &[u8], snapshot: bool) -> kv::Result<Option<Vec<u8>>> {
-        self.gets.fetch_add(1, Ordering::Relaxed);
-        self.tx.get(key, snapshot)
-    }
-    fn get_range(&mut self, r: &RangeOption, i: usize, snapshot: bool) -> kv::Result<RangeResult> {
-        self.tx.get_range(r, i, snapshot)
-    }
-    fn set(&mut self, key: &[u8], value: &[u8]) -> kv::Result<()> {
-        self.tx.set(key, value)
-    }
-    fn clear(&mut self, key: &[u8]) -> kv::Result<()> {
-        self.tx.clear(key)
-    }
-    fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> kv::Result<()> {
-        self.tx.clear_range(begin, end)
-    }
-    fn atomic_op(&mut self, key: &[u8], param: &[u8], op: MutationType) -> kv::Result<()> {
-        self.tx.atomic_op(key, param, op)
-    }
-    fn add_conflict_range(&mut self, b: &[u8], e: &[u8], ty: ConflictRangeType) -> kv::Result<()> {
-        self.tx.add_conflict_range(b, e, ty)
-    }
-    fn set_option(&mut self, option: TransactionOption) -> kv::Result<()> {
-        self.tx.set_option(option)
-    }
-    fn watch(&mut self, key: &[u8]) -> kv::Result<Watch> {
-        self.tx.watch(key)
-    }
-    fn estimated_range_size(&mut self, begin: &[u8], end: &[u8]) -> kv::Result<u64> {
-        self.tx.estimated_range_size(begin, end)
-    }
-    fn commit(&mut self) -> kv::Result<Committed> {
-        self.tx.commit()
-    }
-    fn on_error(&mut self, error: kv::Error) -> kv::Result<()> {
-        self.tx.on_error(error)
-    }
-    fn reset(&mut self) {
-        self.tx.reset()
-    }
-    fn commit_status(&mut self, id: &IdempotencyId, since: SystemTime) -> kv::Result<CommitStatus> {
-        self.tx.commit_status(id, since)
-    }
-}
-
-/// The point reads of opening `path` with `dirs` in one transaction.
+/// The point reads of opening `path` with `dirs` in one transaction: the
+/// directory layer's sequential round trips.
 fn reads_to_open(db: &Backend, dirs: &DirectoryLayer, path: &[&str]) -> usize {
-    let gets = Arc::new(AtomicUsize::new(0));
+    let (count, gets) = counting_gets();
     run(db, |tx| {
-        gets.store(0, Ordering::Relaxed);
-        let mut counting = Counting {
-            tx,
-            gets: gets.clone(),
-        };
+        gets.store(0, Ordering::SeqCst);
+        let mut counting = Layered::new(tx, Hooked(count.clone()));
         dirs.open(&mut counting, path, b"")
     })
     .unwrap();
-    gets.load(Ordering::Relaxed)
+    gets.load(Ordering::SeqCst)
 }
 
 /// Opening `/a/b/c` reads the layer's version and two keys per name;
