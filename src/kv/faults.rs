@@ -514,6 +514,10 @@ impl<D: Database + 'static> Database for Faulty<D> {
             self.plan
         )
     }
+
+    fn window(&self) -> std::time::Duration {
+        self.inner.window()
+    }
 }
 
 struct FaultyTx {

@@ -76,6 +76,10 @@ impl<D: Database> Database for Metered<D> {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+
+    fn window(&self) -> Duration {
+        self.inner.window()
+    }
 }
 
 struct MeteredTx {

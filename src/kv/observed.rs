@@ -170,6 +170,10 @@ impl<D: Database> Database for Observed<D> {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+
+    fn window(&self) -> std::time::Duration {
+        self.inner.window()
+    }
 }
 
 struct ObservedTx {

@@ -51,6 +51,10 @@ impl Database for Hooked {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+
+    fn window(&self) -> std::time::Duration {
+        self.inner.window()
+    }
 }
 
 struct HookedTx {
