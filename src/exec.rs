@@ -48,9 +48,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::directory::DirectoryLayer;
-use crate::kv::{
-    AsKvError, Committed, Database, DatabaseExt, Metered, RetryOptions, Transaction, WINDOW,
-};
+use crate::kv::{AsKvError, Committed, Database, DatabaseExt, Metered, RetryOptions, Transaction};
 use crate::plan::{Guard, Plan, Step};
 
 pub use bindings::Bindings;
@@ -356,7 +354,7 @@ impl Engine {
                         Err(Error::Kv(source))
                             if emit.passed > 0
                                 || (source == crate::kv::Error::TransactionTooOld
-                                    && began.elapsed() >= WINDOW) =>
+                                    && began.elapsed() >= self.db.window()) =>
                         {
                             Err(Stop::Run(Error::Interrupted {
                                 printed: emit.passed,

@@ -66,11 +66,11 @@ pub use range::{
     strinc,
 };
 pub use retry::{
-    AsKvError, DEFAULT_TIMEOUT, MaybeCommitted, RetryOptions, WINDOW, read_resuming, run, run_with,
+    AsKvError, DEFAULT_TIMEOUT, MaybeCommitted, RetryOptions, read_resuming, run, run_with,
 };
 pub use transaction::{
     CommitStatus, Committed, ConflictRangeType, Database, DatabaseExt, IdempotencyId, Limits,
-    MutationType, Transaction, TransactionOption,
+    MutationType, Transaction, TransactionOption, WINDOW,
 };
 pub(crate) use watch::thread_waker;
 pub use watch::{Watch, WatchFuture};

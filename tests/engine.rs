@@ -7,6 +7,8 @@ use std::sync::Arc;
 use fql::exec::{Each, Engine, Found, Output, QueryError};
 use fql::kv::embedded::Embedded;
 
+use crate::support::window;
+
 fn engine() -> Arc<Engine> {
     Arc::new(Engine::new(Arc::new(Embedded::memory())))
 }
@@ -204,7 +206,11 @@ fn many(rows: usize) -> Vec<String> {
 }
 
 fn filled_with_many(rows: usize) -> Engine {
-    let engine = Engine::new(Arc::new(Embedded::memory()));
+    filled_with_many_in(Embedded::memory(), rows)
+}
+
+fn filled_with_many_in(db: Embedded, rows: usize) -> Engine {
+    let engine = Engine::new(Arc::new(db));
     let script: String = many(rows).iter().map(|l| format!("{l}\n")).collect();
     engine
         .run_text(&script, &Default::default(), &mut |_| Ok(()))
@@ -316,24 +322,28 @@ fn a_sink_stops_a_long_read_where_it_says() {
     }
 }
 
-/// A read that outlives the five-second limit fails after what it
-/// printed, or, with split reads, goes on in a new transaction and says so.
+/// A read that outlives its window fails after what it printed, or, with
+/// split reads, goes on in a new transaction and says so.
 #[test]
 fn long_reads_fail_or_go_on_in_new_transactions() {
-    let db = Arc::new(Embedded::memory());
+    // The reads that wait out the window wait out a short one; the slow
+    // database's reads take their time whatever the window, so it keeps
+    // FDB's.
+    let short = Arc::new(Embedded::memory_with_limits(window::short()));
+    let plain = Arc::new(Embedded::memory());
     let script: String = (0..40).map(|i| format!("/slow({i})=1\n")).collect();
-    let writer = Engine::new(db.clone());
-    writer
-        .run_text(&script, &Default::default(), &mut |_| Ok(()))
-        .unwrap();
+    for db in [&short, &plain] {
+        Engine::new(db.clone())
+            .run_text(&script, &Default::default(), &mut |_| Ok(()))
+            .unwrap();
+    }
     // All at once: each waits out the limit.
     std::thread::scope(|s| {
         for split in [false, true] {
-            let db = db.clone();
+            let db = short.clone();
             s.spawn(move || long_read(db, split));
         }
-        let db = db.clone();
-        s.spawn(move || silent_long_read(db));
+        s.spawn(move || silent_long_read(plain));
         for split in [false, true] {
             s.spawn(move || long_read_ahead(split));
         }
@@ -344,12 +354,13 @@ fn long_reads_fail_or_go_on_in_new_transactions() {
 /// reader fails or starts the new transaction, and the rows it read
 /// before that still come first, each once.
 fn long_read_ahead(split: bool) {
-    let engine = filled_with_many(10_000).split_reads(split);
+    let db = Embedded::memory_with_limits(window::short());
+    let engine = filled_with_many_in(db.clone(), 10_000).split_reads(split);
     let mut out = Vec::new();
     let ran = engine.run_text("/many(...)", &Default::default(), &mut |row: Output| {
         out.push(row.to_string());
         if out.len() == 1500 {
-            std::thread::sleep(std::time::Duration::from_millis(5200));
+            window::outlive_window(&db);
         }
         Ok(())
     });
@@ -403,7 +414,6 @@ fn silent_long_read(db: Arc<Embedded>) {
 }
 
 fn long_read(db: Arc<Embedded>, split: bool) {
-    use std::time::Duration;
     {
         let engine = Engine::new(db.clone()).split_reads(split);
         let mut out = Vec::new();
@@ -412,7 +422,7 @@ fn long_read(db: Arc<Embedded>, split: bool) {
             out.push(row.to_string());
             if !slept {
                 slept = true;
-                std::thread::sleep(Duration::from_millis(5200));
+                window::outlive_window(&*db);
             }
             Ok(())
         });

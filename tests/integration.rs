@@ -32,8 +32,10 @@ mod snapshots;
 
 /// Helpers that more than one of the modules above use.
 mod support {
+    pub mod eventually;
     pub mod hooked;
     pub mod mutex_show;
     pub mod reach;
     pub mod repo;
+    pub mod window;
 }

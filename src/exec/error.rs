@@ -336,6 +336,7 @@ mod tests {
             // metadata version (157 bytes) included, and three of the
             // writes below fit; the fourth does not.
             transaction: 1_382,
+            ..Limits::default()
         };
         let many: String = (0..20)
             .map(|n| format!("/a({n})=\"0123456789\"\n"))

@@ -442,6 +442,7 @@ mod tests {
             key: 10,
             value: 20,
             transaction: 1_000,
+            ..Limits::default()
         }
     }
 

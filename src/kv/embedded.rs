@@ -58,7 +58,8 @@ impl Fault {
 /// How [`Embedded::open_with`] opens a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenOptions {
-    /// The size limits of keys, values and transactions; FDB's by default.
+    /// The size limits of keys, values and transactions, and the window a
+    /// transaction lives in; FDB's by default.
     pub limits: Limits,
     /// Open the file read-only: reads work, writes fail with
     /// [`Error::ReadOnly`], and a missing file is not created.
@@ -125,7 +126,7 @@ impl Embedded {
         Embedded::open_with(path, &OpenOptions::default())
     }
 
-    /// [`Embedded::open`] with other size limits.
+    /// [`Embedded::open`] with other limits (sizes, or the window).
     pub fn open_with_limits(path: impl AsRef<Path>, limits: Limits) -> Result<Embedded> {
         Embedded::open_with(
             path,
@@ -161,7 +162,7 @@ impl Embedded {
         self.shared.store.access()
     }
 
-    /// [`Embedded::memory`] with other size limits.
+    /// [`Embedded::memory`] with other limits (sizes, or the window).
     pub fn memory_with_limits(limits: Limits) -> Embedded {
         Embedded::with_store(Box::<memory::MemoryStore>::default(), limits)
     }
@@ -194,6 +195,10 @@ impl Database for Embedded {
             "memory" => "embedded in-memory database".into(),
             path => format!("embedded database {path}"),
         }
+    }
+
+    fn window(&self) -> Duration {
+        self.shared.limits.window
     }
 }
 

@@ -396,6 +396,12 @@ impl<D: Database, M: MakeLayer> Database for LayeredDb<D, M> {
     fn describe(&self) -> String {
         self.make.describe(self.below.describe())
     }
+
+    /// A layer changes how transactions are made, not how long one may
+    /// live: the window is the database's below.
+    fn window(&self) -> std::time::Duration {
+        self.below.window()
+    }
 }
 
 /// A [`MakeLayer`] from a function of the new transaction, for a

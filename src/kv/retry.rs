@@ -3,18 +3,14 @@
 //! Every loop has a deadline, so that a transaction that cannot commit
 //! (a hot key, an unreachable cluster, work too long for one transaction)
 //! ends in an error instead of a hang; and a transaction whose own work
-//! outlived FDB's five-second window fails at once, since every attempt
-//! would outlive it again.
+//! outlived its window (FDB's five seconds) fails at once, since every
+//! attempt would outlive it again.
 
 use std::time::{Duration, Instant, SystemTime};
 
 use super::{
     CommitStatus, Committed, Database, Error, IdempotencyId, Result, Transaction, TransactionOption,
 };
-
-/// How long a transaction may read and commit after its read version:
-/// FoundationDB's MVCC window, which the embedded store keeps too.
-pub const WINDOW: Duration = Duration::from_secs(5);
 
 /// The deadline of a retry loop when the caller sets none: long enough for
 /// a few attempts of a transaction that fits its window, short enough that
@@ -111,7 +107,8 @@ where
 /// `transaction_timed_out`, or `commit_unknown_result` when the last
 /// commit may have landed and the backend cannot tell), and when an attempt failed with
 /// `transaction_too_old` after its own work (the body, before the commit)
-/// took [`WINDOW`] or more: running it again would take as long again.
+/// took the database's [`window`](Database::window) or more: running it
+/// again would take as long again.
 ///
 /// Each attempt commits under a fresh [`IdempotencyId`]. When a commit
 /// fails with a maybe-committed error (`commit_unknown_result`), the loop
@@ -129,6 +126,7 @@ where
     E: From<Error> + AsKvError,
 {
     let began = Instant::now();
+    let window = db.window();
     let mut tx = db.create_trx()?;
     options.apply(&mut *tx)?;
     let mut maybe = MaybeCommitted(false);
@@ -167,7 +165,7 @@ where
                         }
                     },
                 };
-                if worked >= WINDOW && e.as_kv() == Some(&Error::TransactionTooOld) {
+                if worked >= window && e.as_kv() == Some(&Error::TransactionTooOld) {
                     return Err(e);
                 }
                 e

@@ -1,8 +1,13 @@
 //! The transaction interface every backend implements.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use super::{RangeOption, RangeResult, Result, Watch};
+
+/// How long a transaction may read and commit after its read version by
+/// default: FoundationDB's MVCC window, which the embedded store keeps too
+/// unless opened with another ([`Limits::window`]).
+pub const WINDOW: Duration = Duration::from_secs(5);
 
 /// A database: a factory of transactions.
 ///
@@ -15,6 +20,16 @@ pub trait Database: Send + Sync {
 
     /// A short description for messages: the file, or the cluster.
     fn describe(&self) -> String;
+
+    /// How long a transaction may read and commit after its read version
+    /// (see [`Limits::window`]). The retry loop asks, to tell an attempt
+    /// whose own work outlived the window, which running again cannot
+    /// help, from one that found its read version gone sooner. FDB's
+    /// [`WINDOW`] unless the backend was opened with another; a wrapper
+    /// answers with the window of the database it wraps.
+    fn window(&self) -> Duration {
+        WINDOW
+    }
 }
 
 /// A boxed or shared database is a database, so callers can hold any
@@ -27,6 +42,9 @@ impl<D: Database + ?Sized> Database for Box<D> {
     fn describe(&self) -> String {
         (**self).describe()
     }
+    fn window(&self) -> Duration {
+        (**self).window()
+    }
 }
 
 impl<D: Database + ?Sized> Database for std::sync::Arc<D> {
@@ -36,6 +54,9 @@ impl<D: Database + ?Sized> Database for std::sync::Arc<D> {
 
     fn describe(&self) -> String {
         (**self).describe()
+    }
+    fn window(&self) -> Duration {
+        (**self).window()
     }
 }
 
@@ -299,8 +320,8 @@ pub enum TransactionOption {
     ReportConflictingKeys,
 }
 
-/// FDB's size limits, which the embedded backend enforces by default so
-/// that what works there works on a cluster.
+/// FDB's size and time limits, which the embedded backend enforces by
+/// default so that what works there works on a cluster.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Longest key, in bytes.
@@ -310,6 +331,17 @@ pub struct Limits {
     /// Most bytes of mutations and conflict ranges in one commit, as FDB
     /// counts them (see `docs/storage.md`).
     pub transaction: usize,
+    /// How long a transaction may read and commit after its read version
+    /// before it fails with `transaction_too_old`: FDB's five-second MVCC
+    /// window ([`WINDOW`]) by default. Everything the embedded store times
+    /// by a transaction's life follows it: the commit log keeps twice this
+    /// long, a file's idle read transactions are ended just after it, and
+    /// a checkpoint far past its WAL limit waits about this long for
+    /// readers. Shorter, a test sees a transaction grow too old without
+    /// waiting five seconds; processes sharing a file should agree on it,
+    /// since a commit drops from the log what its own window no longer
+    /// needs.
+    pub window: Duration,
 }
 
 impl Default for Limits {
@@ -318,6 +350,7 @@ impl Default for Limits {
             key: 10_000,
             value: 100_000,
             transaction: 10_000_000,
+            window: WINDOW,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use super::{fql, outputs, spawn_piped, stderr, stdout};
+use crate::support::eventually::eventually;
 
 /// `fql ARGS` with a home of its own, distinctive enough that any trace
 /// of it in the output is a path made from it.
@@ -352,19 +353,23 @@ fn acquire_waits_as_long_as_it_takes_and_wait_bounds_it() {
     };
     let show = || stdout(&mut mutex(&["show", "/locks/w"]));
     let mut first = waiter(true, "first");
-    while !show().contains("1. first ") {
+    eventually("first queued", || {
+        let queued = show().contains("1. first ");
         assert!(
-            first.try_wait().unwrap().is_none(),
+            queued || first.try_wait().unwrap().is_none(),
             "first gave up before it queued"
         );
-    }
+        queued
+    });
     let mut second = waiter(false, "second");
-    while !show().contains("2. second ") {
+    eventually("second queued", || {
+        let queued = show().contains("2. second ");
         assert!(
-            second.try_wait().unwrap().is_none(),
+            queued || second.try_wait().unwrap().is_none(),
             "second gave up before it queued"
         );
-    }
+        queued
+    });
     // Three times the transaction deadline later, both still wait.
     std::thread::sleep(Duration::from_secs(3));
     assert!(

@@ -5,11 +5,11 @@
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::cargo_bin;
 
 use super::text;
+use crate::support::eventually::eventually;
 
 fn fql(db: &Path, faults: Option<&str>) -> Command {
     let mut cmd = Command::new(cargo_bin("fql"));
@@ -166,13 +166,10 @@ fn mutex_answers_agree_with_the_mutex_under_unknown_results() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let began = Instant::now();
-        while !text(&run(fql(&db, None).args(["mutex", "show", "/locks/m"])).stdout)
-            .contains("queue: 1 waiting")
-        {
-            assert!(began.elapsed() < Duration::from_secs(60), "b never queued");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        eventually("b queued", || {
+            text(&run(fql(&db, None).args(["mutex", "show", "/locks/m"])).stdout)
+                .contains("queue: 1 waiting")
+        });
 
         let out = run(fql(&db, Some(&faults(3)))
             .args(["mutex", "release", "/locks/m", "--name", "a"])

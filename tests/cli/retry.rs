@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::cargo_bin;
 
 use super::{spawn_piped, text};
+use crate::support::eventually::{eventually, within};
 
 /// Runs `fql --db db ARGS`, killing it (and failing) if it has not ended
 /// after `limit`: the old retry loop never ended. Its output is read as
@@ -26,21 +27,14 @@ fn bounded(db: &Path, args: &[&str], limit: Duration) -> Output {
     };
     let stdout = drain(Box::new(child.stdout.take().expect("piped")));
     let stderr = drain(Box::new(child.stderr.take().expect("piped")));
-    let began = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("a status") {
-            break status;
-        }
-        if began.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            let stderr = stderr.join().expect("stderr read");
-            panic!(
-                "fql {args:?} still ran after {limit:?}; stderr: {}",
-                text(&stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    let Some(status) = within(limit, || child.try_wait().expect("a status")) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        let stderr = stderr.join().expect("stderr read");
+        panic!(
+            "fql {args:?} still ran after {limit:?}; stderr: {}",
+            text(&stderr)
+        );
     };
     Output {
         status,
@@ -208,18 +202,10 @@ fn retries_show_on_the_progress_line_and_the_timeout_says_why() {
     assert!(ready.status.success());
     let mut writer = hot_writer(&db, dir.path());
     // Once it writes.
-    let began = Instant::now();
-    loop {
+    eventually("the writer's first write", || {
         let hot = bounded(&db, &["-q", "/hot(1)=<int>"], Duration::from_secs(60));
-        if text(&hot.stdout) != "/hot(1)=0\n" {
-            break;
-        }
-        assert!(
-            began.elapsed() < Duration::from_secs(120),
-            "the writer never wrote"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        text(&hot.stdout) != "/hot(1)=0\n"
+    });
     // Reads the hot key, reads for a while, then writes: another commit
     // to the hot key lands in between every time.
     let script = scans(dir.path(), "conflict.fql", 50, "/w(1)=1\n");

@@ -13,6 +13,7 @@ use std::process::{Command, Output};
 use assert_cmd::cargo::cargo_bin;
 
 use super::text;
+use crate::support::eventually::eventually_some;
 
 fn fql(db: &Path) -> Command {
     let mut cmd = Command::new(cargo_bin("fql"));
@@ -87,15 +88,10 @@ fn a_new_database_and_the_directories_made_for_it_are_private() {
     // the file.
     let watch = fql::kv::DatabaseExt::run(&open, |tx, _| tx.watch(b"k")).unwrap();
     let bells = dir.path().join("a/b/fql.db-bells");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let bell = loop {
+    let bell = eventually_some("a bell made", || {
         let made = std::fs::read_dir(&bells).ok().and_then(|mut d| d.next());
-        if let Some(entry) = made {
-            break entry.unwrap().path();
-        }
-        assert!(std::time::Instant::now() < deadline, "no bell was made");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
+        made.map(|entry| entry.unwrap().path())
+    });
     assert_eq!(mode(&bells), 0o700);
     assert_eq!(mode(&bell), 0o600, "{}", bell.display());
     drop(watch);

@@ -205,4 +205,8 @@ impl Database for Backend {
     fn describe(&self) -> String {
         self.db.describe()
     }
+
+    fn window(&self) -> std::time::Duration {
+        self.db.window()
+    }
 }

@@ -8,6 +8,7 @@ use fql::kv::{
 };
 
 use crate::backend::Backend;
+use crate::eventually::within;
 
 type R<T = ()> = Result<T, Error>;
 
@@ -1286,13 +1287,10 @@ fn settled_estimate(
     settled: impl Fn(u64) -> bool,
 ) -> u64 {
     let mut last = 0;
-    for _ in 0..50 {
+    within(Duration::from_secs(10), || {
         last = estimate(db, begin, end).unwrap();
-        if settled(last) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
+        settled(last).then_some(())
+    });
     last
 }
 

@@ -16,6 +16,8 @@ mod backend;
 mod costs;
 mod directory;
 mod dump;
+#[path = "../support/eventually.rs"]
+mod eventually;
 mod fixtures;
 #[path = "../support/hooked.rs"]
 mod hooked;

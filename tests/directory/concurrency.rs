@@ -6,12 +6,11 @@
 //! processes with separate allocators.
 
 use std::process::{Command, Stdio};
-use std::thread;
-use std::time::Duration;
 
 use fql::kv::embedded::Embedded;
 
 use super::clients::{PER_CLIENT, check, create_many};
+use crate::support::eventually::eventually;
 
 const DB_VAR: &str = "FQL_DIRECTORY_TEST_DB";
 const CHILD_VAR: &str = "FQL_DIRECTORY_TEST_CHILD";
@@ -26,9 +25,7 @@ fn child_creates_directories() {
     let db = Embedded::open(&file).unwrap();
     // Start together: the parent creates the go file once all are running.
     let go = format!("{file}.go");
-    while !std::path::Path::new(&go).exists() {
-        thread::sleep(Duration::from_millis(1));
-    }
+    eventually("the go file", || std::path::Path::new(&go).exists());
     let attempts = create_many(&db, client.parse().unwrap());
     println!("attempts: {attempts}");
 }

@@ -1,12 +1,14 @@
 //! What only the embedded backend has: fault injection, the file's life
 //! across opens, refusing files that are not fql databases, the MVCC window.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fql::kv::embedded::{Embedded, Fault};
 use fql::kv::{Database, DatabaseExt, Error, Limits, MutationType};
 
 use super::support::{Backend, get, set_all};
+use crate::support::eventually::eventually;
+use crate::support::window;
 
 #[test]
 fn injected_faults_exercise_the_retry_loop() {
@@ -146,6 +148,7 @@ fn limits_can_be_lowered() {
         key: 4,
         value: 4,
         transaction: 30,
+        ..Limits::default()
     };
     let db = Embedded::memory_with_limits(limits);
     assert_eq!(
@@ -164,13 +167,25 @@ fn limits_can_be_lowered() {
     );
 }
 
+/// Transactions expire after their window: FDB's five seconds by default
+/// ([`WINDOW`](fql::kv::WINDOW)), here a short one, which the file's
+/// sweeper keeps as well.
 #[test]
-fn transactions_expire_after_five_seconds() {
-    for backend in [Backend::memory(), Backend::file()] {
+fn transactions_expire_after_their_window() {
+    assert_eq!(Limits::default().window, fql::kv::WINDOW);
+    assert_eq!(fql::kv::WINDOW, Duration::from_secs(5));
+    let limits = window::short();
+    for backend in [Backend::memory_with(limits), Backend::file_with(limits)] {
+        assert_eq!(backend.window(), window::SHORT);
         let mut tx = backend.create_trx().unwrap();
+        let began = Instant::now();
         tx.get(b"k", false).unwrap();
         tx.set(b"k", b"late").unwrap();
-        std::thread::sleep(Duration::from_millis(5100));
+        eventually("the transaction grows too old", || {
+            tx.get(b"j", false) == Err(Error::TransactionTooOld)
+        });
+        // Not before its window is up.
+        assert!(began.elapsed() > window::SHORT, "{:?}", began.elapsed());
         assert_eq!(tx.get(b"j", false), Err(Error::TransactionTooOld));
         assert_eq!(tx.commit(), Err(Error::TransactionTooOld));
         assert!(Error::TransactionTooOld.is_retryable());

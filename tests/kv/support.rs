@@ -2,32 +2,46 @@
 
 use std::path::PathBuf;
 use std::process::{Child, Command};
+use std::time::Duration;
 
 use fql::kv::embedded::Embedded;
-use fql::kv::{self, Database, DatabaseExt, KeyValue, RangeOption};
+use fql::kv::{self, Database, DatabaseExt, KeyValue, Limits, RangeOption};
 
 /// A database under test, with whatever keeps it alive.
 pub struct Backend {
     pub db: Embedded,
     pub path: Option<PathBuf>,
+    limits: Limits,
     _dir: Option<tempfile::TempDir>,
 }
 
 impl Backend {
     pub fn memory() -> Backend {
+        Backend::memory_with(Limits::default())
+    }
+
+    pub fn file() -> Backend {
+        Backend::file_with(Limits::default())
+    }
+
+    /// [`Backend::memory`] with other limits.
+    pub fn memory_with(limits: Limits) -> Backend {
         Backend {
-            db: Embedded::memory(),
+            db: Embedded::memory_with_limits(limits),
             path: None,
+            limits,
             _dir: None,
         }
     }
 
-    pub fn file() -> Backend {
+    /// [`Backend::file`] with other limits, which its reopens keep.
+    pub fn file_with(limits: Limits) -> Backend {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("test.db");
         Backend {
-            db: Embedded::open(&path).expect("open"),
+            db: Embedded::open_with_limits(&path, limits).expect("open"),
             path: Some(path),
+            limits,
             _dir: Some(dir),
         }
     }
@@ -36,7 +50,7 @@ impl Backend {
     /// a new open of the file, or a clone of the in-memory database.
     pub fn reopen(&self) -> Embedded {
         match &self.path {
-            Some(p) => Embedded::open(p).expect("reopen"),
+            Some(p) => Embedded::open_with_limits(p, self.limits).expect("reopen"),
             None => self.db.clone(),
         }
     }
@@ -49,6 +63,10 @@ impl Database for Backend {
 
     fn describe(&self) -> String {
         self.db.describe()
+    }
+
+    fn window(&self) -> Duration {
+        self.db.window()
     }
 }
 

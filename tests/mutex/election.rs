@@ -7,7 +7,7 @@ use fql::exec::Engine;
 use fql::lock::election::{Campaign, Election, Leader, Observe, Term, observe};
 use fql::watch::Ended;
 
-use super::{FAST, client, db, dir, state, wait_until};
+use super::{FAST, client, db, dir, state, until_queued};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -51,7 +51,7 @@ fn a_stopped_candidate_withdraws_and_a_stopped_leader_resigns() {
     let bob = Election::new(db.clone(), dir(), "bob", FAST, TIMEOUT).unwrap();
     let stopper = bob.stopper();
     let campaign = std::thread::spawn(move || bob.campaign(None));
-    wait_until(|| state(&db).queue.len() == 1);
+    until_queued(&db, 1);
     stopper.stop();
     assert_eq!(campaign.join().unwrap().unwrap(), Campaign::Stopped);
     assert!(state(&db).queue.is_empty(), "{:?}", state(&db));

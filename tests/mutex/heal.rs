@@ -67,7 +67,7 @@ fn a_free_mutex_with_waiters_is_granted_to_the_head() {
     ann.try_acquire().unwrap().unwrap();
     script(&db, "mutex/enqueue", &[("name", name("dead"))]);
     let carl = acquiring(&db, "carl");
-    wait_until(|| state(&db).queue.len() == 2);
+    until_queued(&db, 2);
     // An operator clears the owner key: the queue waits on a free mutex.
     by_hand(&db, "/:dir(\"owner\",\"ann\")=clear");
     // carl grants the head, dead, which never answers: taken over after h.
@@ -114,7 +114,7 @@ fn a_waiter_key_with_no_queue_entry_queues_again() {
     script(&db, "mutex/enqueue", &[("name", name("bob"))]);
     by_hand(&db, "/:dir(\"queue\",...)=clear");
     let bob = acquiring(&db, "bob");
-    wait_until(|| state(&db).queue.len() == 1);
+    until_queued(&db, 1);
     assert!(ann.release().unwrap());
     assert!(bob.join().unwrap().is_some());
     assert_eq!(state(&db).owner.as_deref(), Some("bob"));

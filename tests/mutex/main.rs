@@ -8,7 +8,9 @@ mod heal;
 mod observe;
 mod processes;
 mod task;
+use crate::support::eventually::{eventually, eventually_some};
 use crate::support::reach;
+use crate::support::window;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -196,7 +198,7 @@ fn a_client_granted_from_the_queue_answers_and_beats() {
         let db = db.clone();
         std::thread::spawn(move || client(&db, "bob").acquire(Some(Duration::from_secs(10))))
     };
-    wait_until(|| state(&db).queue.len() == 1);
+    until_queued(&db, 1);
     assert!(ann.release().unwrap());
     let t2 = waiter.join().unwrap().unwrap().expect("granted");
     assert!(t2 > t1, "tokens increase from grant to grant");
@@ -239,7 +241,7 @@ fn answers_are_right_when_commits_are_reported_unknown() {
                 client(&faulty, "bob").acquire(Some(Duration::from_secs(20)))
             })
         };
-        wait_until(|| state(&plain).queue.len() == 1);
+        until_queued(&plain, 1);
         assert!(ann.release().unwrap(), "{plan}: the release happened");
         let granted = waiter.join().unwrap().unwrap().expect("granted");
         let s = state(&plain);
@@ -339,7 +341,7 @@ fn a_second_client_with_a_live_name_is_refused() {
         let db = db.clone();
         std::thread::spawn(move || client(&db, "bob").acquire(Some(Duration::from_secs(20))))
     };
-    wait_until(|| state(&db).queue.len() == 1);
+    until_queued(&db, 1);
     let err = client(&db, "bob")
         .acquire(Some(Duration::from_millis(10)))
         .unwrap_err();
@@ -462,12 +464,9 @@ fn names_and_timings_are_checked() {
     assert!(Mutex::new(db, dir(), "ann", bad).is_err());
 }
 
-fn wait_until(mut cond: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !cond() {
-        assert!(start.elapsed() < Duration::from_secs(10), "timed out");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+/// Waits until `n` clients wait in the queue of the mutex in `db`.
+fn until_queued(db: &Arc<dyn Database>, n: usize) {
+    eventually(&format!("{n} waiting"), || state(db).queue.len() == n);
 }
 
 #[test]
@@ -493,7 +492,7 @@ fn a_grant_costs_the_waiters_one_transaction_in_all() {
             assert!(me.release().unwrap());
             token
         }));
-        wait_until(|| state(&db).queue.len() == n + 1);
+        until_queued(&db, n + 1);
     }
     let total = |counts: &[Arc<std::sync::atomic::AtomicUsize>]| -> usize {
         counts
@@ -623,7 +622,7 @@ fn compat_clients_share_a_mutex_with_go_clients() {
                 .acquire(Some(Duration::from_secs(10)))
         })
     };
-    wait_until(|| {
+    eventually("a queue entry", || {
         !raw(&db)
             .1
             .iter()
@@ -665,10 +664,8 @@ fn a_compat_reaper_reaps_by_the_owner_value_go_beats() {
         std::thread::sleep(FAST.heartbeat / 2);
     }
     // Then it stops, and is reaped once its beat stood still for L.
-    while reaper.tick().unwrap().is_empty() {
-        assert!(last_beat.elapsed() < Duration::from_secs(5));
-        std::thread::sleep(FAST.heartbeat / 4);
-    }
+    eventually("ann reaped", || !reaper.tick().unwrap().is_empty());
+    assert!(last_beat.elapsed() < Duration::from_secs(5));
     assert!(last_beat.elapsed() >= FAST.stale);
     assert_eq!(go::owner(&db), "");
 }
@@ -694,36 +691,40 @@ fn the_reaper_goes_on_after_errors() {
     };
     client(&db, "ann").try_acquire().unwrap().unwrap();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let errors = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let reaper = {
-        let stop = stop.clone();
+        let (stop, errors) = (stop.clone(), errors.clone());
         std::thread::spawn(move || {
             let mut reaper = Reaper::new(flaky, dir(), FAST).unwrap();
-            let (mut errors, mut reaped) = (0, Vec::new());
+            let mut reaped = Vec::new();
             reaper
                 .run(&stop, &mut |r| match r {
                     Ok(r) => reaped.push(r.clone()),
-                    Err(_) => errors += 1,
+                    Err(_) => {
+                        errors.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
                 })
                 .expect("the directory is a mutex");
-            (errors, reaped)
+            reaped
         })
     };
-    std::thread::sleep(FAST.heartbeat * 2);
+    let errors = || errors.load(std::sync::atomic::Ordering::SeqCst);
+    eventually("the reaper meets an error", || errors() > 0);
     broken.store(false, std::sync::atomic::Ordering::SeqCst);
-    wait_until(|| state(&db).owner.is_none());
+    eventually("the owner reaped", || state(&db).owner.is_none());
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
-    let (errors, reaped) = reaper.join().unwrap();
-    assert!(errors > 0);
+    let reaped = reaper.join().unwrap();
+    assert!(errors() > 0);
     assert_eq!(reaped, [Reaped::Owner("ann".into())]);
 }
 
-/// A mutex transaction whose own work outlives its five seconds ends as
+/// A mutex transaction whose own work outlives its window ends as
 /// the engine's transactions do, with `fql::transaction_too_old` (whose
 /// help says why running it again cannot help), not the bare database
 /// error: the scripts run through the engine's transaction.
 #[test]
 fn a_mutex_transaction_that_outlives_its_window_is_too_old() {
-    let plain = db();
+    let plain: Arc<dyn Database> = Arc::new(Embedded::memory_with_limits(window::short()));
     let ann = client(&plain, "ann");
     ann.try_acquire().unwrap().expect("free");
     assert!(ann.release().unwrap());
@@ -732,11 +733,12 @@ fn a_mutex_transaction_that_outlives_its_window_is_too_old() {
     let stalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let hook: hooked::Hook = {
         let stalled = stalled.clone();
+        let plain = plain.clone();
         Arc::new(move |op, _: &[u8]| {
             if op == hooked::Access::Write
                 && !stalled.swap(true, std::sync::atomic::Ordering::SeqCst)
             {
-                std::thread::sleep(fql::kv::WINDOW + Duration::from_millis(200));
+                window::outlive_window(&*plain);
             }
             Ok(())
         })
@@ -889,7 +891,7 @@ fn clients_share_the_timing_and_mode_the_mutex_stores() {
         let db = db.clone();
         std::thread::spawn(move || client(&db, "bob").acquire(Some(Duration::from_secs(20))))
     };
-    wait_until(|| state(&db).queue.len() == 1);
+    until_queued(&db, 1);
     assert!(ann.release().unwrap());
     assert!(bob.join().unwrap().unwrap().is_some());
     assert!(stored_settings(&db).is_some());
@@ -967,14 +969,10 @@ fn a_reaper_judges_by_the_stored_timing_and_mode() {
         .unwrap();
     let mut reaper = Reaper::new(db.clone(), dir(), slower).unwrap();
     let started = Instant::now();
-    let reaped = loop {
-        let reaped = reaper.tick().unwrap();
-        if !reaped.is_empty() {
-            break reaped;
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "never reaped");
-        std::thread::sleep(FAST.heartbeat / 4);
-    };
+    let reaped = eventually_some("ann reaped", || {
+        Some(reaper.tick().unwrap()).filter(|r| !r.is_empty())
+    });
+    assert!(started.elapsed() < Duration::from_secs(10), "reaped late");
     assert_eq!(reaped, [Reaped::Owner("ann".into())]);
     assert_eq!(go::owner(&db), "", "handed to Go's free marker");
 }
@@ -1017,7 +1015,7 @@ fn a_go_client_waiting_on_the_free_marker_is_woken_by_a_compat_release() {
                 .acquire(Some(Duration::from_secs(20)))
         })
     };
-    wait_until(|| {
+    eventually("a queue entry", || {
         raw(&db)
             .1
             .iter()

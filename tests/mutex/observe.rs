@@ -9,7 +9,8 @@ use fql::lock::list::{Lock, list};
 use fql::lock::mutex::break_mutex;
 use fql::lock::{Timing, Verdict};
 
-use super::{FAST, client, db, dir, script, state, wait_until};
+use super::{FAST, client, db, dir, script, state, until_queued};
+use crate::support::window;
 
 #[test]
 fn ages_are_in_seconds_and_a_silent_owner_turns_stale() {
@@ -142,7 +143,7 @@ fn break_fences_the_owner_out_and_hands_the_mutex_on() {
         let db = db.clone();
         std::thread::spawn(move || client(&db, "bob").acquire(Some(Duration::from_secs(20))))
     };
-    wait_until(|| state(&db).queue.len() == 1);
+    until_queued(&db, 1);
     let broken = break_mutex(&engine, &dir()).unwrap().expect("a mutex");
     assert_eq!(broken.previous.as_deref(), Some("ann"));
     assert_eq!(broken.owner.as_deref(), Some("bob"));
@@ -171,21 +172,24 @@ fn state_of(db: &std::sync::Arc<dyn fql::kv::Database>, d: &[String]) -> fql::lo
     fql::lock::mutex::State::read(&Engine::new(db.clone()), d).unwrap()
 }
 
-/// A tree too large to read within a transaction's five seconds fails
+/// A tree too large to read within a transaction's window fails
 /// with `transaction_too_old`, which `fql mutex list` names as the cause,
 /// rather than list it from several snapshots.
 #[test]
 fn a_list_that_outlives_its_transaction_is_too_old() {
-    let plain = db();
+    let plain: std::sync::Arc<dyn fql::kv::Database> = std::sync::Arc::new(
+        fql::kv::embedded::Embedded::memory_with_limits(window::short()),
+    );
     client(&plain, "ann").try_acquire().unwrap().unwrap();
     let reads = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let hook: super::hooked::Hook = {
         let reads = reads.clone();
+        let plain = plain.clone();
         std::sync::Arc::new(move |op, _: &[u8]| {
             // A read after the snapshot was taken stalls past the window.
             let n = reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             if op == super::hooked::Access::Read && n == 2 {
-                std::thread::sleep(fql::kv::WINDOW + Duration::from_millis(200));
+                window::outlive_window(&*plain);
             }
             Ok(())
         })

@@ -4,11 +4,12 @@ mod keys;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use assert_cmd::cargo::cargo_bin;
 
 use super::reach::{reach, reach_shell};
+use crate::support::eventually::{PATIENCE, eventually, eventually_some, within};
 
 mod elect;
 mod kinds;
@@ -90,6 +91,42 @@ fn signal(child: &Child, sig: &str) {
     let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig);
 }
 
+/// What `fql mutex show DIR` prints.
+fn show(db: &Path, dir: &str) -> String {
+    let out = fql(db).args(["mutex", "show", dir]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Waits until `fql mutex show DIR` prints `want`; what it printed.
+fn until_shown(db: &Path, dir: &str, want: &str) -> String {
+    let mut last = String::new();
+    within(PATIENCE, || {
+        last = show(db, dir);
+        last.contains(want).then(|| last.clone())
+    })
+    .unwrap_or_else(|| panic!("never showed {want:?}: {last}"))
+}
+
+/// Waits for `child` to end, killing it and failing if it does not.
+fn ends(child: &mut Child, what: &str) -> std::process::ExitStatus {
+    within(PATIENCE, || child.try_wait().unwrap()).unwrap_or_else(|| {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{what} did not end within {PATIENCE:?}")
+    })
+}
+
+/// Waits until `file` holds a whole line (a shell writes it piecemeal);
+/// the line.
+fn line_in(file: &Path) -> String {
+    eventually_some(&format!("a line in {}", file.display()), || {
+        std::fs::read_to_string(file)
+            .ok()
+            .filter(|s| s.ends_with('\n'))
+            .map(|s| s.trim().to_string())
+    })
+}
+
 /// `FQL_MUTEX_SOAK=CLIENTSxROUNDS` (e.g. `16x50`) runs the contention
 /// test bigger than the default, which keeps `cargo test` quick.
 fn soak_size() -> (u64, u64) {
@@ -159,7 +196,7 @@ fn no_two_holders_with_kills_pauses_and_a_reaper() {
         .collect();
     // Waiters behind a killed owner rely on the reaper: should it end
     // early, they would wait for ever, so the test stops them and fails.
-    while !workers.iter().all(|w| w.is_finished()) {
+    eventually("every worker's last round", || {
         if let Some(status) = reaper.try_wait().unwrap() {
             let _ = Command::new("pkill")
                 .arg("-KILL")
@@ -168,8 +205,8 @@ fn no_two_holders_with_kills_pauses_and_a_reaper() {
                 .status();
             panic!("the reaper ended early ({status}); its error is above");
         }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        workers.iter().all(|w| w.is_finished())
+    });
     for w in workers {
         w.join().unwrap();
     }
@@ -240,18 +277,7 @@ fn waiters_are_granted_in_queue_order() {
             .spawn()
             .unwrap();
         // Each queues before the next starts.
-        let start = Instant::now();
-        loop {
-            let show = fql(&db)
-                .args(["mutex", "show", "/locks/fifo"])
-                .output()
-                .unwrap();
-            if String::from_utf8_lossy(&show.stdout).contains(&format!("{}. w{n} ", n + 1)) {
-                break;
-            }
-            assert!(start.elapsed() < Duration::from_secs(10));
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        until_shown(&db, "/locks/fifo", &format!("{}. w{n} ", n + 1));
         waiters.push(child);
     }
     let mut holder = "first".to_string();
@@ -330,11 +356,7 @@ fn run_passes_exit_codes_and_stops_the_command_when_the_lock_is_lost() {
         ))
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while !started.exists() {
-        assert!(start.elapsed() < Duration::from_secs(10));
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    eventually("the command's start", || started.exists());
     signal(&child, "-TERM");
     assert_eq!(child.wait().unwrap().code(), Some(7));
 
@@ -359,15 +381,7 @@ fn run_passes_exit_codes_and_stops_the_command_when_the_lock_is_lost() {
         .args(["--", "sh", "-c", &script])
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while !pidfile.exists() || std::fs::read_to_string(&pidfile).unwrap().trim().is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(10));
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let grandchild = std::fs::read_to_string(&pidfile)
-        .unwrap()
-        .trim()
-        .to_string();
+    let grandchild = line_in(&pidfile);
     // Pause the holder past the staleness; a reaper hands the lock on.
     signal(&holder, "-STOP");
     let mut reaper = fql(&db)
@@ -376,7 +390,7 @@ fn run_passes_exit_codes_and_stops_the_command_when_the_lock_is_lost() {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1200));
+    until_shown(&db, "/locks/run", "owner: none (free)");
     signal(&holder, "-CONT");
     let status = holder.wait().unwrap();
     signal(&reaper, "-TERM");
@@ -410,14 +424,7 @@ fn a_holder_whose_file_is_deleted_stops_its_command_and_fails() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let first = loop {
-        match std::fs::read_to_string(&started) {
-            Ok(t) if t.ends_with('\n') => break t.trim().to_string(),
-            _ => assert!(Instant::now() < deadline, "the command never started"),
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let first = line_in(&started);
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
     }

@@ -13,6 +13,7 @@ use fql::lock::{Timing, dir_param};
 use fql::schema::{Violation, validate};
 use fql::syntax::ast::Elem;
 
+use crate::support::eventually::eventually;
 use crate::support::hooked;
 
 const FAST: Timing = Timing {
@@ -69,13 +70,12 @@ fn the_mutex_schema_holds_in_every_state_the_commands_leave() {
                 .acquire(Some(Duration::from_secs(10)))
         })
     };
-    while fql::lock::mutex::State::read(&fql::exec::Engine::new(db.clone()), &dir())
-        .unwrap()
-        .queue
-        .is_empty()
-    {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    eventually("carl waiting", || {
+        !fql::lock::mutex::State::read(&fql::exec::Engine::new(db.clone()), &dir())
+            .unwrap()
+            .queue
+            .is_empty()
+    });
     states.push(("held, one waiting", mutex_violations(&db)));
     assert!(ann.release().unwrap());
     waiter.join().unwrap().unwrap().unwrap();
@@ -85,10 +85,8 @@ fn the_mutex_schema_holds_in_every_state_the_commands_leave() {
     // The owner stops beating and is reaped.
     let mut reaper = Reaper::new(db.clone(), dir(), FAST).unwrap();
     let start = std::time::Instant::now();
-    while reaper.tick().unwrap().is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(5));
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    eventually("the owner reaped", || !reaper.tick().unwrap().is_empty());
+    assert!(start.elapsed() < Duration::from_secs(5));
     states.push(("reaped", mutex_violations(&db)));
     // Go-compatible clients: heartbeats on the owner key.
     let go = Mutex::new(db.clone(), dir(), "gopher", FAST)

@@ -14,11 +14,14 @@ use super::store::Writer;
 use super::watches::Watched;
 use super::{Fault, Shared};
 use crate::kv::admit::stamp_offset;
-use crate::kv::{Committed, Error, IdempotencyId, MutationType, Result, WINDOW, key_after};
+use crate::kv::{Committed, Error, IdempotencyId, MutationType, Result, key_after};
 
-/// How long the commit log remembers a commit's write ranges: longer than
-/// any transaction may live, so every live transaction can be checked.
-const LOG_WINDOW_MS: u64 = 2 * WINDOW.as_millis() as u64;
+/// How long the commit log remembers a commit's write ranges, in
+/// milliseconds: twice the window, longer than any transaction may live, so
+/// every live transaction can be checked.
+fn log_window_ms(shared: &Shared) -> u64 {
+    u64::try_from(2 * shared.limits.window.as_millis()).unwrap_or(u64::MAX)
+}
 
 /// At most this many write ranges of one commit are logged, those of its
 /// versionstamped keys included; more are joined into this many wider
@@ -80,7 +83,7 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<
         return Err(e);
     }
     let read = tx.read_state();
-    if read.is_some_and(|(_, at)| at.elapsed() > WINDOW) {
+    if read.is_some_and(|(_, at)| at.elapsed() > shared.limits.window) {
         return Err(Error::TransactionTooOld);
     }
     if tx.buffer().is_empty() && tx.writes().is_empty() {
@@ -131,7 +134,12 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<
         )?;
         let now = now_ms();
         let logged = with_stamped(&logged, stamped);
-        w.log(version, now, &logged, now.saturating_sub(LOG_WINDOW_MS))?;
+        w.log(
+            version,
+            now,
+            &logged,
+            now.saturating_sub(log_window_ms(shared)),
+        )?;
         w.set_version(version)?;
         if let Some(id) = tx.idempotency_id() {
             super::idempotency::record(w, &id, version, now)?;

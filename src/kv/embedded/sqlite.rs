@@ -12,9 +12,10 @@
 //! The lock waits of opening, reading and committing end at the store's
 //! timeout, or at the transaction's own deadline when that comes first
 //! ([`busy`]). Upkeep that no caller waits on keeps waits of its own: the
-//! WAL restart after a commit, up to [`checkpoint`]'s 5.3 s once the WAL is
-//! far past its limit, and marking a damaged file, up to 2 s
-//! ([`guard`]). Read transactions end when their five seconds are up
+//! WAL restart after a commit, up to [`checkpoint`]'s window and 0.3 s
+//! (5.3 s by default) once the WAL is far past its limit, and marking a
+//! damaged file, up to 2 s ([`guard`]). Read transactions end when their
+//! window (five seconds by default) is up
 //! ([`sweep`]), the WAL is kept bounded ([`checkpoint`]), and a commit to a
 //! file that is no longer the one at the path is refused ([`identity`]).
 
@@ -44,7 +45,7 @@ use self::sweep::{Held, Sweeper};
 use super::OpenOptions;
 use super::store::{Snapshot, Store, Writer, batch};
 use super::watches::{Place, Rung};
-use crate::kv::{Error, KeyValue, Result, WINDOW, lock};
+use crate::kv::{Error, KeyValue, Result, lock};
 
 pub(crate) use guard::Guarded;
 
@@ -57,6 +58,8 @@ const SWEEP_MARGIN: Duration = Duration::from_millis(100);
 
 pub(crate) struct SqliteStore {
     pool: Arc<Pool>,
+    /// How long a read transaction lives ([`Limits::window`](crate::kv::Limits::window)).
+    window: Duration,
     /// Ends snapshots that outlive their window, handing their
     /// connections back to `pool`.
     sweeper: Arc<Sweeper>,
@@ -109,9 +112,10 @@ impl SqliteStore {
             .then(|| Place::new(target.beside("-wal"), target.beside("-bells")));
         let store = SqliteStore {
             pool: Arc::new(Pool::new(target, conn, file)),
+            window: options.limits.window,
             sweeper: Arc::default(),
             watcher: Mutex::default(),
-            checkpoints: Checkpoints::default(),
+            checkpoints: Checkpoints::new(options.limits.window),
             bell,
         };
         Ok(Guarded::new(store, read_only, marked))
@@ -141,7 +145,7 @@ impl Store for SqliteStore {
             &self.sweeper,
             &self.pool,
             &held,
-            Instant::now() + WINDOW + SWEEP_MARGIN,
+            Instant::now() + self.window + SWEEP_MARGIN,
         );
         Ok(Box::new(SqliteSnapshot {
             conn: held,

@@ -21,7 +21,7 @@ use crate::kv::retry::Backoff;
 use crate::kv::watch::WatchFuture;
 use crate::kv::{
     CommitStatus, Committed, ConflictRangeType, Error, IdempotencyId, KeyValue, MutationType,
-    RangeOption, RangeResult, Result, StreamingMode, Transaction, TransactionOption, WINDOW, Watch,
+    RangeOption, RangeResult, Result, StreamingMode, Transaction, TransactionOption, Watch,
     key_after,
 };
 
@@ -111,7 +111,8 @@ impl EmbeddedTx {
         Ok(())
     }
 
-    /// The snapshot, taken at the first read; too old after five seconds.
+    /// The snapshot, taken at the first read; too old once the window
+    /// of the limits has passed.
     fn snap(&mut self) -> Result<&mut dyn Snapshot> {
         self.usable()?;
         if self.released {
@@ -124,7 +125,10 @@ impl EmbeddedTx {
             self.read = Some((snap.version(), Instant::now()));
             self.snapshot = Some(snap);
         }
-        if self.read.is_some_and(|(_, at)| at.elapsed() > WINDOW) {
+        if self
+            .read
+            .is_some_and(|(_, at)| at.elapsed() > self.shared.limits.window)
+        {
             return Err(Error::TransactionTooOld);
         }
         Ok(self.snapshot.as_deref_mut().expect("just set"))

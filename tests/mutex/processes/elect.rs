@@ -1,15 +1,11 @@
 //! Leader election through real `fql mutex elect` and `observe` processes.
 
+use super::{TIMING, fql, signal, until_shown};
+use crate::support::eventually::PATIENCE;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
-
-use super::{TIMING, fql, signal};
-
-/// A generous bound for anything to happen on a loaded machine.
-const PATIENCE: Duration = Duration::from_secs(20);
 
 /// A process whose standard output is read line by line.
 struct Lines {
@@ -72,18 +68,7 @@ fn term_of(line: &str, name: &str) -> String {
 
 /// Waits until `name` waits in the queue.
 fn queued(db: &Path, name: &str) {
-    let start = Instant::now();
-    loop {
-        let show = fql(db)
-            .args(["mutex", "show", "/locks/lead"])
-            .output()
-            .unwrap();
-        if String::from_utf8_lossy(&show.stdout).contains(&format!(". {name} (")) {
-            return;
-        }
-        assert!(start.elapsed() < PATIENCE, "{name} never queued");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    until_shown(db, "/locks/lead", &format!(". {name} ("));
 }
 
 /// Two candidates: the leader resigns on SIGTERM, the other leads in a

@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
-use std::time::{Duration, Instant};
 
-use super::{fql, signal};
+use super::{fql, signal, until_shown};
+use crate::support::eventually::eventually;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -16,19 +16,6 @@ fn text(bytes: &[u8]) -> String {
 /// Runs `fql --db DB ARGS` to its end.
 fn run(db: &Path, args: &[&str]) -> Output {
     fql(db).args(args).output().unwrap()
-}
-
-/// Waits, generously, until `fql mutex show DIR` says `what`.
-fn wait_for_show(db: &Path, dir: &str, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let shown = text(&run(db, &["mutex", "show", dir]).stdout);
-        if shown.contains(what) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "never {what:?}: {shown}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// A holder that keeps the mutex until the file `go` appears.
@@ -59,7 +46,7 @@ fn a_second_client_with_a_live_name_is_refused() {
     let db = db_in(&tmp);
     let go = tmp.path().join("go");
     let mut first = holder(&db, "/locks/names", "host1", &[], &go);
-    wait_for_show(&db, "/locks/names", "owner: host1 ");
+    until_shown(&db, "/locks/names", "owner: host1 ");
     let token = |db: &Path| text(&run(db, &["mutex", "show", "/locks/names"]).stdout);
     let before = token(&db);
     let ran = tmp.path().join("ran");
@@ -104,7 +91,7 @@ fn a_second_client_with_a_live_name_is_refused() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for_show(&db, "/locks/names", "1. w1 ");
+    until_shown(&db, "/locks/names", "1. w1 ");
     let twin = run(
         &db,
         &[
@@ -222,11 +209,7 @@ fn live_holder_kept(holder_flags: &[&str], reaper_flags: &[&str]) {
         .arg(format!("touch {}; sleep 4", started.display()))
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !started.exists() {
-        assert!(Instant::now() < deadline, "the command never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    eventually("the command's start", || started.exists());
     let reaper = fql(&db)
         .args(["mutex", "reap", "/locks/r"])
         .args(reaper_flags)
@@ -288,7 +271,7 @@ fn a_default_reaper_reaps_a_dead_compat_owner() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for_show(&db, "/locks/g", "owner: none (free)");
+    until_shown(&db, "/locks/g", "owner: none (free)");
     signal(&reaper, "-TERM");
     let reaped = reaper.wait_with_output().unwrap();
     assert_eq!(text(&reaped.stdout), "reaped owner gone\n");

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::cargo_bin;
 
 use super::reach_shell;
-use super::{Rng, TIMING, fql, signal, soak_size};
+use super::{Rng, TIMING, ends, fql, show, signal, soak_size, until_shown};
+use crate::support::eventually::eventually;
 
 /// A timing for holders that do not beat (`try-acquire` from the test):
 /// long enough that no waiter takes the lock from them meanwhile.
@@ -28,27 +29,6 @@ fn acquirer(db: &Path, dir: &str, name: &str, flags: &[&str], timing: [&str; 4])
         .stdout(Stdio::null())
         .spawn()
         .unwrap()
-}
-
-fn show(db: &Path, dir: &str) -> String {
-    String::from_utf8(mutex(db, &["show", dir]).stdout).unwrap()
-}
-
-/// Waits until `show` prints `line` (generously: the machine may be
-/// loaded).
-fn await_show(db: &Path, dir: &str, line: &str) {
-    let start = Instant::now();
-    loop {
-        let shown = show(db, dir);
-        if shown.contains(line) {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "never showed {line:?}: {shown}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 fn try_acquire(db: &Path, dir: &str, name: &str, flag: &[&str]) -> bool {
@@ -72,12 +52,7 @@ fn still_waiting(child: &mut Child) -> bool {
 }
 
 fn wait_ok(mut child: Child) {
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(start.elapsed() < Duration::from_secs(20), "never granted");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(child.wait().unwrap().success());
+    assert!(ends(&mut child, "a waiter granted").success());
 }
 
 #[test]
@@ -92,11 +67,11 @@ fn readers_share_a_writer_excludes_and_a_reader_behind_a_waiting_writer_waits() 
         "a writer waits"
     );
     let mut writer = acquirer(&db, lock, "w1", &["--write"], SLOW);
-    await_show(&db, lock, "1. w1 write");
+    until_shown(&db, lock, "1. w1 write");
     // A reader behind the waiting writer waits, though readers hold.
     assert!(!try_acquire(&db, lock, "r0", &["--read"]));
     let mut reader = acquirer(&db, lock, "r3", &["--read"], SLOW);
-    await_show(&db, lock, "2. r3 read");
+    until_shown(&db, lock, "2. r3 read");
     release(&db, lock, "r1", "--read");
     assert!(still_waiting(&mut writer), "one reader still holds");
     release(&db, lock, "r2", "--read");
@@ -121,7 +96,7 @@ fn a_semaphore_grants_its_permits_and_no_more_and_refuses_another_count() {
     assert!(try_acquire(&db, lock, "b", &two));
     assert!(!try_acquire(&db, lock, "c", &two), "two permits only");
     let mut waiter = acquirer(&db, lock, "c", &two, SLOW);
-    await_show(&db, lock, "1. c permit");
+    until_shown(&db, lock, "1. c permit");
     assert!(still_waiting(&mut waiter));
     // Another count, another kind, or another timing is refused, and
     // changes nothing.
@@ -175,13 +150,9 @@ fn a_killed_holder_is_taken_over_by_the_head_waiter() {
             .arg(format!("touch {}; sleep 3", started.display()))
             .spawn()
             .unwrap();
-        let start = Instant::now();
-        while !started.exists() {
-            assert!(start.elapsed() < Duration::from_secs(20));
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        eventually("the command's start", || started.exists());
         let waiter = acquirer(&db, lock, "next", &[waits], TIMING);
-        await_show(&db, lock, "1. next");
+        until_shown(&db, lock, "1. next");
         signal(&holder, "-KILL");
         let _ = holder.wait();
         let killed = Instant::now();
@@ -415,11 +386,11 @@ fn a_killed_waiter_is_dropped_by_the_one_behind_it() {
         .args(["--", "sleep", "2"])
         .spawn()
         .unwrap();
-    await_show(&db, lock, "  h write");
+    until_shown(&db, lock, "  h write");
     let mut dead = acquirer(&db, lock, "a", &["--read"], STEADY);
-    await_show(&db, lock, "1. a read");
+    until_shown(&db, lock, "1. a read");
     let next = acquirer(&db, lock, "b", &["--read"], STEADY);
-    await_show(&db, lock, "2. b read");
+    until_shown(&db, lock, "2. b read");
     signal(&dead, "-KILL");
     let _ = dead.wait();
     wait_ok(holder);
@@ -447,31 +418,23 @@ fn killed_waiters_in_a_row_are_dropped_together() {
         .args(["--", "sleep", "60"])
         .spawn()
         .unwrap();
-    await_show(&db, lock, "  h write");
+    until_shown(&db, lock, "  h write");
     let mut dead = Vec::new();
     for (n, name) in ["d1", "d2", "d3"].iter().enumerate() {
         dead.push(acquirer(&db, lock, name, &["--read"], timing));
-        await_show(&db, lock, &format!("{}. {name} read", n + 1));
+        until_shown(&db, lock, &format!("{}. {name} read", n + 1));
     }
     let live = acquirer(&db, lock, "b", &["--read"], timing);
-    await_show(&db, lock, "4. b read");
+    until_shown(&db, lock, "4. b read");
     for d in &mut dead {
         signal(d, "-KILL");
         let _ = d.wait();
     }
     let gone = |name: &str| {
-        let start = Instant::now();
-        loop {
-            let shown = show(&db, lock);
-            if !shown.contains(&format!(". {name} read")) {
-                return Instant::now();
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "{name} stayed: {shown}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        eventually(&format!("{name} gone"), || {
+            !show(&db, lock).contains(&format!(". {name} read"))
+        });
+        Instant::now()
     };
     // The nearest goes first, the farthest last.
     let first = gone("d3");
@@ -539,17 +502,17 @@ fn a_waiter_ended_by_a_signal_leaves_the_queue() {
         for (n, sig) in ["-INT", "-TERM", "-HUP"].into_iter().enumerate() {
             let name = format!("s{n}");
             let child = acquirer(&db, lock, &name, &[flag], SLOW);
-            await_show(&db, lock, &format!("{}. {name} {mode}", n + 1));
+            until_shown(&db, lock, &format!("{}. {name} {mode}", n + 1));
             gone.push((child, sig));
         }
         let live = acquirer(&db, lock, "live", &[flag], SLOW);
-        await_show(&db, lock, &format!("4. live {mode}"));
+        until_shown(&db, lock, &format!("4. live {mode}"));
         for (child, sig) in &mut gone {
             signal(child, sig);
             let status = child.wait().unwrap();
             assert!(!status.success(), "{sig}: {status:?}");
         }
-        await_show(&db, lock, &format!("1. live {mode}"));
+        until_shown(&db, lock, &format!("1. live {mode}"));
         let shown = show(&db, lock);
         assert!(!shown.contains(". s"), "{shown}");
         release(&db, lock, "holder", flag);

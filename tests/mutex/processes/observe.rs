@@ -5,9 +5,9 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::{TIMING, fql};
+use super::{TIMING, ends, fql, line_in};
 
 /// Starts `fql mutex run` as `name` with a command that writes its token
 /// to a file and then sleeps for up to `seconds`; returns the holder and
@@ -28,31 +28,14 @@ fn holder(db: &Path, name: &str, seconds: u32, extra: &[&str]) -> (Child, String
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let token = loop {
-        match std::fs::read_to_string(&started) {
-            Ok(t) if t.ends_with('\n') => break t.trim().to_string(),
-            _ => assert!(Instant::now() < deadline, "the command never started"),
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let token = line_in(&started);
     (child, token)
 }
 
 /// Waits for `child` to end, within a generous deadline; its status and
 /// standard error.
 fn ended(mut child: Child) -> (std::process::ExitStatus, String) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the holder did not end");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = ends(&mut child, "the holder");
     let mut stderr = String::new();
     child
         .stderr

@@ -4,14 +4,15 @@
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use assert_cmd::cargo::cargo_bin;
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
 use super::super::reach::reach_shell;
-use super::fql;
+use super::{fql, line_in, show};
+use crate::support::eventually::{eventually, within};
 
 /// Timing for every client here: short, with room for a loaded machine.
 const TIMING: [&str; 4] = ["--heartbeat", "0.2", "--stale", "2"];
@@ -20,30 +21,9 @@ fn send(child: &Child, signal: Signal) {
     let _ = nix::sys::signal::kill(Pid::from_raw(child.id() as i32), signal);
 }
 
-/// Waits until `ready` says yes, failing after `what` took a minute.
-fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !ready() {
-        assert!(Instant::now() < deadline, "{what} did not happen");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn show(db: &Path, dir: &str) -> String {
-    let out = fql(db).args(["mutex", "show", dir]).output().unwrap();
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// A pid written to `file` by a shell, once it is whole.
 fn pid_in(file: &Path) -> i32 {
-    wait_until(&format!("{} written", file.display()), || {
-        std::fs::read_to_string(file).is_ok_and(|s| s.ends_with('\n'))
-    });
-    std::fs::read_to_string(file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap()
+    line_in(file).parse().unwrap()
 }
 
 /// A holder that beats until `release` exists, then hands the mutex on.
@@ -58,7 +38,7 @@ fn holder(db: &Path, dir: &str, release: &Path) -> Child {
         ))
         .spawn()
         .unwrap();
-    wait_until("the holder's grant", || {
+    eventually("the holder's grant", || {
         show(db, dir).starts_with("owner: holder ")
     });
     child
@@ -87,7 +67,7 @@ fn a_waiter_ended_by_a_signal_leaves_the_queue() {
             cmd.arg("--").arg("touch").arg(&ran);
         }
         let mut child = cmd.spawn().unwrap();
-        wait_until(&format!("{name} queued"), || {
+        eventually(&format!("{name} queued"), || {
             let exited = child.try_wait().unwrap();
             assert!(
                 exited.is_none(),
@@ -103,7 +83,7 @@ fn a_waiter_ended_by_a_signal_leaves_the_queue() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_until("live queued", || {
+    eventually("live queued", || {
         show(&db, "/locks/sig").contains(". live ")
     });
     for (child, signal, _) in &waiters {
@@ -162,7 +142,7 @@ fn a_killed_run_leaves_no_process_of_its_command() {
         let (command, started) = (pid_in(&command), pid_in(&started));
         send(&run, Signal::SIGKILL);
         run.wait().unwrap();
-        wait_until(&format!("round {round}: the end of the command"), || {
+        eventually(&format!("round {round}: the end of the command"), || {
             !super::alive(command) && !super::alive(started)
         });
     }
@@ -198,13 +178,13 @@ fn a_killed_run_kills_its_command_even_without_its_watchdog() {
             })
             .collect()
     };
-    wait_until("the watchdog started", || children().len() == 2);
+    eventually("the watchdog started", || children().len() == 2);
     for watchdog in children().into_iter().filter(|&p| p != command) {
         let _ = nix::sys::signal::kill(Pid::from_raw(watchdog), Signal::SIGKILL);
     }
     send(&run, Signal::SIGKILL);
     run.wait().unwrap();
-    wait_until("the end of the command", || !super::alive(command));
+    eventually("the end of the command", || !super::alive(command));
 }
 
 /// A command that reads the terminal reads it: its group is the
@@ -267,20 +247,16 @@ fn a_stalled_store_stops_the_command_on_the_holders_clock() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_until("the command's start", || ready.exists());
+    eventually("the command's start", || ready.exists());
     let lock = rusqlite::Connection::open(&db).unwrap();
     lock.execute_batch("BEGIN IMMEDIATE; UPDATE meta SET value = value WHERE name = 'format';")
         .unwrap();
-    let stalled = Instant::now();
     // Heartbeats cannot commit for a minute (--timeout 60); the command
     // is stopped long before.
-    while !stopped.exists() {
-        assert!(
-            stalled.elapsed() < Duration::from_secs(15),
-            "the command still ran 15 s into the stall"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(
+        within(Duration::from_secs(15), || stopped.exists().then_some(())).is_some(),
+        "the command still ran 15 s into the stall"
+    );
     lock.execute_batch("ROLLBACK").unwrap();
     let out = run.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

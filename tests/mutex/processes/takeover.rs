@@ -7,41 +7,12 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{fql, signal};
+use super::{ends, fql, signal, until_shown};
 
 /// A staleness well above the time a loaded machine may take to commit a
 /// heartbeat, so that a live owner is never taken over here: these tests
 /// are about dead ones.
 const TIMING: [&str; 4] = ["--heartbeat", "0.2", "--stale", "2"];
-
-/// Waits until `show` prints `want`, or fails after a generous deadline.
-fn until_shown(db: &Path, dir: &str, want: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let out = fql(db).args(["mutex", "show", dir]).output().unwrap();
-        let show = String::from_utf8_lossy(&out.stdout).to_string();
-        if show.contains(want) {
-            return show;
-        }
-        assert!(Instant::now() < deadline, "never showed {want:?}: {show}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Waits for a process to end, or fails after a generous deadline.
-fn ends(child: &mut Child, what: &str) -> std::process::ExitStatus {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() >= deadline {
-            signal(child, "-KILL");
-            panic!("{what} did not end");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// CPU seconds (user + system) a live process has used, from
 /// /proc/PID/stat, which counts in USER_HZ = 100 ticks per second.

@@ -5,11 +5,10 @@
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::cargo_bin;
 
-use super::{fql, reach_shell};
+use super::{fql, line_in, reach_shell};
 
 fn run(db: &Path, args: &[&str]) -> Output {
     fql(db).args(args).output().unwrap()
@@ -51,17 +50,7 @@ fn a_dead_workers_task_is_taken_over_and_a_live_workers_is_not() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    let first = loop {
-        if let Ok(t) = std::fs::read_to_string(&token_file) {
-            break t.trim().to_string();
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "ann took nothing"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let first = line_in(&token_file);
     // While ann beats, bob is refused at her next beat, writing nothing.
     let refused = take(&db, "bob", "10");
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");

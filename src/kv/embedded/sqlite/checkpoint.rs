@@ -15,9 +15,10 @@
 //! The wait is short at first, so a reader in the middle of a long scan
 //! costs writers little; once the WAL is past four times the limit it
 //! waits as long as a read transaction may live (the sweeper ends each
-//! within five seconds), which bounds the WAL under any load of live
-//! processes. A process that is stopped inside a read transaction pins the
-//! WAL until it resumes or dies; attempts then back off to once a minute.
+//! within its window, five seconds by default), which bounds the WAL under
+//! any load of live processes. A process that is stopped inside a read
+//! transaction pins the WAL until it resumes or dies; attempts then back
+//! off to once a minute.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -26,8 +27,6 @@ use rusqlite::Connection;
 
 use super::busy::{self, patiently};
 use super::target::Target;
-
-use crate::kv::WINDOW;
 
 /// The WAL size past which a committer restarts the WAL, and to which
 /// `journal_size_limit` truncates it then.
@@ -39,8 +38,9 @@ const WAL_HARD_LIMIT: u64 = 4 * WAL_LIMIT;
 /// How long a checkpoint waits for readers below the hard limit.
 const SHORT_WAIT: Duration = Duration::from_millis(200);
 
-/// How long it waits past it: longer than any read transaction lives.
-const LONG_WAIT: Duration = WINDOW.saturating_add(Duration::from_millis(300));
+/// How much longer than a read transaction lives it waits past it, so the
+/// sweeper has ended every reader by then.
+const PAST_WINDOW: Duration = Duration::from_millis(300);
 
 /// The wait before a process tries again after waiting out the readers
 /// failed to restart the WAL; it doubles up to [`MAX_BACKOFF`]. After a
@@ -48,9 +48,11 @@ const LONG_WAIT: Duration = WINDOW.saturating_add(Duration::from_millis(300));
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
-#[derive(Default)]
 pub(super) struct Checkpoints {
     state: Mutex<Tries>,
+    /// How long it waits past the hard limit: longer than any read
+    /// transaction lives.
+    long_wait: Duration,
 }
 
 struct Tries {
@@ -68,6 +70,14 @@ impl Default for Tries {
 }
 
 impl Checkpoints {
+    /// Checkpoints of a store whose read transactions live `window`.
+    pub fn new(window: Duration) -> Checkpoints {
+        Checkpoints {
+            state: Mutex::default(),
+            long_wait: window.saturating_add(PAST_WINDOW),
+        }
+    }
+
     /// After a commit, once the committing transaction has let go of its
     /// own snapshot (which the checkpoint would otherwise wait for):
     /// restarts the WAL of `target` if it is past the limit, on `conn`.
@@ -91,7 +101,7 @@ impl Checkpoints {
             return;
         }
         let long = size > WAL_HARD_LIMIT;
-        let wait = if long { LONG_WAIT } else { SHORT_WAIT };
+        let wait = if long { self.long_wait } else { SHORT_WAIT };
         if restart(conn, wait) {
             tries.not_before = None;
             tries.backoff = FIRST_BACKOFF;

@@ -4,10 +4,10 @@
 //! A snapshot is an open SQLite read transaction, and while it is open the
 //! WAL cannot be checkpointed past the state it reads: an idle shell after
 //! `\begin`, or a process that forgot a transaction, would make the WAL grow
-//! for ever. A transaction may only read for five seconds anyway, so one
-//! thread per store ends every read transaction when that window closes;
-//! the snapshot's next read then fails with `transaction_too_old`, as it
-//! would have.
+//! for ever. A transaction may only read for its window anyway (five
+//! seconds by default), so one thread per store ends every read transaction
+//! when that window closes; the snapshot's next read then fails with
+//! `transaction_too_old`, as it would have.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
