@@ -19,7 +19,7 @@ use crate::errors::{
 use crate::future::{Future, Value};
 use crate::guard::{self, lock, put};
 use crate::options::DbOptions;
-use crate::types::{FDBDatabase, FDBFuture, FDBTenant, FdbError};
+use crate::types::{FDBDatabase, FDBDatabaseOption, FDBFuture, FDBTenant, FdbError};
 use crate::{api, cluster, network};
 
 /// FDB 7.3's protocol version, as `fdb_database_get_server_protocol`
@@ -199,7 +199,7 @@ pub unsafe extern "C" fn fdb_database_destroy(d: *mut FDBDatabase) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_database_set_option(
     d: *mut FDBDatabase,
-    option: c_int,
+    option: FDBDatabaseOption,
     value: *const u8,
     value_length: c_int,
 ) -> FdbError {

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use crate::errors::{Code, NETWORK_ALREADY_SETUP, NETWORK_CANNOT_BE_RESTARTED, NETWORK_NOT_SETUP};
 use crate::guard::lock;
+use crate::types::FDBNetworkOption;
 
 /// Work for the network thread.
 pub type Task = Box<dyn FnOnce() + Send>;
@@ -243,16 +244,16 @@ fn next_task() -> Option<Task> {
 /// embedded store behaves (they configure tracing, TLS, knobs and the
 /// multi-version client), so a known option is accepted and ignored; an
 /// unknown code is `invalid_option`.
-const NETWORK_OPTIONS: &[i32] = &[
+const NETWORK_OPTIONS: &[FDBNetworkOption] = &[
     10, 20, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 45, 46, 47, 48, 49, 50, 51, 52,
     53, 54, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 80, 81, 82, 83, 90, 91, 1000, 1001,
     1002,
 ];
 
 /// The network options whose parameter is an 8-byte integer.
-const INT_NETWORK_OPTIONS: &[i32] = &[31, 32, 50, 51, 65, 82, 83, 1002];
+const INT_NETWORK_OPTIONS: &[FDBNetworkOption] = &[31, 32, 50, 51, 65, 82, 83, 1002];
 
-fn set_option(option: i32, value: Option<&[u8]>) -> Result<(), Code> {
+fn set_option(option: FDBNetworkOption, value: Option<&[u8]>) -> Result<(), Code> {
     crate::api::selected()?;
     if !NETWORK_OPTIONS.contains(&option) {
         return Err(crate::errors::INVALID_OPTION);
@@ -265,7 +266,7 @@ fn set_option(option: i32, value: Option<&[u8]>) -> Result<(), Code> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_network_set_option(
-    option: std::ffi::c_int,
+    option: FDBNetworkOption,
     value: *const u8,
     value_length: std::ffi::c_int,
 ) -> crate::types::FdbError {

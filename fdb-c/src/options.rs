@@ -25,6 +25,7 @@ use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVALID_OPTION, INVALID_OPTION_VALUE, TAG_TOO_LONG,
     TOO_MANY_TAGS, UNSUPPORTED_OPERATION,
 };
+use crate::types::{FDBDatabaseOption, FDBTransactionOption};
 
 /// FDB's default and ceiling of a transaction's size.
 pub const MAX_SIZE_LIMIT: i64 = 10_000_000;
@@ -100,13 +101,13 @@ impl Default for TxOptions {
 }
 
 /// Whether an option survives `on_error` (FDB's `persistent` options).
-pub fn persistent(code: i32) -> bool {
+pub fn persistent(code: FDBTransactionOption) -> bool {
     matches!(code, 500..=502 | 2000)
 }
 
 impl TxOptions {
     /// Applies transaction option `code`, checking its value as FDB does.
-    pub fn apply(&mut self, code: i32, value: Option<&[u8]>) -> Result<(), Code> {
+    pub fn apply(&mut self, code: FDBTransactionOption, value: Option<&[u8]>) -> Result<(), Code> {
         match code {
             500 => self.timeout_ms = int(value, 0, i32::MAX.into())?,
             501 => self.retry_limit = int(value, -1, i32::MAX.into())?,
@@ -208,13 +209,13 @@ impl TxOptions {
 pub struct DbOptions {
     /// Transaction options (code and value) every new transaction starts
     /// with, in the order they were set.
-    pub defaults: Vec<(i32, Option<Vec<u8>>)>,
+    pub defaults: Vec<(FDBTransactionOption, Option<Vec<u8>>)>,
     pub max_watches: Option<i64>,
 }
 
 impl DbOptions {
     /// Applies database option `code`.
-    pub fn apply(&mut self, code: i32, value: Option<&[u8]>) -> Result<(), Code> {
+    pub fn apply(&mut self, code: FDBDatabaseOption, value: Option<&[u8]>) -> Result<(), Code> {
         let default_for = match code {
             405 => Some(405),
             500..=503 => Some(code),
@@ -280,6 +281,10 @@ mod tests {
         assert_eq!(o.apply(500, None), Err(INVALID_OPTION_VALUE));
         assert_eq!(o.apply(30, Some(b"x")), Err(INVALID_OPTION_VALUE));
         assert_eq!(o.apply(12345, None), Err(INVALID_OPTION));
+        assert_eq!(
+            o.apply(-1i32 as FDBTransactionOption, None),
+            Err(INVALID_OPTION)
+        );
         assert_eq!(o.apply(404, None), Err(CLIENT_INVALID_OPERATION));
         for _ in 0..5 {
             o.apply(800, Some(b"tag")).unwrap();
@@ -304,6 +309,10 @@ mod tests {
             Err(INVALID_OPTION_VALUE)
         );
         assert_eq!(d.apply(9999, None), Err(INVALID_OPTION));
+        assert_eq!(
+            d.apply(-1i32 as FDBDatabaseOption, None),
+            Err(INVALID_OPTION)
+        );
         assert_eq!(d.apply(27, None), Err(UNSUPPORTED_OPERATION));
     }
 

@@ -42,7 +42,7 @@ use crate::errors::{
 use crate::future::Future;
 use crate::guard::lock;
 use crate::options::{self, TxOptions};
-use crate::types::FDBTransaction;
+use crate::types::{FDBTransaction, FDBTransactionOption};
 
 /// FDB's first back-off of `on_error`.
 const FIRST_BACKOFF: Duration = Duration::from_millis(10);
@@ -59,7 +59,7 @@ struct State {
     options: TxOptions,
     /// The options set again after each `on_error`: the database's
     /// defaults, then the persistent options set on the transaction.
-    persistent: Vec<(i32, Option<Vec<u8>>)>,
+    persistent: Vec<(FDBTransactionOption, Option<Vec<u8>>)>,
     /// The last error of a call that returns nothing.
     deferred: Option<Code>,
     /// Why the transaction can no longer be used until reset.
@@ -93,7 +93,10 @@ struct State {
 }
 
 impl State {
-    fn new(inner: Box<dyn kv::Transaction>, defaults: Vec<(i32, Option<Vec<u8>>)>) -> State {
+    fn new(
+        inner: Box<dyn kv::Transaction>,
+        defaults: Vec<(FDBTransactionOption, Option<Vec<u8>>)>,
+    ) -> State {
         State {
             inner,
             options: TxOptions::default(),
@@ -339,7 +342,11 @@ impl Tx {
     }
 
     /// `fdb_transaction_set_option`.
-    pub fn set_option(self: &Arc<Self>, code: i32, value: Option<&[u8]>) -> Result<(), Code> {
+    pub fn set_option(
+        self: &Arc<Self>,
+        code: FDBTransactionOption,
+        value: Option<&[u8]>,
+    ) -> Result<(), Code> {
         let mut st = self.lock();
         st.options.apply(code, value)?;
         if options::persistent(code) {

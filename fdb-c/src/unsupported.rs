@@ -15,9 +15,9 @@ use crate::errors::{Code, TENANTS_DISABLED, UNSUPPORTED_OPERATION};
 use crate::future::Future;
 use crate::guard;
 use crate::types::{
-    FDBBGEncryptionCtx, FDBBGMutation, FDBBGTenantPrefix, FDBCluster, FDBDatabase, FDBFuture,
-    FDBKeyValue, FDBReadBlobGranuleContext, FDBResult, FDBTenant, FDBTransaction, FdbBool,
-    FdbError,
+    FDBBGEncryptionCtx, FDBBGMutation, FDBBGTenantPrefix, FDBCluster, FDBClusterOption,
+    FDBDatabase, FDBFuture, FDBKeyValue, FDBReadBlobGranuleContext, FDBResult, FDBStreamingMode,
+    FDBTenant, FDBTransaction, FdbBool, FdbError,
 };
 
 /// `FDBResult`: the synchronous result of the blob granule readers,
@@ -212,7 +212,7 @@ pub unsafe extern "C" fn fdb_transaction_get_mapped_range(
     _mapper_name_length: c_int,
     _limit: c_int,
     _target_bytes: c_int,
-    _mode: c_int,
+    _mode: FDBStreamingMode,
     _iteration: c_int,
     _snapshot: FdbBool,
     _reverse: FdbBool,
@@ -267,7 +267,7 @@ pub unsafe extern "C" fn fdb_cluster_destroy(_c: *mut FDBCluster) {}
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_cluster_set_option(
     _c: *mut FDBCluster,
-    _option: c_int,
+    _option: FDBClusterOption,
     _value: *const u8,
     _value_length: c_int,
 ) -> FdbError {

@@ -219,7 +219,7 @@ pub unsafe extern "C" fn fdb_future_get_key_array(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_future_get_string_array(
     f: *mut FDBFuture,
-    out_strings: *mut *const *const c_char,
+    out_strings: *mut *mut *const c_char,
     out_count: *mut c_int,
 ) -> FdbError {
     guard::code(|| {
@@ -227,7 +227,9 @@ pub unsafe extern "C" fn fdb_future_get_string_array(
         let (ptr, count) = unsafe { Future::borrow(f) }?.get(Value::strings)?;
         // SAFETY: the caller's out pointers.
         unsafe {
-            put(out_strings, ptr)?;
+            // The header's `const char**` out value is a mutable pointer
+            // to the array; callers only read through it.
+            put(out_strings, ptr.cast_mut())?;
             put(out_count, count)
         }
     })

@@ -16,6 +16,7 @@ use super::{State, Tx};
 use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVALID_MUTATION_TYPE, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
 };
+use crate::types::{FDBConflictRangeType, FDBMutationType};
 
 /// FDB's size of a mutation's bookkeeping (`sizeof(MutationRef)`) and of
 /// a range (`sizeof(KeyRangeRef)`), which `get_approximate_size` counts.
@@ -31,7 +32,7 @@ fn write_cost(bytes: usize) -> i64 {
 /// The mutation type of an `FDB_MUTATION_TYPE_*` code. Codes 18 and 19
 /// are FDB's `MIN_V2` and `AND_V2`, which the API's `MIN` and `AND` mean
 /// since API 510, and the store implements.
-pub fn mutation_type(code: i32) -> Option<MutationType> {
+pub fn mutation_type(code: FDBMutationType) -> Option<MutationType> {
     Some(match code {
         2 => MutationType::Add,
         6 | 19 => MutationType::BitAnd,
@@ -114,7 +115,7 @@ impl State {
         Ok(())
     }
 
-    fn atomic_op(&mut self, key: &[u8], param: &[u8], code: i32) -> Result<(), Code> {
+    fn atomic_op(&mut self, key: &[u8], param: &[u8], code: FDBMutationType) -> Result<(), Code> {
         let op = mutation_type(code);
         if key == METADATA_VERSION_KEY {
             if op != Some(MutationType::SetVersionstampedValue) || param != METADATA_VERSION_STAMP {
@@ -185,14 +186,19 @@ impl Tx {
         self.write(|st| st.clear_range(begin, end))
     }
 
-    pub fn atomic_op(&self, key: &[u8], param: &[u8], code: i32) {
+    pub fn atomic_op(&self, key: &[u8], param: &[u8], code: FDBMutationType) {
         self.write(|st| st.atomic_op(key, param, code))
     }
 
     /// `fdb_transaction_add_conflict_range`: an inverted range or an
     /// unknown type is returned at once, other errors are deferred, as in
     /// FDB.
-    pub fn add_conflict_range(&self, begin: &[u8], end: &[u8], ty: i32) -> Result<(), Code> {
+    pub fn add_conflict_range(
+        &self,
+        begin: &[u8],
+        end: &[u8],
+        ty: FDBConflictRangeType,
+    ) -> Result<(), Code> {
         if begin > end {
             return Err(INVERTED_RANGE);
         }
