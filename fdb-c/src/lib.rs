@@ -49,6 +49,7 @@ pub mod errors;
 pub mod future;
 pub mod guard;
 pub mod network;
+pub mod option_codes;
 pub mod options;
 pub mod range;
 pub mod selector;

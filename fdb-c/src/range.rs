@@ -17,13 +17,8 @@ use fql::kv::{self, ConflictRangeType, KeyValue, RangeOption, StreamingMode, key
 use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, EXACT_MODE_WITHOUT_LIMITS, RANGE_LIMITS_INVALID,
 };
+use crate::option_codes::mode::{EXACT, ITERATOR, SERIAL, WANT_ALL};
 use crate::types::FDBStreamingMode;
-
-/// `FDB_STREAMING_MODE_*`.
-pub const WANT_ALL: FDBStreamingMode = -2;
-pub const ITERATOR: FDBStreamingMode = -1;
-pub const EXACT: FDBStreamingMode = 0;
-pub const SERIAL: FDBStreamingMode = 4;
 
 /// Bytes per batch of `EXACT`, `SMALL`, `MEDIUM`, `LARGE`, `SERIAL`
 /// (`None`: no target).
@@ -60,7 +55,7 @@ pub fn limits(
     let mode_bytes = match mode {
         ITERATOR if iteration <= 0 => return Err(CLIENT_INVALID_OPERATION),
         ITERATOR => Some(ITERATION_BYTES[(iteration as usize).min(ITERATION_BYTES.len()) - 1]),
-        0..=SERIAL => MODE_BYTES[mode as usize],
+        EXACT..=SERIAL => MODE_BYTES[mode as usize],
         _ => return Err(CLIENT_INVALID_OPERATION),
     };
     if let Some(m) = mode_bytes {

@@ -41,6 +41,7 @@ use crate::errors::{
 };
 use crate::future::Future;
 use crate::guard::lock;
+use crate::option_codes::tr;
 use crate::options::{self, TxOptions};
 use crate::types::{FDBTransaction, FDBTransactionOption};
 
@@ -353,27 +354,27 @@ impl Tx {
             st.persistent.push((code, value.map(<[u8]>::to_vec)));
         }
         match code {
-            30 => {
+            tr::NEXT_WRITE_NO_WRITE_CONFLICT_RANGE => {
                 let _ = st
                     .inner
                     .set_option(TransactionOption::NextWriteNoWriteConflictRange);
             }
             // The store opens its system keys as FDB's options do.
-            301 => {
+            tr::ACCESS_SYSTEM_KEYS => {
                 let _ = st.inner.set_option(TransactionOption::AccessSystemKeys);
             }
-            302 => {
+            tr::READ_SYSTEM_KEYS => {
                 let _ = st.inner.set_option(TransactionOption::ReadSystemKeys);
             }
             // The store keeps the read ranges a failed commit found
             // written, and answers `\xff\xff/transaction/conflicting_keys/`
             // from them until the next attempt.
-            712 => {
+            tr::REPORT_CONFLICTING_KEYS => {
                 let _ = st
                     .inner
                     .set_option(TransactionOption::ReportConflictingKeys);
             }
-            500 => self.arm_timeout(&mut st),
+            tr::TIMEOUT => self.arm_timeout(&mut st),
             _ => {}
         }
         Ok(())

@@ -14,6 +14,7 @@ use crate::database::Db;
 use crate::errors::{Code, INTERNAL_ERROR};
 use crate::future::{Future, Value};
 use crate::guard::{self, bytes, put};
+use crate::option_codes::mode;
 use crate::range;
 use crate::selector::Selector;
 use crate::types::{
@@ -233,7 +234,7 @@ pub unsafe extern "C" fn fdb_transaction_get_range_selector(
             end_offset,
             limit,
             0,
-            range::EXACT,
+            mode::EXACT,
             0,
             0,
             0,
