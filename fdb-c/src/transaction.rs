@@ -36,11 +36,12 @@ use fql::kv::{self, TransactionOption};
 
 use crate::database::Db;
 use crate::errors::{
-    self, CLIENT_INVALID_OPERATION, Code, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
-    TRANSACTION_CANCELLED, TRANSACTION_TIMED_OUT, TRANSACTION_TOO_LARGE, USED_DURING_COMMIT,
+    self, Code, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE, TRANSACTION_CANCELLED,
+    TRANSACTION_TIMED_OUT, TRANSACTION_TOO_LARGE, USED_DURING_COMMIT,
 };
 use crate::future::Future;
 use crate::guard::lock;
+use crate::handle::Handle;
 use crate::option_codes::tr;
 use crate::options::{self, TxOptions};
 use crate::types::{FDBTransaction, FDBTransactionOption};
@@ -306,36 +307,7 @@ impl Tx {
             state: Mutex::new(State::new(inner, defaults)),
         });
         tx.apply_persistent(&mut tx.lock())?;
-        Ok(Arc::into_raw(tx) as *mut FDBTransaction)
-    }
-
-    /// The transaction behind a caller's pointer.
-    ///
-    /// # Safety
-    ///
-    /// `ptr` must be null or a live pointer this module handed out.
-    pub unsafe fn borrow(ptr: *mut FDBTransaction) -> Result<Arc<Tx>, Code> {
-        if ptr.is_null() {
-            return Err(CLIENT_INVALID_OPERATION);
-        }
-        let ptr = ptr as *const Tx;
-        // SAFETY: the caller's reference is alive; we take one more.
-        unsafe {
-            Arc::increment_strong_count(ptr);
-            Ok(Arc::from_raw(ptr))
-        }
-    }
-
-    /// Gives back the caller's reference.
-    ///
-    /// # Safety
-    ///
-    /// As [`Tx::borrow`]; the caller may not use `ptr` again.
-    pub unsafe fn destroy(ptr: *mut FDBTransaction) {
-        if !ptr.is_null() {
-            // SAFETY: the caller gives its reference back.
-            drop(unsafe { Arc::from_raw(ptr as *const Tx) });
-        }
+        Ok(Tx::into_raw(tx))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -445,6 +417,10 @@ impl Tx {
     pub fn tag_throttled_duration(&self) -> Result<f64, Code> {
         self.lock().deferred.map_or(Ok(0.0), Err)
     }
+}
+
+impl Handle for Tx {
+    type Raw = FDBTransaction;
 }
 
 impl Drop for Tx {

@@ -9,7 +9,7 @@
 //! pointer followed by an `int` takes 12 bytes, not 16, and an array of
 //! them has no padding; the loader checks each size when compiling. The
 //! opaque handle types are never dereferenced by callers; the library
-//! casts them to its own objects.
+//! casts them to its own objects ([`crate::handle`]).
 
 pub use foundationdb_sys::{
     FDBBGEncryptionCtx, FDBBGEncryptionKey, FDBBGFileDescription, FDBBGFilePointer, FDBBGMutation,

@@ -11,6 +11,7 @@ use std::ffi::{c_char, c_int, c_void};
 use super::{Future, Value};
 use crate::errors::{CLIENT_INVALID_OPERATION, UNSUPPORTED_OPERATION};
 use crate::guard::{self, put};
+use crate::handle::Handle;
 use crate::types::{
     FDBBGFileDescription, FDBFuture, FDBGranuleSummary, FDBKey, FDBKeyRange, FDBKeyValue,
     FDBMappedKeyValue, FdbBool, FdbCallback, FdbError,

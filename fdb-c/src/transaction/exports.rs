@@ -14,6 +14,7 @@ use crate::database::Db;
 use crate::errors::{Code, INTERNAL_ERROR};
 use crate::future::{Future, Value};
 use crate::guard::{self, bytes, put};
+use crate::handle::Handle;
 use crate::option_codes::mode;
 use crate::range;
 use crate::selector::Selector;
@@ -54,7 +55,7 @@ unsafe fn void(tr: *mut FDBTransaction, f: impl FnOnce(&Arc<Tx>) -> Result<(), C
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_transaction_destroy(tr: *mut FDBTransaction) {
     // SAFETY: the caller hands its reference back.
-    guard::quietly(|| unsafe { Tx::destroy(tr) })
+    guard::quietly(|| drop(unsafe { Tx::take(tr) }))
 }
 
 #[unsafe(no_mangle)]
