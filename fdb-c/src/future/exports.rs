@@ -9,7 +9,7 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use super::{Future, Value};
-use crate::errors::{CLIENT_INVALID_OPERATION, UNSUPPORTED_OPERATION};
+use crate::errors::{CLIENT_INVALID_OPERATION, FUTURE_NOT_SET, UNSUPPORTED_OPERATION};
 use crate::guard::{self, put};
 use crate::handle::Handle;
 use crate::types::{
@@ -96,7 +96,8 @@ pub unsafe extern "C" fn fdb_future_get_error(f: *mut FDBFuture) -> FdbError {
 pub unsafe extern "C" fn fdb_future_is_error(f: *mut FDBFuture) -> FdbBool {
     guard::or(0, || {
         // SAFETY: as above.
-        unsafe { Future::borrow(f) }.is_ok_and(|f| !matches!(f.error_code(), 0 | 2015)) as FdbBool
+        unsafe { Future::borrow(f) }.is_ok_and(|f| !matches!(f.error_code(), 0 | FUTURE_NOT_SET))
+            as FdbBool
     })
 }
 
