@@ -18,8 +18,9 @@ use crate::errors::{
 };
 use crate::future::{Future, Value};
 use crate::guard::{self, lock, put};
+use crate::handle::Handle;
 use crate::options::DbOptions;
-use crate::types::{FDBDatabase, FDBFuture, FDBTenant, FdbError};
+use crate::types::{FDBDatabase, FDBDatabaseOption, FDBFuture, FDBTenant, FdbError};
 use crate::{api, cluster, network};
 
 /// FDB 7.3's protocol version, as `fdb_database_get_server_protocol`
@@ -71,28 +72,6 @@ impl Db {
         self.watches.load(Ordering::SeqCst) < lock(&self.options).max_watches()
     }
 
-    /// The caller's pointer to a new reference.
-    fn into_raw(db: Arc<Db>) -> *mut FDBDatabase {
-        Arc::into_raw(db) as *mut FDBDatabase
-    }
-
-    /// The database behind a caller's pointer.
-    ///
-    /// # Safety
-    ///
-    /// `ptr` must be null or a live pointer this module handed out.
-    pub unsafe fn borrow(ptr: *mut FDBDatabase) -> Result<Arc<Db>, Code> {
-        if ptr.is_null() {
-            return Err(CLIENT_INVALID_OPERATION);
-        }
-        let ptr = ptr as *const Db;
-        // SAFETY: the caller's reference is alive; we take one more.
-        unsafe {
-            Arc::increment_strong_count(ptr);
-            Ok(Arc::from_raw(ptr))
-        }
-    }
-
     /// `fdb_database_get_client_status`'s report.
     fn client_status(&self) -> String {
         serde_json::json!({
@@ -112,6 +91,10 @@ impl Db {
         })
         .to_string()
     }
+}
+
+impl Handle for Db {
+    type Raw = FDBDatabase;
 }
 
 /// The fault plan of `FQL_FAULTS` (see `fql::kv::faults`), read when the
@@ -189,17 +172,15 @@ pub unsafe extern "C" fn fdb_create_database_from_connection_string(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_database_destroy(d: *mut FDBDatabase) {
     guard::quietly(|| {
-        if !d.is_null() {
-            // SAFETY: the caller gives its reference back.
-            drop(unsafe { Arc::from_raw(d as *const Db) });
-        }
+        // SAFETY: the caller gives its reference back.
+        drop(unsafe { Db::take(d) });
     })
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_database_set_option(
     d: *mut FDBDatabase,
-    option: c_int,
+    option: FDBDatabaseOption,
     value: *const u8,
     value_length: c_int,
 ) -> FdbError {

@@ -25,6 +25,7 @@ use crate::errors::{
     OPERATION_CANCELLED,
 };
 use crate::guard::lock;
+use crate::handle::Handle;
 use crate::network;
 use crate::types::{FDBFuture, FDBKey, FDBKeyValue};
 
@@ -156,7 +157,7 @@ unsafe impl Send for Callback {}
 
 impl Callback {
     fn call(self, future: &Arc<Future>) {
-        let ptr = Arc::as_ptr(future) as *mut FDBFuture;
+        let ptr = Future::as_raw(future);
         // SAFETY: the caller's callback, called as fdb_c.h says, with a
         // future kept alive for the call.
         unsafe { (self.f)(ptr, self.param) }
@@ -197,11 +198,6 @@ impl Future {
         Arc::new(Future::default())
     }
 
-    /// The caller's pointer to a new reference to `f`.
-    pub fn into_raw(f: Arc<Future>) -> *mut FDBFuture {
-        Arc::into_raw(f) as *mut FDBFuture
-    }
-
     /// A ready future, as the caller's pointer.
     pub fn raw(outcome: Result<Value, Code>) -> *mut FDBFuture {
         Future::into_raw(Future::ready(outcome))
@@ -210,37 +206,6 @@ impl Future {
     /// A ready future holding an error.
     pub fn error(code: Code) -> *mut FDBFuture {
         Future::raw(Err(code))
-    }
-
-    /// The future behind a caller's pointer, borrowed for the call.
-    ///
-    /// # Safety
-    ///
-    /// `ptr` must be null or a pointer this module handed out and the
-    /// caller has not destroyed.
-    pub unsafe fn borrow(ptr: *mut FDBFuture) -> Result<Arc<Future>, Code> {
-        if ptr.is_null() {
-            return Err(CLIENT_INVALID_OPERATION);
-        }
-        let ptr = ptr as *const Future;
-        // SAFETY: the caller's reference is alive; we take one more.
-        unsafe {
-            Arc::increment_strong_count(ptr);
-            Ok(Arc::from_raw(ptr))
-        }
-    }
-
-    /// Takes back the caller's reference.
-    ///
-    /// # Safety
-    ///
-    /// As [`Future::borrow`]; the caller may not use `ptr` again.
-    pub unsafe fn take(ptr: *mut FDBFuture) -> Option<Arc<Future>> {
-        if ptr.is_null() {
-            return None;
-        }
-        // SAFETY: the caller gives its reference back.
-        Some(unsafe { Arc::from_raw(ptr as *const Future) })
     }
 
     /// Keeps `op` running until the future resolves or is cancelled.
@@ -366,6 +331,10 @@ impl Future {
         };
         drop(freed);
     }
+}
+
+impl Handle for Future {
+    type Raw = FDBFuture;
 }
 
 impl Value {

@@ -33,7 +33,7 @@
 //!
 //! Every exported function runs under `catch_unwind` ([`guard`]): a panic
 //! becomes `internal_error` (4100) and never unwinds into C. Handles are
-//! reference-counted objects handed out as raw pointers; null handles and
+//! reference-counted objects handed out as raw pointers ([`handle`]); null handles and
 //! null or negative-length byte strings are `client_invalid_operation`.
 //! Beyond that the exported functions are `unsafe` in the C sense: their
 //! pointers must be what fdb_c.h says they are, which no library can
@@ -48,7 +48,9 @@ pub mod database;
 pub mod errors;
 pub mod future;
 pub mod guard;
+pub mod handle;
 pub mod network;
+pub mod option_codes;
 pub mod options;
 pub mod range;
 pub mod selector;

@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 
 use crate::errors::{Code, NETWORK_ALREADY_SETUP, NETWORK_CANNOT_BE_RESTARTED, NETWORK_NOT_SETUP};
 use crate::guard::lock;
+use crate::option_codes::net;
+use crate::types::FDBNetworkOption;
 
 /// Work for the network thread.
 pub type Task = Box<dyn FnOnce() + Send>;
@@ -239,20 +241,76 @@ fn next_task() -> Option<Task> {
     }
 }
 
-/// The network options of fdb_c_options.g.h. None changes how the
+/// The network options of fdb_c_options.g.h (`ENABLE_RUN_LOOP_PROFILING`
+/// stands for its older name, `ENABLE_SLOW_TASK_PROFILING`, of the same
+/// code). None changes how the
 /// embedded store behaves (they configure tracing, TLS, knobs and the
 /// multi-version client), so a known option is accepted and ignored; an
 /// unknown code is `invalid_option`.
-const NETWORK_OPTIONS: &[i32] = &[
-    10, 20, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 45, 46, 47, 48, 49, 50, 51, 52,
-    53, 54, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 80, 81, 82, 83, 90, 91, 1000, 1001,
-    1002,
+const NETWORK_OPTIONS: &[FDBNetworkOption] = &[
+    net::LOCAL_ADDRESS,
+    net::CLUSTER_FILE,
+    net::TRACE_ENABLE,
+    net::TRACE_ROLL_SIZE,
+    net::TRACE_MAX_LOGS_SIZE,
+    net::TRACE_LOG_GROUP,
+    net::TRACE_FORMAT,
+    net::TRACE_CLOCK_SOURCE,
+    net::TRACE_FILE_IDENTIFIER,
+    net::TRACE_SHARE_AMONG_CLIENT_THREADS,
+    net::TRACE_INITIALIZE_ON_SETUP,
+    net::TRACE_PARTIAL_FILE_SUFFIX,
+    net::KNOB,
+    net::TLS_PLUGIN,
+    net::TLS_CERT_BYTES,
+    net::TLS_CERT_PATH,
+    net::TLS_KEY_BYTES,
+    net::TLS_KEY_PATH,
+    net::TLS_VERIFY_PEERS,
+    net::BUGGIFY_ENABLE,
+    net::BUGGIFY_DISABLE,
+    net::BUGGIFY_SECTION_ACTIVATED_PROBABILITY,
+    net::BUGGIFY_SECTION_FIRED_PROBABILITY,
+    net::TLS_CA_BYTES,
+    net::TLS_CA_PATH,
+    net::TLS_PASSWORD,
+    net::DISABLE_MULTI_VERSION_CLIENT_API,
+    net::CALLBACKS_ON_EXTERNAL_THREADS,
+    net::EXTERNAL_CLIENT_LIBRARY,
+    net::EXTERNAL_CLIENT_DIRECTORY,
+    net::DISABLE_LOCAL_CLIENT,
+    net::CLIENT_THREADS_PER_VERSION,
+    net::FUTURE_VERSION_CLIENT_LIBRARY,
+    net::RETAIN_CLIENT_LIBRARY_COPIES,
+    net::IGNORE_EXTERNAL_CLIENT_FAILURES,
+    net::FAIL_INCOMPATIBLE_CLIENT,
+    net::DISABLE_CLIENT_STATISTICS_LOGGING,
+    net::ENABLE_RUN_LOOP_PROFILING,
+    net::DISABLE_CLIENT_BYPASS,
+    net::CLIENT_BUGGIFY_ENABLE,
+    net::CLIENT_BUGGIFY_DISABLE,
+    net::CLIENT_BUGGIFY_SECTION_ACTIVATED_PROBABILITY,
+    net::CLIENT_BUGGIFY_SECTION_FIRED_PROBABILITY,
+    net::DISTRIBUTED_CLIENT_TRACER,
+    net::CLIENT_TMP_DIR,
+    net::SUPPORTED_CLIENT_VERSIONS,
+    net::EXTERNAL_CLIENT,
+    net::EXTERNAL_CLIENT_TRANSPORT_ID,
 ];
 
 /// The network options whose parameter is an 8-byte integer.
-const INT_NETWORK_OPTIONS: &[i32] = &[31, 32, 50, 51, 65, 82, 83, 1002];
+const INT_NETWORK_OPTIONS: &[FDBNetworkOption] = &[
+    net::TRACE_ROLL_SIZE,
+    net::TRACE_MAX_LOGS_SIZE,
+    net::BUGGIFY_SECTION_ACTIVATED_PROBABILITY,
+    net::BUGGIFY_SECTION_FIRED_PROBABILITY,
+    net::CLIENT_THREADS_PER_VERSION,
+    net::CLIENT_BUGGIFY_SECTION_ACTIVATED_PROBABILITY,
+    net::CLIENT_BUGGIFY_SECTION_FIRED_PROBABILITY,
+    net::EXTERNAL_CLIENT_TRANSPORT_ID,
+];
 
-fn set_option(option: i32, value: Option<&[u8]>) -> Result<(), Code> {
+fn set_option(option: FDBNetworkOption, value: Option<&[u8]>) -> Result<(), Code> {
     crate::api::selected()?;
     if !NETWORK_OPTIONS.contains(&option) {
         return Err(crate::errors::INVALID_OPTION);
@@ -265,7 +323,7 @@ fn set_option(option: i32, value: Option<&[u8]>) -> Result<(), Code> {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_network_set_option(
-    option: std::ffi::c_int,
+    option: FDBNetworkOption,
     value: *const u8,
     value_length: std::ffi::c_int,
 ) -> crate::types::FdbError {

@@ -25,6 +25,8 @@ use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVALID_OPTION, INVALID_OPTION_VALUE, TAG_TOO_LONG,
     TOO_MANY_TAGS, UNSUPPORTED_OPERATION,
 };
+use crate::option_codes::{db, tr};
+use crate::types::{FDBDatabaseOption, FDBTransactionOption};
 
 /// FDB's default and ceiling of a transaction's size.
 pub const MAX_SIZE_LIMIT: i64 = 10_000_000;
@@ -100,58 +102,63 @@ impl Default for TxOptions {
 }
 
 /// Whether an option survives `on_error` (FDB's `persistent` options).
-pub fn persistent(code: i32) -> bool {
-    matches!(code, 500..=502 | 2000)
+pub fn persistent(code: FDBTransactionOption) -> bool {
+    matches!(
+        code,
+        tr::TIMEOUT | tr::RETRY_LIMIT | tr::MAX_RETRY_DELAY | tr::AUTHORIZATION_TOKEN
+    )
 }
 
 impl TxOptions {
     /// Applies transaction option `code`, checking its value as FDB does.
-    pub fn apply(&mut self, code: i32, value: Option<&[u8]>) -> Result<(), Code> {
+    pub fn apply(&mut self, code: FDBTransactionOption, value: Option<&[u8]>) -> Result<(), Code> {
         match code {
-            500 => self.timeout_ms = int(value, 0, i32::MAX.into())?,
-            501 => self.retry_limit = int(value, -1, i32::MAX.into())?,
-            502 => self.max_retry_delay_ms = int(value, 0, i32::MAX.into())?,
-            503 => self.size_limit = int(value, 32, MAX_SIZE_LIMIT)?,
-            30 => {
+            tr::TIMEOUT => self.timeout_ms = int(value, 0, i32::MAX.into())?,
+            tr::RETRY_LIMIT => self.retry_limit = int(value, -1, i32::MAX.into())?,
+            tr::MAX_RETRY_DELAY => self.max_retry_delay_ms = int(value, 0, i32::MAX.into())?,
+            tr::SIZE_LIMIT => self.size_limit = int(value, 32, MAX_SIZE_LIMIT)?,
+            tr::NEXT_WRITE_NO_WRITE_CONFLICT_RANGE => {
                 flag(value)?;
                 self.next_write_no_conflict = true;
             }
-            505 => {
+            tr::AUTOMATIC_IDEMPOTENCY => {
                 flag(value)?;
                 self.automatic_idempotency = true;
             }
-            301 => {
+            tr::ACCESS_SYSTEM_KEYS => {
                 flag(value)?;
                 self.read_system_keys = true;
                 self.write_system_keys = true;
             }
-            302 => {
+            tr::READ_SYSTEM_KEYS => {
                 flag(value)?;
                 self.read_system_keys = true;
             }
-            51 | 601 | 300 => {
+            tr::READ_YOUR_WRITES_DISABLE
+            | tr::SNAPSHOT_RYW_DISABLE
+            | tr::INITIALIZE_NEW_DATABASE => {
                 flag(value)?;
                 return Err(UNSUPPORTED_OPERATION);
             }
-            402 | 403 => {
+            tr::TRANSACTION_LOGGING_ENABLE | tr::DEBUG_TRANSACTION_IDENTIFIER => {
                 let id = present(value)?;
                 if id.is_empty() || id.len() > 100 {
                     return Err(INVALID_OPTION_VALUE);
                 }
                 self.debug_identifier = true;
             }
-            404 => {
+            tr::LOG_TRANSACTION => {
                 flag(value)?;
                 if !self.debug_identifier {
                     return Err(CLIENT_INVALID_OPERATION);
                 }
             }
-            405 => {
+            tr::TRANSACTION_LOGGING_MAX_FIELD_LENGTH => {
                 if int(value, -1, i32::MAX.into())? == 0 {
                     return Err(INVALID_OPTION_VALUE);
                 }
             }
-            800 | 801 => {
+            tr::TAG | tr::AUTO_THROTTLE_TAG => {
                 if self.tags >= MAX_TAGS {
                     return Err(TOO_MANY_TAGS);
                 }
@@ -160,42 +167,52 @@ impl TxOptions {
                 }
                 self.tags += 1;
             }
-            900 => {
+            tr::SPAN_PARENT => {
                 if present(value)?.len() != 33 {
                     return Err(INVALID_OPTION_VALUE);
                 }
             }
             // `use_grv_cache` needs a shared state FDB's database has only
             // with the client bypass disabled: FDB refuses it so.
-            1101 => {
+            tr::USE_GRV_CACHE => {
                 flag(value)?;
                 return Err(INVALID_OPTION);
             }
             // Strings and bytes the store has no use for.
-            401 | 504 | 2000 => {}
-            10
-            | 20
-            | 21
-            | 23
-            | 40
-            | 50
-            | 52
-            | 507..=511
-            | 110
-            | 120
-            | 130
-            | 200
-            | 201
-            | 303
-            | 304
-            | 400
-            | 406
-            | 600
-            | 700..=702
-            | 710..=714
-            | 1000
-            | 1100
-            | 1102 => flag(value)?,
+            tr::DEBUG_RETRY_LOGGING | tr::IDEMPOTENCY_ID | tr::AUTHORIZATION_TOKEN => {}
+            tr::CAUSAL_WRITE_RISKY
+            | tr::CAUSAL_READ_RISKY
+            | tr::CAUSAL_READ_DISABLE
+            | tr::INCLUDE_PORT_IN_ADDRESS
+            | tr::COMMIT_ON_FIRST_PROXY
+            | tr::CHECK_WRITES_ENABLE
+            | tr::READ_AHEAD_DISABLE
+            | tr::READ_SERVER_SIDE_CACHE_ENABLE
+            | tr::READ_SERVER_SIDE_CACHE_DISABLE
+            | tr::READ_PRIORITY_NORMAL
+            | tr::READ_PRIORITY_LOW
+            | tr::READ_PRIORITY_HIGH
+            | tr::DURABILITY_DATACENTER
+            | tr::DURABILITY_RISKY
+            | tr::DURABILITY_DEV_NULL_IS_WEB_SCALE
+            | tr::PRIORITY_SYSTEM_IMMEDIATE
+            | tr::PRIORITY_BATCH
+            | tr::RAW_ACCESS
+            | tr::BYPASS_STORAGE_QUOTA
+            | tr::DEBUG_DUMP
+            | tr::SERVER_REQUEST_TRACING
+            | tr::SNAPSHOT_RYW_ENABLE
+            | tr::LOCK_AWARE
+            | tr::USED_DURING_COMMIT_PROTECTION_DISABLE
+            | tr::READ_LOCK_AWARE
+            | tr::FIRST_IN_BATCH
+            | tr::USE_PROVISIONAL_PROXIES
+            | tr::REPORT_CONFLICTING_KEYS
+            | tr::SPECIAL_KEY_SPACE_RELAXED
+            | tr::SPECIAL_KEY_SPACE_ENABLE_WRITES
+            | tr::EXPENSIVE_CLEAR_COST_ESTIMATION_ENABLE
+            | tr::BYPASS_UNREADABLE
+            | tr::SKIP_GRV_CACHE => flag(value)?,
             _ => return Err(INVALID_OPTION),
         }
         Ok(())
@@ -208,22 +225,29 @@ impl TxOptions {
 pub struct DbOptions {
     /// Transaction options (code and value) every new transaction starts
     /// with, in the order they were set.
-    pub defaults: Vec<(i32, Option<Vec<u8>>)>,
+    pub defaults: Vec<(FDBTransactionOption, Option<Vec<u8>>)>,
     pub max_watches: Option<i64>,
 }
 
 impl DbOptions {
     /// Applies database option `code`.
-    pub fn apply(&mut self, code: i32, value: Option<&[u8]>) -> Result<(), Code> {
+    pub fn apply(&mut self, code: FDBDatabaseOption, value: Option<&[u8]>) -> Result<(), Code> {
         let default_for = match code {
-            405 => Some(405),
-            500..=503 => Some(code),
-            504 => Some(20),
-            505 => Some(23),
-            506 => Some(505),
-            700 => Some(1100),
-            701 => Some(701),
-            702 => Some(712),
+            db::TRANSACTION_LOGGING_MAX_FIELD_LENGTH => {
+                Some(tr::TRANSACTION_LOGGING_MAX_FIELD_LENGTH)
+            }
+            db::TRANSACTION_TIMEOUT => Some(tr::TIMEOUT),
+            db::TRANSACTION_RETRY_LIMIT => Some(tr::RETRY_LIMIT),
+            db::TRANSACTION_MAX_RETRY_DELAY => Some(tr::MAX_RETRY_DELAY),
+            db::TRANSACTION_SIZE_LIMIT => Some(tr::SIZE_LIMIT),
+            db::TRANSACTION_CAUSAL_READ_RISKY => Some(tr::CAUSAL_READ_RISKY),
+            db::TRANSACTION_INCLUDE_PORT_IN_ADDRESS => Some(tr::INCLUDE_PORT_IN_ADDRESS),
+            db::TRANSACTION_AUTOMATIC_IDEMPOTENCY => Some(tr::AUTOMATIC_IDEMPOTENCY),
+            db::TRANSACTION_BYPASS_UNREADABLE => Some(tr::BYPASS_UNREADABLE),
+            db::TRANSACTION_USED_DURING_COMMIT_PROTECTION_DISABLE => {
+                Some(tr::USED_DURING_COMMIT_PROTECTION_DISABLE)
+            }
+            db::TRANSACTION_REPORT_CONFLICTING_KEYS => Some(tr::REPORT_CONFLICTING_KEYS),
             _ => None,
         };
         if let Some(tx_code) = default_for {
@@ -234,17 +258,17 @@ impl DbOptions {
             return Ok(());
         }
         match code {
-            10 => {
+            db::LOCATION_CACHE_SIZE => {
                 int(value, 0, i32::MAX.into())?;
             }
-            20 => self.max_watches = Some(int(value, 0, ABSOLUTE_MAX_WATCHES)?),
-            21 | 22 => {}
-            26 => flag(value)?,
-            27 | 800 => {
+            db::MAX_WATCHES => self.max_watches = Some(int(value, 0, ABSOLUTE_MAX_WATCHES)?),
+            db::MACHINE_ID | db::DATACENTER_ID => {}
+            db::SNAPSHOT_RYW_ENABLE => flag(value)?,
+            db::SNAPSHOT_RYW_DISABLE | db::USE_CONFIG_DATABASE => {
                 flag(value)?;
                 return Err(UNSUPPORTED_OPERATION);
             }
-            900 => {
+            db::TEST_CAUSAL_READ_RISKY => {
                 int(value, 0, 100)?;
             }
             _ => return Err(INVALID_OPTION),
@@ -280,6 +304,10 @@ mod tests {
         assert_eq!(o.apply(500, None), Err(INVALID_OPTION_VALUE));
         assert_eq!(o.apply(30, Some(b"x")), Err(INVALID_OPTION_VALUE));
         assert_eq!(o.apply(12345, None), Err(INVALID_OPTION));
+        assert_eq!(
+            o.apply(-1i32 as FDBTransactionOption, None),
+            Err(INVALID_OPTION)
+        );
         assert_eq!(o.apply(404, None), Err(CLIENT_INVALID_OPERATION));
         for _ in 0..5 {
             o.apply(800, Some(b"tag")).unwrap();
@@ -304,6 +332,10 @@ mod tests {
             Err(INVALID_OPTION_VALUE)
         );
         assert_eq!(d.apply(9999, None), Err(INVALID_OPTION));
+        assert_eq!(
+            d.apply(-1i32 as FDBDatabaseOption, None),
+            Err(INVALID_OPTION)
+        );
         assert_eq!(d.apply(27, None), Err(UNSUPPORTED_OPERATION));
     }
 

@@ -17,12 +17,8 @@ use fql::kv::{self, ConflictRangeType, KeyValue, RangeOption, StreamingMode, key
 use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, EXACT_MODE_WITHOUT_LIMITS, RANGE_LIMITS_INVALID,
 };
-
-/// `FDB_STREAMING_MODE_*`.
-pub const WANT_ALL: i32 = -2;
-pub const ITERATOR: i32 = -1;
-pub const EXACT: i32 = 0;
-pub const SERIAL: i32 = 4;
+use crate::option_codes::mode::{EXACT, ITERATOR, SERIAL, WANT_ALL};
+use crate::types::FDBStreamingMode;
 
 /// Bytes per batch of `EXACT`, `SMALL`, `MEDIUM`, `LARGE`, `SERIAL`
 /// (`None`: no target).
@@ -44,7 +40,12 @@ pub struct Limits {
 /// limit; `EXACT` needs one (`exact_mode_without_limits`); an unknown
 /// mode, or `ITERATOR` without an iteration, is
 /// `client_invalid_operation`.
-pub fn limits(limit: i32, target_bytes: i32, mode: i32, iteration: i32) -> Result<Raw, Code> {
+pub fn limits(
+    limit: i32,
+    target_bytes: i32,
+    mode: FDBStreamingMode,
+    iteration: i32,
+) -> Result<Raw, Code> {
     let rows = if limit == 0 { -1 } else { limit };
     let mut bytes = if target_bytes == 0 { -1 } else { target_bytes };
     if rows == -1 && bytes == -1 && mode == EXACT {
@@ -54,7 +55,7 @@ pub fn limits(limit: i32, target_bytes: i32, mode: i32, iteration: i32) -> Resul
     let mode_bytes = match mode {
         ITERATOR if iteration <= 0 => return Err(CLIENT_INVALID_OPERATION),
         ITERATOR => Some(ITERATION_BYTES[(iteration as usize).min(ITERATION_BYTES.len()) - 1]),
-        0..=SERIAL => MODE_BYTES[mode as usize],
+        EXACT..=SERIAL => MODE_BYTES[mode as usize],
         _ => return Err(CLIENT_INVALID_OPERATION),
     };
     if let Some(m) = mode_bytes {

@@ -36,13 +36,15 @@ use fql::kv::{self, TransactionOption};
 
 use crate::database::Db;
 use crate::errors::{
-    self, CLIENT_INVALID_OPERATION, Code, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
-    TRANSACTION_CANCELLED, TRANSACTION_TIMED_OUT, TRANSACTION_TOO_LARGE, USED_DURING_COMMIT,
+    self, Code, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE, TRANSACTION_CANCELLED,
+    TRANSACTION_TIMED_OUT, TRANSACTION_TOO_LARGE, USED_DURING_COMMIT,
 };
 use crate::future::Future;
 use crate::guard::lock;
+use crate::handle::Handle;
+use crate::option_codes::tr;
 use crate::options::{self, TxOptions};
-use crate::types::FDBTransaction;
+use crate::types::{FDBTransaction, FDBTransactionOption};
 
 /// FDB's first back-off of `on_error`.
 const FIRST_BACKOFF: Duration = Duration::from_millis(10);
@@ -59,7 +61,7 @@ struct State {
     options: TxOptions,
     /// The options set again after each `on_error`: the database's
     /// defaults, then the persistent options set on the transaction.
-    persistent: Vec<(i32, Option<Vec<u8>>)>,
+    persistent: Vec<(FDBTransactionOption, Option<Vec<u8>>)>,
     /// The last error of a call that returns nothing.
     deferred: Option<Code>,
     /// Why the transaction can no longer be used until reset.
@@ -93,7 +95,10 @@ struct State {
 }
 
 impl State {
-    fn new(inner: Box<dyn kv::Transaction>, defaults: Vec<(i32, Option<Vec<u8>>)>) -> State {
+    fn new(
+        inner: Box<dyn kv::Transaction>,
+        defaults: Vec<(FDBTransactionOption, Option<Vec<u8>>)>,
+    ) -> State {
         State {
             inner,
             options: TxOptions::default(),
@@ -302,36 +307,7 @@ impl Tx {
             state: Mutex::new(State::new(inner, defaults)),
         });
         tx.apply_persistent(&mut tx.lock())?;
-        Ok(Arc::into_raw(tx) as *mut FDBTransaction)
-    }
-
-    /// The transaction behind a caller's pointer.
-    ///
-    /// # Safety
-    ///
-    /// `ptr` must be null or a live pointer this module handed out.
-    pub unsafe fn borrow(ptr: *mut FDBTransaction) -> Result<Arc<Tx>, Code> {
-        if ptr.is_null() {
-            return Err(CLIENT_INVALID_OPERATION);
-        }
-        let ptr = ptr as *const Tx;
-        // SAFETY: the caller's reference is alive; we take one more.
-        unsafe {
-            Arc::increment_strong_count(ptr);
-            Ok(Arc::from_raw(ptr))
-        }
-    }
-
-    /// Gives back the caller's reference.
-    ///
-    /// # Safety
-    ///
-    /// As [`Tx::borrow`]; the caller may not use `ptr` again.
-    pub unsafe fn destroy(ptr: *mut FDBTransaction) {
-        if !ptr.is_null() {
-            // SAFETY: the caller gives its reference back.
-            drop(unsafe { Arc::from_raw(ptr as *const Tx) });
-        }
+        Ok(Tx::into_raw(tx))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -339,34 +315,38 @@ impl Tx {
     }
 
     /// `fdb_transaction_set_option`.
-    pub fn set_option(self: &Arc<Self>, code: i32, value: Option<&[u8]>) -> Result<(), Code> {
+    pub fn set_option(
+        self: &Arc<Self>,
+        code: FDBTransactionOption,
+        value: Option<&[u8]>,
+    ) -> Result<(), Code> {
         let mut st = self.lock();
         st.options.apply(code, value)?;
         if options::persistent(code) {
             st.persistent.push((code, value.map(<[u8]>::to_vec)));
         }
         match code {
-            30 => {
+            tr::NEXT_WRITE_NO_WRITE_CONFLICT_RANGE => {
                 let _ = st
                     .inner
                     .set_option(TransactionOption::NextWriteNoWriteConflictRange);
             }
             // The store opens its system keys as FDB's options do.
-            301 => {
+            tr::ACCESS_SYSTEM_KEYS => {
                 let _ = st.inner.set_option(TransactionOption::AccessSystemKeys);
             }
-            302 => {
+            tr::READ_SYSTEM_KEYS => {
                 let _ = st.inner.set_option(TransactionOption::ReadSystemKeys);
             }
             // The store keeps the read ranges a failed commit found
             // written, and answers `\xff\xff/transaction/conflicting_keys/`
             // from them until the next attempt.
-            712 => {
+            tr::REPORT_CONFLICTING_KEYS => {
                 let _ = st
                     .inner
                     .set_option(TransactionOption::ReportConflictingKeys);
             }
-            500 => self.arm_timeout(&mut st),
+            tr::TIMEOUT => self.arm_timeout(&mut st),
             _ => {}
         }
         Ok(())
@@ -437,6 +417,10 @@ impl Tx {
     pub fn tag_throttled_duration(&self) -> Result<f64, Code> {
         self.lock().deferred.map_or(Ok(0.0), Err)
     }
+}
+
+impl Handle for Tx {
+    type Raw = FDBTransaction;
 }
 
 impl Drop for Tx {

@@ -10,14 +10,16 @@
 //! make them misbehave.
 
 use std::ffi::{c_char, c_int, c_void};
+use std::sync::Arc;
 
 use crate::errors::{Code, TENANTS_DISABLED, UNSUPPORTED_OPERATION};
 use crate::future::Future;
 use crate::guard;
+use crate::handle::Handle;
 use crate::types::{
-    FDBBGEncryptionCtx, FDBBGMutation, FDBBGTenantPrefix, FDBCluster, FDBDatabase, FDBFuture,
-    FDBKeyValue, FDBReadBlobGranuleContext, FDBResult, FDBTenant, FDBTransaction, FdbBool,
-    FdbError,
+    FDBBGEncryptionCtx, FDBBGMutation, FDBBGTenantPrefix, FDBCluster, FDBClusterOption,
+    FDBDatabase, FDBFuture, FDBKeyValue, FDBReadBlobGranuleContext, FDBResult, FDBStreamingMode,
+    FDBTenant, FDBTransaction, FdbBool, FdbError,
 };
 
 /// `FDBResult`: the synchronous result of the blob granule readers,
@@ -26,8 +28,12 @@ struct SyncResult {
     code: Code,
 }
 
+impl Handle for SyncResult {
+    type Raw = FDBResult;
+}
+
 fn result(code: Code) -> *mut FDBResult {
-    Box::into_raw(Box::new(SyncResult { code })) as *mut FDBResult
+    SyncResult::into_raw(Arc::new(SyncResult { code }))
 }
 
 fn unsupported() -> *mut FDBFuture {
@@ -41,20 +47,15 @@ fn no_tenants() -> *mut FDBFuture {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_result_destroy(r: *mut FDBResult) {
     guard::quietly(|| {
-        if !r.is_null() {
-            // SAFETY: a result of ours, given back.
-            drop(unsafe { Box::from_raw(r as *mut SyncResult) });
-        }
+        // SAFETY: a result of ours, given back.
+        drop(unsafe { SyncResult::take(r) });
     })
 }
 
 /// The error the result holds.
 unsafe fn result_code(r: *mut FDBResult) -> FdbError {
-    if r.is_null() {
-        return crate::errors::CLIENT_INVALID_OPERATION;
-    }
-    // SAFETY: a live result of ours.
-    unsafe { (*(r as *const SyncResult)).code }
+    // SAFETY: a live result of ours, if not null.
+    unsafe { SyncResult::borrow(r) }.map_or_else(|code| code, |r| r.code)
 }
 
 #[unsafe(no_mangle)]
@@ -212,7 +213,7 @@ pub unsafe extern "C" fn fdb_transaction_get_mapped_range(
     _mapper_name_length: c_int,
     _limit: c_int,
     _target_bytes: c_int,
-    _mode: c_int,
+    _mode: FDBStreamingMode,
     _iteration: c_int,
     _snapshot: FdbBool,
     _reverse: FdbBool,
@@ -267,7 +268,7 @@ pub unsafe extern "C" fn fdb_cluster_destroy(_c: *mut FDBCluster) {}
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_cluster_set_option(
     _c: *mut FDBCluster,
-    _option: c_int,
+    _option: FDBClusterOption,
     _value: *const u8,
     _value_length: c_int,
 ) -> FdbError {

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use fdb_c::api::*;
 use fdb_c::database::*;
 use fdb_c::network::*;
+use fdb_c::types::FDBNetworkOption;
 
 static HOOK_RAN: AtomicBool = AtomicBool::new(false);
 
@@ -59,6 +60,11 @@ fn api_version_network_and_cluster_files_in_order() {
     assert_eq!(
         unsafe { fdb_network_set_option(31, b"x".as_ptr(), 1) },
         2006
+    );
+    // A negative code, as C passes it for the header's enum.
+    assert_eq!(
+        unsafe { fdb_network_set_option(-1i32 as FDBNetworkOption, std::ptr::null(), 0) },
+        2007
     );
 
     // Databases and hooks need the network set up, once.

@@ -13,10 +13,13 @@
 //! the library is installed, as FoundationDB's Python and Java bindings
 //! do. So this package takes `foundationdb-sys`'s place (through the
 //! workspace's `[patch.crates-io]`) and declares, by hand, the items of
-//! `fdb_c.h` 7.3 the `foundationdb` crate uses, under bindgen's names:
-//! the types ([`types`]), the option and enum codes ([`options`]) and the
-//! functions, each a call through a pointer resolved from the loaded
-//! library.
+//! `fdb_c.h` 7.3 under bindgen's names: the types ([`types`]), the option
+//! and enum codes ([`options`]), the signature of every function
+//! ([`signatures`]), and the functions the `foundationdb` crate uses,
+//! each a call through a pointer resolved from the loaded library.
+//! fdb-c, the library that serves the API over fql's store, is built on
+//! the same declarations, and its tests compare its exported functions
+//! with [`signatures`], so the two cannot disagree on a signature.
 //!
 //! # Finding the library
 //!
@@ -27,7 +30,8 @@
 //! macOS `/usr/local/lib/libfdb_c.dylib`), then the dynamic loader's own
 //! search for the plain name (`LD_LIBRARY_PATH`, its cache). It takes the
 //! first library that opens, reports an API version of 730 or more
-//! through `fdb_get_max_api_version`, and has every function below; the
+//! through `fdb_get_max_api_version`, and has every function it binds
+//! (those the crate uses; the others are only [`signatures`]); the
 //! functions are resolved then, all at once, so a library that lacks one
 //! is refused when loading, with its name, rather than failing in the
 //! middle of a transaction. The result, library or [`LoadError`], is kept
@@ -93,14 +97,51 @@ fn unloaded(e: &LoadError) -> ! {
     panic!("{e}")
 }
 
-/// Declares the C functions: a table of pointers, resolved together from
-/// one library, and for each a function of the same name and signature
-/// that calls through the table.
+/// Declares the C functions of `fdb_c.h`: for each, its signature in
+/// [`signatures`]; for the `bound` ones, which the `foundationdb` crate
+/// calls, also a table of pointers, resolved together from one library,
+/// and a function of the same name and signature that calls through the
+/// table. The `declared` ones are only declared, so a library that lacks
+/// them still loads.
 macro_rules! functions {
-    ($(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {
+    (
+        bound {
+            $(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*
+        }
+        declared {
+            $(
+                $(#[doc = $doc:literal])*
+                fn $dname:ident($($darg:ident: $dty:ty),* $(,)?) $(-> $dret:ty)?;
+            )*
+        }
+    ) => {
+        /// The signature of each function `fdb_c.h` 7.3 declares, as a
+        /// function pointer type of the function's name: what a library
+        /// serving the API must export (fdb-c's tests compare its
+        /// functions with these), and what the bound functions are called
+        /// through.
+        pub mod signatures {
+            use super::*;
+
+            $(
+                #[doc = concat!("`", stringify!($name), "`.")]
+                pub type $name = unsafe extern "C" fn($($arg: $ty),*) $(-> $ret)?;
+            )*
+            $(
+                #[doc = concat!("`", stringify!($dname), "`.")]
+                $(#[doc = $doc])*
+                pub type $dname = unsafe extern "C" fn($($darg: $dty),*) $(-> $dret)?;
+            )*
+
+            /// The name of every function the header declares (the two
+            /// `fdb_select_api_version` macros aside), one type above
+            /// each.
+            pub const NAMES: &[&str] = &[$(stringify!($name),)* $(stringify!($dname),)*];
+        }
+
         /// The library's functions.
         pub(crate) struct Functions {
-            $(pub(crate) $name: unsafe extern "C" fn($($ty),*) $(-> $ret)?,)*
+            $(pub(crate) $name: signatures::$name,)*
         }
 
         impl Functions {
@@ -137,77 +178,154 @@ macro_rules! functions {
 }
 
 functions! {
-    fn fdb_get_max_api_version() -> c_int;
-    fn fdb_get_client_version() -> *const c_char;
-    fn fdb_select_api_version_impl(runtime_version: c_int, header_version: c_int) -> fdb_error_t;
-    fn fdb_get_error(code: fdb_error_t) -> *const c_char;
-    fn fdb_error_predicate(predicate_test: c_int, code: fdb_error_t) -> fdb_bool_t;
+    bound {
+        fn fdb_get_max_api_version() -> c_int;
+        fn fdb_get_client_version() -> *const c_char;
+        fn fdb_select_api_version_impl(runtime_version: c_int, header_version: c_int) -> fdb_error_t;
+        fn fdb_get_error(code: fdb_error_t) -> *const c_char;
+        fn fdb_error_predicate(predicate_test: c_int, code: fdb_error_t) -> fdb_bool_t;
 
-    fn fdb_network_set_option(option: FDBNetworkOption, value: *const u8, value_length: c_int) -> fdb_error_t;
-    fn fdb_setup_network() -> fdb_error_t;
-    fn fdb_run_network() -> fdb_error_t;
-    fn fdb_stop_network() -> fdb_error_t;
+        fn fdb_network_set_option(option: FDBNetworkOption, value: *const u8, value_length: c_int) -> fdb_error_t;
+        fn fdb_setup_network() -> fdb_error_t;
+        fn fdb_run_network() -> fdb_error_t;
+        fn fdb_stop_network() -> fdb_error_t;
 
-    fn fdb_future_destroy(f: *mut FDBFuture);
-    fn fdb_future_is_ready(f: *mut FDBFuture) -> fdb_bool_t;
-    fn fdb_future_set_callback(f: *mut FDBFuture, callback: FDBCallback, parameter: *mut c_void) -> fdb_error_t;
-    fn fdb_future_get_error(f: *mut FDBFuture) -> fdb_error_t;
-    fn fdb_future_get_int64(f: *mut FDBFuture, out: *mut i64) -> fdb_error_t;
-    fn fdb_future_get_key(f: *mut FDBFuture, out_key: *mut *const u8, out_key_length: *mut c_int) -> fdb_error_t;
-    fn fdb_future_get_value(f: *mut FDBFuture, out_present: *mut fdb_bool_t, out_value: *mut *const u8, out_value_length: *mut c_int) -> fdb_error_t;
-    fn fdb_future_get_keyvalue_array(f: *mut FDBFuture, out_kv: *mut *const FDBKeyValue, out_count: *mut c_int, out_more: *mut fdb_bool_t) -> fdb_error_t;
-    fn fdb_future_get_mappedkeyvalue_array(f: *mut FDBFuture, out_kv: *mut *const FDBMappedKeyValue, out_count: *mut c_int, out_more: *mut fdb_bool_t) -> fdb_error_t;
-    fn fdb_future_get_key_array(f: *mut FDBFuture, out_key_array: *mut *const FDBKey, out_count: *mut c_int) -> fdb_error_t;
-    fn fdb_future_get_string_array(f: *mut FDBFuture, out_strings: *mut *mut *const c_char, out_count: *mut c_int) -> fdb_error_t;
+        fn fdb_future_destroy(f: *mut FDBFuture);
+        fn fdb_future_is_ready(f: *mut FDBFuture) -> fdb_bool_t;
+        fn fdb_future_set_callback(f: *mut FDBFuture, callback: FDBCallback, parameter: *mut c_void) -> fdb_error_t;
+        fn fdb_future_get_error(f: *mut FDBFuture) -> fdb_error_t;
+        fn fdb_future_get_int64(f: *mut FDBFuture, out: *mut i64) -> fdb_error_t;
+        fn fdb_future_get_key(f: *mut FDBFuture, out_key: *mut *const u8, out_key_length: *mut c_int) -> fdb_error_t;
+        fn fdb_future_get_value(f: *mut FDBFuture, out_present: *mut fdb_bool_t, out_value: *mut *const u8, out_value_length: *mut c_int) -> fdb_error_t;
+        fn fdb_future_get_keyvalue_array(f: *mut FDBFuture, out_kv: *mut *const FDBKeyValue, out_count: *mut c_int, out_more: *mut fdb_bool_t) -> fdb_error_t;
+        fn fdb_future_get_mappedkeyvalue_array(f: *mut FDBFuture, out_kv: *mut *const FDBMappedKeyValue, out_count: *mut c_int, out_more: *mut fdb_bool_t) -> fdb_error_t;
+        fn fdb_future_get_key_array(f: *mut FDBFuture, out_key_array: *mut *const FDBKey, out_count: *mut c_int) -> fdb_error_t;
+        fn fdb_future_get_string_array(f: *mut FDBFuture, out_strings: *mut *mut *const c_char, out_count: *mut c_int) -> fdb_error_t;
 
-    fn fdb_create_database(cluster_file_path: *const c_char, out_database: *mut *mut FDBDatabase) -> fdb_error_t;
-    fn fdb_database_destroy(d: *mut FDBDatabase);
-    fn fdb_database_set_option(d: *mut FDBDatabase, option: FDBDatabaseOption, value: *const u8, value_length: c_int) -> fdb_error_t;
-    fn fdb_database_open_tenant(d: *mut FDBDatabase, tenant_name: *const u8, tenant_name_length: c_int, out_tenant: *mut *mut FDBTenant) -> fdb_error_t;
-    fn fdb_database_create_transaction(d: *mut FDBDatabase, out_transaction: *mut *mut FDBTransaction) -> fdb_error_t;
-    fn fdb_database_get_main_thread_busyness(d: *mut FDBDatabase) -> f64;
-    fn fdb_database_get_client_status(d: *mut FDBDatabase) -> *mut FDBFuture;
+        fn fdb_create_database(cluster_file_path: *const c_char, out_database: *mut *mut FDBDatabase) -> fdb_error_t;
+        fn fdb_database_destroy(d: *mut FDBDatabase);
+        fn fdb_database_set_option(d: *mut FDBDatabase, option: FDBDatabaseOption, value: *const u8, value_length: c_int) -> fdb_error_t;
+        fn fdb_database_open_tenant(d: *mut FDBDatabase, tenant_name: *const u8, tenant_name_length: c_int, out_tenant: *mut *mut FDBTenant) -> fdb_error_t;
+        fn fdb_database_create_transaction(d: *mut FDBDatabase, out_transaction: *mut *mut FDBTransaction) -> fdb_error_t;
+        fn fdb_database_get_main_thread_busyness(d: *mut FDBDatabase) -> f64;
+        fn fdb_database_get_client_status(d: *mut FDBDatabase) -> *mut FDBFuture;
 
-    fn fdb_tenant_create_transaction(tenant: *mut FDBTenant, out_transaction: *mut *mut FDBTransaction) -> fdb_error_t;
-    fn fdb_tenant_destroy(tenant: *mut FDBTenant);
+        fn fdb_tenant_create_transaction(tenant: *mut FDBTenant, out_transaction: *mut *mut FDBTransaction) -> fdb_error_t;
+        fn fdb_tenant_destroy(tenant: *mut FDBTenant);
 
-    fn fdb_transaction_destroy(tr: *mut FDBTransaction);
-    fn fdb_transaction_cancel(tr: *mut FDBTransaction);
-    fn fdb_transaction_set_option(tr: *mut FDBTransaction, option: FDBTransactionOption, value: *const u8, value_length: c_int) -> fdb_error_t;
-    fn fdb_transaction_set_read_version(tr: *mut FDBTransaction, version: i64);
-    fn fdb_transaction_get_read_version(tr: *mut FDBTransaction) -> *mut FDBFuture;
-    fn fdb_transaction_get(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int, snapshot: fdb_bool_t) -> *mut FDBFuture;
-    fn fdb_transaction_get_key(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int, or_equal: fdb_bool_t, offset: c_int, snapshot: fdb_bool_t) -> *mut FDBFuture;
-    fn fdb_transaction_get_addresses_for_key(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int) -> *mut FDBFuture;
-    fn fdb_transaction_get_range(
-        tr: *mut FDBTransaction,
-        begin_key_name: *const u8, begin_key_name_length: c_int, begin_or_equal: fdb_bool_t, begin_offset: c_int,
-        end_key_name: *const u8, end_key_name_length: c_int, end_or_equal: fdb_bool_t, end_offset: c_int,
-        limit: c_int, target_bytes: c_int, mode: FDBStreamingMode, iteration: c_int,
-        snapshot: fdb_bool_t, reverse: fdb_bool_t,
-    ) -> *mut FDBFuture;
-    fn fdb_transaction_get_mapped_range(
-        tr: *mut FDBTransaction,
-        begin_key_name: *const u8, begin_key_name_length: c_int, begin_or_equal: fdb_bool_t, begin_offset: c_int,
-        end_key_name: *const u8, end_key_name_length: c_int, end_or_equal: fdb_bool_t, end_offset: c_int,
-        mapper_name: *const u8, mapper_name_length: c_int,
-        limit: c_int, target_bytes: c_int, mode: FDBStreamingMode, iteration: c_int,
-        snapshot: fdb_bool_t, reverse: fdb_bool_t,
-    ) -> *mut FDBFuture;
-    fn fdb_transaction_set(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int, value: *const u8, value_length: c_int);
-    fn fdb_transaction_atomic_op(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int, param: *const u8, param_length: c_int, operation_type: FDBMutationType);
-    fn fdb_transaction_clear(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int);
-    fn fdb_transaction_clear_range(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int);
-    fn fdb_transaction_watch(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int) -> *mut FDBFuture;
-    fn fdb_transaction_commit(tr: *mut FDBTransaction) -> *mut FDBFuture;
-    fn fdb_transaction_get_committed_version(tr: *mut FDBTransaction, out_version: *mut i64) -> fdb_error_t;
-    fn fdb_transaction_get_approximate_size(tr: *mut FDBTransaction) -> *mut FDBFuture;
-    fn fdb_transaction_get_versionstamp(tr: *mut FDBTransaction) -> *mut FDBFuture;
-    fn fdb_transaction_on_error(tr: *mut FDBTransaction, error: fdb_error_t) -> *mut FDBFuture;
-    fn fdb_transaction_reset(tr: *mut FDBTransaction);
-    fn fdb_transaction_add_conflict_range(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, kind: FDBConflictRangeType) -> fdb_error_t;
-    fn fdb_transaction_get_estimated_range_size_bytes(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int) -> *mut FDBFuture;
-    fn fdb_transaction_get_range_split_points(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, chunk_size: i64) -> *mut FDBFuture;
+        fn fdb_transaction_destroy(tr: *mut FDBTransaction);
+        fn fdb_transaction_cancel(tr: *mut FDBTransaction);
+        fn fdb_transaction_set_option(tr: *mut FDBTransaction, option: FDBTransactionOption, value: *const u8, value_length: c_int) -> fdb_error_t;
+        fn fdb_transaction_set_read_version(tr: *mut FDBTransaction, version: i64);
+        fn fdb_transaction_get_read_version(tr: *mut FDBTransaction) -> *mut FDBFuture;
+        fn fdb_transaction_get(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int, snapshot: fdb_bool_t) -> *mut FDBFuture;
+        fn fdb_transaction_get_key(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int, or_equal: fdb_bool_t, offset: c_int, snapshot: fdb_bool_t) -> *mut FDBFuture;
+        fn fdb_transaction_get_addresses_for_key(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_transaction_get_range(
+            tr: *mut FDBTransaction,
+            begin_key_name: *const u8, begin_key_name_length: c_int, begin_or_equal: fdb_bool_t, begin_offset: c_int,
+            end_key_name: *const u8, end_key_name_length: c_int, end_or_equal: fdb_bool_t, end_offset: c_int,
+            limit: c_int, target_bytes: c_int, mode: FDBStreamingMode, iteration: c_int,
+            snapshot: fdb_bool_t, reverse: fdb_bool_t,
+        ) -> *mut FDBFuture;
+        fn fdb_transaction_get_mapped_range(
+            tr: *mut FDBTransaction,
+            begin_key_name: *const u8, begin_key_name_length: c_int, begin_or_equal: fdb_bool_t, begin_offset: c_int,
+            end_key_name: *const u8, end_key_name_length: c_int, end_or_equal: fdb_bool_t, end_offset: c_int,
+            mapper_name: *const u8, mapper_name_length: c_int,
+            limit: c_int, target_bytes: c_int, mode: FDBStreamingMode, iteration: c_int,
+            snapshot: fdb_bool_t, reverse: fdb_bool_t,
+        ) -> *mut FDBFuture;
+        fn fdb_transaction_set(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int, value: *const u8, value_length: c_int);
+        fn fdb_transaction_atomic_op(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int, param: *const u8, param_length: c_int, operation_type: FDBMutationType);
+        fn fdb_transaction_clear(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int);
+        fn fdb_transaction_clear_range(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int);
+        fn fdb_transaction_watch(tr: *mut FDBTransaction, key_name: *const u8, key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_transaction_commit(tr: *mut FDBTransaction) -> *mut FDBFuture;
+        fn fdb_transaction_get_committed_version(tr: *mut FDBTransaction, out_version: *mut i64) -> fdb_error_t;
+        fn fdb_transaction_get_approximate_size(tr: *mut FDBTransaction) -> *mut FDBFuture;
+        fn fdb_transaction_get_versionstamp(tr: *mut FDBTransaction) -> *mut FDBFuture;
+        fn fdb_transaction_on_error(tr: *mut FDBTransaction, error: fdb_error_t) -> *mut FDBFuture;
+        fn fdb_transaction_reset(tr: *mut FDBTransaction);
+        fn fdb_transaction_add_conflict_range(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, kind: FDBConflictRangeType) -> fdb_error_t;
+        fn fdb_transaction_get_estimated_range_size_bytes(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_transaction_get_range_split_points(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, chunk_size: i64) -> *mut FDBFuture;
+    }
+
+    declared {
+        fn fdb_add_network_thread_completion_hook(hook: Option<unsafe extern "C" fn(parameter: *mut c_void)>, hook_parameter: *mut c_void) -> fdb_error_t;
+
+        fn fdb_future_cancel(f: *mut FDBFuture);
+        fn fdb_future_release_memory(f: *mut FDBFuture);
+        fn fdb_future_block_until_ready(f: *mut FDBFuture) -> fdb_error_t;
+        fn fdb_future_get_bool(f: *mut FDBFuture, out: *mut fdb_bool_t) -> fdb_error_t;
+        fn fdb_future_get_uint64(f: *mut FDBFuture, out: *mut u64) -> fdb_error_t;
+        fn fdb_future_get_double(f: *mut FDBFuture, out: *mut f64) -> fdb_error_t;
+        fn fdb_future_get_keyrange_array(f: *mut FDBFuture, out_ranges: *mut *const FDBKeyRange, out_count: *mut c_int) -> fdb_error_t;
+        fn fdb_future_get_granule_summary_array(f: *mut FDBFuture, out_summaries: *mut *const FDBGranuleSummary, out_count: *mut c_int) -> fdb_error_t;
+        fn fdb_future_readbg_get_descriptions(f: *mut FDBFuture, out: *mut *mut FDBBGFileDescription, desc_count: *mut c_int) -> fdb_error_t;
+
+        fn fdb_readbg_parse_snapshot_file(file_data: *const u8, file_len: c_int, tenant_prefix: *const FDBBGTenantPrefix, encryption_ctx: *const FDBBGEncryptionCtx) -> *mut FDBResult;
+        fn fdb_readbg_parse_delta_file(file_data: *const u8, file_len: c_int, tenant_prefix: *const FDBBGTenantPrefix, encryption_ctx: *const FDBBGEncryptionCtx) -> *mut FDBResult;
+        fn fdb_result_destroy(r: *mut FDBResult);
+        fn fdb_result_get_keyvalue_array(r: *mut FDBResult, out_kv: *mut *const FDBKeyValue, out_count: *mut c_int, out_more: *mut fdb_bool_t) -> fdb_error_t;
+        fn fdb_result_get_bg_mutations_array(r: *mut FDBResult, out_mutations: *mut *const FDBBGMutation, out_count: *mut c_int) -> fdb_error_t;
+
+        fn fdb_create_database_from_connection_string(connection_string: *const c_char, out_database: *mut *mut FDBDatabase) -> fdb_error_t;
+        fn fdb_database_reboot_worker(db: *mut FDBDatabase, address: *const u8, address_length: c_int, check: fdb_bool_t, duration: c_int) -> *mut FDBFuture;
+        fn fdb_database_force_recovery_with_data_loss(db: *mut FDBDatabase, dcid: *const u8, dcid_length: c_int) -> *mut FDBFuture;
+        fn fdb_database_create_snapshot(db: *mut FDBDatabase, uid: *const u8, uid_length: c_int, snap_command: *const u8, snap_command_length: c_int) -> *mut FDBFuture;
+        fn fdb_database_get_server_protocol(db: *mut FDBDatabase, expected_version: u64) -> *mut FDBFuture;
+        fn fdb_database_purge_blob_granules(db: *mut FDBDatabase, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, purge_version: i64, force: fdb_bool_t) -> *mut FDBFuture;
+        fn fdb_database_wait_purge_granules_complete(db: *mut FDBDatabase, purge_key_name: *const u8, purge_key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_database_blobbify_range(db: *mut FDBDatabase, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_database_blobbify_range_blocking(db: *mut FDBDatabase, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_database_unblobbify_range(db: *mut FDBDatabase, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_database_list_blobbified_ranges(db: *mut FDBDatabase, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, range_limit: c_int) -> *mut FDBFuture;
+        fn fdb_database_verify_blob_range(db: *mut FDBDatabase, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, version: i64) -> *mut FDBFuture;
+        fn fdb_database_flush_blob_range(db: *mut FDBDatabase, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, compact: fdb_bool_t, version: i64) -> *mut FDBFuture;
+
+        fn fdb_tenant_purge_blob_granules(tenant: *mut FDBTenant, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, purge_version: i64, force: fdb_bool_t) -> *mut FDBFuture;
+        fn fdb_tenant_wait_purge_granules_complete(tenant: *mut FDBTenant, purge_key_name: *const u8, purge_key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_tenant_blobbify_range(tenant: *mut FDBTenant, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_tenant_blobbify_range_blocking(tenant: *mut FDBTenant, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_tenant_unblobbify_range(tenant: *mut FDBTenant, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int) -> *mut FDBFuture;
+        fn fdb_tenant_list_blobbified_ranges(tenant: *mut FDBTenant, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, range_limit: c_int) -> *mut FDBFuture;
+        fn fdb_tenant_verify_blob_range(tenant: *mut FDBTenant, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, version: i64) -> *mut FDBFuture;
+        fn fdb_tenant_flush_blob_range(tenant: *mut FDBTenant, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, compact: fdb_bool_t, version: i64) -> *mut FDBFuture;
+        fn fdb_tenant_get_id(tenant: *mut FDBTenant) -> *mut FDBFuture;
+
+        fn fdb_transaction_get_tag_throttled_duration(tr: *mut FDBTransaction) -> *mut FDBFuture;
+        fn fdb_transaction_get_total_cost(tr: *mut FDBTransaction) -> *mut FDBFuture;
+        fn fdb_transaction_get_blob_granule_ranges(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, range_limit: c_int) -> *mut FDBFuture;
+        fn fdb_transaction_read_blob_granules(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, begin_version: i64, read_version: i64, granule_context: FDBReadBlobGranuleContext) -> *mut FDBResult;
+        fn fdb_transaction_summarize_blob_granules(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, summary_version: i64, range_limit: c_int) -> *mut FDBFuture;
+        fn fdb_transaction_read_blob_granules_description(tr: *mut FDBTransaction, begin_key_name: *const u8, begin_key_name_length: c_int, end_key_name: *const u8, end_key_name_length: c_int, begin_version: i64, read_version: i64, read_version_out: *mut i64) -> *mut FDBFuture;
+
+        /// Declared for API versions before 620.
+        fn fdb_future_get_version(f: *mut FDBFuture, out_version: *mut i64) -> fdb_error_t;
+        /// Declared for API versions before 610, as are the cluster's.
+        fn fdb_future_get_cluster(f: *mut FDBFuture, out_cluster: *mut *mut FDBCluster) -> fdb_error_t;
+        /// Declared for API versions before 610.
+        fn fdb_future_get_database(f: *mut FDBFuture, out_database: *mut *mut FDBDatabase) -> fdb_error_t;
+        /// Declared for API versions before 610.
+        fn fdb_create_cluster(cluster_file_path: *const c_char) -> *mut FDBFuture;
+        /// Declared for API versions before 610.
+        fn fdb_cluster_destroy(c: *mut FDBCluster);
+        /// Declared for API versions before 610.
+        fn fdb_cluster_set_option(c: *mut FDBCluster, option: FDBClusterOption, value: *const u8, value_length: c_int) -> fdb_error_t;
+        /// Declared for API versions before 610.
+        fn fdb_cluster_create_database(c: *mut FDBCluster, db_name: *const u8, db_name_length: c_int) -> *mut FDBFuture;
+        /// Declared for API versions before 23.
+        fn fdb_future_is_error(f: *mut FDBFuture) -> fdb_bool_t;
+        /// Declared for API versions before 14.
+        fn fdb_transaction_get_range_selector(
+            tr: *mut FDBTransaction,
+            begin_key_name: *const u8, begin_key_name_length: c_int, begin_or_equal: fdb_bool_t, begin_offset: c_int,
+            end_key_name: *const u8, end_key_name_length: c_int, end_or_equal: fdb_bool_t, end_offset: c_int,
+            limit: c_int,
+        ) -> *mut FDBFuture;
+    }
 }
 
 /// `if_cfg_api_versions!(min = V, max = W, feature = "..." => code)`, the
@@ -263,4 +381,16 @@ macro_rules! __api_pick {
         #[cfg(any($(feature = $f),+))]
         $($then)*
     };
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every function of the header once: 105, the two macros aside.
+    #[test]
+    fn every_function_of_the_header_has_one_signature() {
+        let names: std::collections::BTreeSet<_> = crate::signatures::NAMES.iter().collect();
+        assert_eq!(names.len(), crate::signatures::NAMES.len());
+        assert_eq!(names.len(), 105);
+        assert!(names.iter().all(|n| n.starts_with("fdb_")));
+    }
 }

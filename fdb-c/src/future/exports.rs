@@ -9,8 +9,9 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use super::{Future, Value};
-use crate::errors::{CLIENT_INVALID_OPERATION, UNSUPPORTED_OPERATION};
+use crate::errors::{CLIENT_INVALID_OPERATION, FUTURE_NOT_SET, UNSUPPORTED_OPERATION};
 use crate::guard::{self, put};
+use crate::handle::Handle;
 use crate::types::{
     FDBBGFileDescription, FDBFuture, FDBGranuleSummary, FDBKey, FDBKeyRange, FDBKeyValue,
     FDBMappedKeyValue, FdbBool, FdbCallback, FdbError,
@@ -95,7 +96,8 @@ pub unsafe extern "C" fn fdb_future_get_error(f: *mut FDBFuture) -> FdbError {
 pub unsafe extern "C" fn fdb_future_is_error(f: *mut FDBFuture) -> FdbBool {
     guard::or(0, || {
         // SAFETY: as above.
-        unsafe { Future::borrow(f) }.is_ok_and(|f| !matches!(f.error_code(), 0 | 2015)) as FdbBool
+        unsafe { Future::borrow(f) }.is_ok_and(|f| !matches!(f.error_code(), 0 | FUTURE_NOT_SET))
+            as FdbBool
     })
 }
 
@@ -219,7 +221,7 @@ pub unsafe extern "C" fn fdb_future_get_key_array(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_future_get_string_array(
     f: *mut FDBFuture,
-    out_strings: *mut *const *const c_char,
+    out_strings: *mut *mut *const c_char,
     out_count: *mut c_int,
 ) -> FdbError {
     guard::code(|| {
@@ -227,7 +229,9 @@ pub unsafe extern "C" fn fdb_future_get_string_array(
         let (ptr, count) = unsafe { Future::borrow(f) }?.get(Value::strings)?;
         // SAFETY: the caller's out pointers.
         unsafe {
-            put(out_strings, ptr)?;
+            // The header's `const char**` out value is a mutable pointer
+            // to the array; callers only read through it.
+            put(out_strings, ptr.cast_mut())?;
             put(out_count, count)
         }
     })

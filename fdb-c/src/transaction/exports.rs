@@ -14,9 +14,14 @@ use crate::database::Db;
 use crate::errors::{Code, INTERNAL_ERROR};
 use crate::future::{Future, Value};
 use crate::guard::{self, bytes, put};
+use crate::handle::Handle;
+use crate::option_codes::mode;
 use crate::range;
 use crate::selector::Selector;
-use crate::types::{FDBDatabase, FDBFuture, FDBTransaction, FdbBool, FdbError};
+use crate::types::{
+    FDBConflictRangeType, FDBDatabase, FDBFuture, FDBMutationType, FDBStreamingMode,
+    FDBTransaction, FDBTransactionOption, FdbBool, FdbError,
+};
 
 /// Runs `f` on the caller's transaction, returning its future or a ready
 /// future with its error (`internal_error` if it panics).
@@ -50,7 +55,7 @@ unsafe fn void(tr: *mut FDBTransaction, f: impl FnOnce(&Arc<Tx>) -> Result<(), C
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_transaction_destroy(tr: *mut FDBTransaction) {
     // SAFETY: the caller hands its reference back.
-    guard::quietly(|| unsafe { Tx::destroy(tr) })
+    guard::quietly(|| drop(unsafe { Tx::take(tr) }))
 }
 
 #[unsafe(no_mangle)]
@@ -78,7 +83,7 @@ pub unsafe extern "C" fn fdb_transaction_reset(tr: *mut FDBTransaction) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_transaction_set_option(
     tr: *mut FDBTransaction,
-    option: c_int,
+    option: FDBTransactionOption,
     value: *const u8,
     value_length: c_int,
 ) -> FdbError {
@@ -176,7 +181,7 @@ pub unsafe extern "C" fn fdb_transaction_get_range(
     end_offset: c_int,
     limit: c_int,
     target_bytes: c_int,
-    mode: c_int,
+    mode: FDBStreamingMode,
     iteration: c_int,
     snapshot: FdbBool,
     reverse: FdbBool,
@@ -230,7 +235,7 @@ pub unsafe extern "C" fn fdb_transaction_get_range_selector(
             end_offset,
             limit,
             0,
-            range::EXACT,
+            mode::EXACT,
             0,
             0,
             0,
@@ -264,7 +269,7 @@ pub unsafe extern "C" fn fdb_transaction_atomic_op(
     key_name_length: c_int,
     param: *const u8,
     param_length: c_int,
-    operation_type: c_int,
+    operation_type: FDBMutationType,
 ) {
     // SAFETY: the caller's transaction, key and parameter.
     unsafe {
@@ -403,7 +408,7 @@ pub unsafe extern "C" fn fdb_transaction_add_conflict_range(
     begin_key_name_length: c_int,
     end_key_name: *const u8,
     end_key_name_length: c_int,
-    ty: c_int,
+    ty: FDBConflictRangeType,
 ) -> FdbError {
     guard::code(|| {
         // SAFETY: the caller's transaction and keys.

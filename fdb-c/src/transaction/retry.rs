@@ -21,6 +21,7 @@ use crate::errors::{
 };
 use crate::future::{Future, Value};
 use crate::network;
+use crate::option_codes::tr;
 
 impl Tx {
     /// `fdb_transaction_on_error`.
@@ -71,13 +72,14 @@ impl Tx {
     /// timeout, whose clock keeps running from the transaction's start.
     pub(super) fn apply_persistent(self: &Arc<Self>, st: &mut State) -> Result<(), Code> {
         let persistent = st.persistent.clone();
-        let (timeouts, others): (Vec<_>, Vec<_>) =
-            persistent.iter().partition(|(code, _)| *code == 500);
+        let (timeouts, others): (Vec<_>, Vec<_>) = persistent
+            .iter()
+            .partition(|(code, _)| *code == tr::TIMEOUT);
         for (code, value) in others.into_iter().chain(timeouts.last().copied()) {
             st.options.apply(*code, value.as_deref())?;
             // The database's `transaction_report_conflicting_keys`: the
             // store reports each attempt's conflicts.
-            if *code == 712 {
+            if *code == tr::REPORT_CONFLICTING_KEYS {
                 let _ = st
                     .inner
                     .set_option(TransactionOption::ReportConflictingKeys);

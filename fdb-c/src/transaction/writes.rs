@@ -16,6 +16,8 @@ use super::{State, Tx};
 use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVALID_MUTATION_TYPE, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
 };
+use crate::option_codes::{conflict, mutation};
+use crate::types::{FDBConflictRangeType, FDBMutationType};
 
 /// FDB's size of a mutation's bookkeeping (`sizeof(MutationRef)`) and of
 /// a range (`sizeof(KeyRangeRef)`), which `get_approximate_size` counts.
@@ -28,23 +30,23 @@ fn write_cost(bytes: usize) -> i64 {
     4 * (bytes.max(1).div_ceil(4096) * 4096) as i64
 }
 
-/// The mutation type of an `FDB_MUTATION_TYPE_*` code. Codes 18 and 19
-/// are FDB's `MIN_V2` and `AND_V2`, which the API's `MIN` and `AND` mean
-/// since API 510, and the store implements.
-pub fn mutation_type(code: i32) -> Option<MutationType> {
+/// The mutation type of an `FDB_MUTATION_TYPE_*` code. `MIN_V2` and
+/// `AND_V2` are FDB's codes for what the API's `MIN` and `AND` mean since
+/// API 510, which the store implements.
+pub fn mutation_type(code: FDBMutationType) -> Option<MutationType> {
     Some(match code {
-        2 => MutationType::Add,
-        6 | 19 => MutationType::BitAnd,
-        7 => MutationType::BitOr,
-        8 => MutationType::BitXor,
-        9 => MutationType::AppendIfFits,
-        12 => MutationType::Max,
-        13 | 18 => MutationType::Min,
-        14 => MutationType::SetVersionstampedKey,
-        15 => MutationType::SetVersionstampedValue,
-        16 => MutationType::ByteMin,
-        17 => MutationType::ByteMax,
-        20 => MutationType::CompareAndClear,
+        mutation::ADD => MutationType::Add,
+        mutation::BIT_AND | mutation::AND_V2 => MutationType::BitAnd,
+        mutation::BIT_OR => MutationType::BitOr,
+        mutation::BIT_XOR => MutationType::BitXor,
+        mutation::APPEND_IF_FITS => MutationType::AppendIfFits,
+        mutation::MAX => MutationType::Max,
+        mutation::MIN | mutation::MIN_V2 => MutationType::Min,
+        mutation::SET_VERSIONSTAMPED_KEY => MutationType::SetVersionstampedKey,
+        mutation::SET_VERSIONSTAMPED_VALUE => MutationType::SetVersionstampedValue,
+        mutation::BYTE_MIN => MutationType::ByteMin,
+        mutation::BYTE_MAX => MutationType::ByteMax,
+        mutation::COMPARE_AND_CLEAR => MutationType::CompareAndClear,
         _ => return None,
     })
 }
@@ -114,7 +116,7 @@ impl State {
         Ok(())
     }
 
-    fn atomic_op(&mut self, key: &[u8], param: &[u8], code: i32) -> Result<(), Code> {
+    fn atomic_op(&mut self, key: &[u8], param: &[u8], code: FDBMutationType) -> Result<(), Code> {
         let op = mutation_type(code);
         if key == METADATA_VERSION_KEY {
             if op != Some(MutationType::SetVersionstampedValue) || param != METADATA_VERSION_STAMP {
@@ -185,20 +187,25 @@ impl Tx {
         self.write(|st| st.clear_range(begin, end))
     }
 
-    pub fn atomic_op(&self, key: &[u8], param: &[u8], code: i32) {
+    pub fn atomic_op(&self, key: &[u8], param: &[u8], code: FDBMutationType) {
         self.write(|st| st.atomic_op(key, param, code))
     }
 
     /// `fdb_transaction_add_conflict_range`: an inverted range or an
     /// unknown type is returned at once, other errors are deferred, as in
     /// FDB.
-    pub fn add_conflict_range(&self, begin: &[u8], end: &[u8], ty: i32) -> Result<(), Code> {
+    pub fn add_conflict_range(
+        &self,
+        begin: &[u8],
+        end: &[u8],
+        ty: FDBConflictRangeType,
+    ) -> Result<(), Code> {
         if begin > end {
             return Err(INVERTED_RANGE);
         }
         let read = match ty {
-            0 => true,
-            1 => false,
+            conflict::READ => true,
+            conflict::WRITE => false,
             _ => return Err(CLIENT_INVALID_OPERATION),
         };
         self.write(|st| st.conflict_range(begin, end, read));

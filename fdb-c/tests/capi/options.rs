@@ -1,6 +1,11 @@
 //! Options: FDB's checks of codes and values, what is honoured and what
 //! is refused.
 
+use fdb_c::transaction::exports::fdb_transaction_add_conflict_range;
+use fdb_c::types::{
+    FDBConflictRangeType, FDBDatabaseOption, FDBMutationType, FDBTransactionOption,
+};
+
 use crate::support::{Db, int};
 
 #[test]
@@ -16,6 +21,24 @@ fn unknown_codes_are_invalid_options_and_bad_values_invalid_values() {
     for code in [20, 200, 201, 700, 712] {
         assert_eq!(tx.option(code, None), 0, "option {code}");
     }
+}
+
+/// The header types option, mutation and conflict codes as C enums
+/// (unsigned here), so a negative code a C caller passes arrives as a
+/// large one, and is as unknown as any other.
+#[test]
+fn negative_codes_are_unknown_codes() {
+    let db = Db::new();
+    let tx = db.tx();
+    assert_eq!(tx.option(-1i32 as FDBTransactionOption, None), 2007);
+    assert_eq!(db.option(-1i32 as FDBDatabaseOption, None), 2007);
+    let conflict = |ty| unsafe {
+        fdb_transaction_add_conflict_range(tx.0, b"a".as_ptr(), 1, b"b".as_ptr(), 1, ty)
+    };
+    assert_eq!(conflict(-1i32 as FDBConflictRangeType), 2000);
+    assert_eq!(conflict(2), 2000);
+    tx.atomic(b"n", &[1], -1i32 as FDBMutationType);
+    assert_eq!(tx.commit().wait_error(), 2018);
 }
 
 #[test]

@@ -2,11 +2,13 @@
 //! reads and writes, and the special keys, which the library and the
 //! store answer as FDB's client does.
 
+use fdb_c::types::FDBTransactionOption;
+
 use crate::support::{Db, Row, Tx, WANT_ALL, int};
 
 /// `read_system_keys` and `access_system_keys`.
-const READ_SYSTEM_KEYS: i32 = 302;
-const ACCESS_SYSTEM_KEYS: i32 = 301;
+const READ_SYSTEM_KEYS: FDBTransactionOption = 302;
+const ACCESS_SYSTEM_KEYS: FDBTransactionOption = 301;
 
 fn keys(rows: Result<(Vec<Row>, bool), i32>) -> Vec<Vec<u8>> {
     rows.unwrap().0.into_iter().map(|(k, _)| k).collect()

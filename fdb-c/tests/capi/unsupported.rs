@@ -47,12 +47,12 @@ fn blob_granules_mapped_ranges_and_cluster_administration_are_unsupported() {
     });
     assert_eq!(f.wait_error(), 2108);
     let context = fdb_c::types::FDBReadBlobGranuleContext {
-        user_context: std::ptr::null_mut(),
+        userContext: std::ptr::null_mut(),
         start_load_f: None,
         get_load_f: None,
         free_load_f: None,
-        debug_no_materialize: 0,
-        granule_parallelism: 1,
+        debugNoMaterialize: 0,
+        granuleParallelism: 1,
     };
     let r = unsafe {
         fdb_transaction_read_blob_granules(tx.0, b"a".as_ptr(), 1, b"b".as_ptr(), 1, 0, -2, context)

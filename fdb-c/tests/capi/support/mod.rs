@@ -14,7 +14,10 @@ use fdb_c::database::*;
 use fdb_c::future::exports::*;
 use fdb_c::network::*;
 use fdb_c::transaction::exports::*;
-use fdb_c::types::{FDBDatabase, FDBFuture, FDBKeyValue, FDBTransaction};
+use fdb_c::types::{
+    FDBDatabase, FDBDatabaseOption, FDBFuture, FDBKeyValue, FDBMutationType, FDBTransaction,
+    FDBTransactionOption,
+};
 
 /// Selects API 730 and runs the network on a thread of its own, once per
 /// test process.
@@ -58,7 +61,7 @@ impl Db {
         Tx(ptr)
     }
 
-    pub fn option(&self, code: i32, value: Option<&[u8]>) -> c_int {
+    pub fn option(&self, code: FDBDatabaseOption, value: Option<&[u8]>) -> c_int {
         let (p, n) = value.map_or((null(), 0), |v| (v.as_ptr(), v.len() as c_int));
         unsafe { fdb_database_set_option(self.ptr, code, p, n) }
     }
@@ -260,7 +263,7 @@ impl Tx {
         }
     }
 
-    pub fn atomic(&self, key: &[u8], param: &[u8], op: c_int) {
+    pub fn atomic(&self, key: &[u8], param: &[u8], op: FDBMutationType) {
         unsafe {
             fdb_transaction_atomic_op(
                 self.0,
@@ -273,7 +276,7 @@ impl Tx {
         }
     }
 
-    pub fn option(&self, code: i32, value: Option<&[u8]>) -> c_int {
+    pub fn option(&self, code: FDBTransactionOption, value: Option<&[u8]>) -> c_int {
         let (p, n) = value.map_or((null(), 0), |v| (v.as_ptr(), v.len() as c_int));
         unsafe { fdb_transaction_set_option(self.0, code, p, n) }
     }
