@@ -217,9 +217,30 @@ pub fn validated(code: Code) -> Code {
 /// have no FDB code but `unknown_error`, which says nothing; their message
 /// goes to standard error, where FDB's client would log to its trace
 /// files.
+///
+/// A wait for the file's lock that ran out ([`fql::kv::Error::Locked`])
+/// is the store being busy, not the client's timeout: FDB answers
+/// `transaction_timed_out` only for a timeout the client set (this
+/// library ends such a transaction itself when its timer fires). It is
+/// what FDB says when it cannot take more work now,
+/// `grv_proxy_memory_limit_exceeded`, which `on_error` retries after a
+/// growing back-off; [`of_commit`] says it of a commit.
 pub fn of(e: &fql::kv::Error) -> Code {
-    let code = e.code();
-    if code == UNKNOWN_ERROR {
+    of_stage(e, GRV_PROXY_MEMORY_LIMIT_EXCEEDED)
+}
+
+/// [`of`] for a commit: a lock wait that ran out is
+/// `commit_proxy_memory_limit_exceeded`, the commit that could not get in.
+pub fn of_commit(e: &fql::kv::Error) -> Code {
+    of_stage(e, COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED)
+}
+
+fn of_stage(e: &fql::kv::Error, busy: Code) -> Code {
+    let code = match e {
+        fql::kv::Error::Locked { .. } => busy,
+        e => e.code(),
+    };
+    if code == UNKNOWN_ERROR || code == busy {
         eprintln!("libfdb_c (fql): {e}");
     }
     code
@@ -255,6 +276,24 @@ mod tests {
         assert_eq!(retry_of(1078), Some(Retry::Backoff { constrained: true }));
         assert_eq!(retry_of(1009), Some(Retry::Short));
         assert_eq!(retry_of(1039), Some(Retry::Now));
+    }
+
+    /// A lock wait on the file that ran out is retried with back-off, not
+    /// reported as the client's timeout.
+    #[test]
+    fn a_lock_wait_that_ran_out_is_busy_not_timed_out() {
+        let locked = fql::kv::Error::Locked {
+            path: "t.db".into(),
+            waited_ms: 10_000,
+        };
+        assert_eq!(of(&locked), GRV_PROXY_MEMORY_LIMIT_EXCEEDED);
+        assert_eq!(of_commit(&locked), COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED);
+        for code in [of(&locked), of_commit(&locked)] {
+            assert_eq!(retry_of(code), Some(Retry::Backoff { constrained: true }));
+        }
+        let timed_out = fql::kv::Error::TransactionTimedOut;
+        assert_eq!(of(&timed_out), TRANSACTION_TIMED_OUT);
+        assert_eq!(of_commit(&timed_out), TRANSACTION_TIMED_OUT);
     }
 
     /// The C API's raw tests; any other is false.

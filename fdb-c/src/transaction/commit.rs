@@ -58,7 +58,7 @@ impl Tx {
                 Ok(())
             }
             Err(e) => {
-                let code = errors::of(&e);
+                let code = errors::of_commit(&e);
                 st.fail_commit(code);
                 Err(code)
             }

@@ -366,3 +366,27 @@ fn concurrent_retry_loops_lose_no_increment() {
     let n = db.tx().get(b"n").value().unwrap().unwrap();
     assert_eq!(u64::from_le_bytes(n.try_into().unwrap()), 100);
 }
+
+/// A commit that waited out the store's lock wait, because another
+/// process held the file's write lock, is the store being busy: FDB's
+/// `commit_proxy_memory_limit_exceeded`, which `on_error` retries, not
+/// `transaction_timed_out`, which FDB gives only for a timeout the client
+/// set. Once the lock is free, the retried commit lands.
+#[test]
+fn a_lock_wait_that_runs_out_is_retried_not_timed_out() {
+    let db = Db::new();
+    db.write(|tx| tx.set(b"k", b"0"));
+    let holder = rusqlite::Connection::open(db.dir.path().join("test.db")).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let tx = db.tx();
+    tx.set(b"k", b"1");
+    let code = tx.commit().wait_error();
+    assert_eq!(code, 1042, "the commit that could not get in");
+    assert_eq!(fdb_c::api::fdb_error_predicate(50000, code), 1, "retryable");
+    let retry = tx.on_error(code);
+    holder.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(retry.wait_error(), 0);
+    tx.set(b"k", b"1");
+    assert_eq!(tx.commit().wait_error(), 0);
+    assert_eq!(db.tx().get(b"k").value(), Ok(Some(b"1".to_vec())));
+}
