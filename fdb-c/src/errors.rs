@@ -47,6 +47,12 @@ pub const TRANSACTION_INVALID_VERSION: Code = 2020;
 pub const NO_COMMIT_VERSION: Code = 2021;
 pub const NETWORK_CANNOT_BE_RESTARTED: Code = 2025;
 pub const BLOCKED_FROM_NETWORK_THREAD: Code = 2026;
+pub const MAPPER_BAD_INDEX: Code = 2030;
+pub const MAPPER_BAD_RANGE_DESCRIPTOR: Code = 2032;
+pub const GET_MAPPED_RANGE_READS_YOUR_WRITES: Code = 2039;
+pub const KEY_NOT_TUPLE: Code = 2041;
+pub const VALUE_NOT_TUPLE: Code = 2042;
+pub const MAPPER_NOT_TUPLE: Code = 2043;
 pub const KEY_TOO_LARGE: Code = 2102;
 pub const CONNECTION_STRING_INVALID: Code = 2104;
 pub const UNSUPPORTED_OPERATION: Code = 2108;
@@ -124,6 +130,17 @@ const MESSAGES: &[(Code, &CStr)] = &[
     (2023, c"Attempted to commit a transaction specified as read-only"),
     (2025, c"Network can only be started once"),
     (2026, c"Detected a deadlock in a callback called from the network thread"),
+    (2030, c"The index in K[] or V[] is not a valid number or out of range"),
+    (2031, c"A mapped key is not set in database"),
+    (2032, c"\"{...}\" must be the last element of the mapper tuple"),
+    (2033, c"One of the mapped range queries is too large"),
+    (2034, c"Found a mapped key that is not served in the same SS"),
+    (2035, c"Found a mapped range that is not served in the same SS"),
+    (2038, c"getMappedRange does not support continuation for now"),
+    (2039, c"getMappedRange tries to read data that were previously written in the transaction"),
+    (2041, c"The key cannot be parsed as a tuple"),
+    (2042, c"The value cannot be parsed as a tuple"),
+    (2043, c"The mapper cannot be parsed as a tuple"),
     (2100, c"Incompatible protocol version"),
     (2101, c"Transaction exceeds byte limit"),
     (2102, c"Key length exceeds limit"),

@@ -13,6 +13,7 @@
 //! `fdb_future_release_memory`.
 
 pub mod exports;
+pub mod mapped;
 
 use std::any::Any;
 use std::ffi::{CString, c_char, c_void};
@@ -42,6 +43,7 @@ pub enum Value {
     /// A value that may be absent.
     Value(Option<Vec<u8>>),
     KeyValues(KeyValues),
+    MappedKeyValues(mapped::MappedKeyValues),
     Keys(Keys),
     Strings(Strings),
 }

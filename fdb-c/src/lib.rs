@@ -21,11 +21,12 @@
 //! - [`transaction`]: deferred errors, timeouts, cancellation,
 //!   `on_error`'s retries and back-off, read versions, and the checks FDB's
 //!   client makes before a call reaches the store; [`selector`] and
-//!   [`range`] resolve key selectors and read ranges to FDB's limits.
+//!   [`range`] resolve key selectors and read ranges to FDB's limits;
+//!   [`mapper`] maps the index entries of a mapped range to their records.
 //! - [`options`]: which options are honoured, accepted as no-ops, or
 //!   refused.
 //! - [`unsupported`]: what the store cannot honour (tenants, blob
-//!   granules, mapped ranges, cluster administration) fails with FDB's own
+//!   granules, cluster administration) fails with FDB's own
 //!   error for a cluster without the feature.
 //! - [`errors`]: FDB's codes, messages, and retry predicates.
 //!
@@ -49,6 +50,7 @@ pub mod errors;
 pub mod future;
 pub mod guard;
 pub mod handle;
+pub mod mapper;
 pub mod network;
 pub mod option_codes;
 pub mod options;

@@ -80,6 +80,10 @@ pub struct TxOptions {
     /// `automatic_idempotency`: each commit goes under a fresh
     /// idempotency id, so a `commit_unknown_result` can be resolved.
     pub automatic_idempotency: bool,
+    /// `read_your_writes_disable`: mapped ranges are
+    /// `unsupported_operation`. The option is refused here for now, so
+    /// this stays false.
+    pub read_your_writes_disabled: bool,
     debug_identifier: bool,
     tags: usize,
 }
@@ -95,6 +99,7 @@ impl Default for TxOptions {
             write_system_keys: false,
             next_write_no_conflict: false,
             automatic_idempotency: false,
+            read_your_writes_disabled: false,
             debug_identifier: false,
             tags: 0,
         }

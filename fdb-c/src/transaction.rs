@@ -24,10 +24,12 @@
 
 mod commit;
 pub mod exports;
+mod mapped;
 mod reads;
 mod retry;
 mod special;
 mod writes;
+mod written;
 
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
@@ -92,6 +94,8 @@ struct State {
     commit_size: i64,
     /// FDB's tag-throttling cost of the reads and writes so far.
     total_cost: i64,
+    /// The keys this attempt wrote, which mapped ranges may not read.
+    written: written::Written,
 }
 
 impl State {
@@ -119,6 +123,7 @@ impl State {
             approximate_size: 0,
             commit_size: 0,
             total_cost: 0,
+            written: written::Written::default(),
         }
     }
 
@@ -293,6 +298,7 @@ impl State {
         self.committed_version = -1;
         self.approximate_size = 0;
         self.commit_size = 0;
+        self.written.clear();
     }
 }
 

@@ -1,8 +1,8 @@
 //! The functions of fdb_c.h the embedded store cannot honour. Each exists,
 //! so a binding that looks it up finds it, and fails with the error FDB
 //! gives where the feature is absent: `unsupported_operation` (2108) for
-//! blob granules, mapped ranges, worker reboots, recoveries and
-//! snapshots; `tenants_disabled` (2136) for tenants, which this library
+//! blob granules, worker reboots, recoveries and snapshots;
+//! `tenants_disabled` (2136) for tenants, which this library
 //! never opens; and `unsupported_operation` for the cluster object of API
 //! versions before 610, which FDB removed.
 //!
@@ -18,8 +18,8 @@ use crate::guard;
 use crate::handle::Handle;
 use crate::types::{
     FDBBGEncryptionCtx, FDBBGMutation, FDBBGTenantPrefix, FDBCluster, FDBClusterOption,
-    FDBDatabase, FDBFuture, FDBKeyValue, FDBReadBlobGranuleContext, FDBResult, FDBStreamingMode,
-    FDBTenant, FDBTransaction, FdbBool, FdbError,
+    FDBDatabase, FDBFuture, FDBKeyValue, FDBReadBlobGranuleContext, FDBResult, FDBTenant,
+    FDBTransaction, FdbBool, FdbError,
 };
 
 /// `FDBResult`: the synchronous result of the blob granule readers,
@@ -194,31 +194,6 @@ pub unsafe extern "C" fn fdb_transaction_read_blob_granules(
     _granule_context: FDBReadBlobGranuleContext,
 ) -> *mut FDBResult {
     result(UNSUPPORTED_OPERATION)
-}
-
-/// Mapped ranges join a range with reads FDB's storage servers run for
-/// it; the store has no such servers.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fdb_transaction_get_mapped_range(
-    _tr: *mut FDBTransaction,
-    _begin_key_name: *const u8,
-    _begin_key_name_length: c_int,
-    _begin_or_equal: FdbBool,
-    _begin_offset: c_int,
-    _end_key_name: *const u8,
-    _end_key_name_length: c_int,
-    _end_or_equal: FdbBool,
-    _end_offset: c_int,
-    _mapper_name: *const u8,
-    _mapper_name_length: c_int,
-    _limit: c_int,
-    _target_bytes: c_int,
-    _mode: FDBStreamingMode,
-    _iteration: c_int,
-    _snapshot: FdbBool,
-    _reverse: FdbBool,
-) -> *mut FDBFuture {
-    unsupported()
 }
 
 #[unsafe(no_mangle)]

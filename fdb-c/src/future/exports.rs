@@ -237,8 +237,8 @@ pub unsafe extern "C" fn fdb_future_get_string_array(
     })
 }
 
-/// Reads a result kind the store never produces (mapped rows, key ranges
-/// of blob granules, granule summaries): the future's own error, or
+/// Reads a result kind the store never produces (key ranges of blob
+/// granules, granule summaries): the future's own error, or
 /// `client_invalid_operation` for a future of another kind.
 unsafe fn never_produced(f: *mut FDBFuture) -> FdbError {
     guard::code(|| {
@@ -250,12 +250,20 @@ unsafe fn never_produced(f: *mut FDBFuture) -> FdbError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fdb_future_get_mappedkeyvalue_array(
     f: *mut FDBFuture,
-    _out_kv: *mut *const FDBMappedKeyValue,
-    _out_count: *mut c_int,
-    _out_more: *mut FdbBool,
+    out_kv: *mut *const FDBMappedKeyValue,
+    out_count: *mut c_int,
+    out_more: *mut FdbBool,
 ) -> FdbError {
-    // SAFETY: forwarded.
-    unsafe { never_produced(f) }
+    guard::code(|| {
+        // SAFETY: as above.
+        let (ptr, count, more) = unsafe { Future::borrow(f) }?.get(Value::mapped_key_values)?;
+        // SAFETY: the caller's out pointers.
+        unsafe {
+            put(out_kv, ptr)?;
+            put(out_count, count)?;
+            put(out_more, more as FdbBool)
+        }
+    })
 }
 
 #[unsafe(no_mangle)]

@@ -9,6 +9,7 @@ use std::ffi::c_int;
 use std::sync::Arc;
 
 use super::Tx;
+use super::mapped::mapped_future;
 use super::reads::{key_future, keys_future, rows_future, strings_future, value_future};
 use crate::database::Db;
 use crate::errors::{Code, INTERNAL_ERROR};
@@ -198,6 +199,48 @@ pub unsafe extern "C" fn fdb_transaction_get_range(
             Ok(rows_future(tx.get_range(
                 begin,
                 end,
+                limits,
+                snapshot != 0,
+                reverse != 0,
+            )))
+        })
+    }
+}
+
+/// FDB checks the limits first, as for `fdb_transaction_get_range`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fdb_transaction_get_mapped_range(
+    tr: *mut FDBTransaction,
+    begin_key_name: *const u8,
+    begin_key_name_length: c_int,
+    begin_or_equal: FdbBool,
+    begin_offset: c_int,
+    end_key_name: *const u8,
+    end_key_name_length: c_int,
+    end_or_equal: FdbBool,
+    end_offset: c_int,
+    mapper_name: *const u8,
+    mapper_name_length: c_int,
+    limit: c_int,
+    target_bytes: c_int,
+    mode: FDBStreamingMode,
+    iteration: c_int,
+    snapshot: FdbBool,
+    reverse: FdbBool,
+) -> *mut FDBFuture {
+    // SAFETY: the caller's transaction, keys and mapper.
+    unsafe {
+        future(tr, |tx| {
+            let limits = range::limits(limit, target_bytes, mode, iteration)?;
+            let b = bytes(begin_key_name, begin_key_name_length)?;
+            let e = bytes(end_key_name, end_key_name_length)?;
+            let mapper = bytes(mapper_name, mapper_name_length)?;
+            let begin = Selector::new(b, begin_or_equal != 0, begin_offset);
+            let end = Selector::new(e, end_or_equal != 0, end_offset);
+            Ok(mapped_future(tx.get_mapped_range(
+                begin,
+                end,
+                mapper,
                 limits,
                 snapshot != 0,
                 reverse != 0,

@@ -36,7 +36,7 @@ fn read_cost(bytes: usize) -> i64 {
 
 impl State {
     /// Counts a read's conflict range and cost as FDB's client does.
-    fn count_read(&mut self, conflict_bytes: usize, read_bytes: usize, snapshot: bool) {
+    pub(super) fn count_read(&mut self, conflict_bytes: usize, read_bytes: usize, snapshot: bool) {
         if !snapshot {
             self.approximate_size += (conflict_bytes + 32) as i64;
             self.commit_size += conflict_bytes as i64;

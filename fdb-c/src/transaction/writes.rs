@@ -81,6 +81,7 @@ impl State {
         self.inner
             .set(key, value)
             .map_err(|e| crate::errors::of(&e))?;
+        self.written.key(key);
         self.count_write(
             key.len() + value.len(),
             2 * key.len() + 1,
@@ -94,6 +95,7 @@ impl State {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }
         self.inner.clear(key).map_err(|e| crate::errors::of(&e))?;
+        self.written.key(key);
         self.count_write(2 * key.len() + 1, 2 * key.len() + 1, 4096);
         Ok(())
     }
@@ -112,6 +114,7 @@ impl State {
         self.inner
             .clear_range(begin, end)
             .map_err(|e| crate::errors::of(&e))?;
+        self.written.range(begin, end);
         self.count_write(begin.len() + end.len(), begin.len() + end.len(), 4096);
         Ok(())
     }
@@ -129,6 +132,10 @@ impl State {
         self.inner
             .atomic_op(key, param, op)
             .map_err(|e| crate::errors::of(&e))?;
+        // A versionstamped key is known only at the commit.
+        if op != MutationType::SetVersionstampedKey {
+            self.written.key(key);
+        }
         let conflict = if op == MutationType::SetVersionstampedKey {
             0
         } else {

@@ -4,6 +4,7 @@
 mod support;
 
 mod futures;
+mod mapped;
 mod options;
 mod ranges;
 mod system;

@@ -17,34 +17,12 @@ fn tenants_are_disabled() {
 }
 
 #[test]
-fn blob_granules_mapped_ranges_and_cluster_administration_are_unsupported() {
+fn blob_granules_and_cluster_administration_are_unsupported() {
     let db = Db::new();
     let tx = db.tx();
     let f = Fut(unsafe { fdb_database_blobbify_range(db.ptr, b"a".as_ptr(), 1, b"b".as_ptr(), 1) });
     assert_eq!(f.wait_error(), 2108);
     let f = Fut(unsafe { fdb_database_reboot_worker(db.ptr, b"x".as_ptr(), 1, 0, 0) });
-    assert_eq!(f.wait_error(), 2108);
-    let f = Fut(unsafe {
-        fdb_transaction_get_mapped_range(
-            tx.0,
-            b"a".as_ptr(),
-            1,
-            0,
-            1,
-            b"b".as_ptr(),
-            1,
-            0,
-            1,
-            b"m".as_ptr(),
-            1,
-            0,
-            0,
-            -2,
-            0,
-            0,
-            0,
-        )
-    });
     assert_eq!(f.wait_error(), 2108);
     let context = fdb_c::types::FDBReadBlobGranuleContext {
         userContext: std::ptr::null_mut(),
