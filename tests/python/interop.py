@@ -512,8 +512,8 @@ TENANT_MAP = b"\xff\xff/management/tenant/map/"
 class FdbBehaviour(unittest.TestCase):
     """What FoundationDB 7.3's own test suites ask of a client library,
     through the official bindings: the read-your-writes options,
-    special-key writes and the tenant map, deferred option errors and the
-    read version cache."""
+    special-key writes and the tenant map, deferred option errors, lazy
+    cluster-file errors and the read version cache."""
 
     def test_read_your_writes_disable_reads_what_is_committed(self):
         d = Database(self)
@@ -570,6 +570,14 @@ class FdbBehaviour(unittest.TestCase):
         with self.assertRaises(fdb.FDBError) as raised:
             tr.commit().wait()
         self.assertEqual(raised.exception.code, 2006)
+
+    def test_a_missing_cluster_file_fails_the_first_operation(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        db = fdb.open(os.path.join(d.name, "missing.cluster"))
+        with self.assertRaises(fdb.FDBError) as raised:
+            db.create_transaction().get_read_version().wait()
+        self.assertEqual(raised.exception.code, 1515)
 
     def test_use_grv_cache_needs_the_client_bypass_disabled(self):
         """In processes of their own: network options precede the network."""

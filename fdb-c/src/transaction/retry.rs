@@ -71,7 +71,11 @@ impl Tx {
     /// Sets the persistent options again on a new attempt (the timeout
     /// last, as FDB does, so an earlier one cannot fail it), and arms the
     /// timeout, whose clock keeps running from the transaction's start.
+    /// On a database that could not be opened, each attempt starts with
+    /// that error deferred, so every future fails with it, the library's
+    /// own special keys included, as FDB's do.
     pub(super) fn apply_persistent(self: &Arc<Self>, st: &mut State) -> Result<(), Code> {
+        st.deferred = self.db.open_error;
         let persistent = st.persistent.clone();
         let (timeouts, others): (Vec<_>, Vec<_>) = persistent
             .iter()
