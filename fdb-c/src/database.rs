@@ -4,6 +4,13 @@
 //! file, which is opened as fql's CLI opens it: created if missing (its
 //! directory must exist), read-only if this process may not write it,
 //! and wrapped in `fql::kv::Faulty` when `FQL_FAULTS` plans faults.
+//!
+//! As FDB's, creating a database does not fail for a missing or bad
+//! cluster file, nor here for a database file that cannot be opened: the
+//! database is made, and its transactions fail their operations with the
+//! error (see [`crate::unopened`]). The reason is written to standard
+//! error when the database is created, since FDB's errors carry no
+//! message.
 
 use std::ffi::{CStr, c_char, c_int};
 use std::path::{Path, PathBuf};
@@ -21,6 +28,7 @@ use crate::guard::{self, lock, put};
 use crate::handle::Handle;
 use crate::options::DbOptions;
 use crate::types::{FDBDatabase, FDBDatabaseOption, FDBFuture, FDBTenant, FdbError};
+use crate::unopened::Unopened;
 use crate::{api, cluster, network};
 
 /// FDB 7.3's protocol version, as `fdb_database_get_server_protocol`
@@ -36,34 +44,76 @@ pub struct Db {
     /// The cluster file it was opened by, if any.
     pub cluster_file: Option<PathBuf>,
     pub connection_string: String,
+    /// Why the database could not be opened, if it could not: every
+    /// transaction starts with this error deferred.
+    pub open_error: Option<Code>,
+}
+
+/// Why a database could not be opened: FDB's code for it, and what to
+/// tell the user.
+struct Failure {
+    code: Code,
+    why: String,
+}
+
+/// The store a connection string names.
+fn open_store(connection_string: &str) -> Result<Embedded, Failure> {
+    let path = cluster::parse(connection_string).map_err(|code| Failure {
+        code,
+        why: format!(
+            "the connection string {:?} names no database of this library (fql:embedded@<absolute path>)",
+            connection_string.trim()
+        ),
+    })?;
+    Embedded::open(&path).map_err(|e| Failure {
+        code: e.code(),
+        why: format!("cannot open the database {}: {e}", path.display()),
+    })
 }
 
 impl Db {
-    /// Opens the database a connection string names.
-    fn open(connection_string: &str, cluster_file: Option<PathBuf>) -> Result<Arc<Db>, Code> {
-        let path = cluster::parse(connection_string)?;
+    /// The database a connection string names (`Err` when none could be
+    /// read): opened, or one whose operations fail with why it could not
+    /// be. Only a fault plan that cannot be read fails here.
+    fn open(
+        connection_string: Result<String, Failure>,
+        cluster_file: Option<PathBuf>,
+    ) -> Result<Arc<Db>, Code> {
         // Before the file is opened, so a bad plan creates no database.
         let plan = fault_plan()?;
-        let embedded = Embedded::open(&path).map_err(|e| {
-            // FDB would log this to its trace files; a user of this
-            // library has only standard error to learn why.
-            eprintln!(
-                "libfdb_c (fql): cannot open the database {}: {e}",
-                path.display()
-            );
-            e.code()
-        })?;
-        // Every transaction of the library goes through the faults.
-        let store: Arc<dyn Database> = match plan {
-            Some(plan) => Arc::new(Faulty::new(embedded, plan)),
-            None => Arc::new(embedded),
-        };
+        let opened = connection_string.and_then(|cs| open_store(&cs).map(|store| (cs, store)));
+        let (store, connection_string, open_error): (Arc<dyn Database>, String, Option<Code>) =
+            match opened {
+                // Every transaction of the library goes through the faults.
+                Ok((cs, embedded)) => {
+                    let store: Arc<dyn Database> = match plan {
+                        Some(plan) => Arc::new(Faulty::new(embedded, plan)),
+                        None => Arc::new(embedded),
+                    };
+                    (store, cs.trim().to_string(), None)
+                }
+                Err(Failure { code, why }) => {
+                    // FDB would log this to its trace files; a user of this
+                    // library has only standard error to learn why.
+                    let name = match code {
+                        crate::errors::NO_CLUSTER_FILE_FOUND => "no_cluster_file_found",
+                        crate::errors::CONNECTION_STRING_INVALID => "connection_string_invalid",
+                        code => fql::kv::error_name(code).unwrap_or("an error"),
+                    };
+                    eprintln!(
+                        "libfdb_c (fql): {why}; the database's operations fail with {name} ({code})"
+                    );
+                    let store = Arc::new(Unopened::new(code, why));
+                    (store, String::new(), Some(code))
+                }
+            };
         Ok(Arc::new(Db {
             store,
             options: Mutex::new(DbOptions::default()),
             watches: Arc::new(AtomicUsize::new(0)),
             cluster_file,
-            connection_string: connection_string.trim().to_string(),
+            connection_string,
+            open_error,
         }))
     }
 
@@ -134,9 +184,17 @@ unsafe fn c_str<'a>(s: *const c_char) -> Result<Option<&'a str>, Code> {
 
 fn open_cluster_file(given: Option<&str>) -> Result<Arc<Db>, Code> {
     let path = cluster::locate(given);
-    let text = cluster::read(&path)?;
+    let text = cluster::read(&path).map_err(|code| Failure {
+        code,
+        why: match code {
+            crate::errors::NO_CLUSTER_FILE_FOUND => {
+                format!("no cluster file at {}", path.display())
+            }
+            _ => format!("cannot read the cluster file {}", path.display()),
+        },
+    });
     let absolute = std::path::absolute(&path).unwrap_or(path);
-    Db::open(&text, Some(absolute))
+    Db::open(text, Some(absolute))
 }
 
 #[unsafe(no_mangle)]
@@ -163,7 +221,7 @@ pub unsafe extern "C" fn fdb_create_database_from_connection_string(
         can_open()?;
         // SAFETY: the caller's C string.
         let cs = unsafe { c_str(connection_string) }?.ok_or(CLIENT_INVALID_OPERATION)?;
-        let db = Db::open(cs, None)?;
+        let db = Db::open(Ok(cs.to_string()), None)?;
         // SAFETY: the caller's out pointer.
         unsafe { put(out_database, Db::into_raw(db)) }
     })

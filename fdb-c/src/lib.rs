@@ -58,5 +58,6 @@ pub mod range;
 pub mod selector;
 pub mod transaction;
 pub mod types;
+pub mod unopened;
 pub mod unsupported;
 pub mod watch;

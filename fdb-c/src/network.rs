@@ -74,6 +74,23 @@ struct State {
     timers: BinaryHeap<Reverse<Timer>>,
     seq: u64,
     hooks: Vec<Hook>,
+    client: Client,
+}
+
+/// What the multi-version client options chose, which FDB's client
+/// decides before its network starts: the one thing of them a
+/// transaction sees is whether `use_grv_cache` may be set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Client {
+    /// Nothing chosen: FDB bypasses its multi-version client.
+    #[default]
+    Default,
+    /// `disable_multi_version_client_api` or `external_client`: the
+    /// bypass, on purpose.
+    Bypassed,
+    /// `disable_client_bypass`: the multi-version client stays, with the
+    /// database state the read version cache lives in.
+    BypassDisabled,
 }
 
 struct Network {
@@ -90,6 +107,7 @@ static NETWORK: Network = Network {
         timers: BinaryHeap::new(),
         seq: 0,
         hooks: Vec::new(),
+        client: Client::Default,
     }),
     wake: Condvar::new(),
 };
@@ -106,6 +124,37 @@ pub fn on_network_thread() -> bool {
 /// Whether `fdb_setup_network` has been called.
 pub fn is_setup() -> bool {
     lock(&NETWORK.state).setup
+}
+
+/// Whether the network option `disable_client_bypass` was set, which
+/// FDB's `use_grv_cache` needs.
+pub fn client_bypass_disabled() -> bool {
+    lock(&NETWORK.state).client == Client::BypassDisabled
+}
+
+/// The multi-version client's options, as FDB's client takes them: they
+/// choose once, before the network is set up, and the two choices
+/// exclude each other: `invalid_option` after the set-up (where FDB's
+/// `disable_client_bypass` fails an assertion) or against the other.
+fn choose_client(option: FDBNetworkOption) -> Result<(), Code> {
+    let wanted = match option {
+        net::DISABLE_CLIENT_BYPASS => Client::BypassDisabled,
+        net::DISABLE_MULTI_VERSION_CLIENT_API | net::EXTERNAL_CLIENT => Client::Bypassed,
+        _ => return Ok(()),
+    };
+    let mut state = lock(&NETWORK.state);
+    if state.setup {
+        return Err(crate::errors::INVALID_OPTION);
+    }
+    match (state.client, wanted) {
+        (Client::Bypassed, Client::BypassDisabled) | (Client::BypassDisabled, Client::Bypassed) => {
+            Err(crate::errors::INVALID_OPTION)
+        }
+        _ => {
+            state.client = wanted;
+            Ok(())
+        }
+    }
 }
 
 /// `fdb_setup_network`: allowed once.
@@ -245,8 +294,9 @@ fn next_task() -> Option<Task> {
 /// stands for its older name, `ENABLE_SLOW_TASK_PROFILING`, of the same
 /// code). None changes how the
 /// embedded store behaves (they configure tracing, TLS, knobs and the
-/// multi-version client), so a known option is accepted and ignored; an
-/// unknown code is `invalid_option`.
+/// multi-version client), so a known option is accepted and ignored, but
+/// for the multi-version client's choice, which `use_grv_cache` depends
+/// on (see [`choose_client`]); an unknown code is `invalid_option`.
 const NETWORK_OPTIONS: &[FDBNetworkOption] = &[
     net::LOCAL_ADDRESS,
     net::CLUSTER_FILE,
@@ -318,7 +368,7 @@ fn set_option(option: FDBNetworkOption, value: Option<&[u8]>) -> Result<(), Code
     if INT_NETWORK_OPTIONS.contains(&option) && value.is_none_or(|v| v.len() != 8) {
         return Err(crate::errors::INVALID_OPTION_VALUE);
     }
-    Ok(())
+    choose_client(option)
 }
 
 #[unsafe(no_mangle)]

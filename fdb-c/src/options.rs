@@ -11,10 +11,26 @@
 //! the database options that set their defaults, plus `max_watches`. Values are checked as FDB checks them
 //! (`invalid_option_value`, `too_many_tags`, `tag_too_long`).
 //!
-//! Refused with `unsupported_operation`: `read_your_writes_disable` and
-//! `snapshot_ryw_disable` (the store's reads always see the transaction's
-//! own writes), `initialize_new_database`, and the database's
-//! `snapshot_ryw_disable` and `use_config_database`.
+//! Honoured by the store's transaction too: `read_your_writes_disable`
+//! (reads skip the transaction's own writes; FDB's
+//! `client_invalid_operation` once it has read or written, watches
+//! `watches_disabled`), `snapshot_ryw_disable` and `snapshot_ryw_enable`
+//! (a count, as FDB's: snapshot reads see the transaction's writes while
+//! it is above 0; the database's pair sets each transaction's start), and
+//! `special_key_space_enable_writes` (see `fql::kv::embedded`'s special
+//! keys). `use_grv_cache` is taken once the network option
+//! `disable_client_bypass` was set, as FDB takes it only then (from API
+//! 720); any read version of the store is a valid cached one.
+//!
+//! Refused with `unsupported_operation`: `initialize_new_database` and
+//! the database's `use_config_database`.
+//!
+//! As FDB's `fdb_transaction_set_option`, a transaction option fails at
+//! once only for a code the header does not name (`invalid_option`);
+//! every other refusal (a bad value, an option it cannot take now) is the
+//! error of the transaction's next future, until it is reset: FDB runs
+//! the option on its network thread and keeps what it throws as the
+//! transaction's deferred error. Database options fail at once.
 //!
 //! Accepted and ignored: options about the cluster's machinery (priority,
 //! durability, causal reads, proxies, caches, tracing and debug
@@ -25,6 +41,7 @@ use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVALID_OPTION, INVALID_OPTION_VALUE, TAG_TOO_LONG,
     TOO_MANY_TAGS, UNSUPPORTED_OPERATION,
 };
+use crate::network;
 use crate::option_codes::{db, tr};
 use crate::types::{FDBDatabaseOption, FDBTransactionOption};
 
@@ -63,6 +80,45 @@ pub fn int(value: Option<&[u8]>, min: i64, max: i64) -> Result<i64, Code> {
     Ok(v)
 }
 
+/// FDB's first API version with the read version cache, from which
+/// `use_grv_cache` needs the client bypass disabled.
+const GRV_CACHE_API: i32 = 720;
+
+/// Why a transaction option was not taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// A code the header does not name: `invalid_option`, which
+    /// `fdb_transaction_set_option` returns.
+    Unknown,
+    /// A known option refused for its value or for the transaction's
+    /// state: FDB defers the error to the transaction's next future.
+    Deferred(Code),
+}
+
+impl From<Code> for Refused {
+    fn from(code: Code) -> Refused {
+        Refused::Deferred(code)
+    }
+}
+
+impl Refused {
+    /// The error code, wherever it is reported.
+    pub fn code(self) -> Code {
+        match self {
+            Refused::Unknown => INVALID_OPTION,
+            Refused::Deferred(code) => code,
+        }
+    }
+}
+
+/// Whether `use_grv_cache` may be set: FDB 7.3 keeps the cache in a state
+/// its database has only under the multi-version client, which the
+/// network option `disable_client_bypass` keeps in place; without it the
+/// option is `invalid_option` from API 720 on, and ignored before.
+fn grv_cache_allowed() -> bool {
+    crate::api::selected().is_ok_and(|v| v < GRV_CACHE_API) || network::client_bypass_disabled()
+}
+
 /// What a transaction's options are now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TxOptions {
@@ -80,10 +136,13 @@ pub struct TxOptions {
     /// `automatic_idempotency`: each commit goes under a fresh
     /// idempotency id, so a `commit_unknown_result` can be resolved.
     pub automatic_idempotency: bool,
-    /// `read_your_writes_disable`: mapped ranges are
-    /// `unsupported_operation`. The option is refused here for now, so
-    /// this stays false.
+    /// `read_your_writes_disable`: watches are `watches_disabled`, and
+    /// mapped ranges `unsupported_operation`.
     pub read_your_writes_disabled: bool,
+    /// FDB's count of `snapshot_ryw_enable` less `snapshot_ryw_disable`,
+    /// from 1: snapshot reads see the transaction's writes while it is
+    /// above 0 (the store keeps the same count, and reads by it).
+    snapshot_ryw: i32,
     debug_identifier: bool,
     tags: usize,
 }
@@ -100,6 +159,7 @@ impl Default for TxOptions {
             next_write_no_conflict: false,
             automatic_idempotency: false,
             read_your_writes_disabled: false,
+            snapshot_ryw: 1,
             debug_identifier: false,
             tags: 0,
         }
@@ -115,8 +175,18 @@ pub fn persistent(code: FDBTransactionOption) -> bool {
 }
 
 impl TxOptions {
+    /// Whether the store's snapshot reads see the transaction's writes,
+    /// which a non-snapshot read must see whatever the count.
+    pub fn snapshot_reads_see_writes(&self) -> bool {
+        self.snapshot_ryw > 0
+    }
+
     /// Applies transaction option `code`, checking its value as FDB does.
-    pub fn apply(&mut self, code: FDBTransactionOption, value: Option<&[u8]>) -> Result<(), Code> {
+    pub fn apply(
+        &mut self,
+        code: FDBTransactionOption,
+        value: Option<&[u8]>,
+    ) -> Result<(), Refused> {
         match code {
             tr::TIMEOUT => self.timeout_ms = int(value, 0, i32::MAX.into())?,
             tr::RETRY_LIMIT => self.retry_limit = int(value, -1, i32::MAX.into())?,
@@ -139,49 +209,63 @@ impl TxOptions {
                 flag(value)?;
                 self.read_system_keys = true;
             }
-            tr::READ_YOUR_WRITES_DISABLE
-            | tr::SNAPSHOT_RYW_DISABLE
-            | tr::INITIALIZE_NEW_DATABASE => {
+            // Whether the store's transaction may take it now is its to
+            // say (see `Tx::set_option`).
+            tr::READ_YOUR_WRITES_DISABLE => {
                 flag(value)?;
-                return Err(UNSUPPORTED_OPERATION);
+                self.read_your_writes_disabled = true;
+            }
+            tr::SNAPSHOT_RYW_ENABLE => {
+                flag(value)?;
+                self.snapshot_ryw = self.snapshot_ryw.saturating_add(1);
+            }
+            tr::SNAPSHOT_RYW_DISABLE => {
+                flag(value)?;
+                self.snapshot_ryw = self.snapshot_ryw.saturating_sub(1);
+            }
+            tr::INITIALIZE_NEW_DATABASE => {
+                flag(value)?;
+                return Err(UNSUPPORTED_OPERATION.into());
             }
             tr::TRANSACTION_LOGGING_ENABLE | tr::DEBUG_TRANSACTION_IDENTIFIER => {
                 let id = present(value)?;
                 if id.is_empty() || id.len() > 100 {
-                    return Err(INVALID_OPTION_VALUE);
+                    return Err(INVALID_OPTION_VALUE.into());
                 }
                 self.debug_identifier = true;
             }
             tr::LOG_TRANSACTION => {
                 flag(value)?;
                 if !self.debug_identifier {
-                    return Err(CLIENT_INVALID_OPERATION);
+                    return Err(CLIENT_INVALID_OPERATION.into());
                 }
             }
             tr::TRANSACTION_LOGGING_MAX_FIELD_LENGTH => {
                 if int(value, -1, i32::MAX.into())? == 0 {
-                    return Err(INVALID_OPTION_VALUE);
+                    return Err(INVALID_OPTION_VALUE.into());
                 }
             }
             tr::TAG | tr::AUTO_THROTTLE_TAG => {
                 if self.tags >= MAX_TAGS {
-                    return Err(TOO_MANY_TAGS);
+                    return Err(TOO_MANY_TAGS.into());
                 }
                 if present(value)?.len() > MAX_TAG_LENGTH {
-                    return Err(TAG_TOO_LONG);
+                    return Err(TAG_TOO_LONG.into());
                 }
                 self.tags += 1;
             }
             tr::SPAN_PARENT => {
                 if present(value)?.len() != 33 {
-                    return Err(INVALID_OPTION_VALUE);
+                    return Err(INVALID_OPTION_VALUE.into());
                 }
             }
-            // `use_grv_cache` needs a shared state FDB's database has only
-            // with the client bypass disabled: FDB refuses it so.
+            // Every read version the store gives is its latest, so it is
+            // as valid a cached one as FDB's cache holds.
             tr::USE_GRV_CACHE => {
                 flag(value)?;
-                return Err(INVALID_OPTION);
+                if !grv_cache_allowed() {
+                    return Err(INVALID_OPTION.into());
+                }
             }
             // Strings and bytes the store has no use for.
             tr::DEBUG_RETRY_LOGGING | tr::IDEMPOTENCY_ID | tr::AUTHORIZATION_TOKEN => {}
@@ -206,7 +290,6 @@ impl TxOptions {
             | tr::BYPASS_STORAGE_QUOTA
             | tr::DEBUG_DUMP
             | tr::SERVER_REQUEST_TRACING
-            | tr::SNAPSHOT_RYW_ENABLE
             | tr::LOCK_AWARE
             | tr::USED_DURING_COMMIT_PROTECTION_DISABLE
             | tr::READ_LOCK_AWARE
@@ -218,7 +301,7 @@ impl TxOptions {
             | tr::EXPENSIVE_CLEAR_COST_ESTIMATION_ENABLE
             | tr::BYPASS_UNREADABLE
             | tr::SKIP_GRV_CACHE => flag(value)?,
-            _ => return Err(INVALID_OPTION),
+            _ => return Err(Refused::Unknown),
         }
         Ok(())
     }
@@ -253,12 +336,18 @@ impl DbOptions {
                 Some(tr::USED_DURING_COMMIT_PROTECTION_DISABLE)
             }
             db::TRANSACTION_REPORT_CONFLICTING_KEYS => Some(tr::REPORT_CONFLICTING_KEYS),
+            // FDB counts the database's pair into each new transaction's
+            // count, as the transaction's own options would.
+            db::SNAPSHOT_RYW_ENABLE => Some(tr::SNAPSHOT_RYW_ENABLE),
+            db::SNAPSHOT_RYW_DISABLE => Some(tr::SNAPSHOT_RYW_DISABLE),
             _ => None,
         };
         if let Some(tx_code) = default_for {
             // Checked now, so a bad value fails here rather than in every
             // transaction.
-            TxOptions::default().apply(tx_code, value)?;
+            TxOptions::default()
+                .apply(tx_code, value)
+                .map_err(Refused::code)?;
             self.defaults.push((tx_code, value.map(<[u8]>::to_vec)));
             return Ok(());
         }
@@ -268,8 +357,7 @@ impl DbOptions {
             }
             db::MAX_WATCHES => self.max_watches = Some(int(value, 0, ABSOLUTE_MAX_WATCHES)?),
             db::MACHINE_ID | db::DATACENTER_ID => {}
-            db::SNAPSHOT_RYW_ENABLE => flag(value)?,
-            db::SNAPSHOT_RYW_DISABLE | db::USE_CONFIG_DATABASE => {
+            db::USE_CONFIG_DATABASE => {
                 flag(value)?;
                 return Err(UNSUPPORTED_OPERATION);
             }
@@ -294,35 +382,41 @@ mod tests {
         v.to_le_bytes().to_vec()
     }
 
+    fn code(r: Result<(), Refused>) -> Result<(), Code> {
+        r.map_err(Refused::code)
+    }
+
     #[test]
     fn values_are_checked_as_fdb_checks_them() {
         let mut o = TxOptions::default();
         assert_eq!(
-            o.apply(503, Some(&int_value(31))),
+            code(o.apply(503, Some(&int_value(31)))),
             Err(INVALID_OPTION_VALUE)
         );
         assert_eq!(
-            o.apply(503, Some(&int_value(10_000_001))),
+            code(o.apply(503, Some(&int_value(10_000_001)))),
             Err(INVALID_OPTION_VALUE)
         );
-        assert_eq!(o.apply(500, Some(&[1, 2])), Err(INVALID_OPTION_VALUE));
-        assert_eq!(o.apply(500, None), Err(INVALID_OPTION_VALUE));
-        assert_eq!(o.apply(30, Some(b"x")), Err(INVALID_OPTION_VALUE));
-        assert_eq!(o.apply(12345, None), Err(INVALID_OPTION));
+        assert_eq!(code(o.apply(500, Some(&[1, 2]))), Err(INVALID_OPTION_VALUE));
+        assert_eq!(code(o.apply(500, None)), Err(INVALID_OPTION_VALUE));
+        assert_eq!(code(o.apply(30, Some(b"x"))), Err(INVALID_OPTION_VALUE));
+        assert_eq!(code(o.apply(12345, None)), Err(INVALID_OPTION));
         assert_eq!(
-            o.apply(-1i32 as FDBTransactionOption, None),
+            code(o.apply(-1i32 as FDBTransactionOption, None)),
             Err(INVALID_OPTION)
         );
-        assert_eq!(o.apply(404, None), Err(CLIENT_INVALID_OPERATION));
+        assert_eq!(code(o.apply(404, None)), Err(CLIENT_INVALID_OPERATION));
         for _ in 0..5 {
             o.apply(800, Some(b"tag")).unwrap();
         }
-        assert_eq!(o.apply(800, Some(b"tag")), Err(TOO_MANY_TAGS));
+        assert_eq!(code(o.apply(800, Some(b"tag"))), Err(TOO_MANY_TAGS));
         assert_eq!(
-            TxOptions::default().apply(801, Some(&[b'x'; 17])),
+            code(TxOptions::default().apply(801, Some(&[b'x'; 17]))),
             Err(TAG_TOO_LONG)
         );
-        assert_eq!(o.apply(51, None), Err(UNSUPPORTED_OPERATION));
+        assert_eq!(code(o.apply(51, None)), Ok(()));
+        assert_eq!(o.apply(12345, None), Err(Refused::Unknown));
+        assert_eq!(code(o.apply(300, None)), Err(UNSUPPORTED_OPERATION));
     }
 
     #[test]
@@ -341,7 +435,9 @@ mod tests {
             d.apply(-1i32 as FDBDatabaseOption, None),
             Err(INVALID_OPTION)
         );
-        assert_eq!(d.apply(27, None), Err(UNSUPPORTED_OPERATION));
+        assert_eq!(d.apply(27, None), Ok(()));
+        assert_eq!(d.defaults.last(), Some(&(601, None)));
+        assert_eq!(d.apply(800, None), Err(UNSUPPORTED_OPERATION));
     }
 
     /// `automatic_idempotency` is a flag, set directly or as the
@@ -350,7 +446,7 @@ mod tests {
     fn automatic_idempotency_is_honoured() {
         let mut o = TxOptions::default();
         assert!(!o.automatic_idempotency);
-        assert_eq!(o.apply(505, Some(b"x")), Err(INVALID_OPTION_VALUE));
+        assert_eq!(code(o.apply(505, Some(b"x"))), Err(INVALID_OPTION_VALUE));
         o.apply(505, None).unwrap();
         assert!(o.automatic_idempotency);
         let mut d = DbOptions::default();

@@ -10,7 +10,10 @@
 //! Rows are read as snapshot reads and the read conflict range is added
 //! afterwards for exactly the part of the range the batch covered, so
 //! that reading a little ahead in the store never adds conflicts FDB
-//! would not have.
+//! would not have; but when the store's snapshot reads skip the
+//! transaction's writes (`snapshot_ryw_disable`), a non-snapshot read
+//! reads its rows as one, which sees them, at the cost of a conflict
+//! range up to the store's last batch.
 
 use fql::kv::{self, ConflictRangeType, KeyValue, RangeOption, StreamingMode, key_after};
 
@@ -105,7 +108,9 @@ pub fn read(
     reverse: bool,
     limits: Limits,
     snapshot: bool,
+    snapshot_sees_writes: bool,
 ) -> Result<(Vec<KeyValue>, bool), Code> {
+    let rows_snapshot = snapshot || snapshot_sees_writes;
     let mut rows: Vec<KeyValue> = Vec::new();
     let mut bytes = 0;
     let mut chunk = 16;
@@ -121,7 +126,7 @@ pub fn read(
             .mode(StreamingMode::Exact);
         range.reverse = reverse;
         let batch = tx
-            .get_range(&range, 1, true)
+            .get_range(&range, 1, rows_snapshot)
             .map_err(|e| crate::errors::of(&e))?;
         let n = batch.kvs.len();
         let last = batch.kvs.last().map(|kv| kv.key.clone());
@@ -206,13 +211,13 @@ mod tests {
             rows: None,
             bytes: None,
         };
-        let (rows, more) = read(&mut *tx, b"k", b"l", false, all, false).unwrap();
+        let (rows, more) = read(&mut *tx, b"k", b"l", false, all, false, true).unwrap();
         assert_eq!((rows.len(), more), (100, false));
         let ten = Limits {
             rows: Some(10),
             bytes: None,
         };
-        let (rows, more) = read(&mut *tx, b"k", b"l", true, ten, false).unwrap();
+        let (rows, more) = read(&mut *tx, b"k", b"l", true, ten, false, true).unwrap();
         assert_eq!((rows.len(), more, rows[0].key[1]), (10, true, 99));
         // Rows cost 8 + 2 + 92 bytes: the 256-byte target of SMALL ends
         // at the third.
@@ -220,7 +225,7 @@ mod tests {
             rows: None,
             bytes: Some(256),
         };
-        let (rows, more) = read(&mut *tx, b"k", b"l", false, small, true).unwrap();
+        let (rows, more) = read(&mut *tx, b"k", b"l", false, small, true, true).unwrap();
         assert_eq!((rows.len(), more), (3, true));
     }
 }

@@ -45,7 +45,7 @@ use crate::future::Future;
 use crate::guard::lock;
 use crate::handle::Handle;
 use crate::option_codes::tr;
-use crate::options::{self, TxOptions};
+use crate::options::{self, Refused, TxOptions};
 use crate::types::{FDBTransaction, FDBTransactionOption};
 
 /// FDB's first back-off of `on_error`.
@@ -282,6 +282,31 @@ impl State {
         }
     }
 
+    /// Hands the options the store's transaction honours to it: the
+    /// system keys, the next write's conflict range, conflict reports,
+    /// read-your-writes and special-key writes.
+    /// `read_your_writes_disable` is the store's to refuse
+    /// (`client_invalid_operation` once the transaction has read or
+    /// written).
+    fn pass_to_store(&mut self, code: FDBTransactionOption) -> Result<(), Code> {
+        let option = match code {
+            tr::NEXT_WRITE_NO_WRITE_CONFLICT_RANGE => {
+                TransactionOption::NextWriteNoWriteConflictRange
+            }
+            tr::ACCESS_SYSTEM_KEYS => TransactionOption::AccessSystemKeys,
+            tr::READ_SYSTEM_KEYS => TransactionOption::ReadSystemKeys,
+            tr::REPORT_CONFLICTING_KEYS => TransactionOption::ReportConflictingKeys,
+            tr::READ_YOUR_WRITES_DISABLE => TransactionOption::ReadYourWritesDisable,
+            tr::SNAPSHOT_RYW_ENABLE => TransactionOption::SnapshotRywEnable,
+            tr::SNAPSHOT_RYW_DISABLE => TransactionOption::SnapshotRywDisable,
+            tr::SPECIAL_KEY_SPACE_ENABLE_WRITES => TransactionOption::SpecialKeySpaceEnableWrites,
+            _ => return Ok(()),
+        };
+        self.inner
+            .set_option(option)
+            .map_err(|e| crate::errors::of(&e))
+    }
+
     /// Starts a new attempt on the same transaction, as FDB does after
     /// `on_error` and at `reset`: everything read and written is dropped;
     /// pending futures fail with `transaction_cancelled`.
@@ -320,40 +345,33 @@ impl Tx {
         lock(&self.state)
     }
 
-    /// `fdb_transaction_set_option`.
+    /// `fdb_transaction_set_option`. As FDB's, it fails only for a code
+    /// the header does not name; any other refusal is deferred to the
+    /// transaction's next future (see [`options`]).
     pub fn set_option(
         self: &Arc<Self>,
         code: FDBTransactionOption,
         value: Option<&[u8]>,
     ) -> Result<(), Code> {
         let mut st = self.lock();
-        st.options.apply(code, value)?;
+        let taken = st.options.apply(code, value).and_then(|()| {
+            st.pass_to_store(code)
+                .inspect_err(|_| st.options.read_your_writes_disabled = false)
+                .map_err(Refused::Deferred)
+        });
+        match taken {
+            Ok(()) => {}
+            Err(Refused::Unknown) => return Err(Refused::Unknown.code()),
+            Err(Refused::Deferred(error)) => {
+                st.deferred = Some(error);
+                return Ok(());
+            }
+        }
         if options::persistent(code) {
             st.persistent.push((code, value.map(<[u8]>::to_vec)));
         }
-        match code {
-            tr::NEXT_WRITE_NO_WRITE_CONFLICT_RANGE => {
-                let _ = st
-                    .inner
-                    .set_option(TransactionOption::NextWriteNoWriteConflictRange);
-            }
-            // The store opens its system keys as FDB's options do.
-            tr::ACCESS_SYSTEM_KEYS => {
-                let _ = st.inner.set_option(TransactionOption::AccessSystemKeys);
-            }
-            tr::READ_SYSTEM_KEYS => {
-                let _ = st.inner.set_option(TransactionOption::ReadSystemKeys);
-            }
-            // The store keeps the read ranges a failed commit found
-            // written, and answers `\xff\xff/transaction/conflicting_keys/`
-            // from them until the next attempt.
-            tr::REPORT_CONFLICTING_KEYS => {
-                let _ = st
-                    .inner
-                    .set_option(TransactionOption::ReportConflictingKeys);
-            }
-            tr::TIMEOUT => self.arm_timeout(&mut st),
-            _ => {}
+        if code == tr::TIMEOUT {
+            self.arm_timeout(&mut st);
         }
         Ok(())
     }

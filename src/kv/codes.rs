@@ -111,6 +111,11 @@ const KNOWN: &[(i32, &str, &str)] = &[
     (1031, "transaction_timed_out", "the operation timed out"),
     (1032, "too_many_watches", "too many watches are outstanding"),
     (
+        1034,
+        "watches_disabled",
+        "watches are disabled: the transaction does not read its own writes",
+    ),
+    (
         1036,
         "accessed_unreadable",
         "the read touched a key written with a versionstamp",
@@ -177,6 +182,11 @@ const KNOWN: &[(i32, &str, &str)] = &[
     (2102, "key_too_large", "a key exceeds the size limit"),
     (2103, "value_too_large", "a value exceeds the size limit"),
     (
+        2108,
+        "unsupported_operation",
+        "the operation is not supported",
+    ),
+    (
         2112,
         "special_keys_cross_module_read",
         "the special-key read crosses the bounds of its module",
@@ -185,6 +195,26 @@ const KNOWN: &[(i32, &str, &str)] = &[
         2113,
         "special_keys_no_module_found",
         "no module of the special keys answers this key",
+    ),
+    (
+        2114,
+        "special_keys_write_disabled",
+        "special keys may be written only with special_key_space_enable_writes",
+    ),
+    (
+        2115,
+        "special_keys_no_write_module_found",
+        "no module of the special keys writes this key",
+    ),
+    (
+        2116,
+        "special_keys_cross_module_clear",
+        "the special-key clear crosses the bounds of its module",
+    ),
+    (
+        2136,
+        "tenants_disabled",
+        "tenants are disabled in the cluster",
     ),
     (
         2210,

@@ -16,6 +16,7 @@ mod idempotency;
 mod memory;
 mod ranges;
 mod read;
+mod ryw;
 mod sample;
 mod special;
 mod sqlite;

@@ -318,6 +318,26 @@ pub enum TransactionOption {
     /// persistent options: `on_error` and `reset` clear it, so each
     /// attempt that wants the report sets it.
     ReportConflictingKeys,
+    /// Reads see the database at the read version, without this
+    /// transaction's own writes (FDB's `read_your_writes_disable`, for
+    /// loaders that never read what they wrote); watches fail with
+    /// `watches_disabled`. Only before the transaction's first read or
+    /// write, else `client_invalid_operation`, as FDB's. Cleared by
+    /// `on_error` and `reset`.
+    ReadYourWritesDisable,
+    /// Snapshot reads see this transaction's own writes again: one step
+    /// up of FDB's count (`snapshot_ryw_enable`), which starts at 1 and
+    /// lets them see the writes while it is above 0.
+    SnapshotRywEnable,
+    /// Snapshot reads skip this transaction's own writes while
+    /// non-snapshot reads still see them: one step down of the count
+    /// (FDB's `snapshot_ryw_disable`). Cleared by `on_error` and `reset`.
+    SnapshotRywDisable,
+    /// Writes may name the special keys (`0xffff` on) that a module
+    /// serves (FDB's `special_key_space_enable_writes`); without it such a
+    /// write is `special_keys_write_disabled`. Cleared by `on_error` and
+    /// `reset`.
+    SpecialKeySpaceEnableWrites,
 }
 
 /// FDB's size and time limits, which the embedded backend enforces by

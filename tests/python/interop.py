@@ -506,6 +506,107 @@ class MetadataVersion(unittest.TestCase):
         self.assertGreater(fql_get(d, METADATA_VERSION), first)
 
 
+TENANT_MAP = b"\xff\xff/management/tenant/map/"
+
+
+class FdbBehaviour(unittest.TestCase):
+    """What FoundationDB 7.3's own test suites ask of a client library,
+    through the official bindings: the read-your-writes options,
+    special-key writes and the tenant map, deferred option errors, lazy
+    cluster-file errors and the read version cache."""
+
+    def test_read_your_writes_disable_reads_what_is_committed(self):
+        d = Database(self)
+        d.db[b"a"] = b"old"
+        tr = d.db.create_transaction()
+        tr.options.set_read_your_writes_disable()
+        tr[b"a"] = b"new"
+        tr[b"b"] = b"new"
+        self.assertEqual(tr[b"a"], b"old")
+        self.assertFalse(tr[b"b"].present())
+        self.assertEqual([kv.key for kv in tr[b"a":b"c"]], [b"a"])
+        tr.commit().wait()
+        self.assertEqual(d.db[b"b"], b"new")
+        late = d.db.create_transaction()
+        late[b"c"] = b"1"
+        late.options.set_read_your_writes_disable()
+        with self.assertRaises(fdb.FDBError) as raised:
+            late[b"c"].wait()
+        self.assertEqual(raised.exception.code, 2000)
+
+    def test_snapshot_ryw_disable_hides_writes_from_snapshot_reads(self):
+        d = Database(self)
+        tr = d.db.create_transaction()
+        tr.options.set_snapshot_ryw_disable()
+        tr[b"k"] = b"v"
+        self.assertFalse(tr.snapshot[b"k"].present())
+        self.assertEqual(tr[b"k"], b"v")
+        tr.options.set_snapshot_ryw_enable()
+        self.assertEqual(tr.snapshot[b"k"], b"v")
+
+    def test_special_key_writes_and_the_tenant_map(self):
+        d = Database(self)
+        tr = d.db.create_transaction()
+        del tr[TENANT_MAP : TENANT_MAP[:-1] + b"0"]
+        with self.assertRaises(fdb.FDBError) as raised:
+            tr.commit().wait()
+        self.assertEqual(raised.exception.code, 2114)
+        tr = d.db.create_transaction()
+        tr.options.set_special_key_space_enable_writes()
+        del tr[TENANT_MAP : TENANT_MAP[:-1] + b"0"]
+        with self.assertRaises(fdb.FDBError) as raised:
+            tr.commit().wait()
+        self.assertEqual(raised.exception.code, 2136)
+        self.assertEqual(list(fdb.tenant_management.list_tenants(d.db, b"", b"\xff", 100)), [])
+        with self.assertRaises(fdb.FDBError) as raised:
+            fdb.tenant_management.delete_tenant(d.db, b"missing")
+        self.assertEqual(raised.exception.code, 2131)
+
+    def test_a_bad_option_value_fails_the_commit_not_the_call(self):
+        d = Database(self)
+        tr = d.db.create_transaction()
+        tr.options.set_size_limit(31)
+        tr[b"k"] = b"v"
+        with self.assertRaises(fdb.FDBError) as raised:
+            tr.commit().wait()
+        self.assertEqual(raised.exception.code, 2006)
+
+    def test_a_missing_cluster_file_fails_the_first_operation(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        db = fdb.open(os.path.join(d.name, "missing.cluster"))
+        with self.assertRaises(fdb.FDBError) as raised:
+            db.create_transaction().get_read_version().wait()
+        self.assertEqual(raised.exception.code, 1515)
+
+    def test_use_grv_cache_needs_the_client_bypass_disabled(self):
+        """In processes of their own: network options precede the network."""
+        d = Database(self)
+        probe = (
+            "import sys, fdb\n"
+            "fdb.api_version(730)\n"
+            "if sys.argv[1] == 'bypass':\n"
+            "    fdb.options.set_disable_client_bypass()\n"
+            f"db = fdb.open({d.cluster!r})\n"
+            "tr = db.create_transaction()\n"
+            "tr.options.set_use_grv_cache()\n"
+            "try:\n"
+            "    print(tr.get_read_version().wait() > 0)\n"
+            "except fdb.FDBError as e:\n"
+            "    print(e.code)\n"
+        )
+        said = {}
+        for how in ["bypass", "plain"]:
+            done = subprocess.run(
+                ["python3", "-c", probe, how],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            said[how] = done.stdout.strip() or done.stderr
+        self.assertEqual(said, {"bypass": "True", "plain": "2007"})
+
+
 def fql_get(d, key):
     """The value at `key`, read in a transaction with no faults to meet:
     reads fail only where the plan puts faults at reads, which these

@@ -119,7 +119,11 @@ impl State {
         limits: Limits,
         reverse: bool,
     ) -> Result<(Vec<MappedRow>, bool), Code> {
-        let (index, mut more) = range::read(&mut *self.inner, begin, end, reverse, limits, true)?;
+        // Snapshot reads that see the transaction's writes: the conflict
+        // ranges are added below for exactly what was read, and a read
+        // that meets the transaction's writes fails the call anyway.
+        let (index, mut more) =
+            range::read(&mut *self.inner, begin, end, reverse, limits, true, true)?;
         let mut rows = Vec::with_capacity(index.len());
         let mut reads = Vec::with_capacity(index.len() + 1);
         let mut bytes = 0;
@@ -163,7 +167,15 @@ impl State {
             Secondary::Prefix(prefix) => {
                 let end = strinc(&prefix);
                 let (found, more) = if prefix < end {
-                    range::read(&mut *self.inner, &prefix, &end, false, SECONDARY, true)?
+                    range::read(
+                        &mut *self.inner,
+                        &prefix,
+                        &end,
+                        false,
+                        SECONDARY,
+                        true,
+                        true,
+                    )?
                 } else {
                     (Vec::new(), false)
                 };

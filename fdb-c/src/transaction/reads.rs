@@ -17,7 +17,7 @@ use super::special::{self, SPECIAL};
 use super::{State, Tx};
 use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, KEY_OUTSIDE_LEGAL_RANGE, KEY_TOO_LARGE, TOO_MANY_WATCHES,
-    UNSUPPORTED_OPERATION,
+    UNSUPPORTED_OPERATION, WATCHES_DISABLED,
 };
 use crate::future::{Future, KeyValues, Keys, Strings, Value};
 use crate::range::{self, Raw};
@@ -116,7 +116,8 @@ impl Tx {
         if b >= e {
             return Ok((Vec::new(), false));
         }
-        let (rows, more) = range::read(&mut *st.inner, &b, &e, reverse, limits, snapshot)?;
+        let sees = st.options.snapshot_reads_see_writes();
+        let (rows, more) = range::read(&mut *st.inner, &b, &e, reverse, limits, snapshot, sees)?;
         let bytes = rows.iter().map(|kv| kv.key.len() + kv.value.len()).sum();
         st.count_read(b.len() + e.len(), bytes, snapshot);
         Ok((rows, more))
@@ -126,6 +127,10 @@ impl Tx {
     pub fn watch(&self, key: &[u8]) -> Result<Arc<Future>, Code> {
         let mut st = self.lock();
         st.usable()?;
+        // FDB checks the option before the key.
+        if st.options.read_your_writes_disabled {
+            return Err(WATCHES_DISABLED);
+        }
         if key >= SPECIAL || (key >= st.max_read_key() && key != METADATA_VERSION_KEY) {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }

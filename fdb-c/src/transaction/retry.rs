@@ -22,6 +22,7 @@ use crate::errors::{
 use crate::future::{Future, Value};
 use crate::network;
 use crate::option_codes::tr;
+use crate::options::Refused;
 
 impl Tx {
     /// `fdb_transaction_on_error`.
@@ -70,20 +71,22 @@ impl Tx {
     /// Sets the persistent options again on a new attempt (the timeout
     /// last, as FDB does, so an earlier one cannot fail it), and arms the
     /// timeout, whose clock keeps running from the transaction's start.
+    /// On a database that could not be opened, each attempt starts with
+    /// that error deferred, so every future fails with it, the library's
+    /// own special keys included, as FDB's do.
     pub(super) fn apply_persistent(self: &Arc<Self>, st: &mut State) -> Result<(), Code> {
+        st.deferred = self.db.open_error;
         let persistent = st.persistent.clone();
         let (timeouts, others): (Vec<_>, Vec<_>) = persistent
             .iter()
             .partition(|(code, _)| *code == tr::TIMEOUT);
         for (code, value) in others.into_iter().chain(timeouts.last().copied()) {
-            st.options.apply(*code, value.as_deref())?;
-            // The database's `transaction_report_conflicting_keys`: the
-            // store reports each attempt's conflicts.
-            if *code == tr::REPORT_CONFLICTING_KEYS {
-                let _ = st
-                    .inner
-                    .set_option(TransactionOption::ReportConflictingKeys);
-            }
+            st.options
+                .apply(*code, value.as_deref())
+                .map_err(Refused::code)?;
+            // The database's defaults the store honours (conflict
+            // reports, snapshot read-your-writes) hold for each attempt.
+            st.pass_to_store(*code)?;
         }
         self.arm_timeout(st);
         Ok(())

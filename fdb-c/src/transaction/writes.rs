@@ -9,10 +9,16 @@
 //! change it with anything but a versionstamped value whose stamp sits at
 //! offset 0 (`client_invalid_operation`); that one needs no option, and
 //! the store keeps it as FDB does.
+//!
+//! Sets and clears of special keys (`\xff\xff` to `\xff\xff\xff`) go to
+//! the store's special key space, which takes them only with
+//! `special_key_space_enable_writes` and only where a module of FDB's
+//! writes, and judges them at commit; they count nothing toward the
+//! commit's size, as FDB's do not.
 
 use fql::kv::{ConflictRangeType, METADATA_VERSION_KEY, METADATA_VERSION_STAMP, MutationType};
 
-use super::{State, Tx};
+use super::{State, Tx, special};
 use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVALID_MUTATION_TYPE, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
 };
@@ -77,6 +83,12 @@ impl State {
         if key == METADATA_VERSION_KEY {
             return Err(CLIENT_INVALID_OPERATION);
         }
+        if special::holds_key(key) {
+            return self
+                .inner
+                .set(key, value)
+                .map_err(|e| crate::errors::of(&e));
+        }
         self.write_key(key)?;
         self.inner
             .set(key, value)
@@ -91,6 +103,9 @@ impl State {
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<(), Code> {
+        if special::holds_key(key) {
+            return self.inner.clear(key).map_err(|e| crate::errors::of(&e));
+        }
         if key >= self.max_write_key() {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
         }
@@ -103,6 +118,12 @@ impl State {
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<(), Code> {
         if begin > end {
             return Err(INVERTED_RANGE);
+        }
+        if special::holds_range(begin, end) {
+            return self
+                .inner
+                .clear_range(begin, end)
+                .map_err(|e| crate::errors::of(&e));
         }
         let max = self.max_write_key();
         if begin > max || end > max {

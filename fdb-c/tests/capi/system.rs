@@ -38,7 +38,11 @@ fn system_keys_are_refused_without_their_options() {
     let tx = db.tx();
     assert_eq!(tx.option(ACCESS_SYSTEM_KEYS, None), 0);
     tx.set(b"\xff\xff/fql", b"1");
-    assert_eq!(tx.commit().wait_error(), 2004, "a special key");
+    assert_eq!(
+        tx.commit().wait_error(),
+        2114,
+        "a special key, without special_key_space_enable_writes"
+    );
 }
 
 #[test]
@@ -153,4 +157,66 @@ fn special_keys_are_answered_by_the_library_or_the_store() {
     assert_eq!(keys(sel.rows()), vec![key.to_vec()]);
     let none = tx.range_sel((key, false, 1), (key, true, 1), -5, 0, WANT_ALL, 1, false);
     assert_eq!(none.rows(), Err(2012));
+}
+
+/// FDB's `special_key_space_enable_writes`.
+const SPECIAL_KEY_SPACE_ENABLE_WRITES: FDBTransactionOption = 714;
+const TENANT_MAP: &[u8] = b"\xff\xff/management/tenant/map/";
+const TENANT_MAP_END: &[u8] = b"\xff\xff/management/tenant/map0";
+
+/// Special-key writes as FDB 7.3's: refused without the option (2114);
+/// with it, a key no module writes is 2115, and a clear of the tenant map
+/// (what FDB's bindingtester commits before each test) is taken and fails
+/// its commit with `tenants_disabled`, as on a cluster without tenants.
+#[test]
+fn special_key_writes_are_fdbs() {
+    let db = Db::new();
+    let tx = db.tx();
+    tx.clear_range(TENANT_MAP, TENANT_MAP_END);
+    assert_eq!(tx.commit().wait_error(), 2114);
+
+    let tx = db.tx();
+    assert_eq!(tx.option(SPECIAL_KEY_SPACE_ENABLE_WRITES, None), 0);
+    tx.set(b"\xff\xff/fql", b"1");
+    assert_eq!(tx.get(b"a").value(), Err(2115));
+    tx.reset();
+    assert_eq!(tx.option(SPECIAL_KEY_SPACE_ENABLE_WRITES, None), 0);
+    tx.clear(b"\xff\xff/status/json");
+    assert_eq!(tx.commit().wait_error(), 2115, "a module that only reads");
+
+    let tx = db.tx();
+    assert_eq!(tx.option(SPECIAL_KEY_SPACE_ENABLE_WRITES, None), 0);
+    tx.set(b"user", b"u");
+    tx.clear_range(TENANT_MAP, TENANT_MAP_END);
+    assert_eq!(tx.get(b"user").value(), Ok(Some(b"u".to_vec())));
+    assert_eq!(tx.commit().wait_error(), 2136);
+    assert_eq!(tx.on_error(2136).wait_error(), 2136, "not retried");
+    assert_eq!(db.tx().get(b"user").value(), Ok(None), "nothing committed");
+
+    // Management commands of a cluster are taken, and refused at commit.
+    let tx = db.tx();
+    assert_eq!(tx.option(SPECIAL_KEY_SPACE_ENABLE_WRITES, None), 0);
+    tx.set(b"\xff\xff/management/db_locked", b"x");
+    assert_eq!(tx.commit().wait_error(), 2108);
+}
+
+/// Without tenants, the tenant map reads empty, as FDB 7.3's with tenant
+/// mode off: a binding's list of tenants is empty, and a look-up of one
+/// finds none.
+#[test]
+fn the_tenant_map_reads_empty() {
+    let db = Db::new();
+    let tx = db.tx();
+    let rows = tx
+        .range(TENANT_MAP, TENANT_MAP_END, 0, WANT_ALL, false)
+        .rows();
+    assert_eq!(rows, Ok((Vec::new(), false)));
+    let one = [TENANT_MAP, b"t"].concat();
+    assert_eq!(tx.get(&one).value(), Ok(None));
+    let other = b"\xff\xff/management/db_locked";
+    assert_eq!(
+        tx.get(other).value(),
+        Err(2113),
+        "other modules stay unanswered"
+    );
 }

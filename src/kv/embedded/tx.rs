@@ -10,7 +10,8 @@ use super::buffer::{Entry, WriteBuffer};
 use super::commit::{self, Committable};
 use super::ranges::{RangeList, RangeSet};
 use super::read::read_batch;
-use super::special::Module;
+use super::ryw::Ryw;
+use super::special::{Module, SpecialWrites};
 use super::store::Snapshot;
 use super::watches::Watched;
 use crate::kv::admit::{
@@ -59,6 +60,11 @@ pub(crate) struct EmbeddedTx {
     /// failed with `not_committed` and conflicts are reported: what the
     /// conflicting keys answer until a reset or a retry.
     conflicting: RangeSet,
+    /// Whether reads see this transaction's writes: the read-your-writes
+    /// options, until a retry or a reset.
+    ryw: Ryw,
+    /// Writes of special keys, judged at commit; until a retry or a reset.
+    special: SpecialWrites,
 }
 
 impl EmbeddedTx {
@@ -85,6 +91,8 @@ impl EmbeddedTx {
             system: SystemKeys::Closed,
             report_conflicts: false,
             conflicting: RangeSet::default(),
+            ryw: Ryw::default(),
+            special: SpecialWrites::default(),
         }
     }
 
@@ -199,6 +207,16 @@ impl EmbeddedTx {
         self.idempotency_id = None;
         self.report_conflicts = false;
         self.conflicting.clear();
+        self.ryw = Ryw::default();
+        self.special = SpecialWrites::default();
+    }
+
+    /// A write of special keys: the special key space's to take or refuse
+    /// (see [`SpecialWrites`]); one refused dooms the commit.
+    fn special_write(&mut self, f: impl FnOnce(&mut SpecialWrites) -> Result<()>) -> Result<()> {
+        self.unspent()?;
+        let outcome = f(&mut self.special);
+        self.doom_on_error(outcome)
     }
 
     /// The conflicting keys' rows in `[begin, end)`, from the last
@@ -301,6 +319,13 @@ impl Transaction for EmbeddedTx {
         }
         self.system.check_get(key)?;
         self.usable()?;
+        self.ryw.note_read();
+        if !self.ryw.sees_own_writes(snapshot) {
+            if !snapshot {
+                self.reads.insert(key, &key_after(key));
+            }
+            return self.snap()?.get(key);
+        }
         if self.buffer.unreadable().contains(key) {
             return Err(Error::AccessedUnreadable);
         }
@@ -361,12 +386,16 @@ impl Transaction for EmbeddedTx {
             return Ok(RangeResult::default());
         }
         let value_limit = self.shared.limits.value;
+        self.ryw.note_read();
+        let own_writes = self.ryw.sees_own_writes(snapshot);
         // Borrow the snapshot and the buffer side by side.
         self.snap()?;
         let snap = self.snapshot.as_deref_mut().expect("taken");
+        let unseen = WriteBuffer::new(value_limit);
+        let buffer = if own_writes { &self.buffer } else { &unseen };
         let batch = read_batch(
             snap,
-            &self.buffer,
+            buffer,
             &range.begin,
             &range.end,
             range.reverse,
@@ -381,7 +410,7 @@ impl Transaction for EmbeddedTx {
         };
         // A versionstamped key of this transaction may be anywhere in its
         // range: a read that covers any of it cannot be answered.
-        if self.buffer.unreadable().overlaps(&b, &e) {
+        if own_writes && self.buffer.unreadable().overlaps(&b, &e) {
             return Err(Error::AccessedUnreadable);
         }
         if !snapshot {
@@ -408,6 +437,9 @@ impl Transaction for EmbeddedTx {
     }
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        if super::special::is_special(key) {
+            return self.special_write(|w| w.write(key));
+        }
         let conflict = self.take_conflict();
         let admitted = self
             .system
@@ -423,6 +455,9 @@ impl Transaction for EmbeddedTx {
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
+        if super::special::is_special(key) {
+            return self.special_write(|w| w.write(key));
+        }
         let conflict = self.take_conflict();
         let legal = self.system.check_write(key);
         if legal.is_ok() && !clears_a_storable_key(key, self.shared.limits.key) {
@@ -439,6 +474,9 @@ impl Transaction for EmbeddedTx {
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
+        if begin <= end && super::special::holds_special_range(begin, end) {
+            return self.special_write(|w| w.clear_range(begin, end));
+        }
         let conflict = self.take_conflict();
         let system = self.system;
         let (begin, end) = match system.check_clear(begin, end) {
@@ -510,6 +548,13 @@ impl Transaction for EmbeddedTx {
             TransactionOption::ReadSystemKeys => self.system = self.system.max(SystemKeys::Read),
             TransactionOption::AccessSystemKeys => self.system = SystemKeys::Access,
             TransactionOption::ReportConflictingKeys => self.report_conflicts = true,
+            TransactionOption::ReadYourWritesDisable => {
+                let wrote = !self.buffer.is_empty() || !self.writes.is_empty();
+                self.ryw.disable(wrote)?;
+            }
+            TransactionOption::SnapshotRywEnable => self.ryw.count_snapshot(true),
+            TransactionOption::SnapshotRywDisable => self.ryw.count_snapshot(false),
+            TransactionOption::SpecialKeySpaceEnableWrites => self.special.enable(),
         }
         Ok(())
     }
@@ -521,6 +566,7 @@ impl Transaction for EmbeddedTx {
     /// the watch, not the call.
     fn watch(&mut self, key: &[u8]) -> Result<Watch> {
         self.unspent()?;
+        self.ryw.check_watch()?;
         check_key(key)?;
         let future = WatchFuture::default();
         let watch = future.watch();
@@ -540,6 +586,7 @@ impl Transaction for EmbeddedTx {
     fn commit(&mut self) -> Result<Committed> {
         let outcome = self
             .usable()
+            .and_then(|()| self.special.commit_check())
             .and_then(|()| commit::commit(&self.shared.clone(), self));
         if let Err(e) = &outcome {
             self.fail_watches(e);

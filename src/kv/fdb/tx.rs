@@ -17,14 +17,24 @@ use futures_executor::block_on;
 
 use super::error::{from_fdb, to_fdb};
 use crate::kv::admit::{
-    SystemKeys, Tally, Write, check_key, clears_a_storable_key, key_range_size, range_size,
-    storable_bounds,
+    SPECIAL_KEYS, SystemKeys, Tally, Write, check_key, clears_a_storable_key, key_range_size,
+    range_size, storable_bounds,
 };
 use crate::kv::{
     CONFLICTING_KEYS, CONFLICTING_KEYS_END, CommitStatus, Committed, ConflictRangeType, Error,
     IdempotencyId, KeyValue, Limits, MutationType, RangeOption, RangeResult, Result, StreamingMode,
     Transaction, TransactionOption, Watch, conflicting_rows, key_after,
 };
+
+/// Where the special keys end.
+const SPECIAL_END: &[u8] = b"\xff\xff\xff";
+
+/// Whether a write names a special key: the client's special key space
+/// takes or refuses it (`special_key_space_enable_writes`), and its
+/// modules judge it at commit, so no check of fql's comes first.
+fn is_special(key: &[u8]) -> bool {
+    SPECIAL_KEYS <= key && key < SPECIAL_END
+}
 
 type StampFuture = Pin<Box<dyn Future<Output = FdbResult<FdbSlice>> + Send>>;
 
@@ -262,6 +272,10 @@ impl Transaction for FdbTx {
     }
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        if is_special(key) {
+            self.tx()?.set(key, value);
+            return Ok(());
+        }
         let conflict = self.take_conflict();
         let write = self
             .system
@@ -271,6 +285,10 @@ impl Transaction for FdbTx {
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
+        if is_special(key) {
+            self.tx()?.clear(key);
+            return Ok(());
+        }
         let conflict = self.take_conflict();
         let legal = self.system.check_write(key);
         if legal.is_ok() && !clears_a_storable_key(key, self.limits.key) {
@@ -282,6 +300,10 @@ impl Transaction for FdbTx {
     }
 
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
+        if begin <= end && is_special(begin) && end <= SPECIAL_END {
+            self.tx()?.clear_range(begin, end);
+            return Ok(());
+        }
         let conflict = self.take_conflict();
         let system = self.system;
         let (begin, end) = match system.check_clear(begin, end) {
@@ -354,6 +376,12 @@ impl Transaction for FdbTx {
                 FdbOption::AccessSystemKeys
             }
             TransactionOption::ReportConflictingKeys => FdbOption::ReportConflictingKeys,
+            TransactionOption::ReadYourWritesDisable => FdbOption::ReadYourWritesDisable,
+            TransactionOption::SnapshotRywEnable => FdbOption::SnapshotRywEnable,
+            TransactionOption::SnapshotRywDisable => FdbOption::SnapshotRywDisable,
+            TransactionOption::SpecialKeySpaceEnableWrites => {
+                FdbOption::SpecialKeySpaceEnableWrites
+            }
         };
         self.tx()?.set_option(option).map_err(from_fdb)
     }

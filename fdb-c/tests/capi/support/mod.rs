@@ -203,6 +203,30 @@ impl Tx {
         self.range_sel((b, false, 1), (e, false, 1), limit, 0, mode, 1, reverse)
     }
 
+    /// A snapshot read of the range between two first-greater-or-equal
+    /// selectors, every row at once.
+    pub fn range_snapshot(&self, b: &[u8], e: &[u8]) -> Fut {
+        Fut(unsafe {
+            fdb_transaction_get_range(
+                self.0,
+                b.as_ptr(),
+                b.len() as c_int,
+                0,
+                1,
+                e.as_ptr(),
+                e.len() as c_int,
+                0,
+                1,
+                0,
+                0,
+                WANT_ALL,
+                1,
+                1,
+                0,
+            )
+        })
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn range_sel(
         &self,
