@@ -28,6 +28,7 @@ mod mapped;
 mod reads;
 mod retry;
 mod special;
+mod tracing;
 mod writes;
 mod written;
 
@@ -96,6 +97,8 @@ struct State {
     total_cost: i64,
     /// The keys this attempt wrote, which mapped ranges may not read.
     written: written::Written,
+    /// The special keys' tracing module: this transaction's trace id.
+    tracing: tracing::Tracing,
 }
 
 impl State {
@@ -124,6 +127,7 @@ impl State {
             commit_size: 0,
             total_cost: 0,
             written: written::Written::default(),
+            tracing: tracing::Tracing::new(),
         }
     }
 
@@ -324,6 +328,7 @@ impl State {
         self.approximate_size = 0;
         self.commit_size = 0;
         self.written.clear();
+        self.tracing = tracing::Tracing::new();
     }
 }
 

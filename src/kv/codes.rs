@@ -212,6 +212,11 @@ const KNOWN: &[(i32, &str, &str)] = &[
         "the special-key clear crosses the bounds of its module",
     ),
     (
+        2117,
+        "special_keys_api_failure",
+        "a call through the special keys failed",
+    ),
+    (
         2136,
         "tenants_disabled",
         "tenants are disabled in the cluster",

@@ -36,6 +36,11 @@ impl Tx {
             st.fail_commit(TRANSACTION_TOO_LARGE);
             return Err(TRANSACTION_TOO_LARGE);
         }
+        // The special keys' client modules commit first, as FDB's do.
+        if let Err(code) = st.tracing.commit_check() {
+            st.fail_commit(code);
+            return Err(code);
+        }
         let id = st.options.automatic_idempotency.then(|| {
             let id = IdempotencyId::random();
             (id, SystemTime::now())

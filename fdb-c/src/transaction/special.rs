@@ -11,7 +11,7 @@
 
 use fql::kv::{KeyValue, RangeOption, StreamingMode, key_after};
 
-use super::{State, Tx};
+use super::{State, Tx, tracing};
 use crate::errors::Code;
 use crate::range::{Limits, Raw};
 use crate::selector::Selector;
@@ -48,6 +48,8 @@ pub fn holds_range(begin: &[u8], end: &[u8]) -> bool {
 enum Module {
     /// One of the library's modules, by its key.
     Own(&'static [u8]),
+    /// The transaction's tracing module.
+    Tracing,
     /// The store, which checks its own modules.
     Store,
 }
@@ -55,6 +57,13 @@ enum Module {
 /// The module of the range `[begin, end)` by FDB's rule: the module or gap
 /// between modules that holds `begin` must hold `end`, as its end at most.
 fn module(begin: &[u8], end: &[u8]) -> Result<Module, Code> {
+    if tracing::holds(begin) {
+        return if tracing::BEGIN <= end && end <= tracing::END {
+            Ok(Module::Tracing)
+        } else {
+            Err(CROSS_MODULE)
+        };
+    }
     if let Some(own) = OWN.iter().find(|m| begin == **m) {
         let inside = *own <= end && end <= key_after(own).as_slice();
         return if inside {
@@ -64,7 +73,7 @@ fn module(begin: &[u8], end: &[u8]) -> Result<Module, Code> {
         };
     }
     let crosses = |m: &&[u8]| (begin < *m && *m < end) || (end <= *m && *m < begin);
-    if OWN.iter().any(crosses) {
+    if OWN.iter().chain(&[tracing::BEGIN]).any(crosses) {
         return Err(CROSS_MODULE);
     }
     Ok(Module::Store)
@@ -110,6 +119,7 @@ impl State {
             b"\xff\xff/cluster_file_path" => Ok(crate::database::cluster_file_path(db)
                 .map(|p| p.to_string_lossy().into_owned().into_bytes())),
             b"\xff\xff/connection_string" => Ok(Some(db.connection_string.clone().into_bytes())),
+            _ if tracing::holds(key) => Ok(self.tracing.get(key)),
             _ => self.inner.get(key, true).map_err(|e| crate::errors::of(&e)),
         }
     }
@@ -140,6 +150,11 @@ impl State {
                     hi: key_after(key),
                 })
             }
+            Module::Tracing => Ok(Rows {
+                rows: self.tracing.rows(),
+                lo: tracing::BEGIN.to_vec(),
+                hi: tracing::END.to_vec(),
+            }),
             Module::Store => {
                 let range = RangeOption::new(lo, hi).mode(StreamingMode::WantAll);
                 let rows = self

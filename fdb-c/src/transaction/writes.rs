@@ -18,7 +18,7 @@
 
 use fql::kv::{ConflictRangeType, METADATA_VERSION_KEY, METADATA_VERSION_STAMP, MutationType};
 
-use super::{State, Tx, special};
+use super::{State, Tx, special, tracing};
 use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVALID_MUTATION_TYPE, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
 };
@@ -84,10 +84,13 @@ impl State {
             return Err(CLIENT_INVALID_OPERATION);
         }
         if special::holds_key(key) {
-            return self
-                .inner
+            self.inner
                 .set(key, value)
-                .map_err(|e| crate::errors::of(&e));
+                .map_err(|e| crate::errors::of(&e))?;
+            if tracing::holds(key) {
+                return self.tracing.set(key, value, self.approximate_size);
+            }
+            return Ok(());
         }
         self.write_key(key)?;
         self.inner
@@ -104,7 +107,11 @@ impl State {
 
     fn clear(&mut self, key: &[u8]) -> Result<(), Code> {
         if special::holds_key(key) {
-            return self.inner.clear(key).map_err(|e| crate::errors::of(&e));
+            self.inner.clear(key).map_err(|e| crate::errors::of(&e))?;
+            return match tracing::holds(key) {
+                true => Err(tracing::API_FAILURE),
+                false => Ok(()),
+            };
         }
         if key >= self.max_write_key() {
             return Err(KEY_OUTSIDE_LEGAL_RANGE);
@@ -120,10 +127,13 @@ impl State {
             return Err(INVERTED_RANGE);
         }
         if special::holds_range(begin, end) {
-            return self
-                .inner
+            self.inner
                 .clear_range(begin, end)
-                .map_err(|e| crate::errors::of(&e));
+                .map_err(|e| crate::errors::of(&e))?;
+            return match begin < end && tracing::holds(begin) {
+                true => Err(tracing::API_FAILURE),
+                false => Ok(()),
+            };
         }
         let max = self.max_write_key();
         if begin > max || end > max {

@@ -220,3 +220,70 @@ fn the_tenant_map_reads_empty() {
         "other modules stay unanswered"
     );
 }
+
+const TRACING: &[u8] = b"\xff\xff/tracing/";
+const TRACING_END: &[u8] = b"\xff\xff/tracing0";
+const TRANSACTION_ID: &[u8] = b"\xff\xff/tracing/transaction_id";
+const TOKEN: &[u8] = b"\xff\xff/tracing/token";
+
+/// A UID as FDB prints one: 32 hex digits, neither half zero.
+fn a_uid(value: &[u8]) -> bool {
+    let text = std::str::from_utf8(value).unwrap();
+    text.len() == 32
+        && u64::from_str_radix(&text[..16], 16).unwrap() > 0
+        && u64::from_str_radix(&text[16..], 16).unwrap() > 0
+}
+
+/// The tracing module, as FDB's client keeps it for each transaction:
+/// a trace id and a token to read, both settable (with writes enabled)
+/// before the transaction writes; a set after a write changes nothing and
+/// fails the commit with `special_keys_api_failure` (2117), as does a
+/// clear.
+#[test]
+fn the_tracing_module_reads_and_sets_the_transaction_id_and_token() {
+    let db = Db::new();
+    let tx = db.tx();
+    let id = tx.get(TRANSACTION_ID).value().unwrap().unwrap();
+    assert!(a_uid(&id), "{id:?}");
+    let (rows, more) = tx
+        .range(TRACING, TRACING_END, 0, WANT_ALL, false)
+        .rows()
+        .unwrap();
+    assert!(!more);
+    let keys: Vec<&[u8]> = rows.iter().map(|(k, _)| k.as_slice()).collect();
+    assert_eq!(keys, [TOKEN, TRANSACTION_ID]);
+    assert_eq!(rows[1].1, id);
+
+    tx.set(TRANSACTION_ID, b"0123456789abcdef0123456789abcdef");
+    assert_eq!(tx.get(TRANSACTION_ID).value(), Err(2114), "writes disabled");
+
+    let tx = db.tx();
+    assert_eq!(tx.option(SPECIAL_KEY_SPACE_ENABLE_WRITES, None), 0);
+    tx.set(TRANSACTION_ID, b"0123456789abcdef0123456789abcdef");
+    tx.set(TOKEN, b"false");
+    assert_eq!(
+        tx.get(TRANSACTION_ID).value(),
+        Ok(Some(b"0123456789abcdef0123456789abcdef".to_vec()))
+    );
+    assert_eq!(tx.get(TOKEN).value(), Ok(Some(b"0".to_vec())));
+    tx.set(b"user", b"u");
+    assert_eq!(tx.commit().wait_error(), 0);
+
+    let tx = db.tx();
+    assert_eq!(tx.option(SPECIAL_KEY_SPACE_ENABLE_WRITES, None), 0);
+    tx.set(b"user", b"v");
+    tx.set(TRANSACTION_ID, b"0");
+    let id = tx.get(TRANSACTION_ID).value().unwrap().unwrap();
+    assert!(a_uid(&id), "unchanged: {id:?}");
+    assert_eq!(tx.commit().wait_error(), 2117);
+    assert_eq!(db.tx().get(b"user").value(), Ok(Some(b"u".to_vec())));
+
+    let tx = db.tx();
+    assert_eq!(tx.option(SPECIAL_KEY_SPACE_ENABLE_WRITES, None), 0);
+    tx.set(TOKEN, b"maybe");
+    assert_eq!(tx.get(b"user").value(), Err(2117));
+    tx.reset();
+    assert_eq!(tx.option(SPECIAL_KEY_SPACE_ENABLE_WRITES, None), 0);
+    tx.clear(TOKEN);
+    assert_eq!(tx.commit().wait_error(), 2117);
+}

@@ -117,6 +117,9 @@ pub(super) enum WriteModule {
     Tenant,
     /// A module that manages the cluster, by its keys' prefix.
     Cluster(&'static str),
+    /// A module of the client's own transaction (tracing), which the
+    /// client answers and the commit leaves alone.
+    Client,
 }
 
 /// The keys of FDB 7.3's writable modules (API 730), in key order: the
@@ -202,7 +205,7 @@ const WRITE_MODULES: &[(&[u8], &[u8], WriteModule)] = &[
     (
         b"\xff\xff/tracing/",
         b"\xff\xff/tracing0",
-        WriteModule::Cluster("tracing/"),
+        WriteModule::Client,
     ),
 ];
 
@@ -289,13 +292,18 @@ impl SpecialWrites {
     /// `tenants_disabled` on a cluster without tenants, which the store
     /// is; the modules that manage a cluster (exclusions, locks,
     /// coordinators ...) have no cluster here, and fail with
-    /// `unsupported_operation` rather than pretend to have acted.
+    /// `unsupported_operation` rather than pretend to have acted; the
+    /// client's own (tracing) are the client's to answer.
     pub(super) fn commit_check(&self) -> Result<()> {
         if self.written.contains(&WriteModule::Tenant) {
             return Err(Error::from_code(TENANTS_DISABLED));
         }
-        match self.written.first() {
-            Some(WriteModule::Cluster(module)) => Err(Error::Fdb {
+        let cluster = self.written.iter().find_map(|m| match m {
+            WriteModule::Cluster(module) => Some(module),
+            _ => None,
+        });
+        match cluster {
+            Some(module) => Err(Error::Fdb {
                 code: UNSUPPORTED,
                 message: format!(
                     "the special keys \\xff\\xff/{module} manage a cluster, which the embedded store has not"
