@@ -72,12 +72,10 @@ struct State {
     commit_started: bool,
     /// The read version, once taken or set.
     read_version: Option<i64>,
-    /// Set by `fdb_transaction_set_read_version`; checked against the
-    /// store's at the first read.
+    /// Set by `fdb_transaction_set_read_version`, and handed to the
+    /// store's transaction, which reads at it (or fails the reads with
+    /// `transaction_too_old` or `future_version`).
     requested_version: Option<i64>,
-    /// The error reads fail with when the requested version cannot be
-    /// read at.
-    version_error: Option<Code>,
     committed_version: i64,
     /// When the transaction was created or reset: its timeout counts from
     /// here, across retries.
@@ -115,7 +113,6 @@ impl State {
             commit_started: false,
             read_version: None,
             requested_version: None,
-            version_error: None,
             committed_version: -1,
             created: Instant::now(),
             retries: 0,
@@ -181,10 +178,10 @@ impl State {
         self.dead.map_or(Ok(()), Err)
     }
 
-    /// The checks before a read, with the read version's.
+    /// The checks before a read; the store's transaction checks the read
+    /// version itself.
     fn readable(&mut self) -> Result<(), Code> {
-        self.usable()?;
-        self.check_version()
+        self.usable()
     }
 
     /// [`readable`](Self::readable), for a read of the range `[begin,
@@ -236,36 +233,6 @@ impl State {
         let v = i64::try_from(v).map_err(|_| errors::INTERNAL_ERROR)?;
         self.read_version = Some(v);
         Ok(v)
-    }
-
-    /// A read version set by the caller must be the store's: the store
-    /// reads only at its latest version, so an older one is
-    /// `transaction_too_old` and a newer one `future_version`, the errors
-    /// FDB gives for versions it cannot read at.
-    fn check_version(&mut self) -> Result<(), Code> {
-        if let Some(code) = self.version_error {
-            return Err(code);
-        }
-        let Some(wanted) = self.requested_version else {
-            return Ok(());
-        };
-        if self.read_version.is_some() {
-            return Ok(());
-        }
-        let actual = self
-            .inner
-            .read_version()
-            .map_err(|e| crate::errors::of(&e))? as i64;
-        let code = match wanted.cmp(&actual) {
-            std::cmp::Ordering::Equal => {
-                self.read_version = Some(actual);
-                return Ok(());
-            }
-            std::cmp::Ordering::Less => errors::TRANSACTION_TOO_OLD,
-            std::cmp::Ordering::Greater => errors::FUTURE_VERSION,
-        };
-        self.version_error = Some(code);
-        Err(code)
     }
 
     /// The largest key reads may reach: `\xff`, or `\xff\xff` with the
@@ -323,7 +290,6 @@ impl State {
         self.commit_started = false;
         self.read_version = None;
         self.requested_version = None;
-        self.version_error = None;
         self.committed_version = -1;
         self.approximate_size = 0;
         self.commit_size = 0;
@@ -411,7 +377,9 @@ impl Tx {
             Err(errors::VERSION_INVALID)
         } else {
             st.requested_version = Some(version);
-            Ok(())
+            st.inner
+                .set_read_version(version as u64)
+                .map_err(|e| crate::errors::of(&e))
         };
         st.defer(result);
     }

@@ -62,6 +62,11 @@ impl Transaction for Failing {
         self.fail()
     }
 
+    /// Taken, as an option is: the reads that would use it fail.
+    fn set_read_version(&mut self, _: u64) -> Result<()> {
+        Ok(())
+    }
+
     fn get(&mut self, _: &[u8], _: bool) -> Result<Option<Vec<u8>>> {
         self.fail()
     }

@@ -175,6 +175,12 @@ const KNOWN: &[(i32, &str, &str)] = &[
     ),
     (2005, "inverted_range", "the range begins after it ends"),
     (
+        2010,
+        "read_version_already_set",
+        "the transaction already has a read version",
+    ),
+    (2011, "version_invalid", "the version is not valid"),
+    (
         2101,
         "transaction_too_large",
         "the transaction exceeds the size limit",

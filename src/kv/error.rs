@@ -208,6 +208,17 @@ impl Error {
         }
     }
 
+    /// `future_version` (1009): a read at `version`, which no commit has
+    /// reached (the latest is `latest`). Retryable, as FDB's.
+    pub fn future_version(version: u64, latest: u64) -> Error {
+        Error::Fdb {
+            code: 1009,
+            message: format!(
+                "the read version {version} is newer than the latest commit's, {latest}"
+            ),
+        }
+    }
+
     /// FDB's numeric code; 4000 (`unknown_error`) for storage failures.
     pub fn code(&self) -> i32 {
         match self {

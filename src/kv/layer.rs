@@ -41,6 +41,8 @@ use super::{
 pub enum Op<'a> {
     /// [`Transaction::read_version`].
     ReadVersion,
+    /// [`Transaction::set_read_version`].
+    SetReadVersion(u64),
     /// [`Transaction::version_now`].
     VersionNow,
     /// [`Transaction::get`].
@@ -105,6 +107,11 @@ pub trait Layer: Send {
     /// [`Transaction::read_version`] on `tx`, the transaction below.
     fn read_version(&mut self, tx: &mut dyn Transaction) -> Result<u64> {
         tx.read_version()
+    }
+
+    /// [`Transaction::set_read_version`].
+    fn set_read_version(&mut self, tx: &mut dyn Transaction, version: u64) -> Result<()> {
+        tx.set_read_version(version)
     }
 
     /// [`Transaction::version_now`].
@@ -245,6 +252,11 @@ where
     fn read_version(&mut self) -> Result<u64> {
         self.layer.before(Op::ReadVersion)?;
         self.layer.read_version(&mut *self.below)
+    }
+
+    fn set_read_version(&mut self, version: u64) -> Result<()> {
+        self.layer.before(Op::SetReadVersion(version))?;
+        self.layer.set_read_version(&mut *self.below, version)
     }
 
     fn version_now(&mut self) -> Result<u64> {

@@ -117,8 +117,31 @@ impl DatabaseExt for dyn Database + '_ {
 /// commit: a read that reaches a versionstamped value, or the range where a
 /// versionstamped key may land, fails with `accessed_unreadable`.
 pub trait Transaction: Send {
-    /// The version this transaction reads at; taken at the first read.
+    /// The version this transaction reads at; taken at the first read,
+    /// or the one [`set_read_version`](Transaction::set_read_version) set.
     fn read_version(&mut self) -> Result<u64>;
+
+    /// Reads at `version` instead of the latest, as FDB's
+    /// `set_read_version`: before any read, so a retry loop or several
+    /// readers can reuse a read version taken earlier. The transaction then
+    /// sees the state after every commit of version `version` or lower,
+    /// and its commit is checked for conflicts from there.
+    ///
+    /// The first read fails with `transaction_too_old` (1007) when the
+    /// database no longer keeps that state: FDB keeps a version for its
+    /// five-second MVCC window; the embedded store keeps each state for its
+    /// window ([`Limits::window`]) after a later commit replaced it. A
+    /// version newer than the latest commit fails with `future_version`
+    /// (1009): the embedded store fails at once, where FDB waits up to a
+    /// second for the version to arrive (the embedded store's commits are
+    /// visible as they land, so a wait would only delay the error).
+    ///
+    /// A version already taken by a read or already set is
+    /// `read_version_already_set` (2010), and 0 is `version_invalid`
+    /// (2011): at the call on the embedded store, at the next read through
+    /// FDB's client, which defers them. `reset` and `on_error` forget the
+    /// version, as FDB's do.
+    fn set_read_version(&mut self, version: u64) -> Result<()>;
 
     /// The version the database has reached by now, at least the read
     /// version: versions advance about a million a second, so the age of

@@ -18,7 +18,7 @@ use fql::directory::DirectoryLayer;
 use fql::kv::embedded::Embedded;
 use fql::kv::{self, Database, DatabaseExt, Limits};
 
-use crate::scoped;
+use crate::{scoped, window};
 
 /// Where scoped cases make their directories.
 const SCOPE_ROOT: &str = "fql-conformance";
@@ -88,6 +88,7 @@ pub static CLUSTER: OnceLock<Arc<dyn Database>> = OnceLock::new();
 
 /// A database under test, with whatever keeps it alive and cleans it up.
 pub struct Backend {
+    kind: Kind,
     db: Arc<dyn Database>,
     reopen: Box<dyn Fn() -> Arc<dyn Database> + Send + Sync>,
     /// The longest key this database accepts.
@@ -99,6 +100,12 @@ pub struct Backend {
 
 impl Backend {
     pub fn new(kind: Kind) -> Backend {
+        let mut backend = Backend::of(kind);
+        backend.kind = kind;
+        backend
+    }
+
+    fn of(kind: Kind) -> Backend {
         match kind {
             Kind::Memory => {
                 let db = Embedded::memory();
@@ -137,6 +144,7 @@ impl Backend {
         dir: Option<tempfile::TempDir>,
     ) -> Backend {
         Backend {
+            kind: Kind::Memory,
             db,
             reopen: Box::new(reopen),
             key_limit: Limits::default().key,
@@ -157,6 +165,7 @@ impl Backend {
         let view = scoped::view(inner.clone(), &prefix);
         let again = (inner.clone(), prefix.clone());
         Backend {
+            kind: Kind::Scoped,
             db: view,
             reopen: Box::new(move || scoped::view(again.0.clone(), &again.1)),
             key_limit: Limits::default().key - prefix.len(),
@@ -175,6 +184,26 @@ impl Backend {
     /// their own, as a tenant would be: it has no system keys.
     pub fn is_scoped(&self) -> bool {
         self.scope.is_some()
+    }
+
+    /// A database of the same kind whose transactions grow too old in a
+    /// moment ([`window::SHORT`]), fresh and empty, where the backend can
+    /// open one: the embedded kinds. A cluster keeps its own window, FDB's
+    /// five seconds, and the cluster's database is given as it is.
+    pub fn short_lived(&self) -> Arc<dyn Database> {
+        let limits = window::short();
+        match self.kind {
+            Kind::Memory => Arc::new(Embedded::memory_with_limits(limits)),
+            Kind::File => {
+                let dir = self._dir.as_ref().expect("a file backend's directory");
+                let path = dir.path().join("short.db");
+                Arc::new(Embedded::open_with_limits(path, limits).expect("open"))
+            }
+            Kind::Scoped => {
+                scoped::view(Arc::new(Embedded::memory_with_limits(limits)), b"\x15\x07")
+            }
+            Kind::Fdb | Kind::FdbWhole => self.db.clone(),
+        }
     }
 
     /// Another handle on the same data, as a second client would have.

@@ -24,7 +24,10 @@ mod hooked;
 mod kv;
 mod partitioned;
 mod scoped;
+mod versions;
 mod watch;
+#[path = "../support/window.rs"]
+mod window;
 
 use std::process::ExitCode;
 
@@ -82,6 +85,10 @@ const CASES: &[Case] = cases![
     kv::clears_of_keys_too_long_to_store_do_not_fail,
     kv::transaction_size_counts_what_fdb_counts,
     kv::conflicting_commits_fail_and_retry,
+    versions::an_older_read_version_reads_the_state_then,
+    versions::a_version_past_the_latest_is_a_future_version,
+    versions::a_version_the_window_has_left_is_too_old,
+    versions::a_commit_is_checked_from_the_version_it_read_at,
     kv::conflicting_keys_report_the_read_range_written,
     kv::concurrent_increments_lose_no_update,
     kv::snapshot_reads_do_not_conflict,

@@ -607,6 +607,66 @@ class FdbBehaviour(unittest.TestCase):
         self.assertEqual(said, {"bypass": "True", "plain": "2007"})
 
 
+class ReadVersions(unittest.TestCase):
+    """A read version set with `set_read_version` a few commits old reads
+    the state of then, as FDB serves any version of its five-second MVCC
+    window: read-version caching, weak reads and readers sharing one
+    version depend on it."""
+
+    def commit_values(self, d, values):
+        """Commits each value at `a` (and a key of its own), each in a
+        transaction of its own; returns their commit versions."""
+        versions = []
+        for value in values:
+            tr = d.db.create_transaction()
+            tr[b"a"] = value
+            tr[b"b" + value] = value
+            tr.commit().wait()
+            versions.append(tr.get_committed_version())
+        return versions
+
+    def test_an_older_read_version_reads_the_value_then(self):
+        d = Database(self)
+        values = [b"1", b"2", b"3"]
+        versions = self.commit_values(d, values)
+        for n, (version, value) in enumerate(zip(versions, values)):
+            tr = d.db.create_transaction()
+            tr.set_read_version(version)
+            self.assertEqual(tr.get_read_version().wait(), version)
+            self.assertEqual(tr.get(b"a").wait(), value)
+            keys = [kv.key for kv in tr.get_range(b"b", b"c")]
+            self.assertEqual(keys, [b"b" + v for v in values[: n + 1]])
+            keys = [kv.key for kv in tr.get_range(b"b", b"c", reverse=True, limit=1)]
+            self.assertEqual(keys, [b"b" + value])
+
+    def test_readers_sharing_a_cached_read_version_read_alike(self):
+        d = Database(self)
+        self.commit_values(d, [b"1"])
+        shared = d.db.create_transaction().get_read_version().wait()
+        self.commit_values(d, [b"2", b"3"])
+
+        @fdb.transactional
+        def read(tr):
+            tr.set_read_version(shared)
+            return tr.get(b"a").wait()
+
+        for _ in range(3):
+            self.assertEqual(read(d.db.create_transaction()), b"1")
+        self.assertEqual(fql_get(d, b"a"), b"3")
+
+    def test_versions_the_database_does_not_hold_fail(self):
+        d = Database(self)
+        (latest,) = self.commit_values(d, [b"1"])
+        for version, code in [(1, 1007), (latest + 10**12, 1009)]:
+            tr = d.db.create_transaction()
+            tr.set_read_version(version)
+            with self.assertRaises(fdb.FDBError) as raised:
+                tr.get(b"a").wait()
+            self.assertEqual(raised.exception.code, code)
+            tr.on_error(raised.exception).wait()
+            self.assertEqual(tr.get(b"a").wait(), b"1")
+
+
 def fql_get(d, key):
     """The value at `key`, read in a transaction with no faults to meet:
     reads fail only where the plan puts faults at reads, which these

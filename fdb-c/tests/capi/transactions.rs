@@ -202,18 +202,62 @@ fn a_database_timeout_is_every_new_transactions_default() {
     assert_eq!(db.option(500, Some(&int(-1))), 2006);
 }
 
+/// Commits `f`'s writes and returns the commit's version.
+fn commit_version(db: &Db, f: impl FnOnce(&Tx)) -> i64 {
+    let tx = db.tx();
+    f(&tx);
+    assert_eq!(tx.commit().wait_error(), 0);
+    tx.committed_version()
+}
+
+/// A read version a few commits old reads the state of then, as FDB
+/// serves any version within its MVCC window: point and range reads, and
+/// a commit from there conflicts with what was written since. One the
+/// database never held is `transaction_too_old`, one no commit has
+/// reached `future_version`, and `on_error` forgets the version.
 #[test]
-fn a_read_version_must_be_one_the_store_can_read_at() {
+fn a_read_version_within_the_window_reads_the_state_then() {
     let db = Db::new();
-    db.write(|tx| tx.set(b"a", b"1"));
+    let first = commit_version(&db, |tx| {
+        tx.set(b"a", b"1");
+        tx.set(b"b", b"1");
+    });
+    let second = commit_version(&db, |tx| {
+        tx.set(b"a", b"2");
+        tx.clear(b"b");
+        tx.set(b"c", b"2");
+    });
+    commit_version(&db, |tx| tx.clear_range(b"a", b"z"));
     let now = db.tx().read_version().int64().unwrap();
     let set_to = |v: i64| {
         let tx = db.tx();
         unsafe { fdb_c::transaction::exports::fdb_transaction_set_read_version(tx.0, v) };
         tx
     };
-    assert_eq!(set_to(now).get(b"a").value(), Ok(Some(b"1".to_vec())));
-    assert_eq!(set_to(now - 1).get(b"a").value(), Err(1007));
+    let at_first = set_to(first);
+    assert_eq!(at_first.read_version().int64(), Ok(first));
+    assert_eq!(at_first.get(b"a").value(), Ok(Some(b"1".to_vec())));
+    assert_eq!(at_first.get(b"b").value(), Ok(Some(b"1".to_vec())));
+    assert_eq!(at_first.get(b"c").value(), Ok(None));
+    let rows = |tx: &Tx, reverse| {
+        let (rows, _) = tx.range(b"a", b"z", 0, -2, reverse).rows().unwrap();
+        rows.into_iter().map(|(k, _)| k).collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&at_first, false), [b"a".to_vec(), b"b".to_vec()]);
+    let at_second = set_to(second);
+    assert_eq!(rows(&at_second, true), [b"c".to_vec(), b"a".to_vec()]);
+    assert_eq!(at_second.get(b"a").value(), Ok(Some(b"2".to_vec())));
+    assert_eq!(set_to(now).get(b"a").value(), Ok(None));
+
+    // The clear after `first` wrote `a`: a commit that read it there fails.
+    at_first.set(b"d", b"1");
+    assert_eq!(at_first.commit().wait_error(), 1020);
+
+    let too_old = set_to(1);
+    assert_eq!(too_old.get(b"a").value(), Err(1007));
+    assert_eq!(too_old.on_error(1007).wait_error(), 0);
+    assert_eq!(too_old.get(b"c").value(), Ok(None));
+    assert_eq!(too_old.read_version().int64(), Ok(now));
     assert_eq!(set_to(now + 1_000_000).get(b"a").value(), Err(1009));
     assert_eq!(set_to(0).get(b"a").value(), Err(2011));
     let tx = set_to(now);
@@ -254,7 +298,7 @@ fn null_and_negative_lengths_are_invalid_operations() {
 fn approximate_size_and_cost_grow_with_writes() {
     let db = Db::new();
     let tx = db.tx();
-    let size = |tx: &crate::support::Tx| {
+    let size = |tx: &Tx| {
         crate::support::Fut(unsafe {
             fdb_c::transaction::exports::fdb_transaction_get_approximate_size(tx.0)
         })

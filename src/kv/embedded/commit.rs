@@ -122,6 +122,8 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<
             }
         }
         let version = (w.version()? + 1).max(clock_version());
+        // First, so the store keeps what the writes replace under it.
+        w.set_version(version)?;
         let stamp = stamp_of(version);
         let mutations = tx.buffer().mutations.iter().enumerate();
         let stamped = apply_all(
@@ -140,7 +142,6 @@ pub(super) fn commit(shared: &Arc<Shared>, tx: &mut impl Committable) -> Result<
             &logged,
             now.saturating_sub(log_window_ms(shared)),
         )?;
-        w.set_version(version)?;
         if let Some(id) = tx.idempotency_id() {
             super::idempotency::record(w, &id, version, now)?;
         }

@@ -1,5 +1,10 @@
 //! The in-memory store: a persistent ordered map, so a snapshot is a clone
 //! of its root and costs nothing.
+//!
+//! Each logged commit keeps the root of the map it found, so a read at an
+//! older version within the log ([`Store::snapshot_at`]) reads that root:
+//! what a commit changed stays alive until the log forgets the commit
+//! (twice the window), and nothing more is copied.
 
 use std::ops::Bound;
 use std::sync::{Arc, Mutex};
@@ -8,7 +13,7 @@ use std::time::Instant;
 use imbl::{OrdMap, Vector};
 
 use super::store::{Snapshot, Store, Writer, batch};
-use crate::kv::{KeyValue, Result, lock};
+use crate::kv::{Error, KeyValue, Result, lock};
 
 type Map = OrdMap<Vec<u8>, Vec<u8>>;
 
@@ -25,6 +30,9 @@ struct State {
     /// Persistent, like the map, so the copy a commit works on costs
     /// nothing however many commits the last seconds logged.
     log: Vector<LoggedCommit>,
+    /// The map as the commit under way found it, from `set_version` to
+    /// `log`.
+    before: Option<Map>,
 }
 
 #[derive(Clone)]
@@ -32,6 +40,9 @@ struct LoggedCommit {
     version: u64,
     at_ms: u64,
     ranges: Arc<[(Vec<u8>, Vec<u8>)]>,
+    /// The map before this commit: the state at every version from the
+    /// commit before it up to this one's.
+    before: Map,
 }
 
 impl Store for MemoryStore {
@@ -40,6 +51,32 @@ impl Store for MemoryStore {
         Ok(Box::new(MemorySnapshot {
             map: state.map.clone(),
             version: state.version,
+            superseded_ms: None,
+        }))
+    }
+
+    fn snapshot_at(&self, version: u64, _deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
+        let state = lock(&self.state);
+        if version > state.version {
+            return Err(Error::future_version(version, state.version));
+        }
+        if version == state.version {
+            return Ok(Box::new(MemorySnapshot {
+                map: state.map.clone(),
+                version,
+                superseded_ms: None,
+            }));
+        }
+        // Every commit after the floor is in the log, so the first one
+        // after `version` holds the state at `version`.
+        let next = (version >= state.floor)
+            .then(|| state.log.iter().find(|c| c.version > version))
+            .flatten()
+            .ok_or(Error::TransactionTooOld)?;
+        Ok(Box::new(MemorySnapshot {
+            map: next.before.clone(),
+            version,
+            superseded_ms: Some(next.at_ms),
         }))
     }
 
@@ -72,6 +109,7 @@ impl Store for MemoryStore {
 struct MemorySnapshot {
     map: Map,
     version: u64,
+    superseded_ms: Option<u64>,
 }
 
 fn scan(map: &Map, begin: &[u8], end: &[u8], reverse: bool, limit: usize) -> Vec<KeyValue> {
@@ -97,6 +135,10 @@ impl Snapshot for MemorySnapshot {
         self.version
     }
 
+    fn superseded_ms(&self) -> Option<u64> {
+        self.superseded_ms
+    }
+
     fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         Ok(self.map.get(key).cloned())
     }
@@ -119,6 +161,7 @@ impl Writer for State {
 
     fn set_version(&mut self, version: u64) -> Result<()> {
         self.version = version;
+        self.before.get_or_insert_with(|| self.map.clone());
         Ok(())
     }
 
@@ -153,10 +196,12 @@ impl Writer for State {
             self.floor = self.floor.max(old.version);
             self.log.pop_front();
         }
+        let before = self.before.take().unwrap_or_else(|| self.map.clone());
         self.log.push_back(LoggedCommit {
             version,
             at_ms: now_ms,
             ranges: ranges.into(),
+            before,
         });
         Ok(())
     }

@@ -26,6 +26,7 @@ mod pool;
 mod sweep;
 
 mod guard;
+mod history;
 mod open;
 mod setup;
 mod target;
@@ -135,8 +136,10 @@ impl Drop for SqliteStore {
     }
 }
 
-impl Store for SqliteStore {
-    fn snapshot(&self, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
+impl SqliteStore {
+    /// A read transaction on the latest state, ended by the sweeper after
+    /// the window.
+    fn latest(&self, deadline: Option<Instant>) -> Result<SqliteSnapshot> {
         let wait = self.pool.wait(deadline);
         let conn = self.pool.take(&wait)?;
         let version = self.pool.begin_read(&conn, &wait)?;
@@ -147,10 +150,36 @@ impl Store for SqliteStore {
             &held,
             Instant::now() + self.window + SWEEP_MARGIN,
         );
-        Ok(Box::new(SqliteSnapshot {
+        Ok(SqliteSnapshot {
             conn: held,
             pool: self.pool.clone(),
             version,
+        })
+    }
+}
+
+impl Store for SqliteStore {
+    fn snapshot(&self, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
+        Ok(Box::new(self.latest(deadline)?))
+    }
+
+    /// The latest state, overlaid with the undo entries of the commits
+    /// after `version` ([`history`]).
+    fn snapshot_at(&self, version: u64, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
+        let latest = self.latest(deadline)?;
+        let newest = latest.version;
+        if version > newest {
+            return Err(Error::future_version(version, newest));
+        }
+        if version == newest {
+            return Ok(Box::new(latest));
+        }
+        let (undone, superseded_ms) = latest.with(|conn| history::load(conn, version))?;
+        Ok(Box::new(history::Past {
+            latest,
+            undone,
+            version,
+            superseded_ms,
         }))
     }
 
@@ -171,6 +200,8 @@ impl Store for SqliteStore {
                 f(&mut SqliteWriter {
                     conn: &conn,
                     rung: &mut rung,
+                    version: None,
+                    kept: 0,
                 })?;
                 conn.execute_batch("COMMIT")?;
                 if let Some(place) = &self.bell {
@@ -344,7 +375,40 @@ struct SqliteWriter<'a> {
     conn: &'a Connection,
     /// The keys it changed, whose bells the commit rings.
     rung: &'a mut Rung,
+    /// The commit's version, once set: the writes after it keep what they
+    /// replace in the undo table under it ([`history`]). A write outside
+    /// a commit keeps nothing.
+    version: Option<i64>,
+    /// The undo entries the commit wrote.
+    kept: i64,
 }
+
+impl SqliteWriter<'_> {
+    /// Keeps the values that `sql` (the commit's version, then `keys`)
+    /// selects into the undo table, unless the commit kept its key's
+    /// already.
+    fn keep(&mut self, sql: &str, keys: &[&[u8]]) -> Result<()> {
+        let Some(version) = self.version else {
+            return Ok(());
+        };
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        stmt.raw_bind_parameter(1, version)?;
+        for (i, key) in keys.iter().enumerate() {
+            stmt.raw_bind_parameter(i + 2, key)?;
+        }
+        self.kept += stmt.raw_execute()? as i64;
+        Ok(())
+    }
+}
+
+/// The value a key had, or NULL where it had none.
+const KEEP_ONE: &str =
+    "INSERT OR IGNORE INTO undo VALUES (?1, ?2, (SELECT value FROM kv WHERE key = ?2))";
+/// The value of a key that has one.
+const KEEP_IF_ANY: &str = "INSERT OR IGNORE INTO undo SELECT ?1, key, value FROM kv WHERE key = ?2";
+/// The rows of a range.
+const KEEP_RANGE: &str =
+    "INSERT OR IGNORE INTO undo SELECT ?1, key, value FROM kv WHERE key >= ?2 AND key < ?3";
 
 impl Writer for SqliteWriter<'_> {
     fn version(&mut self) -> Result<u64> {
@@ -352,6 +416,7 @@ impl Writer for SqliteWriter<'_> {
     }
 
     fn set_version(&mut self, version: u64) -> Result<()> {
+        self.version = Some(version as i64);
         self.conn
             .prepare_cached("UPDATE meta SET value = ?1 WHERE name = 'version'")?
             .execute([version as i64])?;
@@ -399,15 +464,19 @@ impl Writer for SqliteWriter<'_> {
                 .prepare_cached("DELETE FROM commits WHERE version <= ?1")?
                 .execute([v])?;
             self.conn
+                .prepare_cached("DELETE FROM undo WHERE version <= ?1")?
+                .execute([v])?;
+            self.conn
                 .prepare_cached("UPDATE meta SET value = max(value, ?1) WHERE name = 'floor'")?
                 .execute([v])?;
         }
         self.conn
-            .prepare_cached("INSERT INTO commits VALUES (?1, ?2, ?3)")?
+            .prepare_cached("INSERT INTO commits VALUES (?1, ?2, ?3, ?4)")?
             .execute(params![
                 version as i64,
                 now_ms as i64,
-                encode_ranges(ranges)
+                encode_ranges(ranges),
+                self.kept
             ])?;
         Ok(())
     }
@@ -417,6 +486,7 @@ impl Writer for SqliteWriter<'_> {
     }
 
     fn set(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.keep(KEEP_ONE, &[key])?;
         self.conn
             .prepare_cached("INSERT OR REPLACE INTO kv VALUES (?1, ?2)")?
             .execute([key, value])?;
@@ -425,6 +495,7 @@ impl Writer for SqliteWriter<'_> {
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<()> {
+        self.keep(KEEP_IF_ANY, &[key])?;
         let removed = self
             .conn
             .prepare_cached("DELETE FROM kv WHERE key = ?1")?
@@ -438,6 +509,7 @@ impl Writer for SqliteWriter<'_> {
     /// Rings the bells of the keys it removed: a watched key the range
     /// held no value for has none still.
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
+        self.keep(KEEP_RANGE, &[begin, end])?;
         let mut stmt = self
             .conn
             .prepare_cached("DELETE FROM kv WHERE key >= ?1 AND key < ?2 RETURNING key")?;

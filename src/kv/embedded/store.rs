@@ -19,6 +19,18 @@ pub(crate) trait Store: Send + Sync {
     /// timeout, nor past `deadline`.
     fn snapshot(&self, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>>;
 
+    /// A consistent view of the state at `version`: after every commit of
+    /// that version or lower. The latest state when `version` is the
+    /// latest commit's, by the same path as [`Store::snapshot`], so reads
+    /// at the latest version cost nothing more. An older state is kept
+    /// while the commit log holds the commits after it
+    /// ([`Writer::log_floor`]); a version below that, or below the first
+    /// the store has a state for, is `transaction_too_old`, and one above
+    /// the latest commit's is `future_version`. The view tells when a
+    /// later commit replaced its state ([`Snapshot::superseded_ms`]), for
+    /// the caller's window.
+    fn snapshot_at(&self, version: u64, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>>;
+
     /// Runs `f` in an exclusive write transaction that sees the latest
     /// state; applies its writes if `f` succeeds, discards them otherwise.
     /// A store shared by other processes (the file) waits for its write
@@ -68,8 +80,16 @@ pub(crate) fn batch(limit: usize) -> Vec<KeyValue> {
 
 /// A read-only view at one version.
 pub(crate) trait Snapshot: Send {
-    /// The commit version this view shows.
+    /// The commit version this view shows: the latest commit's, or the
+    /// version it was opened at ([`Store::snapshot_at`]).
     fn version(&self) -> u64;
+
+    /// When (wall clock, in milliseconds) the first commit after this
+    /// view's version landed, replacing the state it shows; `None` while
+    /// it shows the latest state it was opened at.
+    fn superseded_ms(&self) -> Option<u64> {
+        None
+    }
 
     fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>>;
 
@@ -88,7 +108,9 @@ pub(crate) trait Writer {
     /// The latest commit version.
     fn version(&mut self) -> Result<u64>;
 
-    /// Records a new commit version.
+    /// Records a new commit version, before the commit's writes: the
+    /// store keeps what the writes that follow replace, under this
+    /// version, for reads at older versions ([`Store::snapshot_at`]).
     fn set_version(&mut self, version: u64) -> Result<()>;
 
     /// Commits at or below this version are no longer in the log, so a

@@ -33,6 +33,9 @@ pub(crate) struct EmbeddedTx {
     /// the transaction is reset or retried: a commit lets go of the
     /// snapshot, and a commit tried again must still check against it.
     read: Option<(u64, Instant)>,
+    /// The version [`Transaction::set_read_version`] asked for, until
+    /// the transaction is reset or retried.
+    requested: Option<u64>,
     /// Set when a commit let go of the snapshot: reads fail until the
     /// transaction is reset, rather than read another state.
     released: bool,
@@ -74,6 +77,7 @@ impl EmbeddedTx {
             shared,
             snapshot: None,
             read: None,
+            requested: None,
             released: false,
             buffer: WriteBuffer::new(value_limit),
             reads: RangeSet::default(),
@@ -119,8 +123,11 @@ impl EmbeddedTx {
         Ok(())
     }
 
-    /// The snapshot, taken at the first read; too old once the window
-    /// of the limits has passed.
+    /// The snapshot, taken at the first read (at the version asked for, if
+    /// one was); too old once the window of the limits has passed since
+    /// it was taken, or, for an older version, since a later commit
+    /// replaced its state, as FDB's storage servers keep a version for
+    /// the window after newer ones arrive.
     fn snap(&mut self) -> Result<&mut dyn Snapshot> {
         self.usable()?;
         if self.released {
@@ -129,8 +136,12 @@ impl EmbeddedTx {
             ));
         }
         if self.snapshot.is_none() {
-            let snap = self.shared.store.snapshot(self.deadline())?;
-            self.read = Some((snap.version(), Instant::now()));
+            let snap = match self.requested {
+                None => self.shared.store.snapshot(self.deadline())?,
+                Some(v) => self.shared.store.snapshot_at(v, self.deadline())?,
+            };
+            let taken = snap.superseded_ms().map_or_else(Instant::now, instant_of);
+            self.read = Some((snap.version(), taken));
             self.snapshot = Some(snap);
         }
         if self
@@ -197,6 +208,7 @@ impl EmbeddedTx {
         self.cancel_watches();
         self.snapshot = None;
         self.read = None;
+        self.requested = None;
         self.released = false;
         self.buffer = WriteBuffer::new(self.shared.limits.value);
         self.reads.clear();
@@ -230,6 +242,15 @@ impl EmbeddedTx {
             .collect();
         crate::kv::conflicting_rows(&ranges, begin, end)
     }
+}
+
+/// The instant the wall clock read `ms` (milliseconds since the epoch),
+/// as far back as the monotonic clock reaches.
+fn instant_of(ms: u64) -> Instant {
+    let now_ms = super::commit::clock_version() / 1000;
+    let ago = Duration::from_millis(now_ms.saturating_sub(ms));
+    let now = Instant::now();
+    now.checked_sub(ago).unwrap_or(now)
 }
 
 impl Committable for EmbeddedTx {
@@ -300,8 +321,27 @@ impl Drop for EmbeddedTx {
 }
 
 impl Transaction for EmbeddedTx {
+    /// The version asked for, if one was, as FDB's client answers it
+    /// without reading; else the snapshot's.
     fn read_version(&mut self) -> Result<u64> {
+        if let Some(v) = self.requested {
+            self.usable()?;
+            return Ok(v);
+        }
         Ok(self.snap()?.version())
+    }
+
+    /// Before any read; the store checks the version at the first read.
+    fn set_read_version(&mut self, version: u64) -> Result<()> {
+        self.usable()?;
+        if self.read.is_some() || self.requested.is_some() {
+            return Err(Error::from_code(2010));
+        }
+        if version == 0 || i64::try_from(version).is_err() {
+            return Err(Error::from_code(2011));
+        }
+        self.requested = Some(version);
+        Ok(())
     }
 
     fn version_now(&mut self) -> Result<u64> {

@@ -198,6 +198,15 @@ impl Transaction for FdbTx {
         Ok(u64::try_from(v).unwrap_or_default())
     }
 
+    /// The client's own: it defers a version already set, or invalid,
+    /// to the next read, and the cluster answers too old or future
+    /// versions there.
+    fn set_read_version(&mut self, version: u64) -> Result<()> {
+        let version = i64::try_from(version).map_err(|_| Error::from_code(2011))?;
+        self.tx()?.set_read_version(version);
+        Ok(())
+    }
+
     /// A cluster's versions advance with time whether or not anything
     /// commits: the read version is the version now.
     fn version_now(&mut self) -> Result<u64> {

@@ -154,6 +154,17 @@ impl Store for Guarded {
         }))
     }
 
+    fn snapshot_at(&self, version: u64, deadline: Option<Instant>) -> Result<Box<dyn Snapshot>> {
+        let inner = self
+            .store
+            .snapshot_at(version, deadline)
+            .map_err(|e| self.health.observe(e))?;
+        Ok(Box::new(GuardedSnapshot {
+            inner,
+            health: self.health.clone(),
+        }))
+    }
+
     fn write(
         &self,
         deadline: Option<Instant>,
@@ -203,6 +214,10 @@ struct GuardedSnapshot {
 impl Snapshot for GuardedSnapshot {
     fn version(&self) -> u64 {
         self.inner.version()
+    }
+
+    fn superseded_ms(&self) -> Option<u64> {
+        self.inner.superseded_ms()
     }
 
     fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {

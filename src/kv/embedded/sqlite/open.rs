@@ -104,7 +104,8 @@ fn finish(
 ) -> Result<Opened> {
     let path = &target.shown;
     match found.state() {
-        State::Ready => Ok(Opened {
+        // An older file opened read-only reads without a history.
+        State::Ready | State::Older => Ok(Opened {
             marked: found.mark != 0,
             target,
             conn,

@@ -8,6 +8,16 @@
 //! done. Locks other processes hold meanwhile (one changing the journal
 //! mode, recovering the WAL or setting up the shared memory) are waited
 //! out, up to a deadline ([`busy`](super::busy)).
+//!
+//! A file of the format before ([`OLDER`], without the undo table that
+//! reads at older versions need) gets it when opened for writing, in one
+//! `BEGIN IMMEDIATE` transaction likewise: the table, the commit log's
+//! `kept` column and the version the history starts from, all or nothing.
+//! The column also stops an older fql still running on the file from
+//! committing: its insert into the log names three columns, so no commit
+//! lands without its undo entries. Opened read-only, such a file reads
+//! as before and has no history: a read at an older version is
+//! `transaction_too_old`.
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -20,19 +30,39 @@ use super::target::{Mode, Target};
 /// use some other program's SQLite file as its keyspace.
 const APPLICATION_ID: i32 = 0x4651_4c31;
 
-/// The layout of the tables; a file of another layout is refused.
-pub(super) const FORMAT: i64 = 1;
+/// The layout of the tables; a file of another layout is refused, but
+/// for [`OLDER`], which opening for writing brings up to this one.
+pub(super) const FORMAT: i64 = 2;
 
-/// The tables every fql database has, in the order [`SCHEMA`] makes them.
-const TABLES: [&str; 3] = ["kv", "meta", "commits"];
+/// The layout before the undo table.
+const OLDER: i64 = 1;
 
+/// The tables every fql database has, in the order [`SCHEMA`] makes them;
+/// a file of format [`OLDER`] has the first three.
+const TABLES: [&str; 4] = ["kv", "meta", "commits", "undo"];
+
+/// `undo`: what each logged commit replaced, by commit version and key:
+/// the value before it, or NULL for a key it created (see
+/// [`history`](super::history)).
 const SCHEMA: &str = "
     CREATE TABLE kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
     CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
     CREATE TABLE commits (version INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL,
-                          ranges BLOB NOT NULL);
+                          ranges BLOB NOT NULL, kept INTEGER NOT NULL DEFAULT 0);
     CREATE INDEX commits_by_age ON commits (at_ms);
-    INSERT INTO meta VALUES ('format', 1), ('floor', 0);
+    CREATE TABLE undo (version INTEGER NOT NULL, key BLOB NOT NULL, value BLOB,
+                       PRIMARY KEY (version, key)) WITHOUT ROWID;
+    INSERT INTO meta VALUES ('format', 2), ('floor', 0);
+";
+
+/// From [`OLDER`] to [`FORMAT`]: the history starts at the latest
+/// version, since the commits before kept no undo entries.
+const UPGRADE: &str = "
+    CREATE TABLE undo (version INTEGER NOT NULL, key BLOB NOT NULL, value BLOB,
+                       PRIMARY KEY (version, key)) WITHOUT ROWID;
+    ALTER TABLE commits ADD COLUMN kept INTEGER NOT NULL DEFAULT 0;
+    INSERT INTO meta SELECT 'history', value FROM meta WHERE name = 'version';
+    UPDATE meta SET value = 2 WHERE name = 'format';
 ";
 
 /// The version a new file starts from: the clock in microseconds, as FDB's
@@ -51,7 +81,7 @@ pub(super) struct Found {
     /// `PRAGMA user_version`: fql's damage mark.
     pub(super) mark: i32,
     /// Which of [`TABLES`] exist.
-    tables: [bool; 3],
+    tables: [bool; 4],
     /// Whether any other table or index exists.
     others: bool,
     /// `meta.format`, when the row exists.
@@ -63,6 +93,9 @@ pub(super) enum State {
     Empty,
     /// An fql database this fql reads.
     Ready,
+    /// An fql database of the format before, which this fql reads and,
+    /// opening it for writing, upgrades.
+    Older,
     /// Another application's database.
     Foreign(i32),
     /// An fql database of another storage format.
@@ -81,7 +114,13 @@ impl Found {
                 State::Foreign(self.application_id)
             };
         }
-        let missing: Vec<_> = TABLES
+        let required = match self.format {
+            Some(FORMAT) => &TABLES[..],
+            Some(OLDER) => &TABLES[..3],
+            Some(v) => return State::Format(v),
+            None => &TABLES[..3],
+        };
+        let missing: Vec<_> = required
             .iter()
             .zip(self.tables)
             .filter(|(_, there)| !there)
@@ -92,6 +131,7 @@ impl Found {
         }
         match self.format {
             Some(FORMAT) => State::Ready,
+            Some(OLDER) => State::Older,
             Some(v) => State::Format(v),
             None => State::Damaged("its storage format is not recorded".into()),
         }
@@ -112,7 +152,7 @@ fn inspect(conn: &Connection) -> rusqlite::Result<Found> {
     let mut found = Found {
         application_id,
         mark,
-        tables: [false; 3],
+        tables: [false; 4],
         others: false,
         format: None,
     };
@@ -152,6 +192,10 @@ pub(super) fn setup(
                 conn.pragma_update(None, "journal_mode", "WAL")?;
                 Ok(found)
             }
+            State::Older => {
+                conn.pragma_update(None, "journal_mode", "WAL")?;
+                in_transaction(conn, "BEGIN IMMEDIATE", || upgrade(conn))
+            }
             _ => Ok(found),
         }
     })
@@ -163,7 +207,19 @@ fn create(conn: &Connection) -> rusqlite::Result<Found> {
     if let State::Empty = inspect(conn)?.state() {
         conn.pragma_update(None, "application_id", APPLICATION_ID)?;
         conn.execute_batch(SCHEMA)?;
-        conn.execute("INSERT INTO meta VALUES ('version', ?1)", [first_version()])?;
+        conn.execute(
+            "INSERT INTO meta VALUES ('version', ?1), ('history', ?1)",
+            [first_version()],
+        )?;
+    }
+    inspect(conn)
+}
+
+/// Inside a write transaction: brings a file of the format before up to
+/// this one, unless another process did since it was read.
+fn upgrade(conn: &Connection) -> rusqlite::Result<Found> {
+    if let State::Older = inspect(conn)?.state() {
+        conn.execute_batch(UPGRADE)?;
     }
     inspect(conn)
 }

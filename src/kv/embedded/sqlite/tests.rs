@@ -124,3 +124,117 @@ fn the_change_token_names_the_file_when_its_wait_runs_out() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The tables of a file made by an fql of storage format 1, before the
+/// undo table, with one key and one logged commit.
+const FORMAT_1: &str = "
+    PRAGMA application_id = 1179733041;
+    PRAGMA journal_mode = WAL;
+    CREATE TABLE kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+    CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE commits (version INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL,
+                          ranges BLOB NOT NULL);
+    CREATE INDEX commits_by_age ON commits (at_ms);
+    INSERT INTO meta VALUES ('format', 1), ('floor', 0), ('version', 1000);
+    INSERT INTO kv VALUES (x'61', x'31');
+    INSERT INTO commits VALUES (1000, 0, x'');
+";
+
+fn read_at(db: &crate::kv::embedded::Embedded, version: u64) -> Result<Option<Vec<u8>>> {
+    use crate::kv::Database;
+    let mut tx = db.create_trx()?;
+    tx.set_read_version(version)?;
+    tx.get(b"a", false)
+}
+
+/// A file of the format before opens read-only as it was, reading at its
+/// latest version alone; opened for writing it gains the undo table, its
+/// history starting at its latest version, in one step, and a commit
+/// the old way (three columns into the log) no longer lands.
+#[test]
+fn an_older_file_gains_its_history_when_opened_for_writing() {
+    use crate::kv::embedded::Embedded;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(FORMAT_1)
+        .unwrap();
+    let read_only = OpenOptions {
+        read_only: true,
+        ..OpenOptions::default()
+    };
+    let db = Embedded::open_with(&path, &read_only).unwrap();
+    assert_eq!(read_at(&db, 1000).unwrap(), Some(b"1".to_vec()));
+    assert_eq!(read_at(&db, 999), Err(Error::TransactionTooOld));
+    drop(db);
+
+    let db = Embedded::open(&path).unwrap();
+    let conn = Connection::open(&path).unwrap();
+    let format: i64 = conn
+        .query_row("SELECT value FROM meta WHERE name = 'format'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(format, 2);
+    let old_commit = conn.execute("INSERT INTO commits VALUES (1, 1, x'')", []);
+    assert!(old_commit.is_err(), "{old_commit:?}");
+    let mut tx = crate::kv::Database::create_trx(&db).unwrap();
+    tx.set(b"a", b"2").unwrap();
+    let version = tx.commit().unwrap().version.unwrap();
+    assert_eq!(read_at(&db, 1000).unwrap(), Some(b"1".to_vec()));
+    assert_eq!(read_at(&db, version).unwrap(), Some(b"2".to_vec()));
+    assert_eq!(read_at(&db, 999), Err(Error::TransactionTooOld));
+}
+
+/// The undo entries of a commit go when the log forgets it, so the table
+/// holds the window's writes and no more.
+#[test]
+fn undo_entries_go_with_the_commit_log() {
+    use crate::kv::Database;
+    use crate::kv::embedded::Embedded;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("undo.db");
+    let limits = crate::kv::Limits {
+        window: Duration::from_millis(20),
+        ..crate::kv::Limits::default()
+    };
+    let db = Embedded::open_with_limits(&path, limits).unwrap();
+    let commit = |value: &[u8]| {
+        let mut tx = db.create_trx().unwrap();
+        tx.set(b"a", value).unwrap();
+        tx.set(b"b", value).unwrap();
+        tx.commit().unwrap().version.unwrap()
+    };
+    let first = commit(b"1");
+    let conn = Connection::open(&path).unwrap();
+    let kept = |version: u64| -> i64 {
+        conn.query_row(
+            "SELECT count(*) FROM undo WHERE version <= ?1",
+            [version as i64],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert_eq!(kept(first), 2);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut last = first;
+    while kept(first) > 0 {
+        assert!(Instant::now() < deadline, "the entries of {first} stay");
+        std::thread::sleep(Duration::from_millis(5));
+        last = commit(b"2");
+    }
+    let logged: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM commits WHERE version <= ?1",
+            [first as i64],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(logged, 0);
+    assert_eq!(
+        kept(last),
+        conn.query_row("SELECT sum(kept) FROM commits", [], |r| r.get::<_, i64>(0))
+            .unwrap()
+    );
+}
