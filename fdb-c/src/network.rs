@@ -82,7 +82,10 @@ struct State {
 /// transaction sees is whether `use_grv_cache` may be set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Client {
-    /// Nothing chosen: FDB bypasses its multi-version client.
+    /// Nothing chosen: the multi-version client in place, as FDB's is
+    /// once the client is given an external library (which FDB's own
+    /// test runs give it); this library is its own, and the state the
+    /// read version cache lives in is there.
     #[default]
     Default,
     /// `disable_multi_version_client_api` or `external_client`: the
@@ -126,10 +129,11 @@ pub fn is_setup() -> bool {
     lock(&NETWORK.state).setup
 }
 
-/// Whether the network option `disable_client_bypass` was set, which
-/// FDB's `use_grv_cache` needs.
-pub fn client_bypass_disabled() -> bool {
-    lock(&NETWORK.state).client == Client::BypassDisabled
+/// Whether the multi-version client is in place, which FDB's
+/// `use_grv_cache` needs: unless `disable_multi_version_client_api` or
+/// `external_client` bypassed it.
+pub fn multi_version_client() -> bool {
+    lock(&NETWORK.state).client != Client::Bypassed
 }
 
 /// The multi-version client's options, as FDB's client takes them: they

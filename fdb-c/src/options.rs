@@ -112,11 +112,11 @@ impl Refused {
 }
 
 /// Whether `use_grv_cache` may be set: FDB 7.3 keeps the cache in a state
-/// its database has only under the multi-version client, which the
-/// network option `disable_client_bypass` keeps in place; without it the
-/// option is `invalid_option` from API 720 on, and ignored before.
+/// its database has only under the multi-version client
+/// ([`network::multi_version_client`]); bypassed, the option is
+/// `invalid_option` from API 720 on, and ignored before.
 fn grv_cache_allowed() -> bool {
-    crate::api::selected().is_ok_and(|v| v < GRV_CACHE_API) || network::client_bypass_disabled()
+    crate::api::selected().is_ok_and(|v| v < GRV_CACHE_API) || network::multi_version_client()
 }
 
 /// What a transaction's options are now.

@@ -579,7 +579,7 @@ class FdbBehaviour(unittest.TestCase):
             db.create_transaction().get_read_version().wait()
         self.assertEqual(raised.exception.code, 1515)
 
-    def test_use_grv_cache_needs_the_client_bypass_disabled(self):
+    def test_use_grv_cache_needs_the_multi_version_client(self):
         """In processes of their own: network options precede the network."""
         d = Database(self)
         probe = (
@@ -587,6 +587,8 @@ class FdbBehaviour(unittest.TestCase):
             "fdb.api_version(730)\n"
             "if sys.argv[1] == 'bypass':\n"
             "    fdb.options.set_disable_client_bypass()\n"
+            "if sys.argv[1] == 'single':\n"
+            "    fdb.options.set_disable_multi_version_client_api()\n"
             f"db = fdb.open({d.cluster!r})\n"
             "tr = db.create_transaction()\n"
             "tr.options.set_use_grv_cache()\n"
@@ -596,7 +598,7 @@ class FdbBehaviour(unittest.TestCase):
             "    print(e.code)\n"
         )
         said = {}
-        for how in ["bypass", "plain"]:
+        for how in ["bypass", "plain", "single"]:
             done = subprocess.run(
                 ["python3", "-c", probe, how],
                 capture_output=True,
@@ -604,7 +606,7 @@ class FdbBehaviour(unittest.TestCase):
                 timeout=120,
             )
             said[how] = done.stdout.strip() or done.stderr
-        self.assertEqual(said, {"bypass": "True", "plain": "2007"})
+        self.assertEqual(said, {"bypass": "True", "plain": "True", "single": "2007"})
 
 
 class ReadVersions(unittest.TestCase):

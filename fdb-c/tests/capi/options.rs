@@ -73,18 +73,23 @@ fn a_bad_size_limit_fails_the_commit_not_the_call() {
     assert_eq!(tx.commit().wait_error(), 0);
 }
 
-/// `use_grv_cache` without the network option `disable_client_bypass`:
-/// FDB's client throws `invalid_option` on its network thread, so the
-/// next future fails (the bypass case runs in `tests/grv_cache.rs`, a
-/// process of its own).
+/// `use_grv_cache` under the multi-version client, which is in place
+/// unless a network option bypassed it (that case runs in
+/// `tests/grv_cache.rs`, a process of its own): each cached read version
+/// reads what has committed before it, as FDB's cache is refreshed by
+/// the commits it sees.
 #[test]
-fn use_grv_cache_without_the_bypass_disabled_fails_the_next_future() {
+fn use_grv_cache_reads_at_a_current_version() {
     let db = Db::new();
     let tx = db.tx();
     assert_eq!(tx.option(1101, None), 0);
-    assert_eq!(tx.read_version().int64(), Err(2007));
+    let cached = tx.read_version().int64().unwrap();
+    tx.set(b"k", b"v");
+    assert_eq!(tx.commit().wait_error(), 0);
     tx.reset();
-    assert!(tx.read_version().int64().is_ok());
+    assert_eq!(tx.option(1101, None), 0);
+    assert!(tx.read_version().int64().unwrap() > cached);
+    assert_eq!(tx.get(b"k").value(), Ok(Some(b"v".to_vec())));
 }
 
 #[test]
