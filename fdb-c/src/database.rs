@@ -20,14 +20,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use fql::kv::embedded::Embedded;
 use fql::kv::{Database, FaultPlan, Faulty};
 
-use crate::errors::{
-    CLIENT_INVALID_OPERATION, Code, INVALID_OPTION_VALUE, NETWORK_NOT_SETUP, TENANTS_DISABLED,
-};
+use crate::errors::{CLIENT_INVALID_OPERATION, Code, INVALID_OPTION_VALUE, NETWORK_NOT_SETUP};
 use crate::future::{Future, Value};
 use crate::guard::{self, lock, put};
 use crate::handle::Handle;
 use crate::options::DbOptions;
-use crate::types::{FDBDatabase, FDBDatabaseOption, FDBFuture, FDBTenant, FdbError};
+use crate::types::{FDBDatabase, FDBDatabaseOption, FDBFuture, FdbError};
 use crate::unopened::Unopened;
 use crate::{api, cluster, network};
 
@@ -247,22 +245,6 @@ pub unsafe extern "C" fn fdb_database_set_option(
         let db = unsafe { Db::borrow(d) }?;
         let value = unsafe { guard::option_value(value, value_length) }?;
         lock(&db.options).apply(option, value)
-    })
-}
-
-/// The embedded store has no tenants: opening one is `tenants_disabled`,
-/// as on a cluster whose tenant mode is off.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fdb_database_open_tenant(
-    d: *mut FDBDatabase,
-    _tenant_name: *const u8,
-    _tenant_name_length: c_int,
-    _out_tenant: *mut *mut FDBTenant,
-) -> FdbError {
-    guard::code(|| {
-        // SAFETY: the caller's database.
-        unsafe { Db::borrow(d) }?;
-        Err(TENANTS_DISABLED)
     })
 }
 

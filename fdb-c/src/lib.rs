@@ -56,6 +56,7 @@ pub mod option_codes;
 pub mod options;
 pub mod range;
 pub mod selector;
+pub mod tenant;
 pub mod transaction;
 pub mod types;
 pub mod unopened;

@@ -139,6 +139,9 @@ pub struct TxOptions {
     /// `read_your_writes_disable`: watches are `watches_disabled`, and
     /// mapped ranges `unsupported_operation`.
     pub read_your_writes_disabled: bool,
+    /// `special_key_space_enable_writes`: the tenant map, which the
+    /// library writes, takes sets and clears.
+    pub special_writes: bool,
     /// FDB's count of `snapshot_ryw_enable` less `snapshot_ryw_disable`,
     /// from 1: snapshot reads see the transaction's writes while it is
     /// above 0 (the store keeps the same count, and reads by it).
@@ -159,6 +162,7 @@ impl Default for TxOptions {
             next_write_no_conflict: false,
             automatic_idempotency: false,
             read_your_writes_disabled: false,
+            special_writes: false,
             snapshot_ryw: 1,
             debug_identifier: false,
             tags: 0,
@@ -214,6 +218,10 @@ impl TxOptions {
             tr::READ_YOUR_WRITES_DISABLE => {
                 flag(value)?;
                 self.read_your_writes_disabled = true;
+            }
+            tr::SPECIAL_KEY_SPACE_ENABLE_WRITES => {
+                flag(value)?;
+                self.special_writes = true;
             }
             tr::SNAPSHOT_RYW_ENABLE => {
                 flag(value)?;
@@ -297,7 +305,6 @@ impl TxOptions {
             | tr::USE_PROVISIONAL_PROXIES
             | tr::REPORT_CONFLICTING_KEYS
             | tr::SPECIAL_KEY_SPACE_RELAXED
-            | tr::SPECIAL_KEY_SPACE_ENABLE_WRITES
             | tr::EXPENSIVE_CLEAR_COST_ESTIMATION_ENABLE
             | tr::BYPASS_UNREADABLE
             | tr::SKIP_GRV_CACHE => flag(value)?,

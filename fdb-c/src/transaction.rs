@@ -28,6 +28,7 @@ mod mapped;
 mod reads;
 mod retry;
 mod special;
+mod tenants;
 mod tracing;
 mod writes;
 mod written;
@@ -47,6 +48,7 @@ use crate::guard::lock;
 use crate::handle::Handle;
 use crate::option_codes::tr;
 use crate::options::{self, Refused, TxOptions};
+use crate::tenant::Tenanted;
 use crate::types::{FDBTransaction, FDBTransactionOption};
 
 /// FDB's first back-off of `on_error`.
@@ -61,6 +63,8 @@ pub struct Tx {
 
 struct State {
     inner: Box<dyn kv::Transaction>,
+    /// Whether this is a tenant's transaction, whose keys `inner` prefixes.
+    in_tenant: bool,
     options: TxOptions,
     /// The options set again after each `on_error`: the database's
     /// defaults, then the persistent options set on the transaction.
@@ -103,9 +107,11 @@ impl State {
     fn new(
         inner: Box<dyn kv::Transaction>,
         defaults: Vec<(FDBTransactionOption, Option<Vec<u8>>)>,
+        in_tenant: bool,
     ) -> State {
         State {
             inner,
+            in_tenant,
             options: TxOptions::default(),
             persistent: defaults,
             deferred: None,
@@ -302,11 +308,22 @@ impl Tx {
     /// A new transaction on `db`, with the database's defaults, as the
     /// caller's pointer.
     pub fn create(db: Arc<Db>) -> Result<*mut FDBTransaction, Code> {
-        let inner = db.store.create_trx().map_err(|e| crate::errors::of(&e))?;
+        Tx::create_in(db, None)
+    }
+
+    /// [`create`](Self::create), in the tenant `tenant` if one is named:
+    /// the store's transaction is then seen through the tenant's prefix.
+    pub fn create_in(db: Arc<Db>, tenant: Option<Vec<u8>>) -> Result<*mut FDBTransaction, Code> {
+        let store = db.store.create_trx().map_err(|e| crate::errors::of(&e))?;
+        let in_tenant = tenant.is_some();
+        let inner: Box<dyn kv::Transaction> = match tenant {
+            Some(name) => Box::new(kv::Layered::new(store, Tenanted::new(name))),
+            None => store,
+        };
         let defaults = lock(&db.options).defaults.clone();
         let tx = Arc::new(Tx {
             db,
-            state: Mutex::new(State::new(inner, defaults)),
+            state: Mutex::new(State::new(inner, defaults, in_tenant)),
         });
         tx.apply_persistent(&mut tx.lock())?;
         Ok(Tx::into_raw(tx))

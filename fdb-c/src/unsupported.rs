@@ -1,9 +1,8 @@
 //! The functions of fdb_c.h the embedded store cannot honour. Each exists,
 //! so a binding that looks it up finds it, and fails with the error FDB
 //! gives where the feature is absent: `unsupported_operation` (2108) for
-//! blob granules, worker reboots, recoveries and snapshots;
-//! `tenants_disabled` (2136) for tenants, which this library
-//! never opens; and `unsupported_operation` for the cluster object of API
+//! blob granules (a tenant's among them), worker reboots, recoveries and
+//! snapshots; and `unsupported_operation` for the cluster object of API
 //! versions before 610, which FDB removed.
 //!
 //! No argument of these calls is read, so a null or stale pointer cannot
@@ -12,7 +11,7 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
-use crate::errors::{Code, TENANTS_DISABLED, UNSUPPORTED_OPERATION};
+use crate::errors::{Code, UNSUPPORTED_OPERATION};
 use crate::future::Future;
 use crate::guard;
 use crate::handle::Handle;
@@ -38,10 +37,6 @@ fn result(code: Code) -> *mut FDBResult {
 
 fn unsupported() -> *mut FDBFuture {
     Future::error(UNSUPPORTED_OPERATION)
-}
-
-fn no_tenants() -> *mut FDBFuture {
-    Future::error(TENANTS_DISABLED)
 }
 
 #[unsafe(no_mangle)]
@@ -196,23 +191,6 @@ pub unsafe extern "C" fn fdb_transaction_read_blob_granules(
     result(UNSUPPORTED_OPERATION)
 }
 
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fdb_tenant_create_transaction(
-    _tenant: *mut FDBTenant,
-    _out_transaction: *mut *mut FDBTransaction,
-) -> FdbError {
-    TENANTS_DISABLED
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fdb_tenant_get_id(_tenant: *mut FDBTenant) -> *mut FDBFuture {
-    no_tenants()
-}
-
-/// No tenant is ever handed out, so there is none to free.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fdb_tenant_destroy(_tenant: *mut FDBTenant) {}
-
 unsupported_ranges! {
     fdb_tenant_purge_blob_granules(FDBTenant, purge_version: i64, force: FdbBool);
     fdb_tenant_blobbify_range(FDBTenant);
@@ -229,7 +207,7 @@ pub unsafe extern "C" fn fdb_tenant_wait_purge_granules_complete(
     _purge_key_name: *const u8,
     _purge_key_name_length: c_int,
 ) -> *mut FDBFuture {
-    no_tenants()
+    unsupported()
 }
 
 #[unsafe(no_mangle)]

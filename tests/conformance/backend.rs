@@ -186,6 +186,13 @@ impl Backend {
         self.scope.is_some()
     }
 
+    /// Whether the database is a cluster's whole keyspace, as fql's
+    /// libfdb_c serves one: a FoundationDB 7.3 cluster whose tenant mode is
+    /// `optional_experimental`, where fql's own stores have no tenants.
+    pub fn has_tenants(&self) -> bool {
+        self.kind == Kind::FdbWhole
+    }
+
     /// A database of the same kind whose transactions grow too old in a
     /// moment ([`window::SHORT`]), fresh and empty, where the backend can
     /// open one: the embedded kinds. A cluster keeps its own window, FDB's

@@ -10,11 +10,13 @@ and values that fql must print as the elements the bindings packed, and
 what fql writes the bindings must unpack to the values fql was given.
 """
 
+import base64
 import json
 import math
 import os
 import struct
 import subprocess
+import sys
 import tempfile
 import threading
 import unittest
@@ -508,6 +510,14 @@ class MetadataVersion(unittest.TestCase):
 
 TENANT_MAP = b"\xff\xff/management/tenant/map/"
 
+# Reads tenant t1's key k in a process of its own, from the cluster file
+# given.
+OTHER_PROCESS = """
+import sys, fdb
+fdb.api_version(730)
+print(fdb.open(sys.argv[1]).open_tenant(b"t1")[b"k"].decode())
+"""
+
 
 class FdbBehaviour(unittest.TestCase):
     """What FoundationDB 7.3's own test suites ask of a client library,
@@ -551,16 +561,57 @@ class FdbBehaviour(unittest.TestCase):
         with self.assertRaises(fdb.FDBError) as raised:
             tr.commit().wait()
         self.assertEqual(raised.exception.code, 2114)
+        # What the bindingtester commits before each test: with no tenant,
+        # nothing to delete.
         tr = d.db.create_transaction()
         tr.options.set_special_key_space_enable_writes()
         del tr[TENANT_MAP : TENANT_MAP[:-1] + b"0"]
-        with self.assertRaises(fdb.FDBError) as raised:
-            tr.commit().wait()
-        self.assertEqual(raised.exception.code, 2136)
+        tr[b"user"] = b"u"
+        tr.commit().wait()
+        self.assertEqual(d.db[b"user"], b"u")
         self.assertEqual(list(fdb.tenant_management.list_tenants(d.db, b"", b"\xff", 100)), [])
         with self.assertRaises(fdb.FDBError) as raised:
             fdb.tenant_management.delete_tenant(d.db, b"missing")
         self.assertEqual(raised.exception.code, 2131)
+
+    def test_tenants_are_prefixes_every_process_sees(self):
+        d = Database(self)
+        fdb.tenant_management.create_tenant(d.db, b"t1")
+        fdb.tenant_management.create_tenant(d.db, b"t2")
+        with self.assertRaises(fdb.FDBError) as raised:
+            fdb.tenant_management.create_tenant(d.db, b"t1")
+        self.assertEqual(raised.exception.code, 2132)
+        listed = fdb.tenant_management.list_tenants(d.db, b"a", b"z", 10).to_list()
+        self.assertEqual([kv.key for kv in listed], [b"t1", b"t2"])
+        entry = json.loads(listed[0].value)
+        self.assertEqual(entry["id"], 1)
+        prefix = base64.b64decode(entry["prefix"]["base64"])
+        self.assertEqual(prefix, b"\x00" * 7 + b"\x01")
+        t1, t2 = d.db.open_tenant(b"t1"), d.db.open_tenant(b"t2")
+        t1[b"k"] = b"one"
+        t2[b"k"] = b"two"
+        self.assertEqual(t1.get_id().wait(), 1)
+        self.assertEqual(d.db[prefix + b"k"], b"one")
+        self.assertEqual([(kv.key, kv.value) for kv in t1[b"":b"\xff"]], [(b"k", b"one")])
+        # Another process opens the same file and finds the tenant and its key.
+        child = subprocess.run(
+            [sys.executable, "-c", OTHER_PROCESS, d.cluster],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        self.assertEqual(child.returncode, 0, child.stderr)
+        self.assertEqual(child.stdout.strip(), "one")
+        with self.assertRaises(fdb.FDBError) as raised:
+            fdb.tenant_management.delete_tenant(d.db, b"t1")
+        self.assertEqual(raised.exception.code, 2133)
+        del t1[:]
+        fdb.tenant_management.delete_tenant(d.db, b"t1")
+        with self.assertRaises(fdb.FDBError) as raised:
+            t1[b"k"].wait()
+        self.assertEqual(raised.exception.code, 2131)
+        self.assertEqual(t2[b"k"], b"two")
+
 
     def test_a_bad_option_value_fails_the_commit_not_the_call(self):
         d = Database(self)

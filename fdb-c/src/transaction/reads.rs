@@ -211,8 +211,20 @@ impl Tx {
 }
 
 /// Futures of the reads' results.
+///
+/// A value is followed in memory by a zero byte past its length: C
+/// callers that read one as a C string (FoundationDB's own unit tests
+/// compare `std::string == const char*`) find it ended, as they do in
+/// the buffers FDB's client hands out.
 pub fn value_future(r: Result<Option<Vec<u8>>, Code>) -> Arc<Future> {
-    Future::ready(r.map(Value::Value))
+    Future::ready(r.map(|v| Value::Value(v.map(nul_after))))
+}
+
+/// `v`, with a zero byte in its spare capacity.
+fn nul_after(mut v: Vec<u8>) -> Vec<u8> {
+    v.reserve_exact(1);
+    v.spare_capacity_mut()[0].write(0);
+    v
 }
 
 pub fn key_future(r: Result<Vec<u8>, Code>) -> Arc<Future> {

@@ -11,7 +11,7 @@
 
 use fql::kv::{KeyValue, RangeOption, StreamingMode, key_after};
 
-use super::{State, Tx, tracing};
+use super::{State, Tx, tenants, tracing};
 use crate::errors::Code;
 use crate::range::{Limits, Raw};
 use crate::selector::Selector;
@@ -50,6 +50,8 @@ enum Module {
     Own(&'static [u8]),
     /// The transaction's tracing module.
     Tracing,
+    /// Tenant management, from the tenant map.
+    Tenants,
     /// The store, which checks its own modules.
     Store,
 }
@@ -64,6 +66,13 @@ fn module(begin: &[u8], end: &[u8]) -> Result<Module, Code> {
             Err(CROSS_MODULE)
         };
     }
+    if tenants::holds(begin) {
+        return if tenants::BEGIN <= end && end <= tenants::END {
+            Ok(Module::Tenants)
+        } else {
+            Err(CROSS_MODULE)
+        };
+    }
     if let Some(own) = OWN.iter().find(|m| begin == **m) {
         let inside = *own <= end && end <= key_after(own).as_slice();
         return if inside {
@@ -73,7 +82,11 @@ fn module(begin: &[u8], end: &[u8]) -> Result<Module, Code> {
         };
     }
     let crosses = |m: &&[u8]| (begin < *m && *m < end) || (end <= *m && *m < begin);
-    if OWN.iter().chain(&[tracing::BEGIN]).any(crosses) {
+    if OWN
+        .iter()
+        .chain(&[tracing::BEGIN, tenants::BEGIN])
+        .any(crosses)
+    {
         return Err(CROSS_MODULE);
     }
     Ok(Module::Store)
@@ -120,6 +133,7 @@ impl State {
                 .map(|p| p.to_string_lossy().into_owned().into_bytes())),
             b"\xff\xff/connection_string" => Ok(Some(db.connection_string.clone().into_bytes())),
             _ if tracing::holds(key) => Ok(self.tracing.get(key)),
+            _ if tenants::holds(key) => self.tenant_get(key),
             _ => self.inner.get(key, true).map_err(|e| crate::errors::of(&e)),
         }
     }
@@ -154,6 +168,11 @@ impl State {
                 rows: self.tracing.rows(),
                 lo: tracing::BEGIN.to_vec(),
                 hi: tracing::END.to_vec(),
+            }),
+            Module::Tenants => Ok(Rows {
+                rows: self.tenant_rows()?,
+                lo: tenants::BEGIN.to_vec(),
+                hi: tenants::END.to_vec(),
             }),
             Module::Store => {
                 let range = RangeOption::new(lo, hi).mode(StreamingMode::WantAll);

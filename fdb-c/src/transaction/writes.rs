@@ -10,7 +10,8 @@
 //! offset 0 (`client_invalid_operation`); that one needs no option, and
 //! the store keeps it as FDB does.
 //!
-//! Sets and clears of special keys (`\xff\xff` to `\xff\xff\xff`) go to
+//! Sets and clears of the tenant map are the library's (see `tenants`).
+//! Other sets and clears of special keys (`\xff\xff` to `\xff\xff\xff`) go to
 //! the store's special key space, which takes them only with
 //! `special_key_space_enable_writes` and only where a module of FDB's
 //! writes, and judges them at commit; they count nothing toward the
@@ -18,7 +19,7 @@
 
 use fql::kv::{ConflictRangeType, METADATA_VERSION_KEY, METADATA_VERSION_STAMP, MutationType};
 
-use super::{State, Tx, special, tracing};
+use super::{State, Tx, special, tenants, tracing};
 use crate::errors::{
     CLIENT_INVALID_OPERATION, Code, INVALID_MUTATION_TYPE, INVERTED_RANGE, KEY_OUTSIDE_LEGAL_RANGE,
 };
@@ -83,6 +84,9 @@ impl State {
         if key == METADATA_VERSION_KEY {
             return Err(CLIENT_INVALID_OPERATION);
         }
+        if tenants::holds(key) {
+            return self.tenant_set(key);
+        }
         if special::holds_key(key) {
             self.inner
                 .set(key, value)
@@ -106,6 +110,9 @@ impl State {
     }
 
     fn clear(&mut self, key: &[u8]) -> Result<(), Code> {
+        if tenants::holds(key) {
+            return self.tenant_clear(key);
+        }
         if special::holds_key(key) {
             self.inner.clear(key).map_err(|e| crate::errors::of(&e))?;
             return match tracing::holds(key) {
@@ -125,6 +132,9 @@ impl State {
     fn clear_range(&mut self, begin: &[u8], end: &[u8]) -> Result<(), Code> {
         if begin > end {
             return Err(INVERTED_RANGE);
+        }
+        if special::holds_range(begin, end) && (tenants::holds(begin) || tenants::holds(end)) {
+            return self.tenant_clear_range(begin, end);
         }
         if special::holds_range(begin, end) {
             self.inner

@@ -8,6 +8,7 @@ mod mapped;
 mod options;
 mod ranges;
 mod system;
+mod tenants;
 mod transactions;
 mod unsupported;
 mod watches;

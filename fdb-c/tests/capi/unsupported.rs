@@ -2,19 +2,9 @@
 
 use std::ffi::c_int;
 
-use fdb_c::database::fdb_database_open_tenant;
 use fdb_c::unsupported::*;
 
 use crate::support::{Db, Fut};
-
-#[test]
-fn tenants_are_disabled() {
-    let db = Db::new();
-    let mut tenant = std::ptr::null_mut();
-    let rc = unsafe { fdb_database_open_tenant(db.ptr, b"t".as_ptr(), 1, &mut tenant) };
-    assert_eq!(rc, 2136);
-    assert!(tenant.is_null());
-}
 
 #[test]
 fn blob_granules_and_cluster_administration_are_unsupported() {

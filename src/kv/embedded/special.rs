@@ -4,7 +4,8 @@
 //! conflicting keys (`\xff\xff/transaction/conflicting_keys/`, which the
 //! transaction answers from its last commit) and the tenant management
 //! module (`\xff\xff/management/tenant/`, empty: the store has no
-//! tenants, as a cluster whose tenant mode is off), and fails every other
+//! tenants, as a cluster whose tenant mode is off; fql's libfdb_c keeps
+//! tenants and answers the module itself), and fails every other
 //! as FDB's client fails a special key no module of its answers.
 //!
 //! Writes follow FDB 7.3's special key space ([`SpecialWrites`]): without
