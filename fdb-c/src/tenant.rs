@@ -2,7 +2,7 @@
 //! `optional_experimental` has them: transactions of the database reach
 //! every key, a tenant's reach only its own.
 //!
-//! [`map`] keeps the tenant map in the store's system keys; [`layer`]
+//! [`map`] keeps the tenant map in the store's system keys; [`Tenanted`]
 //! makes a tenant's transaction; the special keys'
 //! `\xff\xff/management/tenant/map/` (see `transaction::special`) create,
 //! delete and list tenants. An `FDBTenant` is a name and its database,
