@@ -28,6 +28,7 @@ mod mapped;
 mod reads;
 mod retry;
 mod special;
+pub mod tenant_handle;
 mod tenants;
 mod tracing;
 mod writes;

@@ -15,8 +15,8 @@ use fdb_c::api::*;
 use fdb_c::database::*;
 use fdb_c::future::exports::*;
 use fdb_c::network::*;
-use fdb_c::tenant::*;
 use fdb_c::transaction::exports::*;
+use fdb_c::transaction::tenant_handle::*;
 use fdb_c::unsupported::*;
 use foundationdb_sys::signatures;
 

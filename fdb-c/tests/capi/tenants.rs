@@ -5,7 +5,7 @@
 
 use std::ptr::null_mut;
 
-use fdb_c::tenant::*;
+use fdb_c::transaction::tenant_handle::*;
 use fdb_c::types::{FDBMutationType, FDBTenant, FDBTransactionOption};
 
 use crate::support::{Db, Fut, Tx};
