@@ -91,8 +91,8 @@ impl Tx {
         if snapshot || st.options.read_your_writes_disabled {
             return Err(UNSUPPORTED_OPERATION);
         }
-        let b = st.bound(&begin, max)?;
-        let e = st.bound(&end, max)?;
+        let b = st.bound(&begin, false, max)?;
+        let e = st.bound(&end, false, max)?;
         if b >= e {
             return Ok((Vec::new(), false));
         }
@@ -102,14 +102,6 @@ impl Tx {
 }
 
 impl State {
-    /// A selector of the primary range as a key.
-    fn bound(&mut self, selector: &Selector, max: &[u8]) -> Result<Vec<u8>, Code> {
-        match selector.as_bound() {
-            Some(k) => Ok(k.to_vec()),
-            None => selector.resolve(&mut *self.inner, false, max),
-        }
-    }
-
     /// One batch of the mapped range `[begin, end)`.
     fn mapped_range(
         &mut self,

@@ -35,6 +35,20 @@ fn read_cost(bytes: usize) -> i64 {
 }
 
 impl State {
+    /// The key a range read's selector names: its own key when it names
+    /// one at once, else the key it resolves to below `max`.
+    pub(super) fn bound(
+        &mut self,
+        selector: &Selector,
+        snapshot: bool,
+        max: &[u8],
+    ) -> Result<Vec<u8>, Code> {
+        match selector.as_bound() {
+            Some(k) => Ok(k.to_vec()),
+            None => selector.resolve(&mut *self.inner, snapshot, max),
+        }
+    }
+
     /// Counts a read's conflict range and cost as FDB's client does.
     pub(super) fn count_read(&mut self, conflict_bytes: usize, read_bytes: usize, snapshot: bool) {
         if !snapshot {
@@ -105,14 +119,8 @@ impl Tx {
         if begin.offset >= end.offset && begin.key >= end.key {
             return Ok((Vec::new(), false));
         }
-        let b = match begin.as_bound() {
-            Some(k) => k.to_vec(),
-            None => begin.resolve(&mut *st.inner, snapshot, max)?,
-        };
-        let e = match end.as_bound() {
-            Some(k) => k.to_vec(),
-            None => end.resolve(&mut *st.inner, snapshot, max)?,
-        };
+        let b = st.bound(&begin, snapshot, max)?;
+        let e = st.bound(&end, snapshot, max)?;
         if b >= e {
             return Ok((Vec::new(), false));
         }
